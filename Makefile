@@ -1,0 +1,32 @@
+# One command to run, one to test; both install what they need first.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install serve test lint bench-quality schemas
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, pinned to the CPU build, so no resolver reaches for a CUDA one.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+serve: install
+	$(BIN)/strata serve $(ARGS)
+
+test: install
+	$(BIN)/ruff check service schemas tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest $(ARGS)
+
+schemas: install
+	$(BIN)/python -m schemas.generate
+
+bench-quality: install
+	$(BIN)/python bench/quality.py $(ARGS)
