@@ -1,0 +1,508 @@
+"""Retrieval-quality benchmark for the strata REST service on a BEIR-format dataset.
+
+Usage::
+
+    python bench/quality.py DATASET_DIR [--url http://127.0.0.1:8080] [--api-key KEY]
+        [--tier A] [--modes bm25,vector,hybrid] [--max-queries N] [--batch 256]
+        [--no-ingest] [--namespace-prefix bench] [--json OUT] [--serve]
+
+DATASET_DIR holds ``corpus.jsonl`` (``_id``, ``title``, ``text``, optional ``metadata``),
+``queries.jsonl`` (``_id``, ``text``, optional ``metadata``) and ``qrels.tsv`` (header
+``query-id<TAB>corpus-id<TAB>score``; a score above 0 marks a relevant document).
+
+Steps:
+
+1. Unless ``--no-ingest``, every corpus row is sent to ``POST /v1/events`` in batches of
+   ``--batch``. Ids are sanitized to ``[A-Za-z0-9_.:-]{1,128}``; namespaces come from
+   ``metadata.namespace`` (else ``default``) and are prefixed with ``--namespace-prefix``
+   plus ``-`` so benchmark data stays apart from anything else on the server.
+2. Each query that has at least one relevant document in the qrels (the first
+   ``--max-queries`` of them, in file order) is sent to ``POST /v1/search`` once per mode,
+   with ``limit`` 100, in the namespace given by its own ``metadata.namespace``.
+3. Per mode the script prints nDCG@10 (linear gain, as pytrec_eval), Recall@10, Recall@100,
+   MRR@10, client-side p50/p95 latency and the mean server ``took_ms``, as a markdown table.
+
+``--serve`` starts the service itself (``python -m service serve``) on a free loopback port
+with a throw-away data directory, waits for ``GET /health`` and stops it at the end; ``--url``
+is then ignored. ``--json OUT`` also writes the figures to a JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+ID_RE = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+ID_BAD_CHARS = re.compile(r"[^A-Za-z0-9_.:-]")
+MAX_ID_LEN = 128
+SEARCH_LIMIT = 100
+HEALTH_TIMEOUT_S = 180.0
+REQUEST_TIMEOUT_S = 300.0
+TIMESTAMP_FORMATS = (
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%d",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d",
+    "%d/%m/%Y %H:%M:%S",
+    "%d/%m/%Y",
+    "%I:%M %p on %d %B, %Y",
+    "%I:%M %p on %d %b, %Y",
+    "%d %B %Y",
+    "%d %B, %Y",
+    "%B %d, %Y",
+    "%b %d, %Y",
+)
+RESERVED_META = ("namespace", "speaker", "timestamp")
+
+Qrels = dict[str, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class Doc:
+    id: str
+    """Sanitized id sent to the service."""
+    source_id: str
+    """The ``_id`` of the corpus row."""
+    title: str
+    text: str
+    metadata: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    text: str
+    namespace: str | None
+
+
+@dataclass
+class ModeRun:
+    """Raw outcome of one mode: ranked corpus ids per query and timings."""
+
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    latencies_ms: list[float] = field(default_factory=list)
+    took_ms: list[float] = field(default_factory=list)
+    degraded: set[str] = field(default_factory=set)
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def ndcg_at_k(ranked: Sequence[str], rels: Mapping[str, int], k: int) -> float:
+    """nDCG@k with linear gain, ``sum rel_i / log2(i + 1)`` (1-based i), as pytrec_eval."""
+    dcg = sum(max(rels.get(doc, 0), 0) / math.log2(i + 2) for i, doc in enumerate(ranked[:k]))
+    ideal = sorted((r for r in rels.values() if r > 0), reverse=True)[:k]
+    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def recall_at_k(ranked: Sequence[str], rels: Mapping[str, int], k: int) -> float:
+    """Fraction of the relevant documents (score > 0) found in the top k."""
+    relevant = {doc for doc, r in rels.items() if r > 0}
+    if not relevant:
+        return 0.0
+    return len(relevant.intersection(ranked[:k])) / len(relevant)
+
+
+def mrr_at_k(ranked: Sequence[str], rels: Mapping[str, int], k: int) -> float:
+    """Reciprocal rank of the first relevant document in the top k, else 0."""
+    for i, doc in enumerate(ranked[:k]):
+        if rels.get(doc, 0) > 0:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100, linear interpolation); NaN for no values."""
+    if not values:
+        return float("nan")
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if values else float("nan")
+
+
+# --------------------------------------------------------------------------- dataset
+
+
+def sanitize_id(raw: str) -> str:
+    """A service-valid id for ``raw``: bad characters become ``_``; too long gets a hash."""
+    clean = ID_BAD_CHARS.sub("_", raw)
+    if ID_RE.fullmatch(clean):
+        return clean
+    digest = hashlib.sha1(raw.encode("utf-8")).hexdigest()[:12]
+    if not clean:
+        return digest
+    if len(clean) > MAX_ID_LEN:
+        return clean[: MAX_ID_LEN - len(digest) - 1] + "." + digest
+    return clean
+
+
+def namespace_for(prefix: str, raw: object) -> str:
+    name = str(raw) if raw not in (None, "") else "default"
+    return sanitize_id(f"{prefix}-{name}")
+
+
+def parse_timestamp(raw: object) -> str | None:
+    """ISO 8601 (UTC assumed when naive) for ``raw``, or None when it cannot be read."""
+    if raw is None or raw == "" or isinstance(raw, bool):
+        return None
+    parsed = _parse_timestamp_text(str(raw).strip())
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.isoformat().replace("+00:00", "Z")
+
+
+def _parse_timestamp_text(text: str) -> datetime | None:
+    with contextlib.suppress(ValueError):
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    for fmt in TIMESTAMP_FORMATS:
+        with contextlib.suppress(ValueError):
+            return datetime.strptime(text, fmt)
+    with contextlib.suppress(ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(float(text), tz=UTC)
+    return None
+
+
+def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def load_corpus(dataset: Path) -> list[Doc]:
+    """Corpus rows with unique sanitized ids (a hash suffix resolves collisions)."""
+    docs: list[Doc] = []
+    taken: set[str] = set()
+    for row in _read_jsonl(dataset / "corpus.jsonl"):
+        source_id = str(row["_id"])
+        doc_id = sanitize_id(source_id)
+        if doc_id in taken:
+            digest = hashlib.sha1(source_id.encode("utf-8")).hexdigest()[:12]
+            doc_id = doc_id[: MAX_ID_LEN - len(digest) - 1] + "." + digest
+        taken.add(doc_id)
+        docs.append(
+            Doc(
+                id=doc_id,
+                source_id=source_id,
+                title=str(row.get("title") or ""),
+                text=str(row.get("text") or ""),
+                metadata=row.get("metadata") or {},
+            )
+        )
+    return docs
+
+
+def load_queries(dataset: Path) -> list[Query]:
+    queries: list[Query] = []
+    for row in _read_jsonl(dataset / "queries.jsonl"):
+        meta = row.get("metadata") or {}
+        ns = meta.get("namespace")
+        queries.append(Query(str(row["_id"]), str(row["text"]), None if ns is None else str(ns)))
+    return queries
+
+
+def load_qrels(dataset: Path) -> Qrels:
+    """``{query id: {corpus id: score}}``; the header line is skipped."""
+    qrels: Qrels = {}
+    with (dataset / "qrels.tsv").open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 3 or (n == 0 and parts[0] == "query-id"):
+                continue
+            qrels.setdefault(parts[0], {})[parts[1]] = int(float(parts[2]))
+    return qrels
+
+
+# --------------------------------------------------------------------------- service
+
+
+def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
+    meta = doc.metadata
+    event: dict[str, Any] = {
+        "id": doc.id,
+        "tier": tier,
+        "text": doc.text,
+        "namespace": namespace_for(prefix, meta.get("namespace")),
+    }
+    if meta.get("speaker") not in (None, ""):
+        event["speaker"] = str(meta["speaker"])
+    timestamp = parse_timestamp(meta.get("timestamp"))
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    extra = {str(k): _as_text(v) for k, v in meta.items() if k not in RESERVED_META}
+    if doc.title:
+        extra["title"] = doc.title
+    if extra:
+        event["metadata"] = extra
+    return event
+
+
+def _as_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _check(resp: httpx.Response, what: str) -> None:
+    if not resp.is_success:
+        print(f"{what} failed: HTTP {resp.status_code}\n{resp.text}", file=sys.stderr)
+        sys.exit(1)
+
+
+def ingest(client: httpx.Client, docs: Sequence[Doc], tier: str, prefix: str, batch: int) -> float:
+    """Send the corpus; returns the wall-clock seconds taken."""
+    embedded = indexed = 0
+    start = time.perf_counter()
+    for i in range(0, len(docs), batch):
+        events = [to_event(d, tier, prefix) for d in docs[i : i + batch]]
+        resp = client.post("/v1/events", json={"events": events})
+        _check(resp, f"POST /v1/events (batch at {i})")
+        body = resp.json()
+        embedded += int(body.get("embedded", 0))
+        indexed += int(body.get("indexed", 0))
+        done = min(i + batch, len(docs))
+        print(f"  ingested {done}/{len(docs)}", end="\r", file=sys.stderr, flush=True)
+    seconds = time.perf_counter() - start
+    print(file=sys.stderr)
+    rate = len(docs) / seconds if seconds > 0 else float("inf")
+    print(
+        f"ingest: {len(docs)} docs in {seconds:.1f} s ({rate:.1f} docs/s), "
+        f"embedded {embedded}, indexed {indexed}"
+    )
+    return seconds
+
+
+def run_queries(
+    client: httpx.Client,
+    queries: Sequence[Query],
+    mode: str,
+    prefix: str,
+    id_map: Mapping[str, str],
+) -> ModeRun:
+    """Search every query in one mode; result ids are mapped back to corpus ids."""
+    run = ModeRun()
+    for q in queries:
+        payload = {
+            "query": q.text,
+            "namespace": namespace_for(prefix, q.namespace),
+            "mode": mode,
+            "limit": SEARCH_LIMIT,
+        }
+        start = time.perf_counter()
+        resp = client.post("/v1/search", json=payload)
+        run.latencies_ms.append((time.perf_counter() - start) * 1000.0)
+        _check(resp, f"POST /v1/search ({mode}, query {q.id})")
+        body = resp.json()
+        if body.get("took_ms") is not None:
+            run.took_ms.append(float(body["took_ms"]))
+        run.degraded.update(str(reason) for reason in body.get("degraded") or [])
+        ranked: list[str] = []
+        for hit in body.get("results") or []:
+            corpus_id = id_map.get(str(hit["id"]), str(hit["id"]))
+            if corpus_id not in ranked:
+                ranked.append(corpus_id)
+        run.rankings[q.id] = ranked
+    return run
+
+
+def score_run(run: ModeRun, qrels: Qrels) -> dict[str, float]:
+    """Mean metrics over the run's queries, latency percentiles and the query count."""
+    per_query = [(run.rankings[qid], qrels[qid]) for qid in run.rankings]
+    return {
+        "ndcg@10": mean([ndcg_at_k(r, rel, 10) for r, rel in per_query]),
+        "recall@10": mean([recall_at_k(r, rel, 10) for r, rel in per_query]),
+        "recall@100": mean([recall_at_k(r, rel, 100) for r, rel in per_query]),
+        "mrr@10": mean([mrr_at_k(r, rel, 10) for r, rel in per_query]),
+        "p50_ms": percentile(run.latencies_ms, 50),
+        "p95_ms": percentile(run.latencies_ms, 95),
+        "server_took_ms_mean": mean(run.took_ms),
+        "queries": len(per_query),
+    }
+
+
+# --------------------------------------------------------------------------- --serve
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve(api_key: str | None) -> Iterator[str]:
+    """Run ``python -m service serve`` on a free port; yields its base URL."""
+    port = _free_port()
+    repo_root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    if api_key:
+        env["STRATA_API_KEYS"] = f"{api_key}=admin"
+    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
+        log_path = Path(tmp) / "server.log"
+        cmd = [sys.executable, "-m", "service", "serve", "--port", str(port)]
+        cmd += ["--data-dir", str(Path(tmp) / "data")]
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(cmd, cwd=repo_root, env=env, stdout=log, stderr=log)
+            try:
+                url = f"http://127.0.0.1:{port}"
+                _wait_healthy(url, proc, log_path)
+                yield url
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log_path: Path) -> None:
+    deadline = time.monotonic() + HEALTH_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            _fail_serve(f"service exited with code {proc.returncode}", log_path)
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
+                print(f"service up at {url}", file=sys.stderr)
+                return
+        time.sleep(0.5)
+    _fail_serve(f"service not healthy after {HEALTH_TIMEOUT_S:.0f} s", log_path)
+
+
+def _fail_serve(message: str, log_path: Path) -> None:
+    tail = log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
+    print(f"{message}\n--- server log (tail) ---\n{tail}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def machine_info() -> dict[str, Any]:
+    return {"platform": platform.platform(), "cpu_count": os.cpu_count()}
+
+
+def print_report(
+    name: str, n_docs: int, n_queries: int, results: Mapping[str, dict[str, float]]
+) -> None:
+    info = machine_info()
+    print(
+        f"\n**{name}**: {n_docs} docs, {n_queries} queries "
+        f"({info['platform']}, {info['cpu_count']} CPUs)\n"
+    )
+    print("| mode | nDCG@10 | R@10 | R@100 | MRR@10 | p50 ms | p95 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for mode, m in results.items():
+        print(
+            f"| {mode} | {m['ndcg@10']:.3f} | {m['recall@10']:.3f} | {m['recall@100']:.3f} "
+            f"| {m['mrr@10']:.3f} | {m['p50_ms']:.1f} | {m['p95_ms']:.1f} |"
+        )
+    took = ", ".join(f"{mode} {m['server_took_ms_mean']:.1f}" for mode, m in results.items())
+    print(f"\nmean server took_ms: {took}")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Retrieval-quality benchmark for strata.")
+    p.add_argument("dataset", type=Path, help="BEIR-format dataset directory")
+    p.add_argument("--url", default="http://127.0.0.1:8080", help="service base URL")
+    p.add_argument("--api-key", default=None, help="sent as Authorization: Bearer KEY")
+    p.add_argument("--tier", default="A", help="tier of the ingested entries")
+    p.add_argument("--modes", default="bm25,vector,hybrid", help="comma-separated modes")
+    p.add_argument("--max-queries", type=int, default=None, help="first N judged queries")
+    p.add_argument("--batch", type=int, default=256, help="events per POST /v1/events")
+    p.add_argument("--no-ingest", action="store_true", help="search data already ingested")
+    p.add_argument("--namespace-prefix", default="bench", help="prefix of every namespace")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write figures here")
+    p.add_argument("--serve", action="store_true", help="start the service as a subprocess")
+    args = p.parse_args(argv)
+    if args.batch < 1:
+        p.error("--batch must be at least 1")
+    return args
+
+
+def benchmark(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    docs = load_corpus(args.dataset)
+    qrels = {q: r for q, r in load_qrels(args.dataset).items() if any(v > 0 for v in r.values())}
+    queries = [q for q in load_queries(args.dataset) if q.id in qrels]
+    if args.max_queries is not None:
+        queries = queries[: args.max_queries]
+    id_map = {d.id: d.source_id for d in docs}
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    headers = {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {}
+
+    ingest_s: float | None = None
+    with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_TIMEOUT_S) as client:
+        if not args.no_ingest:
+            ingest_s = ingest(client, docs, args.tier, args.namespace_prefix, args.batch)
+        runs = {m: run_queries(client, queries, m, args.namespace_prefix, id_map) for m in modes}
+
+    results = {mode: score_run(run, qrels) for mode, run in runs.items()}
+    name = args.dataset.resolve().name
+    print_report(name, len(docs), len(queries), results)
+    degraded = {mode: sorted(run.degraded) for mode, run in runs.items() if run.degraded}
+    for mode, reasons in degraded.items():
+        print(f"degraded ({mode}): {', '.join(reasons)}")
+    return {
+        "dataset": name,
+        "docs": len(docs),
+        "queries": len(queries),
+        "machine": machine_info(),
+        "tier": args.tier,
+        "ingest_seconds": ingest_s,
+        "ingest_docs_per_s": len(docs) / ingest_s if ingest_s else None,
+        "modes": results,
+        "degraded": degraded,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(serve(args.api_key)) if args.serve else args.url.rstrip("/")
+        try:
+            report = benchmark(args, url)
+        except httpx.HTTPError as exc:
+            print(f"request to {url} failed: {exc!r}", file=sys.stderr)
+            return 1
+    if args.json is not None:
+        args.json.write_text(json.dumps(_finite(report), indent=2, allow_nan=False) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities replaced by None, for strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The wire contract: request and response bodies of the REST API.
+
+JSON Schema files generated from these types live in ``schemas/json``; a test fails
+when they drift (regenerate with ``make schemas``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct, field
+
+Tier = Literal["A", "C", "E"]
+Mode = Literal["auto", "bm25", "vector", "hybrid"]
+
+Id = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.:@-]{1,128}$", description="Entry id")]
+Namespace = Annotated[
+    str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="Isolated space of entries")
+]
+Label = Annotated[str, Meta(min_length=1, max_length=200)]
+Text = Annotated[str, Meta(min_length=1, max_length=1_000_000)]
+Timestamp = Annotated[str, Meta(description="ISO 8601; without an offset it is UTC")]
+Scalar = str | int | float | bool | None
+
+
+class Event(Struct, forbid_unknown_fields=True, kw_only=True):
+    """Something an agent wants remembered."""
+
+    text: Text
+    tier: Tier
+    id: Id | None = None
+    namespace: Namespace = "default"
+    speaker: Label | None = None
+    role: Label | None = None
+    chain_type: Label | None = None
+    tags: Annotated[list[Label], Meta(max_length=64)] = field(default_factory=list)
+    timestamp: Timestamp | None = None
+    ttl_days: Annotated[float, Meta(gt=0, le=36_500)] | None = None
+    metadata: dict[str, Scalar] = field(default_factory=dict)
+
+
+class EventsRequest(Struct, forbid_unknown_fields=True):
+    events: Annotated[list[Event], Meta(min_length=1)]
+
+
+class EventsResponse(Struct):
+    ids: list[str]
+    embedded: int
+    indexed: int
+
+
+class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    query: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    namespace: Namespace | None = None
+    tiers: Annotated[list[Tier], Meta(min_length=1)] | None = None
+    mode: Mode = "auto"
+    limit: Annotated[int, Meta(ge=1, le=100)] = 10
+    speaker: Label | None = None
+    chain_type: Label | None = None
+    tags: list[Label] = field(default_factory=list)
+    since: Timestamp | None = None
+    until: Timestamp | None = None
+    include_archived: bool = False
+    explain: bool = False
+
+
+class ListRank(Struct):
+    rank: int
+    score: float
+
+
+class EntryOut(Struct, kw_only=True):
+    id: str
+    namespace: str
+    tier: Tier
+    text: str
+    timestamp: str
+    speaker: str | None
+    role: str | None
+    chain_type: str | None
+    tags: list[str]
+    expires_at: str | None
+    archived: bool
+    metadata: dict[str, Any]
+
+
+class SearchHit(Struct, kw_only=True, omit_defaults=True):
+    id: str
+    namespace: str
+    tier: Tier
+    text: str
+    snippet: str
+    score: Annotated[float, Meta(ge=0, le=1)]
+    timestamp: str
+    speaker: str | None
+    role: str | None
+    chain_type: str | None
+    tags: list[str]
+    expires_at: str | None
+    archived: bool
+    metadata: dict[str, Any]
+    explain: dict[str, ListRank] | None = None
+
+
+class SearchResponse(Struct):
+    results: list[SearchHit]
+    mode: Mode
+    took_ms: float
+    degraded: list[str]
+
+
+class DeleteResponse(Struct):
+    id: str
+    namespace: str
+    deleted: bool
+
+
+class Health(Struct):
+    status: Literal["ok", "degraded"]
+    model: str | None
+    stores: dict[str, Any]
+    degraded: list[str]
+
+
+class FieldProblem(Struct):
+    field: str
+    message: str
+
+
+class Problem(Struct, omit_defaults=True):
+    """RFC 9457 problem details."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    errors: list[FieldProblem] = field(default_factory=list)
+
+
+CONTRACT: dict[str, type[Struct]] = {
+    "Event": Event,
+    "EventsRequest": EventsRequest,
+    "EventsResponse": EventsResponse,
+    "SearchRequest": SearchRequest,
+    "SearchResponse": SearchResponse,
+    "EntryOut": EntryOut,
+    "DeleteResponse": DeleteResponse,
+    "Health": Health,
+    "Problem": Problem,
+}
+
+
+def json_schema(kind: type[Struct]) -> dict[str, Any]:
+    return msgspec.json.schema(kind)

@@ -1,0 +1,62 @@
+"""Writing, reading and deleting entries."""
+
+from __future__ import annotations
+
+from litestar import Controller, delete, get, post
+
+from schemas import wire
+from service.api.convert import entry_out, to_entries
+from service.auth import Principal
+from service.domain.models import entry_key
+from service.errors import NotFound, PayloadTooLarge
+from service.resources import Resources
+
+
+class EventsController(Controller):
+    path = "/v1"
+    tags = ["events"]
+
+    @post("/events", status_code=201, sync_to_thread=True)
+    def write_events(
+        self, data: wire.EventsRequest, resources: Resources, principal: Principal
+    ) -> wire.EventsResponse:
+        """Store a batch of events; all of it or, on any invalid event, none of it."""
+        limit = resources.settings.max_batch
+        if len(data.events) > limit:
+            raise PayloadTooLarge(f"events: {len(data.events)} events, at most {limit} per batch")
+        entries = to_entries(
+            data.events,
+            now=resources.clock(),
+            new_id=resources.new_id,
+            policy=resources.policy,
+            allowed=principal.check,
+        )
+        outcome = resources.memory.write(entries)
+        return wire.EventsResponse(outcome.ids, outcome.embedded, outcome.indexed)
+
+    @get("/entries/{entry_id:str}", sync_to_thread=True)
+    def read_entry(
+        self,
+        entry_id: str,
+        resources: Resources,
+        principal: Principal,
+        namespace: str | None = None,
+    ) -> wire.EntryOut:
+        ns = principal.namespace(namespace)
+        found = resources.memory.get(entry_key(ns, entry_id))
+        if found is None:
+            raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
+        return entry_out(found.entry)
+
+    @delete("/entries/{entry_id:str}", status_code=200, sync_to_thread=True)
+    def delete_entry(
+        self,
+        entry_id: str,
+        resources: Resources,
+        principal: Principal,
+        namespace: str | None = None,
+    ) -> wire.DeleteResponse:
+        ns = principal.namespace(namespace)
+        if not resources.memory.delete([entry_key(ns, entry_id)]):
+            raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
+        return wire.DeleteResponse(entry_id, ns, deleted=True)

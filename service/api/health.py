@@ -1,0 +1,25 @@
+"""Liveness and what the service runs with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import get
+
+from schemas import wire
+from service.resources import Resources
+
+
+@get("/health", sync_to_thread=True, tags=["health"])
+def health(resources: Resources) -> wire.Health:
+    stores: dict[str, Any] = {"ledger": resources.ledger.count()}
+    degraded = list(resources.degraded)
+    try:
+        resources.vectors.health()
+        stores["chroma"] = {t: resources.vectors.count(t) for t in ("A", "C")}
+    except Exception as exc:  # report, do not fail: health must answer
+        degraded.append(f"chroma unreachable: {exc}")
+        stores["chroma"] = "unreachable"
+    stores["tantivy"] = resources.keywords.count()
+    model = resources.embedder.name if resources.embedder is not None else None
+    return wire.Health("degraded" if degraded else "ok", model, stores, degraded)

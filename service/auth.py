@@ -1,0 +1,95 @@
+"""API keys: who may call, with which role, over which namespaces."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from service.errors import ConfigError, Forbidden, Unauthorized
+
+Role = Literal["agent", "admin"]
+ROLES: tuple[Role, ...] = ("agent", "admin")
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller. ``namespaces`` None means every namespace."""
+
+    role: Role
+    namespaces: frozenset[str] | None = None
+
+    def namespace(self, requested: str | None, field: str = "namespace") -> str:
+        """The namespace to act on: the one asked for, else the key's only one, else default."""
+        if requested is None:
+            if self.namespaces is not None and len(self.namespaces) == 1:
+                return next(iter(self.namespaces))
+            requested = DEFAULT_NAMESPACE
+        self.check(requested, field)
+        return requested
+
+    def check(self, namespace: str, field: str = "namespace") -> None:
+        if self.namespaces is not None and namespace not in self.namespaces:
+            raise Forbidden(f"{field}: this API key may not use namespace {namespace!r}")
+
+    def require_admin(self) -> None:
+        if self.role != "admin":
+            raise Forbidden("this operation needs an admin API key")
+
+
+OPEN = Principal("admin")
+"""The caller when no keys are configured (the service then listens on loopback only)."""
+
+
+class KeyRing:
+    def __init__(self, keys: Mapping[str, Principal]) -> None:
+        self._keys = dict(keys)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self._keys)
+
+    def authenticate(self, authorization: str | None) -> Principal:
+        if not self._keys:
+            return OPEN
+        if not authorization or not authorization.lower().startswith("bearer "):
+            raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
+        presented = authorization[7:].strip().encode()
+        match = None
+        for key, principal in self._keys.items():
+            # Compare against every key so timing does not reveal which prefix matched.
+            if hmac.compare_digest(presented, key.encode()):
+                match = principal
+        if match is None:
+            raise Unauthorized("unknown API key")
+        return match
+
+    @classmethod
+    def load(cls, spec: str, file: str = "") -> KeyRing:
+        """Keys from ``key=role[:ns1,ns2];...`` and a JSON file of objects."""
+        keys: dict[str, Principal] = {}
+        for item in filter(None, (part.strip() for part in spec.split(";"))):
+            key, _, grant = item.partition("=")
+            role, _, scope = grant.partition(":")
+            keys[key.strip()] = _principal(role.strip(), scope.split(",") if scope else None)
+        if file:
+            try:
+                rows = json.loads(Path(file).read_text())
+            except (OSError, ValueError) as exc:
+                raise ConfigError(f"STRATA_API_KEYS_FILE {file}: {exc}") from exc
+            for row in rows:
+                keys[str(row["key"])] = _principal(row.get("role", ""), row.get("namespaces"))
+        if any(len(k) < 16 for k in keys):
+            raise ConfigError("API keys must be at least 16 characters long")
+        return cls(keys)
+
+
+def _principal(role: str, namespaces: list[str] | None) -> Principal:
+    if role not in ROLES:
+        raise ConfigError(f"API key role must be one of {', '.join(ROLES)}, not {role!r}")
+    scope = frozenset(n.strip() for n in namespaces if n.strip()) if namespaces else None
+    return Principal(role, scope)

@@ -1,0 +1,125 @@
+"""The domain's value types: entries as stored, search requests and results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Tier = Literal["A", "C", "E"]
+TIERS: tuple[Tier, ...] = ("A", "C", "E")
+EMBEDDED_TIERS: tuple[Tier, ...] = ("A", "C")
+
+Mode = Literal["auto", "bm25", "vector", "hybrid"]
+
+
+def entry_key(namespace: str, entry_id: str) -> str:
+    """The store-wide key of an entry; ids are unique within a namespace."""
+    return f"{namespace}:{entry_id}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event as kept by the ledger and the indexes."""
+
+    id: str
+    namespace: str
+    tier: Tier
+    text: str
+    timestamp: float
+    speaker: str | None = None
+    role: str | None = None
+    chain_type: str | None = None
+    tags: tuple[str, ...] = ()
+    expires_at: float | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    archived: bool = False
+
+    @property
+    def key(self) -> str:
+        return entry_key(self.namespace, self.id)
+
+    @property
+    def embedded(self) -> bool:
+        return self.tier in EMBEDDED_TIERS
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A window of an entry's text and, for embedded tiers, its vector."""
+
+    key: str
+    number: int
+    text: str
+    vector: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """An entry with the chunks it was indexed with."""
+
+    entry: Entry
+    chunks: tuple[Chunk, ...]
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Conditions every search result meets, applied inside each store."""
+
+    namespace: str
+    tiers: tuple[Tier, ...]
+    now: float
+    speaker: str | None = None
+    chain_type: str | None = None
+    tags: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    include_archived: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One store's match for an entry: the best chunk and the store's own score."""
+
+    key: str
+    score: float
+    chunk: int = 0
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    text: str
+    filters: Filters
+    mode: Mode = "auto"
+    limit: int = 10
+    explain: bool = False
+
+
+@dataclass(frozen=True)
+class ListExplain:
+    """Where an entry stood in one ranked list."""
+
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    entry: Entry
+    snippet: str
+    score: float
+    explain: Mapping[str, ListExplain] | None = None
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    results: list[SearchResult]
+    mode: Mode
+    degraded: list[str]
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    ids: list[str]
+    embedded: int
+    indexed: int

@@ -1,0 +1,70 @@
+"""The service's error tree. Each maps to one RFC 9457 problem-details response."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class StrataError(Exception):
+    """Base of every error the service reports to clients."""
+
+    status = 500
+    title = "Internal error"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class FieldError:
+    field: str
+    message: str
+
+
+class InvalidInput(StrataError):
+    status = 422
+    title = "Invalid input"
+
+    def __init__(self, errors: list[FieldError]) -> None:
+        detail = "; ".join(f"{e.field}: {e.message}" for e in errors)
+        super().__init__(detail)
+        self.errors = errors
+
+    @classmethod
+    def one(cls, field: str, message: str) -> InvalidInput:
+        return cls([FieldError(field, message)])
+
+
+class BadRequest(StrataError):
+    status = 400
+    title = "Malformed request"
+
+
+class Unauthorized(StrataError):
+    status = 401
+    title = "Unauthorized"
+
+
+class Forbidden(StrataError):
+    status = 403
+    title = "Forbidden"
+
+
+class NotFound(StrataError):
+    status = 404
+    title = "Not found"
+
+
+class PayloadTooLarge(StrataError):
+    status = 413
+    title = "Payload too large"
+
+
+class Unavailable(StrataError):
+    status = 503
+    title = "Service unavailable"
+
+
+class ConfigError(Exception):
+    """Invalid configuration; raised at start-up, never to a client."""

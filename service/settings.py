@@ -1,0 +1,99 @@
+"""Service settings, read from the environment (prefix ``STRATA_``) and CLI flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from service.errors import ConfigError
+
+PREFIX = "STRATA_"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of the service. Each field maps to ``STRATA_<FIELD NAME UPPERCASED>``."""
+
+    host: str = "127.0.0.1"
+    """Interface to bind. Without API keys only loopback addresses are allowed."""
+    port: int = 8080
+    """TCP port to listen on."""
+    data_dir: Path = Path("strata-data")
+    """Directory holding the ledger, the Tantivy index and the embedded Chroma store."""
+    chroma_url: str = ""
+    """URL of a Chroma server (``http://host:port``). Empty: embedded Chroma in data_dir."""
+    embedding_model: str = ""
+    """Sentence-transformers model name or path. Empty: the bundled all-MiniLM-L6-v2."""
+    api_keys: str = ""
+    """API keys as ``key=role[:ns1,ns2];...`` with role ``agent`` or ``admin``."""
+    api_keys_file: str = ""
+    """JSON file of API keys: ``[{"key": ..., "role": ..., "namespaces": [...]}]``."""
+    max_batch: int = 1000
+    """Most events accepted by one ``POST /v1/events``; more get 413."""
+    max_body_bytes: int = 16 * 1024 * 1024
+    """Largest request body accepted; more get 413."""
+    c_ttl_days: float = 7.0
+    """Default lifetime of tier C entries, in days from the event timestamp."""
+    ttl_by_chain_type: Mapping[str, float] = field(default_factory=dict)
+    """Per ``chain_type`` lifetime of tier C entries, as JSON: ``{"standup": 2}``."""
+    rrf_k: float = 60.0
+    """The k of reciprocal rank fusion: 1 / (k + rank)."""
+    bm25_weight: float = 1.0
+    """Weight of the BM25 list in fusion."""
+    vector_weight: float = 1.0
+    """Weight of the vector list in fusion."""
+    candidates: int = 50
+    """Fewest candidates taken from each list before fusion (at least 3 x limit)."""
+    chunk_words: int = 150
+    """Words per chunk for embedding; fits the model's 256-token window."""
+    chunk_overlap: int = 30
+    """Words shared by consecutive chunks."""
+    search_threads: int = 4
+    """Worker threads for blocking store and model calls."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], **overrides: object) -> Settings:
+        """Settings from ``STRATA_*`` variables; ``overrides`` (CLI flags) win when not None."""
+        values: dict[str, object] = {}
+        for f in dataclasses.fields(cls):
+            raw = environ.get(PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = _parse(f.name, f.type, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if "data_dir" in values:
+            values["data_dir"] = Path(str(values["data_dir"]))
+        settings = cls(**values)  # type: ignore[arg-type]
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        if self.max_batch < 1:
+            raise ConfigError("STRATA_MAX_BATCH must be at least 1")
+        if self.chunk_overlap >= self.chunk_words:
+            raise ConfigError("STRATA_CHUNK_OVERLAP must be smaller than STRATA_CHUNK_WORDS")
+        if self.rrf_k <= 0:
+            raise ConfigError("STRATA_RRF_K must be positive")
+        if self.bm25_weight < 0 or self.vector_weight < 0:
+            raise ConfigError("fusion weights must not be negative")
+
+
+def _parse(name: str, kind: object, raw: str) -> object:
+    env = PREFIX + name.upper()
+    try:
+        if kind in ("int", int):
+            return int(raw)
+        if kind in ("float", float):
+            return float(raw)
+        if kind == "Path":
+            return Path(raw)
+        if str(kind).startswith("Mapping"):
+            value = json.loads(raw)
+            if not isinstance(value, dict):
+                raise ValueError("expected a JSON object")
+            return {str(k): float(v) for k, v in value.items()}
+    except ValueError as exc:
+        raise ConfigError(f"{env}: {exc}") from exc
+    return raw

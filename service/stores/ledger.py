@@ -1,0 +1,233 @@
+"""The ledger: SQLite, the source of truth for entries, their state and their vectors."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from service.domain.models import Chunk, Entry, StoredEntry
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key TEXT PRIMARY KEY,
+    id TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    text TEXT NOT NULL,
+    speaker TEXT,
+    role TEXT,
+    chain_type TEXT,
+    tags TEXT NOT NULL,
+    timestamp REAL NOT NULL,
+    expires_at REAL,
+    metadata TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_state ON entries(state) WHERE state != 'synced';
+CREATE INDEX IF NOT EXISTS entries_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS chunks (
+    key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    vector BLOB,
+    PRIMARY KEY (key, number)
+);
+"""
+
+_COLUMNS = (
+    "key, id, namespace, tier, text, speaker, role, chain_type, tags, timestamp, "
+    "expires_at, metadata, archived"
+)
+
+
+class SqliteLedger:
+    """Entries keyed by ``namespace:id``, written in WAL mode with full fsync."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def put(self, stored: Sequence[StoredEntry]) -> None:
+        rows = [_entry_row(s.entry) for s in stored]
+        chunks = [(c.key, c.number, c.text, _pack(c.vector)) for s in stored for c in s.chunks]
+        with self._lock, self._transaction():
+            self._db.executemany(
+                "DELETE FROM chunks WHERE key = ?", [(s.entry.key,) for s in stored]
+            )
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
+                rows,
+            )
+            self._db.executemany("INSERT INTO chunks VALUES (?,?,?,?)", chunks)
+
+    def mark_synced(self, keys: Iterable[str]) -> None:
+        self._set_state(list(keys), "synced")
+
+    def mark_deleting(self, keys: Sequence[str]) -> list[str]:
+        existing = list(self._existing(keys))
+        self._set_state(existing, "deleting")
+        return existing
+
+    def remove(self, keys: Sequence[str]) -> None:
+        with self._lock, self._transaction():
+            self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
+
+    def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
+        if not keys:
+            return {}
+        found: dict[str, StoredEntry] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                part = list(keys[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({marks}) "
+                    "AND state != 'deleting'",
+                    part,
+                ).fetchall()
+                found.update(self._hydrate(rows))
+        return found
+
+    def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM entries WHERE state = 'pending'"
+            ).fetchall()
+            pending = list(self._hydrate(rows).values())
+            deleting = [
+                r[0] for r in self._db.execute("SELECT key FROM entries WHERE state = 'deleting'")
+            ]
+        return pending, deleting
+
+    def scan(self, batch: int = 500) -> Iterator[list[StoredEntry]]:
+        after = ""
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT {_COLUMNS} FROM entries WHERE key > ? AND state != 'deleting' "
+                    "ORDER BY key LIMIT ?",
+                    (after, batch),
+                ).fetchall()
+                if not rows:
+                    return
+                hydrated = list(self._hydrate(rows).values())
+            after = rows[-1][0]
+            yield hydrated
+
+    def count(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT tier, COUNT(*) FROM entries WHERE state != 'deleting' GROUP BY tier"
+            ).fetchall()
+        return {tier: n for tier, n in rows}
+
+    def expired_keys(self, now: float, limit: int = 1000) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ? "
+                "AND state != 'deleting' LIMIT ?",
+                (now, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def _existing(self, keys: Sequence[str]) -> Iterator[str]:
+        with self._lock:
+            for key in keys:
+                if self._db.execute("SELECT 1 FROM entries WHERE key = ?", (key,)).fetchone():
+                    yield key
+
+    def _set_state(self, keys: list[str], state: str) -> None:
+        if not keys:
+            return
+        with self._lock, self._transaction():
+            self._db.executemany(
+                "UPDATE entries SET state = ? WHERE key = ?", [(state, k) for k in keys]
+            )
+
+    def _hydrate(self, rows: list[tuple]) -> dict[str, StoredEntry]:
+        keys = [r[0] for r in rows]
+        chunks: dict[str, list[Chunk]] = {k: [] for k in keys}
+        marks = ",".join("?" * len(keys))
+        for key, number, text, blob in self._db.execute(
+            f"SELECT key, number, text, vector FROM chunks WHERE key IN ({marks}) "
+            "ORDER BY key, number",
+            keys,
+        ):
+            chunks[key].append(Chunk(key, number, text, _unpack(blob)))
+        return {r[0]: StoredEntry(_row_entry(r), tuple(chunks[r[0]])) for r in rows}
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self.db.execute("ROLLBACK" if kind else "COMMIT")
+
+
+def _entry_row(e: Entry) -> tuple:
+    return (
+        e.key,
+        e.id,
+        e.namespace,
+        e.tier,
+        e.text,
+        e.speaker,
+        e.role,
+        e.chain_type,
+        json.dumps(list(e.tags)),
+        e.timestamp,
+        e.expires_at,
+        json.dumps(dict(e.metadata)),
+        int(e.archived),
+    )
+
+
+def _row_entry(r: tuple) -> Entry:
+    return Entry(
+        id=r[1],
+        namespace=r[2],
+        tier=r[3],
+        text=r[4],
+        speaker=r[5],
+        role=r[6],
+        chain_type=r[7],
+        tags=tuple(json.loads(r[8])),
+        timestamp=r[9],
+        expires_at=r[10],
+        metadata=json.loads(r[11]),
+        archived=bool(r[12]),
+    )
+
+
+def _pack(vector: tuple[float, ...] | None) -> bytes | None:
+    return None if vector is None else array("f", vector).tobytes()
+
+
+def _unpack(blob: bytes | None) -> tuple[float, ...] | None:
+    if blob is None:
+        return None
+    values = array("f")
+    values.frombytes(blob)
+    return tuple(values)

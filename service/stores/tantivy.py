@@ -1,0 +1,136 @@
+"""Keyword store on Tantivy: BM25 over English-stemmed text, filters as exact terms."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import tantivy
+from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
+
+from service.domain.models import Filters, Hit, StoredEntry
+
+NEVER = 2**62
+MS = 1000
+
+
+def _schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("key", stored=True, tokenizer_name="raw")
+    b.add_text_field("namespace", tokenizer_name="raw")
+    b.add_text_field("tier", tokenizer_name="raw")
+    b.add_text_field("speaker", tokenizer_name="raw")
+    b.add_text_field("chain_type", tokenizer_name="raw")
+    b.add_text_field("tags", tokenizer_name="raw")
+    b.add_text_field("text", tokenizer_name="en_stem")
+    b.add_integer_field("timestamp", indexed=True, fast=True)
+    b.add_integer_field("expires_at", indexed=True, fast=True)
+    b.add_integer_field("archived", indexed=True)
+    return b.build()
+
+
+class TantivyKeywordStore:
+    """One index for all tiers; every query is built term by term, never parsed."""
+
+    def __init__(self, path: Path, *, heap_bytes: int = 64 * 1024 * 1024) -> None:
+        self.path = path
+        self.heap_bytes = heap_bytes
+        self.schema = _schema()
+        # Same analysis as the `en_stem` tokenizer, applied to queries.
+        self._analyzer = (
+            TextAnalyzerBuilder(Tokenizer.simple())
+            .filter(Filter.remove_long(40))
+            .filter(Filter.lowercase())
+            .filter(Filter.stemmer("english"))
+            .build()
+        )
+        self._lock = threading.Lock()
+        self._open()
+
+    def _open(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.index = tantivy.Index(self.schema, path=str(self.path))
+        self._writer = self.index.writer(heap_size=self.heap_bytes, num_threads=1)
+
+    def apply(self, upserts: Sequence[StoredEntry], deletes: Sequence[str]) -> None:
+        if not upserts and not deletes:
+            return
+        with self._lock:
+            for key in [*deletes, *(s.entry.key for s in upserts)]:
+                self._writer.delete_documents_by_term("key", key)
+            for stored in upserts:
+                self._writer.add_document(self._document(stored))
+            self._writer.commit()
+        self.index.reload()
+
+    def _document(self, stored: StoredEntry) -> tantivy.Document:
+        e = stored.entry
+        doc = tantivy.Document()
+        doc.add_text("key", e.key)
+        doc.add_text("namespace", e.namespace)
+        doc.add_text("tier", e.tier)
+        if e.speaker is not None:
+            doc.add_text("speaker", e.speaker)
+        if e.chain_type is not None:
+            doc.add_text("chain_type", e.chain_type)
+        for tag in e.tags:
+            doc.add_text("tags", tag)
+        # Who spoke is part of what a turn is about ("what did Alice say about ...").
+        doc.add_text("text", f"{e.speaker}: {e.text}" if e.speaker else e.text)
+        doc.add_integer("timestamp", int(e.timestamp * MS))
+        doc.add_integer("expires_at", int(e.expires_at * MS) if e.expires_at else NEVER)
+        doc.add_integer("archived", int(e.archived))
+        return doc
+
+    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+        terms = list(dict.fromkeys(self._analyzer.analyze(text)))
+        if not terms:
+            return []
+        match = Query.boolean_query(
+            [(Occur.Should, Query.term_query(self.schema, "text", t)) for t in terms]
+        )
+        query = Query.boolean_query(
+            [(Occur.Must, match)]
+            + [(Occur.Must, Query.const_score_query(q, 0.0)) for q in self._filters(filters)]
+        )
+        searcher = self.index.searcher()
+        found = searcher.search(query, limit)
+        return [
+            Hit(str(searcher.doc(address)["key"][0]), float(score)) for score, address in found.hits
+        ]
+
+    def _filters(self, f: Filters) -> list[Query]:
+        s = self.schema
+        queries = [
+            Query.term_query(s, "namespace", f.namespace),
+            Query.term_set_query(s, "tier", list(f.tiers)),
+            Query.range_query(
+                s, "expires_at", tantivy.FieldType.Integer, int(f.now * MS) + 1, NEVER
+            ),
+        ]
+        if not f.include_archived:
+            queries.append(Query.term_query(s, "archived", 0))
+        if f.speaker is not None:
+            queries.append(Query.term_query(s, "speaker", f.speaker))
+        if f.chain_type is not None:
+            queries.append(Query.term_query(s, "chain_type", f.chain_type))
+        queries.extend(Query.term_query(s, "tags", tag) for tag in f.tags)
+        if f.since is not None or f.until is not None:
+            lo = int(f.since * MS) if f.since is not None else -NEVER
+            hi = int(f.until * MS) if f.until is not None else NEVER
+            queries.append(Query.range_query(s, "timestamp", tantivy.FieldType.Integer, lo, hi))
+        return queries
+
+    def count(self) -> int:
+        return int(self.index.searcher().num_docs)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._writer.delete_all_documents()
+            self._writer.commit()
+        self.index.reload()
+
+    def close(self) -> None:
+        with self._lock:
+            self._writer.wait_merging_threads()
