@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from litestar import Request
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 
 from service.auth import Principal
 from service.resources import Resources
@@ -21,3 +21,6 @@ DEPENDENCIES = {
     "resources": Provide(resources_of, sync_to_thread=False),
     "principal": Provide(principal_of, sync_to_thread=False),
 }
+
+ResourcesDep = NamedDependency[Resources]
+PrincipalDep = NamedDependency[Principal]

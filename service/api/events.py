@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from litestar import Controller, delete, get, post
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from schemas import wire
 from service.api.convert import entry_out, to_entries
-from service.auth import Principal
+from service.api.deps import PrincipalDep, ResourcesDep
 from service.domain.models import entry_key
 from service.errors import NotFound, PayloadTooLarge
-from service.resources import Resources
 
 
 class EventsController(Controller):
@@ -18,7 +18,7 @@ class EventsController(Controller):
 
     @post("/events", status_code=201, sync_to_thread=True)
     def write_events(
-        self, data: wire.EventsRequest, resources: Resources, principal: Principal
+        self, data: JSONBody[wire.EventsRequest], resources: ResourcesDep, principal: PrincipalDep
     ) -> wire.EventsResponse:
         """Store a batch of events; all of it or, on any invalid event, none of it."""
         limit = resources.settings.max_batch
@@ -37,10 +37,10 @@ class EventsController(Controller):
     @get("/entries/{entry_id:str}", sync_to_thread=True)
     def read_entry(
         self,
-        entry_id: str,
-        resources: Resources,
-        principal: Principal,
-        namespace: str | None = None,
+        entry_id: FromPath[str],
+        resources: ResourcesDep,
+        principal: PrincipalDep,
+        namespace: FromQuery[str | None] = None,
     ) -> wire.EntryOut:
         ns = principal.namespace(namespace)
         found = resources.memory.get(entry_key(ns, entry_id))
@@ -51,10 +51,10 @@ class EventsController(Controller):
     @delete("/entries/{entry_id:str}", status_code=200, sync_to_thread=True)
     def delete_entry(
         self,
-        entry_id: str,
-        resources: Resources,
-        principal: Principal,
-        namespace: str | None = None,
+        entry_id: FromPath[str],
+        resources: ResourcesDep,
+        principal: PrincipalDep,
+        namespace: FromQuery[str | None] = None,
     ) -> wire.DeleteResponse:
         ns = principal.namespace(namespace)
         if not resources.memory.delete([entry_key(ns, entry_id)]):

@@ -7,11 +7,11 @@ from typing import Any
 from litestar import get
 
 from schemas import wire
-from service.resources import Resources
+from service.api.deps import ResourcesDep
 
 
 @get("/health", sync_to_thread=True, tags=["health"])
-def health(resources: Resources) -> wire.Health:
+def health(resources: ResourcesDep) -> wire.Health:
     stores: dict[str, Any] = {"ledger": resources.ledger.count()}
     degraded = list(resources.degraded)
     try:

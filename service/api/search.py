@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 from litestar import Controller, post
+from litestar.params import JSONBody
 
 from schemas import wire
 from service.api.convert import hit_out, to_query
-from service.auth import Principal
-from service.resources import Resources
+from service.api.deps import PrincipalDep, ResourcesDep
 
 
 class SearchController(Controller):
@@ -18,7 +18,7 @@ class SearchController(Controller):
 
     @post("/search", status_code=200, sync_to_thread=True)
     def search(
-        self, data: wire.SearchRequest, resources: Resources, principal: Principal
+        self, data: JSONBody[wire.SearchRequest], resources: ResourcesDep, principal: PrincipalDep
     ) -> wire.SearchResponse:
         """Hybrid BM25 + vector search of one namespace; see the README for scoring."""
         started = time.perf_counter()

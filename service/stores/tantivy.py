@@ -15,6 +15,27 @@ NEVER = 2**62
 MS = 1000
 
 
+# Words that carry no topic in the questions agents ask ("what did we decide about X?").
+# Dropped from queries only: the index keeps every word.
+QUERY_STOPWORDS = """
+a about above after again all am an and any are as at be been before being below between
+both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just me
+more most my myself no nor not of off on once only or other our ours ourselves out over own
+same she should so some such than that the their theirs them themselves then there these
+they this those through to too under until up very was we were what when where which while
+who whom why will with would you your yours yourself yourselves
+""".split()
+
+
+def _query_analyzer(stopwords: list[str]) -> tantivy.TextAnalyzer:
+    builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(40))
+    builder = builder.filter(Filter.lowercase())
+    if stopwords:
+        builder = builder.filter(Filter.custom_stopword(stopwords))
+    return builder.filter(Filter.stemmer("english")).build()
+
+
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_text_field("key", stored=True, tokenizer_name="raw")
@@ -37,14 +58,9 @@ class TantivyKeywordStore:
         self.path = path
         self.heap_bytes = heap_bytes
         self.schema = _schema()
-        # Same analysis as the `en_stem` tokenizer, applied to queries.
-        self._analyzer = (
-            TextAnalyzerBuilder(Tokenizer.simple())
-            .filter(Filter.remove_long(40))
-            .filter(Filter.lowercase())
-            .filter(Filter.stemmer("english"))
-            .build()
-        )
+        # The `en_stem` analysis, applied to queries, with question words dropped.
+        self._analyzer = _query_analyzer(QUERY_STOPWORDS)
+        self._fallback = _query_analyzer([])
         self._lock = threading.Lock()
         self._open()
 
@@ -85,6 +101,9 @@ class TantivyKeywordStore:
 
     def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
         terms = list(dict.fromkeys(self._analyzer.analyze(text)))
+        if not terms:
+            # A query of nothing but stopwords ("who was it?") still means its words.
+            terms = list(dict.fromkeys(self._fallback.analyze(text)))
         if not terms:
             return []
         match = Query.boolean_query(

@@ -1,0 +1,63 @@
+"""The SQLite ledger."""
+
+from __future__ import annotations
+
+import time
+
+from service.domain.models import Chunk, Entry, StoredEntry
+from service.stores.ledger import SqliteLedger
+
+
+def stored(id: str, tier: str = "A", namespace: str = "ns") -> StoredEntry:
+    e = Entry(id=id, namespace=namespace, tier=tier, text=f"text {id}", timestamp=time.time(),
+              speaker="ann", tags=("x", "y"), metadata={"n": 1, "s": "v"},
+              expires_at=time.time() + 10 if tier == "C" else None)
+    vector = (0.5, -0.25) if tier != "E" else None
+    return StoredEntry(e, (Chunk(e.key, 0, e.text, vector), Chunk(e.key, 1, "more", vector)))
+
+
+def test_round_trip_survives_reopen(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    item = stored("1")
+    ledger.put([item])
+    ledger.close()
+    again = SqliteLedger(tmp_path / "l.db")
+    assert again.get(["ns:1"]) == {"ns:1": item}
+    assert again.count() == {"A": 1}
+
+
+def test_states_drive_recovery(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger.put([stored("1"), stored("2", "E"), stored("3", "C")])
+    ledger.mark_synced(["ns:2"])
+    assert ledger.mark_deleting(["ns:3", "ns:missing"]) == ["ns:3"]
+    pending, deleting = ledger.unsynced()
+    assert [s.entry.key for s in pending] == ["ns:1"]
+    assert deleting == ["ns:3"]
+    assert "ns:3" not in ledger.get(["ns:3"])
+    ledger.remove(["ns:3"])
+    assert ledger.unsynced()[1] == []
+
+
+def test_replacing_a_key_replaces_its_chunks(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger.put([stored("1")])
+    e = stored("1", "E")
+    single = StoredEntry(e.entry, e.chunks[:1])
+    ledger.put([single])
+    assert ledger.get(["ns:1"])["ns:1"] == single
+
+
+def test_scan_visits_every_live_entry_once(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger.put([stored(str(n)) for n in range(25)])
+    ledger.mark_deleting(["ns:7"])
+    keys = [s.entry.key for batch in ledger.scan(batch=4) for s in batch]
+    assert len(keys) == len(set(keys)) == 24
+
+
+def test_expired_keys(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger.put([stored("a", "C"), stored("b", "A")])
+    assert ledger.expired_keys(time.time()) == []
+    assert ledger.expired_keys(time.time() + 60) == ["ns:a"]
