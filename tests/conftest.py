@@ -64,8 +64,16 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     path = tmp_path_factory.mktemp("chroma-server")
     log = (path / "server.log").open("wb")
     process = subprocess.Popen(
-        [str(BIN / "chroma"), "run", "--path", str(path / "data"), "--host", "127.0.0.1",
-         "--port", str(port)],
+        [
+            str(BIN / "chroma"),
+            "run",
+            "--path",
+            str(path / "data"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
         stdout=log,
         stderr=subprocess.STDOUT,
     )

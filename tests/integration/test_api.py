@@ -40,8 +40,9 @@ def client_for(settings: Settings, embedder, clock) -> Iterator[TestClient]:
 
 @pytest.fixture
 def client(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[TestClient]:
-    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url, max_batch=5,
-                        max_body_bytes=100_000)
+    settings = Settings(
+        data_dir=tmp_path, chroma_url=chroma_url, max_batch=5, max_body_bytes=100_000
+    )
     yield from client_for(settings, embedder, clock)
 
 
@@ -70,11 +71,20 @@ def ids(found: dict) -> list[str]:
 def test_write_then_search_every_mode(client: TestClient) -> None:
     written = write(
         client,
-        {"id": "db", "tier": "A", "text": "We decided to use PostgreSQL for billing.",
-         "speaker": "alice", "tags": ["db"]},
+        {
+            "id": "db",
+            "tier": "A",
+            "text": "We decided to use PostgreSQL for billing.",
+            "speaker": "alice",
+            "tags": ["db"],
+        },
         {"id": "chat", "tier": "C", "text": "Maybe we should cache sessions in Redis?"},
-        {"id": "log", "tier": "E", "text": "pg_dump finished: 3 tables exported",
-         "chain_type": "backup"},
+        {
+            "id": "log",
+            "tier": "E",
+            "text": "pg_dump finished: 3 tables exported",
+            "chain_type": "backup",
+        },
     )
     assert written == {"ids": ["db", "chat", "log"], "embedded": 2, "indexed": 3}
     hybrid = search(client, "which database did we choose?", explain=True)
@@ -100,9 +110,18 @@ def test_reposting_an_id_replaces_the_entry(client: TestClient) -> None:
 
 
 def test_get_and_delete(client: TestClient) -> None:
-    write(client, {"id": "x", "tier": "C", "text": "standup notes", "namespace": "team",
-                   "timestamp": "2027-01-15T10:00:00+01:00", "ttl_days": 2,
-                   "metadata": {"ticket": "T-1"}})
+    write(
+        client,
+        {
+            "id": "x",
+            "tier": "C",
+            "text": "standup notes",
+            "namespace": "team",
+            "timestamp": "2027-01-15T10:00:00+01:00",
+            "ttl_days": 2,
+            "metadata": {"ticket": "T-1"},
+        },
+    )
     entry = client.get("/v1/entries/x", params={"namespace": "team"}).json()
     assert entry["timestamp"] == "2027-01-15T09:00:00Z"
     assert entry["expires_at"] == "2027-01-17T09:00:00Z"
@@ -185,8 +204,12 @@ def test_bad_search_names_the_field(client: TestClient, request_body: dict, fiel
 
 
 def test_malformed_and_oversized_requests(client: TestClient) -> None:
-    problem(client.post("/v1/events", content=b'{"events": [', headers={
-        "content-type": "application/json"}), 400)
+    problem(
+        client.post(
+            "/v1/events", content=b'{"events": [', headers={"content-type": "application/json"}
+        ),
+        400,
+    )
     too_many = [{"tier": "E", "text": "x"}] * 6
     assert "events" in problem(client.post("/v1/events", json={"events": too_many}), 413)["detail"]
     huge = [{"tier": "E", "text": "x" * 60_000}] * 2
@@ -207,8 +230,9 @@ def test_api_keys_roles_and_namespace_scopes(keyed: TestClient) -> None:
     # The agent's only namespace is its default; another is refused.
     found = keyed.post("/v1/search", json={"query": "roadmap"}, headers=agent).json()
     assert [r["namespace"] for r in found["results"]] == ["one"]
-    problem(keyed.post("/v1/search", json={"query": "roadmap", "namespace": "two"},
-                       headers=agent), 403)
+    problem(
+        keyed.post("/v1/search", json={"query": "roadmap", "namespace": "two"}, headers=agent), 403
+    )
     assert keyed.get("/health").status_code == 200
     assert keyed.get("/schema/openapi.json").status_code == 200
 

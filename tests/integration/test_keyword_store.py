@@ -17,8 +17,14 @@ def put(store: TantivyKeywordStore, *entries: Entry) -> None:
 
 
 def entry(id: str, text: str, tier: str = "E", **fields) -> Entry:
-    return Entry(id=id, namespace=fields.pop("namespace", "ns"), tier=tier, text=text,
-                 timestamp=fields.pop("timestamp", NOW), **fields)
+    return Entry(
+        id=id,
+        namespace=fields.pop("namespace", "ns"),
+        tier=tier,
+        text=text,
+        timestamp=fields.pop("timestamp", NOW),
+        **fields,
+    )
 
 
 def search(store: TantivyKeywordStore, text: str, **changes) -> list[str]:
@@ -33,7 +39,7 @@ def store(tmp_path) -> TantivyKeywordStore:
 
 @pytest.mark.parametrize(
     "query",
-    ['deploy AND (', 'title:"x', "a:b", "*", "+-!^~", "deploy OR", "[1 TO", "\\", "ünïcödé ✓"],
+    ["deploy AND (", 'title:"x', "a:b", "*", "+-!^~", "deploy OR", "[1 TO", "\\", "ünïcödé ✓"],
 )
 def test_query_syntax_in_user_text_never_raises(store, query: str) -> None:
     put(store, entry("1", "deploy failed"))

@@ -9,9 +9,17 @@ from service.stores.ledger import SqliteLedger
 
 
 def stored(id: str, tier: str = "A", namespace: str = "ns") -> StoredEntry:
-    e = Entry(id=id, namespace=namespace, tier=tier, text=f"text {id}", timestamp=time.time(),
-              speaker="ann", tags=("x", "y"), metadata={"n": 1, "s": "v"},
-              expires_at=time.time() + 10 if tier == "C" else None)
+    e = Entry(
+        id=id,
+        namespace=namespace,
+        tier=tier,
+        text=f"text {id}",
+        timestamp=time.time(),
+        speaker="ann",
+        tags=("x", "y"),
+        metadata={"n": 1, "s": "v"},
+        expires_at=time.time() + 10 if tier == "C" else None,
+    )
     vector = (0.5, -0.25) if tier != "E" else None
     return StoredEntry(e, (Chunk(e.key, 0, e.text, vector), Chunk(e.key, 1, "more", vector)))
 

@@ -17,8 +17,14 @@ def stored(embedder, *entries: Entry):
 
 
 def entry(id: str, text: str, tier: str = "A", **fields) -> Entry:
-    return Entry(id=id, namespace=fields.pop("namespace", "ns"), tier=tier, text=text,
-                 timestamp=fields.pop("timestamp", NOW), **fields)
+    return Entry(
+        id=id,
+        namespace=fields.pop("namespace", "ns"),
+        tier=tier,
+        text=text,
+        timestamp=fields.pop("timestamp", NOW),
+        **fields,
+    )
 
 
 def filters(**changes) -> Filters:
@@ -33,42 +39,59 @@ def search(store: ChromaVectorStore, embedder, text: str, tier="A", **changes):
 
 def test_finds_by_meaning_one_hit_per_entry(vector_store, embedder) -> None:
     long_text = " ".join(["The team picked PostgreSQL as the primary database."] * 60)
-    vector_store.upsert(stored(
-        embedder,
-        entry("db", long_text),
-        entry("ui", "The frontend uses React with a design system."),
-    ))
+    vector_store.upsert(
+        stored(
+            embedder,
+            entry("db", long_text),
+            entry("ui", "The frontend uses React with a design system."),
+        )
+    )
     keys = search(vector_store, embedder, "which relational database do we use?")
     assert keys[0] == "ns:db"
     assert len(keys) == len(set(keys)) == 2
 
 
 def test_namespaces_never_mix(vector_store, embedder) -> None:
-    vector_store.upsert(stored(
-        embedder, entry("a", "deploy on Fridays", namespace="one"),
-        entry("b", "deploy on Fridays", namespace="two"),
-    ))
+    vector_store.upsert(
+        stored(
+            embedder,
+            entry("a", "deploy on Fridays", namespace="one"),
+            entry("b", "deploy on Fridays", namespace="two"),
+        )
+    )
     assert search(vector_store, embedder, "deploy", namespace="one") == ["one:a"]
 
 
 def test_expired_and_archived_entries_are_filtered(vector_store, embedder) -> None:
-    vector_store.upsert(stored(
-        embedder,
-        entry("live", "retry policy discussion", tier="C", expires_at=NOW + 60),
-        entry("gone", "retry policy discussion", tier="C", expires_at=NOW - 60),
-        entry("old", "retry policy discussion", tier="C", expires_at=NOW + 60, archived=True),
-    ))
+    vector_store.upsert(
+        stored(
+            embedder,
+            entry("live", "retry policy discussion", tier="C", expires_at=NOW + 60),
+            entry("gone", "retry policy discussion", tier="C", expires_at=NOW - 60),
+            entry("old", "retry policy discussion", tier="C", expires_at=NOW + 60, archived=True),
+        )
+    )
     assert search(vector_store, embedder, "retry policy", tier="C") == ["ns:live"]
     assert set(search(vector_store, embedder, "retry", tier="C", include_archived=True)) == {
-        "ns:live", "ns:old"}
+        "ns:live",
+        "ns:old",
+    }
 
 
 def test_metadata_filters(vector_store, embedder) -> None:
-    vector_store.upsert(stored(
-        embedder,
-        entry("1", "cache invalidation", speaker="ann", tags=("perf", "cache"), chain_type="review"),
-        entry("2", "cache invalidation", speaker="bob", tags=("cache",), timestamp=NOW - 86400),
-    ))
+    vector_store.upsert(
+        stored(
+            embedder,
+            entry(
+                "1",
+                "cache invalidation",
+                speaker="ann",
+                tags=("perf", "cache"),
+                chain_type="review",
+            ),
+            entry("2", "cache invalidation", speaker="bob", tags=("cache",), timestamp=NOW - 86400),
+        )
+    )
     assert search(vector_store, embedder, "cache", speaker="ann") == ["ns:1"]
     assert search(vector_store, embedder, "cache", tags=("perf", "cache")) == ["ns:1"]
     assert search(vector_store, embedder, "cache", chain_type="review") == ["ns:1"]

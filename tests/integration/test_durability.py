@@ -1,0 +1,64 @@
+"""Acknowledged writes survive a crash between the ledger and the indexes."""
+
+from __future__ import annotations
+
+import time
+
+from service.domain.models import Entry, Filters, SearchQuery
+from service.resources import open_resources
+from service.settings import Settings
+
+
+def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, embedder) -> None:
+    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url)
+    first = open_resources(settings, embedder=embedder)
+    now = time.time()
+    kept = Entry(
+        id="kept", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
+    )
+    doomed = Entry(id="doomed", namespace="ns", tier="E", text="shard job log", timestamp=now)
+    first.memory.write([doomed])
+    # A crash after the ledger commit, before the indexes: the write is acknowledged.
+    first.ledger.put(first.memory.prepare([kept]))
+    first.ledger.mark_deleting(["ns:doomed"])
+    first.close()
+
+    second = open_resources(settings, embedder=embedder)
+    try:
+        query = SearchQuery("shard tenant", Filters("ns", ("A", "C", "E"), time.time()))
+        found = [r.entry.id for r in second.retriever.search(query).results]
+        assert found == ["kept"]
+        assert second.ledger.unsynced() == ([], [])
+        assert second.keywords.count() == 1
+    finally:
+        second.close()
+
+
+def test_rebuild_recreates_indexes_from_the_ledger(tmp_path, chroma_url, embedder) -> None:
+    resources = open_resources(
+        Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
+    )
+    try:
+        now = time.time()
+        resources.memory.write(
+            [
+                Entry(
+                    id=str(n),
+                    namespace="ns",
+                    tier="ACE"[n % 3],
+                    text=f"note {n} about caching",
+                    timestamp=now,
+                    expires_at=now + 999 if n % 3 == 1 else None,
+                )
+                for n in range(9)
+            ]
+        )
+        resources.vectors.clear()
+        resources.keywords.clear()
+        assert resources.memory.rebuild() == 9
+        assert resources.keywords.count() == 9
+        assert resources.vectors.count("A") == 3 and resources.vectors.count("C") == 3
+        query = SearchQuery("caching", Filters("ns", ("A", "C", "E"), time.time()), limit=20)
+        assert len(resources.retriever.search(query).results) == 9
+    finally:
+        resources.close()
