@@ -1,5 +1,8 @@
 # One command to run, one to test; both install what they need first.
 PYTHON ?= python3.11
+# Where pip finds the CPU build of torch; on machines without a local wheel use
+# make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 VENV ?= .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
@@ -13,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned to the CPU build, so no resolver reaches for a CUDA one.
-	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 

@@ -246,7 +246,8 @@ def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
     event: dict[str, Any] = {
         "id": doc.id,
         "tier": tier,
-        "text": doc.text,
+        # As in BEIR, a document's title is part of what is indexed and embedded.
+        "text": f"{doc.title}: {doc.text}" if doc.title else doc.text,
         "namespace": namespace_for(prefix, meta.get("namespace")),
     }
     if meta.get("speaker") not in (None, ""):
@@ -255,8 +256,6 @@ def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
     if timestamp is not None:
         event["timestamp"] = timestamp
     extra = {str(k): _as_text(v) for k, v in meta.items() if k not in RESERVED_META}
-    if doc.title:
-        extra["title"] = doc.title
     if extra:
         event["metadata"] = extra
     return event

@@ -30,7 +30,7 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     text: Text
     tier: Tier
     id: Id | None = None
-    namespace: Namespace = "default"
+    namespace: Namespace | None = None
     speaker: Label | None = None
     role: Label | None = None
     chain_type: Label | None = None

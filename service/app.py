@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio.to_thread
 import msgspec
 from litestar import Litestar, MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -37,6 +38,8 @@ def create_app(settings: Settings | None = None, *, resources: Resources | None 
             app.state.resources = resources
             yield
             return
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = settings.search_threads
         opened = open_resources(settings)
         app.state.resources = opened
         for reason in opened.degraded:
@@ -108,7 +111,8 @@ def _http_problem(_: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
         detail = f"request body is not valid JSON: {detail}"
     elif exc.status_code == 413:
         detail = "request body is larger than STRATA_MAX_BODY_BYTES"
-    return problem(exc.status_code, _title(exc.status_code), detail, headers=exc.headers)
+    title = "Malformed request" if exc.status_code == 400 else _title(exc.status_code)
+    return problem(exc.status_code, title, detail, headers=exc.headers)
 
 
 def _internal_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

@@ -73,7 +73,8 @@ class KeyRing:
         """Keys from ``key=role[:ns1,ns2];...`` and a JSON file of objects."""
         keys: dict[str, Principal] = {}
         for item in filter(None, (part.strip() for part in spec.split(";"))):
-            key, _, grant = item.partition("=")
+            # Keys may end in base64 padding ("...=="); roles never contain "=".
+            key, _, grant = item.rpartition("=")
             role, _, scope = grant.partition(":")
             keys[key.strip()] = _principal(role.strip(), scope.split(",") if scope else None)
         if file:
@@ -81,8 +82,13 @@ class KeyRing:
                 rows = json.loads(Path(file).read_text())
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"STRATA_API_KEYS_FILE {file}: {exc}") from exc
-            for row in rows:
-                keys[str(row["key"])] = _principal(row.get("role", ""), row.get("namespaces"))
+            for n, row in enumerate(rows if isinstance(rows, list) else [None]):
+                if not isinstance(row, dict) or not isinstance(row.get("key"), str):
+                    raise ConfigError(f"STRATA_API_KEYS_FILE {file}: entry {n} needs a 'key'")
+                allowed = row.get("namespaces")
+                if allowed is not None and not isinstance(allowed, list):
+                    raise ConfigError(f"STRATA_API_KEYS_FILE {file}: 'namespaces' must be a list")
+                keys[row["key"]] = _principal(str(row.get("role", "")), allowed)
         if any(len(k) < 16 for k in keys):
             raise ConfigError("API keys must be at least 16 characters long")
         return cls(keys)

@@ -52,7 +52,7 @@ class Settings:
     chunk_overlap: int = 30
     """Words shared by consecutive chunks."""
     search_threads: int = 4
-    """Worker threads for blocking store and model calls."""
+    """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **overrides: object) -> Settings:
@@ -72,8 +72,8 @@ class Settings:
     def validate(self) -> None:
         if self.max_batch < 1:
             raise ConfigError("STRATA_MAX_BATCH must be at least 1")
-        if self.chunk_overlap >= self.chunk_words:
-            raise ConfigError("STRATA_CHUNK_OVERLAP must be smaller than STRATA_CHUNK_WORDS")
+        if not 0 <= self.chunk_overlap < self.chunk_words:
+            raise ConfigError("STRATA_CHUNK_OVERLAP must be >= 0 and below STRATA_CHUNK_WORDS")
         if self.rrf_k <= 0:
             raise ConfigError("STRATA_RRF_K must be positive")
         if self.bm25_weight < 0 or self.vector_weight < 0:
@@ -94,6 +94,6 @@ def _parse(name: str, kind: object, raw: str) -> object:
             if not isinstance(value, dict):
                 raise ValueError("expected a JSON object")
             return {str(k): float(v) for k, v in value.items()}
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise ConfigError(f"{env}: {exc}") from exc
     return raw

@@ -35,36 +35,38 @@ def to_entries(
     now: float,
     new_id: Callable[[], str],
     policy: ExpiryPolicy,
-    allowed: Callable[[str, str], None],
+    namespace: Callable[[str | None, str], str],
 ) -> list[Entry]:
     """Domain entries for a batch, or InvalidInput listing every bad field of the batch.
 
-    ``allowed(namespace, field)`` raises when the caller may not write that namespace.
+    ``namespace(requested, field)`` resolves an event's namespace for the caller and
+    raises when the caller may not write it.
     """
     errors: list[FieldError] = []
     entries: list[Entry] = []
     seen: set[tuple[str, str]] = set()
     for n, event in enumerate(events):
         where = f"events[{n}]"
-        allowed(event.namespace, f"{where}.namespace")
+        ns = namespace(event.namespace, f"{where}.namespace")
         if not event.text.strip():
             errors.append(FieldError(f"{where}.text", "must not be blank"))
         timestamp = now
         if event.timestamp is not None:
-            timestamp = parse_time(event.timestamp, f"{where}.timestamp", errors) or now
+            parsed = parse_time(event.timestamp, f"{where}.timestamp", errors)
+            timestamp = now if parsed is None else parsed
         if event.ttl_days is not None and event.tier != "C":
             errors.append(FieldError(f"{where}.ttl_days", "only tier C entries expire"))
         for key, value in event.metadata.items():
             if isinstance(value, str) and len(value) > 10_000:
                 errors.append(FieldError(f"{where}.metadata.{key}", "longer than 10000 chars"))
         entry_id = event.id or new_id()
-        if (event.namespace, entry_id) in seen:
+        if (ns, entry_id) in seen:
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
-        seen.add((event.namespace, entry_id))
+        seen.add((ns, entry_id))
         entries.append(
             Entry(
                 id=entry_id,
-                namespace=event.namespace,
+                namespace=ns,
                 tier=event.tier,
                 text=event.text,
                 timestamp=timestamp,

@@ -29,7 +29,7 @@ class EventsController(Controller):
             now=resources.clock(),
             new_id=resources.new_id,
             policy=resources.policy,
-            allowed=principal.check,
+            namespace=principal.namespace,
         )
         outcome = resources.memory.write(entries)
         return wire.EventsResponse(outcome.ids, outcome.embedded, outcome.indexed)

@@ -30,6 +30,8 @@ def fuse(lists: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: fl
     for name, keys in lists.items():
         weight = weights.get(name, 1.0)
         for position, key in enumerate(keys, start=1):
+            if name in ranks.get(key, {}):
+                continue  # a key counts once per list, at its best rank
             raw[key] = raw.get(key, 0.0) + weight / (k + position)
             ranks.setdefault(key, {})[name] = position
     if best <= 0:

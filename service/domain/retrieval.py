@@ -57,7 +57,7 @@ class Retriever:
         if mode == "vector" and not vector_tiers:
             raise InvalidInput.one("tiers", "vector search covers tiers A and C only")
         degraded: list[str] = []
-        if mode in ("vector", "hybrid") and self.embedder is None:
+        if mode in ("vector", "hybrid") and vector_tiers and self.embedder is None:
             degraded.append(NO_EMBEDDER)
             mode = "bm25"
         depth = max(query.limit * 3, self.candidates)
@@ -81,11 +81,14 @@ class Retriever:
             {name: [h.key for h in hits] for name, hits in lists.items()}, self.weights, self.rrf_k
         )
         by_list = {name: {h.key: h for h in hits} for name, hits in lists.items()}
-        top = fused[: query.limit]
+        # Hydrate a few spare candidates: an entry deleted meanwhile must not shorten the page.
+        top = fused[: query.limit + 10]
         stored = self.ledger.get([f.key for f in top])
         terms = query_terms(query.text)
-        results = []
+        results: list[SearchResult] = []
         for item in top:
+            if len(results) == query.limit:
+                break
             found = stored.get(item.key)
             # An entry deleted between ranking and hydration, or (defensively) one of
             # another namespace, is never shown.

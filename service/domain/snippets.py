@@ -28,12 +28,12 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
     if len(text) <= width:
         return text
     start = 0
-    lowered = text.lower()
-    positions = [lowered.find(t) for t in terms]
-    found = [p for p in positions if p >= 0]
+    found = [m.start() for m in _WORD.finditer(text) if m.group().lower() in terms]
     if found:
-        start = max(0, min(found) - width // 4)
-        start = text.rfind(" ", 0, start) + 1 if start else 0
+        start = max(0, found[0] - width // 4)
+        space = text.rfind(" ", max(0, start - 40), start + 1)
+        # Start at a word boundary when one is near; otherwise cut the long token.
+        start = space + 1 if space >= 0 and start else start
     window = text[start : start + width]
     if start + width < len(text):
         window = window.rsplit(" ", 1)[0] + " …"

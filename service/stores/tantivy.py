@@ -25,7 +25,7 @@ more most my myself no nor not of off on once only or other our ours ourselves o
 same she should so some such than that the their theirs them themselves then there these
 they this those through to too under until up very was we were what when where which while
 who whom why will with would you your yours yourself yourselves
-""".split()
+""".split()  # noqa: SIM905 (a word list reads best as text)
 
 
 def _query_analyzer(stopwords: list[str]) -> tantivy.TextAnalyzer:

@@ -1,0 +1,117 @@
+"""Weighted reciprocal rank fusion."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.domain.fusion import fuse
+
+K = 60.0
+
+
+def keys(fused) -> list[str]:
+    return [f.key for f in fused]
+
+
+def test_an_entry_first_in_every_list_scores_one() -> None:
+    fused = fuse({"bm25": ["a", "b"], "vector": ["a", "c"]}, {"bm25": 1.0, "vector": 1.0}, K)
+    assert fused[0].key == "a"
+    assert fused[0].score == 1.0
+
+
+@pytest.mark.parametrize("rank", [1, 2, 5, 10])
+def test_single_list_score_is_k_plus_one_over_k_plus_rank(rank: int) -> None:
+    listed = [f"d{n}" for n in range(1, 11)]
+    fused = fuse({"bm25": listed}, {"bm25": 1.0}, K)
+    assert fused[rank - 1].key == f"d{rank}"
+    assert fused[rank - 1].score == pytest.approx((K + 1) / (K + rank))
+
+
+def test_single_list_score_does_not_depend_on_its_weight() -> None:
+    light = fuse({"bm25": ["a", "b"]}, {"bm25": 0.3}, K)
+    heavy = fuse({"bm25": ["a", "b"]}, {"bm25": 3.0}, K)
+    assert [f.score for f in light] == pytest.approx([f.score for f in heavy])
+
+
+def test_scores_stay_within_zero_and_one_best_first() -> None:
+    fused = fuse(
+        {"bm25": ["a", "b", "c", "d"], "vector": ["d", "c", "e"]},
+        {"bm25": 1.0, "vector": 2.0},
+        K,
+    )
+    scores = [f.score for f in fused]
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_entry_found_by_both_lists_beats_entries_found_by_one() -> None:
+    fused = fuse({"bm25": ["a", "both"], "vector": ["b", "both"]}, {}, K)
+    assert fused[0].key == "both"
+
+
+def test_ranks_are_one_based_per_list_the_entry_appears_in() -> None:
+    fused = {f.key: f for f in fuse({"bm25": ["a", "b"], "vector": ["b"]}, {}, K)}
+    assert fused["a"].ranks == {"bm25": 1}
+    assert fused["b"].ranks == {"bm25": 2, "vector": 1}
+
+
+def test_heavier_list_decides_between_two_firsts() -> None:
+    lists = {"bm25": ["lexical"], "vector": ["semantic"]}
+    assert keys(fuse(lists, {"bm25": 1.0, "vector": 2.0}, K))[0] == "semantic"
+    assert keys(fuse(lists, {"bm25": 2.0, "vector": 1.0}, K))[0] == "lexical"
+
+
+def test_raw_score_is_weighted_reciprocal_rank_over_best_possible() -> None:
+    weights = {"bm25": 1.0, "vector": 3.0}
+    fused = {f.key: f for f in fuse({"bm25": ["x", "y"], "vector": ["y"]}, weights, K)}
+    best = 1.0 / (K + 1) + 3.0 / (K + 1)
+    assert fused["y"].score == pytest.approx((1.0 / (K + 2) + 3.0 / (K + 1)) / best)
+    assert fused["x"].score == pytest.approx((1.0 / (K + 1)) / best)
+
+
+def test_missing_weight_counts_as_one() -> None:
+    assert fuse({"bm25": ["a"], "vector": ["b"]}, {}, K)[0].score == pytest.approx(0.5)
+
+
+def test_ties_keep_order_of_first_appearance_lists_in_given_order() -> None:
+    assert keys(fuse({"bm25": ["a"], "vector": ["b"]}, {}, K)) == ["a", "b"]
+    assert keys(fuse({"vector": ["b"], "bm25": ["a"]}, {}, K)) == ["b", "a"]
+    assert keys(fuse({"bm25": ["a", "b"], "vector": ["b", "a"]}, {}, K)) == ["a", "b"]
+
+
+def test_entry_in_several_lists_appears_once() -> None:
+    fused = fuse({"bm25": ["a", "b", "c"], "vector": ["c", "b", "a"]}, {}, K)
+    assert sorted(keys(fused)) == ["a", "b", "c"]
+
+
+def test_key_repeated_within_one_list_counts_once_at_its_first_rank() -> None:
+    # Stores promise one hit per entry; if one sends two, they must not add up.
+    fused = fuse({"bm25": ["a", "b", "a"], "vector": ["b"]}, {}, K)
+    by_key = {f.key: f for f in fused}
+    assert keys(fused) == ["b", "a"]
+    assert by_key["a"].ranks == {"bm25": 1}
+    assert by_key["a"].score == pytest.approx(0.5)
+
+
+def test_zero_weight_list_adds_nothing_but_its_entries_stay_listed() -> None:
+    fused = {f.key: f for f in fuse({"bm25": ["a"], "vector": ["b"]}, {"vector": 0.0}, K)}
+    assert fused["a"].score == 1.0
+    assert fused["b"].score == 0.0
+    assert fused["b"].ranks == {"vector": 1}
+
+
+def test_all_weights_zero_gives_zero_scores_not_an_error() -> None:
+    fused = fuse({"bm25": ["a", "b"]}, {"bm25": 0.0}, K)
+    assert keys(fused) == ["a", "b"]
+    assert [f.score for f in fused] == [0.0, 0.0]
+
+
+def test_no_lists_or_empty_lists_give_nothing() -> None:
+    assert fuse({}, {}, K) == []
+    assert fuse({"bm25": [], "vector": []}, {}, K) == []
+
+
+def test_empty_list_searched_still_counts_in_the_best_possible() -> None:
+    # Hybrid search where the vector list came back empty: bm25's first is half of perfect.
+    fused = fuse({"bm25": ["a"], "vector": []}, {}, K)
+    assert fused[0].score == pytest.approx(0.5)

@@ -1,0 +1,307 @@
+"""Hybrid search over fake stores: modes, degradation, hydration, explain, limits."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from service.domain.memory import Memory
+from service.domain.models import Filters, Hit, SearchQuery
+from service.domain.retrieval import NO_EMBEDDER, Retriever, resolve_mode
+from service.errors import InvalidInput
+from tests.fakes import (
+    FakeEmbedder,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+    make_entry,
+    make_filters,
+)
+
+
+@dataclasses.dataclass
+class Stores:
+    ledger: FakeLedger
+    vectors: FakeVectorStore
+    keywords: FakeKeywordStore
+    embedder: FakeEmbedder
+    memory: Memory
+
+    def retriever(self, *, embedder: bool = True, **options) -> Retriever:
+        return Retriever(
+            self.ledger,
+            self.vectors,
+            self.keywords,
+            self.embedder if embedder else None,
+            **options,
+        )
+
+
+@pytest.fixture
+def stores() -> Stores:
+    ledger, vectors, keywords, embedder = (
+        FakeLedger(),
+        FakeVectorStore(),
+        FakeKeywordStore(),
+        FakeEmbedder(),
+    )
+    memory = Memory(ledger, vectors, keywords, embedder, chunk_words=20, chunk_overlap=5)
+    return Stores(ledger, vectors, keywords, embedder, memory)
+
+
+def query(text: str, mode="auto", limit: int = 10, explain: bool = False, **filters) -> SearchQuery:
+    return SearchQuery(text, make_filters(**filters), mode, limit, explain)
+
+
+@pytest.mark.parametrize(
+    ("tiers", "mode"),
+    [
+        (("E",), "bm25"),
+        (("A",), "hybrid"),
+        (("C",), "hybrid"),
+        (("C", "E"), "hybrid"),
+        (("A", "C", "E"), "hybrid"),
+    ],
+)
+def test_auto_is_bm25_for_tier_e_alone_else_hybrid(tiers, mode) -> None:
+    assert resolve_mode("auto", make_filters(tiers=tiers)) == mode
+
+
+@pytest.mark.parametrize("mode", ["bm25", "vector", "hybrid"])
+def test_explicit_mode_is_kept(mode) -> None:
+    assert resolve_mode(mode, make_filters(tiers=("E",))) == mode
+
+
+def test_hybrid_search_finds_entries_of_every_tier(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("a", "the deployment failed on friday", "A"),
+            make_entry("c", "deployment retro scheduled", "C"),
+            make_entry("e", "deployment log line", "E"),
+            make_entry("x", "lunch menu", "A"),
+        ]
+    )
+    outcome = stores.retriever().search(query("deployment"))
+    assert outcome.mode == "hybrid"
+    assert outcome.degraded == []
+    ids = [r.entry.id for r in outcome.results]
+    # The vector list ranks every embedded entry, so "x" may trail; it never leads.
+    assert set(ids[:3]) == {"a", "c", "e"}
+    assert all(0.0 <= r.score <= 1.0 for r in outcome.results)
+
+
+def test_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("hit", "kubernetes upgrade", "A"),
+            make_entry("other", "kubernetes", "A", speaker="zed"),
+        ]
+    )
+    outcome = stores.retriever().search(query("kubernetes upgrade", explain=True))
+    top = outcome.results[0]
+    assert top.entry.id == "hit"
+    assert set(top.explain or {}) == {"bm25", "vector"}
+    assert top.score == 1.0
+
+
+def test_auto_over_tier_e_only_is_bm25_without_the_model(stores: Stores) -> None:
+    stores.memory.write([make_entry("e", "disk full on node three", "E")])
+    outcome = stores.retriever().search(query("disk full", tiers=("E",)))
+    assert outcome.mode == "bm25"
+    assert [r.entry.id for r in outcome.results] == ["e"]
+    assert stores.embedder.calls == []
+
+
+def test_vector_mode_over_tier_e_only_names_the_tiers_field(stores: Stores) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        stores.retriever().search(query("anything", mode="vector", tiers=("E",)))
+    assert [e.field for e in raised.value.errors] == ["tiers"]
+
+
+def test_vector_mode_searches_embedded_tiers_only(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("a", "deployment failed", "A"),
+            make_entry("e", "deployment failed", "E"),
+        ]
+    )
+    outcome = stores.retriever().search(query("deployment failed", mode="vector", explain=True))
+    assert outcome.mode == "vector"
+    assert [r.entry.id for r in outcome.results] == ["a"]
+    assert set(outcome.results[0].explain or {}) == {"vector"}
+
+
+@pytest.mark.parametrize("mode", ["auto", "hybrid", "vector"])
+def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mode) -> None:
+    stores.memory.write([make_entry("a", "deployment failed", "A")])
+    outcome = stores.retriever(embedder=False).search(query("deployment", mode=mode, explain=True))
+    assert outcome.mode == "bm25"
+    assert outcome.degraded == [NO_EMBEDDER]
+    assert [r.entry.id for r in outcome.results] == ["a"]
+    assert set(outcome.results[0].explain or {}) == {"bm25"}
+
+
+def test_bm25_mode_without_a_model_is_not_degraded(stores: Stores) -> None:
+    stores.memory.write([make_entry("a", "deployment failed", "A")])
+    outcome = stores.retriever(embedder=False).search(query("deployment", mode="bm25"))
+    assert outcome.degraded == []
+    assert [r.entry.id for r in outcome.results] == ["a"]
+
+
+def test_results_are_hydrated_from_the_ledger(stores: Stores) -> None:
+    stores.memory.write([make_entry("a", "deployment failed", "A", speaker="ann", tags=("ops",))])
+    # The ledger holds a newer version than the indexes (a write not yet re-indexed).
+    newer = make_entry("a", "deployment failed twice", "A", speaker="ann", tags=("ops", "p1"))
+    stores.ledger.put(stores.memory.prepare([newer]))
+    result = stores.retriever().search(query("deployment")).results[0]
+    assert result.entry == newer
+
+
+def test_entry_gone_from_the_ledger_is_never_shown(stores: Stores) -> None:
+    stores.memory.write(
+        [make_entry("a", "deployment one", "A"), make_entry("b", "deployment two", "A")]
+    )
+    stores.ledger.remove(["ns:a"])  # the indexes still list it
+    outcome = stores.retriever().search(query("deployment"))
+    assert [r.entry.id for r in outcome.results] == ["b"]
+
+
+def test_entry_being_deleted_is_never_shown(stores: Stores) -> None:
+    stores.memory.write([make_entry("a", "deployment one", "A")])
+    stores.ledger.mark_deleting(["ns:a"])
+    assert stores.retriever().search(query("deployment")).results == []
+
+
+class LeakyKeywordStore(FakeKeywordStore):
+    """A keyword index that forgets to filter by namespace."""
+
+    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+        hits: list[Hit] = []
+        for namespace in {s.entry.namespace for s in self.entries.values()}:
+            hits += super().search(text, dataclasses.replace(filters, namespace=namespace), limit)
+        return hits
+
+
+def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
+    keywords = LeakyKeywordStore()
+    memory = Memory(stores.ledger, stores.vectors, keywords, stores.embedder)
+    memory.write(
+        [
+            make_entry("mine", "deployment failed", "A", namespace="ns"),
+            make_entry("theirs", "deployment failed badly", "A", namespace="other"),
+            make_entry("log", "deployment failed", "E", namespace="other"),
+        ]
+    )
+    retriever = Retriever(stores.ledger, stores.vectors, keywords, stores.embedder)
+    outcome = retriever.search(query("deployment failed badly"))
+    assert [(r.entry.namespace, r.entry.id) for r in outcome.results] == [("ns", "mine")]
+
+
+def test_same_id_in_two_namespaces_are_separate_entries(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("1", "deployment in ns", "A", namespace="ns"),
+            make_entry("1", "deployment in other", "A", namespace="other"),
+        ]
+    )
+    results = stores.retriever().search(query("deployment", namespace="other")).results
+    assert [(r.entry.namespace, r.entry.text) for r in results] == [
+        ("other", "deployment in other")
+    ]
+
+
+def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("both", "alpha beta", "A"),
+            make_entry("words", "alpha beta alpha", "E"),
+        ]
+    )
+    outcome = stores.retriever().search(query("alpha beta", explain=True))
+    by_id = {r.entry.id: r.explain for r in outcome.results}
+    assert by_id["words"] is not None and by_id["both"] is not None
+    assert set(by_id["words"]) == {"bm25"}
+    assert by_id["words"]["bm25"].rank == 1
+    assert by_id["words"]["bm25"].score == 3.0
+    assert by_id["both"]["bm25"].rank == 2
+    assert by_id["both"]["bm25"].score == 2.0
+    assert by_id["both"]["vector"].rank == 1
+    assert by_id["both"]["vector"].score == pytest.approx(1.0)
+
+
+def test_no_explain_unless_asked(stores: Stores) -> None:
+    stores.memory.write([make_entry("a", "alpha", "A")])
+    assert stores.retriever().search(query("alpha")).results[0].explain is None
+
+
+@pytest.mark.parametrize("limit", [1, 3, 7])
+def test_limit_caps_the_results(stores: Stores, limit: int) -> None:
+    stores.memory.write([make_entry(f"e{n}", f"deployment note {n}", "A") for n in range(10)])
+    outcome = stores.retriever().search(query("deployment", limit=limit))
+    assert len(outcome.results) == limit
+
+
+class RecordingKeywordStore(FakeKeywordStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.limits: list[int] = []
+
+    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+        self.limits.append(limit)
+        return super().search(text, filters, limit)
+
+
+@pytest.mark.parametrize(("limit", "depth"), [(5, 50), (40, 120)])
+def test_each_list_is_asked_for_enough_candidates(stores: Stores, limit, depth) -> None:
+    keywords = RecordingKeywordStore()
+    retriever = Retriever(stores.ledger, stores.vectors, keywords, None, candidates=50)
+    retriever.search(query("x", mode="bm25", limit=limit))
+    assert keywords.limits == [depth]
+
+
+def test_filters_reach_the_stores(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("ann", "deployment", "A", speaker="ann"),
+            make_entry("bob", "deployment", "A", speaker="bob"),
+            make_entry("old", "deployment", "C", speaker="bob", expires_at=1.0),
+        ]
+    )
+    results = stores.retriever().search(query("deployment", speaker="bob")).results
+    assert [r.entry.id for r in results] == ["bob"]
+
+
+def test_snippet_comes_from_the_matching_chunk_of_a_long_entry(stores: Stores) -> None:
+    text = " ".join(["filler"] * 60) + " the database migration broke " + " ".join(["tail"] * 60)
+    stores.memory.write([make_entry("long", text, "E")])
+    result = stores.retriever().search(query("database migration")).results[0]
+    assert "database migration" in result.snippet
+    assert result.entry.text == text
+
+
+class PinnedVectorStore(FakeVectorStore):
+    """Matches every entry at one chosen chunk."""
+
+    def __init__(self, chunk: int) -> None:
+        super().__init__()
+        self.chunk = chunk
+
+    def search(self, tier, vector, filters, limit) -> list[Hit]:
+        hits = super().search(tier, vector, filters, limit)
+        return [dataclasses.replace(h, chunk=self.chunk) for h in hits]
+
+
+def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> None:
+    vectors = PinnedVectorStore(chunk=2)
+    memory = Memory(
+        stores.ledger, vectors, stores.keywords, stores.embedder, chunk_words=4, chunk_overlap=0
+    )
+    memory.write(
+        [make_entry("long", "revenue grew this quarter while costs fell sharply overall", "A")]
+    )
+    retriever = Retriever(stores.ledger, vectors, stores.keywords, stores.embedder)
+    result = retriever.search(query("revenue", mode="vector")).results[0]
+    assert result.snippet == "overall"
+    result = retriever.search(query("revenue", mode="bm25")).results[0]
+    assert result.snippet == "revenue grew this quarter"

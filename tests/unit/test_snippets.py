@@ -1,0 +1,93 @@
+"""Which part of an entry a search result shows."""
+
+from __future__ import annotations
+
+from service.domain.snippets import SNIPPET_CHARS, best_chunk, query_terms, snippet
+
+
+def filler(n: int, word: str = "lorem") -> str:
+    return " ".join([word] * n)
+
+
+def test_query_terms_are_lowercased_words_longer_than_two_letters() -> None:
+    assert query_terms("What did Alice say to me about the DB-migration?") == {
+        "what",
+        "did",
+        "alice",
+        "say",
+        "about",
+        "the",
+        "migration",
+    }
+
+
+def test_short_text_is_returned_whole() -> None:
+    text = "Alice prefers tea in the morning."
+    assert snippet(text, {"coffee"}) == text
+    assert snippet(text, {"tea"}) == text
+
+
+def test_long_text_window_shows_the_first_query_term() -> None:
+    text = f"{filler(200)} the deployment failed on friday {filler(200)}"
+    shown = snippet(text, {"deployment"})
+    assert "deployment failed" in shown
+    assert len(shown) <= SNIPPET_CHARS + 4
+    assert shown.startswith("… ")
+    assert shown.endswith(" …")
+
+
+def test_window_is_about_the_earliest_of_several_terms() -> None:
+    text = f"{filler(100)} friday came {filler(100)} deployment here {filler(100)}"
+    assert "friday" in snippet(text, {"deployment", "friday"})
+
+
+def test_window_matches_terms_case_insensitively() -> None:
+    text = f"{filler(200)} The DEPLOYMENT failed {filler(200)}"
+    assert "DEPLOYMENT" in snippet(text, {"deployment"})
+
+
+def test_long_text_without_a_term_shows_its_beginning() -> None:
+    text = f"start here {filler(300)}"
+    shown = snippet(text, {"absent"})
+    assert shown.startswith("start here")
+    assert shown.endswith(" …")
+
+
+def test_term_near_the_start_gives_no_leading_ellipsis() -> None:
+    text = f"deployment failed {filler(300)}"
+    assert snippet(text, {"deployment"}).startswith("deployment failed")
+
+
+def test_term_near_the_end_gives_no_trailing_ellipsis() -> None:
+    text = f"{filler(300)} the deployment failed"
+    shown = snippet(text, {"deployment"})
+    assert shown.endswith("the deployment failed")
+    assert shown.startswith("… ")
+
+
+def test_window_never_cuts_a_word_in_half() -> None:
+    text = f"{filler(200, 'alpha')} deployment {filler(200, 'omega')}"
+    shown = snippet(text, {"deployment"}).removeprefix("… ").removesuffix(" …")
+    assert set(shown.split()) <= {"alpha", "deployment", "omega"}
+
+
+def test_window_shows_the_term_after_a_long_unbroken_token() -> None:
+    # A log line: a long token (hash, URL, base64) before the matching word.
+    text = "token=" + "a" * 400 + " deployment failed " + filler(100)
+    assert "deployment" in snippet(text, {"deployment"})
+
+
+def test_window_shows_the_query_word_not_a_word_containing_it() -> None:
+    text = f"concatenate the files {filler(100)} then the cat sat down {filler(100)}"
+    assert "the cat sat" in snippet(text, {"cat"})
+
+
+def test_best_chunk_is_the_one_sharing_most_terms() -> None:
+    chunks = ["alice went home", "bob fixed the deployment on friday", "deployment notes"]
+    assert best_chunk(chunks, {"deployment", "friday"}) == 1
+
+
+def test_best_chunk_ties_and_no_overlap_give_the_first() -> None:
+    assert best_chunk(["alpha one", "alpha two"], {"alpha"}) == 0
+    assert best_chunk(["alpha", "beta"], {"gamma"}) == 0
+    assert best_chunk(["only"], set()) == 0
