@@ -36,11 +36,6 @@ class InvalidInput(StrataError):
         return cls([FieldError(field, message)])
 
 
-class BadRequest(StrataError):
-    status = 400
-    title = "Malformed request"
-
-
 class Unauthorized(StrataError):
     status = 401
     title = "Unauthorized"

@@ -227,7 +227,10 @@ def test_api_keys_roles_and_namespace_scopes(keyed: TestClient) -> None:
     other = {"events": [{"tier": "A", "text": "roadmap", "namespace": "two"}]}
     problem(keyed.post("/v1/events", json=other, headers=agent), 403)
     assert keyed.post("/v1/events", json=other, headers=admin).status_code == 201
-    # The agent's only namespace is its default; another is refused.
+    # The agent's only namespace is its default, for writes and searches; another is refused.
+    unnamed = {"events": [{"id": "n", "tier": "E", "text": "no namespace given"}]}
+    assert keyed.post("/v1/events", json=unnamed, headers=agent).status_code == 201
+    assert keyed.get("/v1/entries/n", headers=agent).json()["namespace"] == "one"
     found = keyed.post("/v1/search", json={"query": "roadmap"}, headers=agent).json()
     assert [r["namespace"] for r in found["results"]] == ["one"]
     problem(
