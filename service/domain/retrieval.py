@@ -38,7 +38,7 @@ class Retriever:
         keywords: KeywordStore,
         embedder: Embedder | None,
         *,
-        rrf_k: float = 60.0,
+        rrf_k: float = 10.0,
         weights: Mapping[str, float] | None = None,
         candidates: int = 50,
     ) -> None:
