@@ -85,21 +85,11 @@ class EntryOut(Struct, kw_only=True):
     metadata: dict[str, Any]
 
 
-class SearchHit(Struct, kw_only=True, omit_defaults=True):
-    id: str
-    namespace: str
-    tier: Tier
-    text: str
+class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
+    """An entry found by a search, with the part of it that matched."""
+
     snippet: str
     score: Annotated[float, Meta(ge=0, le=1)]
-    timestamp: str
-    speaker: str | None
-    role: str | None
-    chain_type: str | None
-    tags: list[str]
-    expires_at: str | None
-    archived: bool
-    metadata: dict[str, Any]
     explain: dict[str, ListRank] | None = None
 
 

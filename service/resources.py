@@ -21,6 +21,11 @@ from service.stores.tantivy import TantivyKeywordStore
 log = logging.getLogger("strata")
 
 
+def new_entry_id() -> str:
+    """A fresh entry id: 32 hex characters."""
+    return uuid.uuid4().hex
+
+
 @dataclass
 class Resources:
     settings: Settings
@@ -33,7 +38,7 @@ class Resources:
     retriever: Retriever
     policy: ExpiryPolicy
     clock: Callable[[], float] = time.time
-    new_id: Callable[[], str] = field(default=lambda: uuid.uuid4().hex)
+    new_id: Callable[[], str] = new_entry_id
     degraded: list[str] = field(default_factory=list)
 
     def close(self) -> None:
@@ -56,7 +61,7 @@ def open_resources(
     *,
     embedder: Embedder | None = None,
     clock: Callable[[], float] = time.time,
-    new_id: Callable[[], str] | None = None,
+    new_id: Callable[[], str] = new_entry_id,
 ) -> Resources:
     """Open every store under ``settings.data_dir`` and finish interrupted writes."""
     degraded: list[str] = []
@@ -96,6 +101,6 @@ def open_resources(
         retriever=retriever,
         policy=ExpiryPolicy(settings.c_ttl_days, settings.ttl_by_chain_type),
         clock=clock,
-        new_id=new_id or (lambda: uuid.uuid4().hex),
+        new_id=new_id,
         degraded=degraded,
     )
