@@ -113,6 +113,82 @@ class Health(Struct):
     degraded: list[str]
 
 
+class HistoryItem(Struct):
+    at: str
+    action: str
+    """created, updated, embedded, promoted, archived, restored or deleted."""
+    actor: str
+
+
+class HistoryResponse(Struct):
+    id: str
+    namespace: str
+    history: list[HistoryItem]
+
+
+class PromoteRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    ids: Annotated[list[Id], Meta(min_length=1, max_length=1000)]
+    namespace: Namespace | None = None
+
+
+class PromoteResponse(Struct):
+    namespace: str
+    promoted: list[str]
+
+
+class JobOut(Struct, kw_only=True):
+    name: str
+    schedule: str
+    next_run: str | None
+    last_started: str | None
+    last_finished: str | None
+    last_result: dict[str, Any] | None
+    last_error: str | None
+    runs: int
+
+
+class JobsResponse(Struct):
+    jobs: list[JobOut]
+
+
+class RebuildOut(Struct, kw_only=True):
+    state: Literal["idle", "running", "done", "failed"]
+    done: int
+    total: int
+    started_at: str | None
+    finished_at: str | None
+    error: str | None
+
+
+class TierStats(Struct, kw_only=True):
+    active: int = 0
+    archived: int = 0
+    vectors: int = 0
+    tokens_embedded: int = 0
+    tokens: int = 0
+
+
+class NamespaceStats(Struct):
+    namespace: str
+    tiers: dict[str, TierStats]
+
+
+class Totals(Struct, kw_only=True):
+    entries: int
+    vectors: int
+    tokens_embedded: int
+    tokens_full_rag: int
+    """Tokens embedding every entry, of every tier, would have cost."""
+    embedding_avoided: float
+    """Share of the full-RAG embedding work not done: 1 - embedded / full."""
+
+
+class StatsResponse(Struct):
+    namespaces: list[NamespaceStats]
+    totals: Totals
+    disk_bytes: dict[str, int | None]
+
+
 class FieldProblem(Struct):
     field: str
     message: str
@@ -137,6 +213,12 @@ CONTRACT: dict[str, type[Struct]] = {
     "EntryOut": EntryOut,
     "DeleteResponse": DeleteResponse,
     "Health": Health,
+    "HistoryResponse": HistoryResponse,
+    "PromoteRequest": PromoteRequest,
+    "PromoteResponse": PromoteResponse,
+    "JobsResponse": JobsResponse,
+    "RebuildOut": RebuildOut,
+    "StatsResponse": StatsResponse,
     "Problem": Problem,
 }
 

@@ -15,10 +15,12 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 
 from schemas import wire
+from service.api.admin import AdminController
 from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
 from service.api.health import health
 from service.api.search import SearchController
+from service.api.stats import stats
 from service.errors import StrataError
 from service.resources import Resources, open_resources
 from service.settings import Settings
@@ -44,13 +46,15 @@ def create_app(settings: Settings | None = None, *, resources: Resources | None 
         app.state.resources = opened
         for reason in opened.degraded:
             log.warning("degraded: %s", reason)
+        if settings.jobs == "on":
+            opened.jobs.start()
         try:
             yield
         finally:
             opened.close()
 
     return Litestar(
-        route_handlers=[EventsController, SearchController, health],
+        route_handlers=[EventsController, SearchController, AdminController, stats, health],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan],
         exception_handlers={

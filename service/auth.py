@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 from collections.abc import Mapping
@@ -22,6 +23,8 @@ class Principal:
 
     role: Role
     namespaces: frozenset[str] | None = None
+    name: str = "local"
+    """Who acts, as recorded in entry histories: a key's name or fingerprint."""
 
     def namespace(self, requested: str | None, field: str = "namespace") -> str:
         """The namespace to act on: the one asked for, else the key's only one, else default."""
@@ -76,7 +79,8 @@ class KeyRing:
             # Keys may end in base64 padding ("...=="); roles never contain "=".
             key, _, grant = item.rpartition("=")
             role, _, scope = grant.partition(":")
-            keys[key.strip()] = _principal(role.strip(), scope.split(",") if scope else None)
+            key = key.strip()
+            keys[key] = _principal(role.strip(), scope.split(",") if scope else None, key)
         if file:
             try:
                 rows = json.loads(Path(file).read_text())
@@ -88,14 +92,16 @@ class KeyRing:
                 allowed = row.get("namespaces")
                 if allowed is not None and not isinstance(allowed, list):
                     raise ConfigError(f"STRATA_API_KEYS_FILE {file}: 'namespaces' must be a list")
-                keys[row["key"]] = _principal(str(row.get("role", "")), allowed)
+                name = str(row.get("name") or "")
+                keys[row["key"]] = _principal(str(row.get("role", "")), allowed, row["key"], name)
         if any(len(k) < 16 for k in keys):
             raise ConfigError("API keys must be at least 16 characters long")
         return cls(keys)
 
 
-def _principal(role: str, namespaces: list[str] | None) -> Principal:
+def _principal(role: str, namespaces: list[str] | None, key: str, name: str = "") -> Principal:
     if role not in ROLES:
         raise ConfigError(f"API key role must be one of {', '.join(ROLES)}, not {role!r}")
     scope = frozenset(n.strip() for n in namespaces if n.strip()) if namespaces else None
-    return Principal(role, scope)
+    fingerprint = "key:" + hashlib.sha256(key.encode()).hexdigest()[:8]
+    return Principal(role, scope, name or fingerprint)

@@ -51,6 +51,11 @@ class NotFound(StrataError):
     title = "Not found"
 
 
+class Conflict(StrataError):
+    status = 409
+    title = "Conflict"
+
+
 class PayloadTooLarge(StrataError):
     status = 413
     title = "Payload too large"

@@ -1,24 +1,36 @@
-"""Heavy resources (model, stores) opened at start-up and closed in reverse order."""
+"""Heavy resources (model, stores, jobs) opened at start-up and closed in reverse order."""
 
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
 
 from service.auth import KeyRing
 from service.domain.memory import Memory
 from service.domain.ports import Embedder
 from service.domain.retrieval import Retriever
 from service.domain.tiers import ExpiryPolicy
+from service.jobs import lifecycle
+from service.jobs.rebuild import Rebuilder
+from service.jobs.scheduler import Jobs
 from service.settings import Settings
 from service.stores.chroma import ChromaVectorStore, connect
 from service.stores.ledger import SqliteLedger
 from service.stores.tantivy import TantivyKeywordStore
 
 log = logging.getLogger("strata")
+T = TypeVar("T")
+
+NO_MODEL = (
+    "embedding model unavailable ({}): searches use BM25 only; tier A and C events are "
+    "stored and embedded once a model loads"
+)
 
 
 def new_entry_id() -> str:
@@ -37,11 +49,15 @@ class Resources:
     memory: Memory
     retriever: Retriever
     policy: ExpiryPolicy
+    jobs: Jobs
+    rebuilder: Rebuilder
     clock: Callable[[], float] = time.time
     new_id: Callable[[], str] = new_entry_id
     degraded: list[str] = field(default_factory=list)
 
     def close(self) -> None:
+        self.jobs.shutdown()
+        self.rebuilder.wait()
         self.keywords.close()
         self.ledger.close()
 
@@ -53,7 +69,20 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
         return SentenceTransformerEmbedder(settings.embedding_model), []
     except Exception as exc:  # the service still answers BM25 searches without a model
         log.error("embedding model could not be loaded: %s", exc)
-        return None, [f"embedding model unavailable ({exc}); BM25 only, A/C writes refused"]
+        return None, [NO_MODEL.format(exc)]
+
+
+def open_or_reset(name: str, path: Path, opener: Callable[[], T]) -> T:
+    """Open a derived store; if its files are unreadable, set them aside and start empty
+    (the ledger refills it)."""
+    try:
+        return opener()
+    except Exception as exc:
+        aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")
+        log.error("%s at %s is unreadable (%s); moved to %s, rebuilding", name, path, exc, aside)
+        if path.exists():
+            shutil.move(str(path), str(aside))
+        return opener()
 
 
 def open_resources(
@@ -63,15 +92,21 @@ def open_resources(
     clock: Callable[[], float] = time.time,
     new_id: Callable[[], str] = new_entry_id,
 ) -> Resources:
-    """Open every store under ``settings.data_dir`` and finish interrupted writes."""
+    """Open every store under ``settings.data_dir``, finish interrupted writes, and
+    rebuild an index that does not match the ledger."""
     degraded: list[str] = []
     if embedder is None:
         embedder, degraded = load_embedder(settings)
     data = settings.data_dir
     data.mkdir(parents=True, exist_ok=True)
     ledger = SqliteLedger(data / "ledger.sqlite3")
-    vectors = ChromaVectorStore(connect(data, settings.chroma_url))
-    keywords = TantivyKeywordStore(data / "tantivy")
+    if settings.chroma_url:
+        vectors = ChromaVectorStore(connect(data, settings.chroma_url))
+    else:
+        vectors = open_or_reset("Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)))
+    keywords = open_or_reset(
+        "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
+    )
     memory = Memory(
         ledger,
         vectors,
@@ -79,6 +114,7 @@ def open_resources(
         embedder,
         chunk_words=settings.chunk_words,
         chunk_overlap=settings.chunk_overlap,
+        clock=clock,
     )
     retriever = Retriever(
         ledger,
@@ -90,6 +126,10 @@ def open_resources(
         candidates=settings.candidates,
     )
     memory.recover()
+    if not memory.indexes_match_ledger():
+        log.warning("indexes do not match the ledger; rebuilding them from it")
+        memory.rebuild()
+    memory.backfill()
     return Resources(
         settings=settings,
         keys=KeyRing.load(settings.api_keys, settings.api_keys_file),
@@ -100,7 +140,28 @@ def open_resources(
         memory=memory,
         retriever=retriever,
         policy=ExpiryPolicy(settings.c_ttl_days, settings.ttl_by_chain_type),
+        jobs=lifecycle_jobs(settings, memory, clock),
+        rebuilder=Rebuilder(memory, clock),
         clock=clock,
         new_id=new_id,
         degraded=degraded,
     )
+
+
+def lifecycle_jobs(settings: Settings, memory: Memory, clock: Callable[[], float]) -> Jobs:
+    jobs = Jobs(clock)
+    jobs.add(
+        "expire_c_tier", settings.expire_c_cron, lambda: lifecycle.expire_c_tier(memory, clock())
+    )
+    jobs.add(
+        "archive_e_tier",
+        settings.archive_e_cron,
+        lambda: lifecycle.archive_e_tier(
+            memory, clock(), settings.e_archive_days, settings.e_delete_days
+        ),
+    )
+    jobs.add("optimize_indexes", settings.optimize_cron, lambda: lifecycle.optimize_indexes(memory))
+    jobs.add(
+        "backfill_embeddings", settings.backfill_cron, lambda: lifecycle.backfill_embeddings(memory)
+    )
+    return jobs

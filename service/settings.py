@@ -51,6 +51,20 @@ class Settings:
     """Words per chunk for embedding; fits the model's 256-token window."""
     chunk_overlap: int = 30
     """Words shared by consecutive chunks."""
+    jobs: str = "on"
+    """Run the scheduled lifecycle jobs: ``on`` or ``off`` (they can still be run by hand)."""
+    expire_c_cron: str = "0 * * * *"
+    """When ``expire_c_tier`` archives expired tier C entries (crontab, UTC)."""
+    archive_e_cron: str = "30 3 * * *"
+    """When ``archive_e_tier`` archives (and optionally deletes) old tier E entries."""
+    optimize_cron: str = "0 4 * * *"
+    """When ``optimize_indexes`` merges Tantivy segments and collects garbage."""
+    backfill_cron: str = "*/15 * * * *"
+    """When ``backfill_embeddings`` embeds A/C entries written while no model was loaded."""
+    e_archive_days: float = 30.0
+    """Tier E entries older than this many days are archived; 0 keeps them active."""
+    e_delete_days: float = 0.0
+    """Tier E entries older than this many days are deleted for good; 0 never deletes."""
     search_threads: int = 4
     """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
 
@@ -78,6 +92,10 @@ class Settings:
             raise ConfigError("STRATA_RRF_K must be positive")
         if self.bm25_weight < 0 or self.vector_weight < 0:
             raise ConfigError("fusion weights must not be negative")
+        if self.jobs not in ("on", "off"):
+            raise ConfigError("STRATA_JOBS must be on or off")
+        if self.e_archive_days < 0 or self.e_delete_days < 0:
+            raise ConfigError("STRATA_E_ARCHIVE_DAYS and STRATA_E_DELETE_DAYS must be >= 0")
 
 
 def _parse(name: str, kind: object, raw: str) -> object:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from schemas import wire
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
-from service.domain.tiers import ExpiryPolicy
+from service.domain.tiers import ExpiryPolicy, is_live
 from service.errors import FieldError, InvalidInput
 
 
@@ -110,11 +110,11 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
     return SearchQuery(request.query, filters, request.mode, request.limit, request.explain)
 
 
-def entry_out(entry: Entry) -> wire.EntryOut:
-    return wire.EntryOut(**_entry_fields(entry))
+def entry_out(entry: Entry, now: float) -> wire.EntryOut:
+    return wire.EntryOut(**_entry_fields(entry, now))
 
 
-def hit_out(result: SearchResult) -> wire.SearchHit:
+def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
     explain = None
     if result.explain is not None:
         explain = {
@@ -122,11 +122,15 @@ def hit_out(result: SearchResult) -> wire.SearchHit:
             for name, e in result.explain.items()
         }
     return wire.SearchHit(
-        **_entry_fields(result.entry), snippet=result.snippet, score=result.score, explain=explain
+        **_entry_fields(result.entry, now),
+        snippet=result.snippet,
+        score=result.score,
+        explain=explain,
     )
 
 
-def _entry_fields(entry: Entry) -> dict:
+def _entry_fields(entry: Entry, now: float) -> dict:
+    """Wire fields of an entry; an expired one shows as archived, as searches treat it."""
     return {
         "id": entry.id,
         "namespace": entry.namespace,
@@ -138,6 +142,6 @@ def _entry_fields(entry: Entry) -> dict:
         "chain_type": entry.chain_type,
         "tags": list(entry.tags),
         "expires_at": format_time(entry.expires_at),
-        "archived": entry.archived,
+        "archived": entry.archived or not is_live(entry.expires_at, now),
         "metadata": dict(entry.metadata),
     }

@@ -6,7 +6,7 @@ from litestar import Controller, delete, get, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from schemas import wire
-from service.api.convert import entry_out, to_entries
+from service.api.convert import entry_out, format_time, to_entries
 from service.api.deps import PrincipalDep, ResourcesDep
 from service.domain.models import entry_key
 from service.errors import NotFound, PayloadTooLarge
@@ -31,7 +31,7 @@ class EventsController(Controller):
             policy=resources.policy,
             namespace=principal.namespace,
         )
-        outcome = resources.memory.write(entries)
+        outcome = resources.memory.write(entries, principal.name)
         return wire.EventsResponse(outcome.ids, outcome.embedded, outcome.indexed)
 
     @get("/entries/{entry_id:str}", sync_to_thread=True)
@@ -46,7 +46,7 @@ class EventsController(Controller):
         found = resources.memory.get(entry_key(ns, entry_id))
         if found is None:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
-        return entry_out(found.entry)
+        return entry_out(found.entry, resources.clock())
 
     @delete("/entries/{entry_id:str}", status_code=200, sync_to_thread=True)
     def delete_entry(
@@ -57,6 +57,28 @@ class EventsController(Controller):
         namespace: FromQuery[str | None] = None,
     ) -> wire.DeleteResponse:
         ns = principal.namespace(namespace)
-        if not resources.memory.delete([entry_key(ns, entry_id)]):
+        if not resources.memory.delete([entry_key(ns, entry_id)], principal.name):
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
         return wire.DeleteResponse(entry_id, ns, deleted=True)
+
+    @get("/entries/{entry_id:str}/history", sync_to_thread=True)
+    def entry_history(
+        self,
+        entry_id: FromPath[str],
+        resources: ResourcesDep,
+        principal: PrincipalDep,
+        namespace: FromQuery[str | None] = None,
+    ) -> wire.HistoryResponse:
+        """What happened to an entry, oldest first; kept after the entry is deleted."""
+        ns = principal.namespace(namespace)
+        events = resources.ledger.history(entry_key(ns, entry_id))
+        if not events:
+            raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
+        return wire.HistoryResponse(
+            id=entry_id,
+            namespace=ns,
+            history=[
+                wire.HistoryItem(at=format_time(e.at) or "", action=e.action, actor=e.actor)
+                for e in events
+            ],
+        )

@@ -22,11 +22,12 @@ class SearchController(Controller):
     ) -> wire.SearchResponse:
         """Hybrid BM25 + vector search of one namespace; see the README for scoring."""
         started = time.perf_counter()
-        query = to_query(data, namespace=principal.namespace(data.namespace), now=resources.clock())
+        now = resources.clock()
+        query = to_query(data, namespace=principal.namespace(data.namespace), now=now)
         outcome = resources.retriever.search(query)
         took = round((time.perf_counter() - started) * 1000, 2)
         return wire.SearchResponse(
-            results=[hit_out(r) for r in outcome.results],
+            results=[hit_out(r, now) for r in outcome.results],
             mode=outcome.mode,
             took_ms=took,
             degraded=[*resources.degraded, *outcome.degraded],

@@ -1,18 +1,21 @@
-"""The write path: ledger first, then the derived indexes; reads and deletes by key."""
+"""Every change to stored entries: ledger first, then the derived indexes."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from service.domain.chunking import chunk_text
 from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
-from service.errors import Unavailable
+from service.errors import FieldError, InvalidInput
 
 log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
 
 
 def embedding_input(entry: Entry, chunk: str) -> str:
@@ -27,6 +30,9 @@ class Memory:
     records the entries as pending in one transaction (the write is now durable),
     then Chroma and Tantivy are updated and the entries marked synced. Anything
     pending after a crash is re-applied from the ledger by ``recover``.
+
+    Chroma holds the vectors of live (not archived) tier A and C entries; Tantivy
+    holds every entry. Both can be rebuilt from the ledger, which keeps the vectors.
     """
 
     def __init__(
@@ -38,6 +44,7 @@ class Memory:
         *,
         chunk_words: int = 150,
         chunk_overlap: int = 30,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -45,76 +52,114 @@ class Memory:
         self.embedder = embedder
         self.chunk_words = chunk_words
         self.chunk_overlap = chunk_overlap
+        self.clock = clock
         self._lock = threading.Lock()
 
-    def write(self, entries: Sequence[Entry]) -> WriteOutcome:
+    def write(self, entries: Sequence[Entry], actor: str = "") -> WriteOutcome:
         stored = self.prepare(entries)
         with self._lock:
-            self.ledger.put(stored)
+            self.ledger.put(stored, actor=actor, at=self.clock())
             self._index(stored)
-        embedded = sum(1 for s in stored if s.entry.embedded)
+        embedded = sum(1 for s in stored if s.entry.embedded and s.has_vectors)
         return WriteOutcome([e.id for e in entries], embedded=embedded, indexed=len(stored))
 
     def prepare(self, entries: Sequence[Entry]) -> list[StoredEntry]:
-        """Chunk every entry and embed the chunks of embedded tiers, in one model call."""
+        """Chunk every entry and embed the chunks of embedded tiers, in one model call.
+
+        Without a model, tier A and C entries are kept without vectors and embedded by
+        ``backfill`` once a model is loaded.
+        """
         pieces = [chunk_text(e.text, self.chunk_words, self.chunk_overlap) for e in entries]
-        wanted = [
-            embedding_input(e, piece)
+        inputs = [
+            [embedding_input(e, piece) for piece in chunks]
             for e, chunks in zip(entries, pieces, strict=True)
-            if e.embedded
-            for piece in chunks
         ]
-        vectors = iter(self._embed(wanted)) if wanted else iter(())
+        tokens = self._count_tokens(inputs)
+        wanted = [
+            text for e, texts in zip(entries, inputs, strict=True) if e.embedded for text in texts
+        ]
+        vectors = iter(self.embedder.embed(wanted)) if wanted and self.embedder else None
         stored = []
-        for entry, chunks in zip(entries, pieces, strict=True):
+        for entry, chunks, count in zip(entries, pieces, tokens, strict=True):
             built = tuple(
-                Chunk(entry.key, n, text, next(vectors) if entry.embedded else None)
+                Chunk(entry.key, n, text, next(vectors) if entry.embedded and vectors else None)
                 for n, text in enumerate(chunks)
             )
-            stored.append(StoredEntry(entry, built))
+            stored.append(StoredEntry(entry, built, count))
         return stored
 
-    def _embed(self, texts: list[str]) -> list[tuple[float, ...]]:
-        if self.embedder is None:
-            raise Unavailable("no embedding model is loaded; tiers A and C cannot be written")
-        return self.embedder.embed(texts)
+    def _count_tokens(self, inputs: list[list[str]]) -> list[int]:
+        flat = [text for texts in inputs for text in texts]
+        if self.embedder is not None:
+            counts = iter(self.embedder.count_tokens(flat))
+        else:  # about four word pieces for every three English words
+            counts = iter(len(text.split()) * 4 // 3 for text in flat)
+        return [sum(next(counts) for _ in texts) for texts in inputs]
 
     def _index(self, stored: Sequence[StoredEntry]) -> None:
         keys = [s.entry.key for s in stored]
         self.vectors.delete(keys)
-        self.vectors.upsert([s for s in stored if s.entry.embedded])
+        self.vectors.upsert([s for s in stored if s.in_vector_index])
         self.keywords.apply(stored, ())
         self.ledger.mark_synced(keys)
 
     def get(self, key: str) -> StoredEntry | None:
         return self.ledger.get([key]).get(key)
 
-    def delete(self, keys: Sequence[str]) -> list[str]:
+    def delete(self, keys: Sequence[str], actor: str = "") -> list[str]:
         """Remove entries from the ledger and both indexes; returns the keys that existed."""
         with self._lock:
             existing = self.ledger.mark_deleting(keys)
             if existing:
-                self._remove(existing)
+                self._remove(existing, actor)
         return existing
 
-    def _remove(self, keys: Sequence[str]) -> None:
+    def _remove(self, keys: Sequence[str], actor: str = "") -> None:
         self.vectors.delete(keys)
         self.keywords.apply((), keys)
-        self.ledger.remove(keys)
+        self.ledger.remove(keys, actor=actor, at=self.clock())
 
-    def set_archived(self, keys: Sequence[str], archived: bool) -> int:
-        """Flag entries archived (hidden from default searches) or restore them."""
+    def set_archived(self, keys: Sequence[str], archived: bool, actor: str = "") -> int:
+        """Archive entries (out of Chroma, out of default searches) or restore them."""
         with self._lock:
-            found = self.ledger.get(keys)
             changed = [
-                StoredEntry(replace(s.entry, archived=archived), s.chunks)
-                for s in found.values()
+                StoredEntry(replace(s.entry, archived=archived), s.chunks, s.tokens)
+                for s in self.ledger.get(keys).values()
                 if s.entry.archived != archived
             ]
-            if changed:
-                self.ledger.put(changed)
-                self._index(changed)
+            self._rewrite(changed, actor, "archived" if archived else "restored")
         return len(changed)
+
+    def promote(self, keys: Sequence[str], actor: str = "") -> int:
+        """Make tier C entries lasting tier A decisions, archived or not, keeping their vectors.
+
+        Raises InvalidInput naming ``ids[i]`` for every unknown or non-C entry; then nothing
+        is promoted.
+        """
+        with self._lock:
+            found = self.ledger.get(keys)
+            errors = []
+            for n, key in enumerate(keys):
+                stored = found.get(key)
+                if stored is None:
+                    errors.append(FieldError(f"ids[{n}]", "no such entry"))
+                elif stored.entry.tier != "C":
+                    errors.append(FieldError(f"ids[{n}]", f"is tier {stored.entry.tier}, not C"))
+            if errors:
+                raise InvalidInput(errors)
+            promoted = [
+                StoredEntry(
+                    replace(s.entry, tier="A", expires_at=None, archived=False), s.chunks, s.tokens
+                )
+                for s in (found[k] for k in dict.fromkeys(keys))
+            ]
+            self._rewrite(promoted, actor, "promoted")
+        return len(promoted)
+
+    def _rewrite(self, changed: list[StoredEntry], actor: str, action: str) -> None:
+        if changed:
+            self.ledger.put(changed, actor=actor, action=action, at=self.clock())
+            self._index(changed)
 
     def recover(self) -> tuple[int, int]:
         """Finish writes and deletes interrupted by a crash. Returns (re-indexed, removed)."""
@@ -123,19 +168,62 @@ class Memory:
             if pending:
                 self._index(pending)
             if deleting:
-                self._remove(deleting)
+                self._remove(deleting, "recovery")
         if pending or deleting:
             log.info("recovered %d pending writes and %d deletes", len(pending), len(deleting))
         return len(pending), len(deleting)
 
-    def rebuild(self) -> int:
-        """Recreate Chroma and Tantivy from the ledger. Returns the number of entries."""
+    def backfill(self, batch: int = 256) -> int:
+        """Embed tier A and C entries written while no model was loaded."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while keys := self.ledger.missing_vectors(batch):
+            entries = [s.entry for s in self.ledger.get(keys).values()]
+            stored = self.prepare(entries)
+            with self._lock:
+                current = self.ledger.get(keys)
+                # Skip entries rewritten or deleted while this batch was being embedded.
+                fresh = [
+                    s
+                    for s in stored
+                    if (now := current.get(s.entry.key)) is not None and now.entry == s.entry
+                ]
+                self.ledger.put(fresh, action="embedded", actor="backfill", at=self.clock())
+                self._index(fresh)
+            done += len(fresh)
+            if not fresh:
+                break
+        return done
+
+    def indexes_match_ledger(self) -> bool:
+        """Whether Chroma and Tantivy hold as many records as the ledger says they should."""
+        live = sum(self.ledger.count().values())
+        vectors = sum(self.vectors.count(tier) for tier in ("A", "C"))
+        return self.keywords.count() == live and vectors == self.ledger.vector_count()
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Re-derive Chroma and Tantivy from the ledger without re-embedding.
+
+        Searches keep working throughout: Tantivy swaps in the new documents with one
+        commit, Chroma records are upserted in place and orphans removed last. Writes
+        wait until the rebuild is done.
+        """
         total = 0
         with self._lock:
-            self.vectors.clear()
-            self.keywords.clear()
-            for batch in self.ledger.scan():
-                self.vectors.upsert([s for s in batch if s.entry.embedded])
-                self.keywords.apply(batch, ())
-                total += len(batch)
+            keep: set[str] = set()
+
+            def batches() -> Iterator[list[StoredEntry]]:
+                nonlocal total
+                for batch in self.ledger.scan():
+                    live = [s for s in batch if s.in_vector_index]
+                    self.vectors.upsert(live)
+                    keep.update(s.entry.key for s in live)
+                    total += len(batch)
+                    if progress:
+                        progress(total)
+                    yield batch
+
+            self.keywords.replace_all(batches())
+            self.vectors.delete([k for k in self.vectors.entry_keys() if k not in keep])
         return total

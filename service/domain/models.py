@@ -60,6 +60,25 @@ class StoredEntry:
 
     entry: Entry
     chunks: tuple[Chunk, ...]
+    tokens: int = 0
+    """Model tokens of all its chunks: what embedding it costs (or would cost, for tier E)."""
+
+    @property
+    def has_vectors(self) -> bool:
+        return bool(self.chunks) and all(c.vector is not None for c in self.chunks)
+
+    @property
+    def in_vector_index(self) -> bool:
+        """Chroma holds the vectors of live tier A and C entries only."""
+        return self.entry.embedded and not self.entry.archived and self.has_vectors
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    at: float
+    action: str
+    """created, updated, promoted, archived, restored or deleted."""
+    actor: str
 
 
 @dataclass(frozen=True)

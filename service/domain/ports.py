@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
-from service.domain.models import Chunk, Filters, Hit, StoredEntry, Tier
+from service.domain.models import Chunk, Filters, HistoryEvent, Hit, StoredEntry, Tier
 
 
 class Embedder(Protocol):
@@ -14,6 +14,10 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         """Unit-length vectors, one per text, in order."""
+        ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Model tokens each text costs to embed (up to the model's window)."""
         ...
 
 
@@ -34,6 +38,14 @@ class VectorStore(Protocol):
 
     def count(self, tier: Tier) -> int: ...
 
+    def entry_keys(self) -> set[str]:
+        """Every entry key with a vector in any collection."""
+        ...
+
+    def delete_expired(self, now: float) -> None:
+        """Drop tier C vectors whose ``expires_at`` has passed."""
+        ...
+
     def clear(self) -> None: ...
 
     def health(self) -> str: ...
@@ -48,14 +60,29 @@ class KeywordStore(Protocol):
         """BM25 ranking of entries matching ``filters``; no query syntax is interpreted."""
         ...
 
+    def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
+        """Swap the whole index for these entries, visible at once when done."""
+        ...
+
+    def optimize(self) -> None:
+        """Merge segments and collect garbage."""
+        ...
+
     def count(self) -> int: ...
 
     def clear(self) -> None: ...
 
 
 class Ledger(Protocol):
-    def put(self, stored: Sequence[StoredEntry]) -> None:
-        """Durably record entries (replacing same keys) as pending indexing."""
+    def put(
+        self,
+        stored: Sequence[StoredEntry],
+        *,
+        actor: str = "",
+        action: str | None = None,
+        at: float | None = None,
+    ) -> None:
+        """Durably record entries (replacing same keys) as pending indexing, with history."""
         ...
 
     def mark_synced(self, keys: Iterable[str]) -> None: ...
@@ -64,7 +91,25 @@ class Ledger(Protocol):
         """Flag existing entries for removal; returns the keys that existed."""
         ...
 
-    def remove(self, keys: Sequence[str]) -> None: ...
+    def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None: ...
+
+    def history(self, key: str) -> list[HistoryEvent]: ...
+
+    def select_keys(
+        self,
+        *,
+        tier: str,
+        archived: bool = False,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        limit: int = 1000,
+    ) -> list[str]: ...
+
+    def missing_vectors(self, limit: int = 500) -> list[str]: ...
+
+    def vector_count(self) -> int: ...
+
+    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]: ...
 

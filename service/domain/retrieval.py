@@ -66,6 +66,9 @@ class Retriever:
             lists["bm25"] = self.keywords.search(query.text, filters, depth)
         if mode in ("vector", "hybrid") and vector_tiers and self.embedder is not None:
             lists["vector"] = self._vector_hits(query.text, filters, vector_tiers, depth)
+        for hits in lists.values():
+            # Equal scores are ordered by key, so a ranking never depends on storage order.
+            hits.sort(key=lambda h: (-round(h.score, 6), h.key))
         results = self._rank(query, lists)
         return SearchOutcome(results, mode, degraded)
 
@@ -73,7 +76,7 @@ class Retriever:
         assert self.embedder is not None
         vector = self.embedder.embed([text])[0]
         hits = [h for tier in tiers for h in self.vectors.search(tier, vector, filters, depth)]
-        hits.sort(key=lambda h: -h.score)
+        hits.sort(key=lambda h: (-round(h.score, 6), h.key))
         return hits[:depth]
 
     def _rank(self, query: SearchQuery, lists: dict[str, list[Hit]]) -> list[SearchResult]:

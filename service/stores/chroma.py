@@ -82,6 +82,19 @@ class ChromaVectorStore:
     def count(self, tier: Tier) -> int:
         return int(self._collections[tier].count())
 
+    def entry_keys(self) -> set[str]:
+        found: set[str] = set()
+        for collection in self._collections.values():
+            offset = 0
+            while page := collection.get(include=[], limit=5000, offset=offset)["ids"]:
+                found.update(record.rsplit("#", 1)[0] for record in page)
+                offset += len(page)
+        return found
+
+    def delete_expired(self, now: float) -> None:
+        """Drop tier C vectors whose ``expires_at`` has passed."""
+        self._collections["C"].delete(where={"expires_at": {"$lte": now}})
+
     def clear(self) -> None:
         for tier in EMBEDDED_TIERS:
             self.client.delete_collection(f"{self.prefix}_{tier}")
@@ -100,7 +113,6 @@ def _metadata(stored: StoredEntry, chunk: int) -> dict[str, Any]:
         "namespace": e.namespace,
         "timestamp": e.timestamp,
         "expires_at": e.expires_at if e.expires_at is not None else NEVER,
-        "archived": e.archived,
     }
     if e.speaker is not None:
         meta["speaker"] = e.speaker
@@ -112,12 +124,10 @@ def _metadata(stored: StoredEntry, chunk: int) -> dict[str, Any]:
 
 
 def _where(f: Filters) -> dict[str, Any]:
-    conditions: list[dict[str, Any]] = [
-        {"namespace": f.namespace},
-        {"expires_at": {"$gt": f.now}},
-    ]
+    # Archived entries have no vectors here; expired ones only until the expiry job runs.
+    conditions: list[dict[str, Any]] = [{"namespace": f.namespace}]
     if not f.include_archived:
-        conditions.append({"archived": False})
+        conditions.append({"expires_at": {"$gt": f.now}})
     if f.speaker is not None:
         conditions.append({"speaker": f.speaker})
     if f.chain_type is not None:
@@ -127,4 +137,4 @@ def _where(f: Filters) -> dict[str, Any]:
         conditions.append({"timestamp": {"$gte": f.since}})
     if f.until is not None:
         conditions.append({"timestamp": {"$lte": f.until}})
-    return {"$and": conditions}
+    return conditions[0] if len(conditions) == 1 else {"$and": conditions}

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from service.domain.models import Chunk, Entry, StoredEntry
+from service.domain.models import Chunk, Entry, HistoryEvent, StoredEntry
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -26,8 +27,10 @@ CREATE TABLE IF NOT EXISTS entries (
     expires_at REAL,
     metadata TEXT NOT NULL,
     archived INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
     state TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS entries_tier_time ON entries(tier, archived, timestamp);
 CREATE INDEX IF NOT EXISTS entries_state ON entries(state) WHERE state != 'synced';
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS chunks (
@@ -37,11 +40,18 @@ CREATE TABLE IF NOT EXISTS chunks (
     vector BLOB,
     PRIMARY KEY (key, number)
 );
+CREATE TABLE IF NOT EXISTS history (
+    key TEXT NOT NULL,
+    at REAL NOT NULL,
+    action TEXT NOT NULL,
+    actor TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_key ON history(key, at);
 """
 
 _COLUMNS = (
     "key, id, namespace, tier, text, speaker, role, chain_type, tags, timestamp, "
-    "expires_at, metadata, archived"
+    "expires_at, metadata, archived, tokens"
 )
 
 
@@ -61,17 +71,34 @@ class SqliteLedger:
         with self._lock:
             self._db.close()
 
-    def put(self, stored: Sequence[StoredEntry]) -> None:
-        rows = [_entry_row(s.entry) for s in stored]
+    def put(
+        self,
+        stored: Sequence[StoredEntry],
+        *,
+        actor: str = "",
+        action: str | None = None,
+        at: float | None = None,
+    ) -> None:
+        """Record entries as pending indexing, and in each one's history: ``action``, or
+        created / updated as the key is new or not."""
+        rows = [(*_entry_row(s.entry), s.tokens) for s in stored]
         chunks = [(c.key, c.number, c.text, _pack(c.vector)) for s in stored for c in s.chunks]
         with self._lock, self._transaction():
-            self._db.executemany(
-                "DELETE FROM chunks WHERE key = ?", [(s.entry.key,) for s in stored]
-            )
+            keys = [s.entry.key for s in stored]
+            existing = set(self._present(keys))
+            self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
             self._db.executemany(
                 f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
                 rows,
+            )
+            now = time.time() if at is None else at
+            self._db.executemany(
+                "INSERT INTO history VALUES (?,?,?,?)",
+                [
+                    (k, now, action or ("updated" if k in existing else "created"), actor)
+                    for k in keys
+                ],
             )
             self._db.executemany("INSERT INTO chunks VALUES (?,?,?,?)", chunks)
 
@@ -83,9 +110,80 @@ class SqliteLedger:
         self._set_state(existing, "deleting")
         return existing
 
-    def remove(self, keys: Sequence[str]) -> None:
+    def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
         with self._lock, self._transaction():
             self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
+            now = time.time() if at is None else at
+            self._db.executemany(
+                "INSERT INTO history VALUES (?,?,?,?)", [(k, now, "deleted", actor) for k in keys]
+            )
+
+    def history(self, key: str) -> list[HistoryEvent]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT at, action, actor FROM history WHERE key = ? ORDER BY at, rowid", (key,)
+            ).fetchall()
+        return [HistoryEvent(*row) for row in rows]
+
+    def select_keys(
+        self,
+        *,
+        tier: str,
+        archived: bool = False,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        limit: int = 1000,
+    ) -> list[str]:
+        """Keys of one tier's entries, by expiry or age; the lifecycle jobs' worklists."""
+        sql = "SELECT key FROM entries WHERE tier = ? AND archived = ? AND state != 'deleting'"
+        args: list[object] = [tier, int(archived)]
+        if expires_before is not None:
+            sql += " AND expires_at IS NOT NULL AND expires_at <= ?"
+            args.append(expires_before)
+        if older_than is not None:
+            sql += " AND timestamp < ?"
+            args.append(older_than)
+        with self._lock:
+            rows = self._db.execute(sql + " LIMIT ?", [*args, limit]).fetchall()
+        return [r[0] for r in rows]
+
+    def missing_vectors(self, limit: int = 500) -> list[str]:
+        """Keys of tier A and C entries written while no model was loaded."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT e.key FROM entries e JOIN chunks c ON c.key = e.key "
+                "WHERE e.tier IN ('A', 'C') AND c.vector IS NULL AND e.state != 'deleting' "
+                "LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
+        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT e.namespace, e.tier, e.archived, COUNT(*), SUM(COALESCE(v.n, 0)), "
+                "SUM(CASE WHEN v.n > 0 THEN e.tokens ELSE 0 END), SUM(e.tokens) "
+                "FROM entries e LEFT JOIN (SELECT key, COUNT(*) AS n FROM chunks "
+                "WHERE vector IS NOT NULL GROUP BY key) v ON v.key = e.key "
+                "WHERE e.state != 'deleting' GROUP BY e.namespace, e.tier, e.archived"
+            ).fetchall()
+        return [(r[0], r[1], bool(r[2]), *r[3:]) for r in rows]
+
+    def vector_count(self) -> int:
+        """Chunks the vector index should hold: those of live tier A and C entries."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM chunks c JOIN entries e ON e.key = c.key "
+                "WHERE e.tier IN ('A', 'C') AND e.archived = 0 AND c.vector IS NOT NULL "
+                "AND e.state != 'deleting'"
+            ).fetchone()
+        return int(row[0])
+
+    def _present(self, keys: Sequence[str]) -> Iterator[str]:
+        for key in keys:
+            if self._db.execute("SELECT 1 FROM entries WHERE key = ?", (key,)).fetchone():
+                yield key
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         if not keys:
@@ -136,20 +234,9 @@ class SqliteLedger:
             ).fetchall()
         return {tier: n for tier, n in rows}
 
-    def expired_keys(self, now: float, limit: int = 1000) -> list[str]:
+    def _existing(self, keys: Sequence[str]) -> list[str]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT key FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ? "
-                "AND state != 'deleting' LIMIT ?",
-                (now, limit),
-            ).fetchall()
-        return [r[0] for r in rows]
-
-    def _existing(self, keys: Sequence[str]) -> Iterator[str]:
-        with self._lock:
-            for key in keys:
-                if self._db.execute("SELECT 1 FROM entries WHERE key = ?", (key,)).fetchone():
-                    yield key
+            return list(self._present(keys))
 
     def _set_state(self, keys: list[str], state: str) -> None:
         if not keys:
@@ -169,7 +256,7 @@ class SqliteLedger:
             keys,
         ):
             chunks[key].append(Chunk(key, number, text, _unpack(blob)))
-        return {r[0]: StoredEntry(_row_entry(r), tuple(chunks[r[0]])) for r in rows}
+        return {r[0]: StoredEntry(_row_entry(r), tuple(chunks[r[0]]), r[13]) for r in rows}
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import tantivy
@@ -124,12 +124,12 @@ class TantivyKeywordStore:
         queries = [
             Query.term_query(s, "namespace", f.namespace),
             Query.term_set_query(s, "tier", list(f.tiers)),
-            Query.range_query(
-                s, "expires_at", tantivy.FieldType.Integer, int(f.now * MS) + 1, NEVER
-            ),
         ]
+        # An expired entry counts as archived, whether or not the expiry job has run.
         if not f.include_archived:
             queries.append(Query.term_query(s, "archived", 0))
+            expiry = tantivy.FieldType.Integer
+            queries.append(Query.range_query(s, "expires_at", expiry, int(f.now * MS) + 1, NEVER))
         if f.speaker is not None:
             queries.append(Query.term_query(s, "speaker", f.speaker))
         if f.chain_type is not None:
@@ -140,6 +140,26 @@ class TantivyKeywordStore:
             hi = int(f.until * MS) if f.until is not None else NEVER
             queries.append(Query.range_query(s, "timestamp", tantivy.FieldType.Integer, lo, hi))
         return queries
+
+    def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
+        with self._lock:
+            self._writer.delete_all_documents()
+            try:
+                for batch in batches:
+                    for stored in batch:
+                        self._writer.add_document(self._document(stored))
+            except BaseException:
+                self._writer.rollback()
+                raise
+            self._writer.commit()
+        self.index.reload()
+
+    def optimize(self) -> None:
+        """Merge segments and drop files no longer used; the writer is reopened after."""
+        with self._lock:
+            self._writer.garbage_collect_files()
+            self._writer.wait_merging_threads()
+            self._writer = self.index.writer(heap_size=self.heap_bytes, num_threads=1)
 
     def count(self) -> int:
         return int(self.index.searcher().num_docs)

@@ -64,8 +64,36 @@ def test_scan_visits_every_live_entry_once(tmp_path) -> None:
     assert len(keys) == len(set(keys)) == 24
 
 
-def test_expired_keys(tmp_path) -> None:
+def test_select_keys_for_the_lifecycle_jobs(tmp_path) -> None:
     ledger = SqliteLedger(tmp_path / "l.db")
-    ledger.put([stored("a", "C"), stored("b", "A")])
-    assert ledger.expired_keys(time.time()) == []
-    assert ledger.expired_keys(time.time() + 60) == ["ns:a"]
+    ledger.put([stored("a", "C"), stored("b", "A"), stored("e", "E")])
+    assert ledger.select_keys(tier="C", expires_before=time.time()) == []
+    assert ledger.select_keys(tier="C", expires_before=time.time() + 60) == ["ns:a"]
+    assert ledger.select_keys(tier="E", older_than=time.time() + 1) == ["ns:e"]
+    assert ledger.select_keys(tier="E", older_than=time.time() - 60) == []
+
+
+def test_history_outlives_the_entry(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger.put([stored("1")], actor="key:1", at=10.0)
+    ledger.put([stored("1")], actor="key:2", at=20.0)
+    ledger.put([stored("1")], actor="scheduler", action="archived", at=30.0)
+    ledger.remove(["ns:1"], actor="key:1", at=40.0)
+    assert [(h.at, h.action, h.actor) for h in ledger.history("ns:1")] == [
+        (10.0, "created", "key:1"),
+        (20.0, "updated", "key:2"),
+        (30.0, "archived", "scheduler"),
+        (40.0, "deleted", "key:1"),
+    ]
+
+
+def test_stats_count_vectors_and_tokens(tmp_path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    a, e = stored("a"), stored("e", "E")
+    ledger.put([StoredEntry(a.entry, a.chunks, 30), StoredEntry(e.entry, e.chunks, 70)])
+    assert sorted(ledger.stats()) == [
+        ("ns", "A", False, 1, 2, 30, 30),
+        ("ns", "E", False, 1, 0, 0, 70),
+    ]
+    assert ledger.vector_count() == 2
+    assert ledger.missing_vectors() == []

@@ -62,20 +62,20 @@ def test_namespaces_never_mix(vector_store, embedder) -> None:
     assert search(vector_store, embedder, "deploy", namespace="one") == ["one:a"]
 
 
-def test_expired_and_archived_entries_are_filtered(vector_store, embedder) -> None:
+def test_expired_entries_are_filtered_until_the_expiry_sweep(vector_store, embedder) -> None:
     vector_store.upsert(
         stored(
             embedder,
             entry("live", "retry policy discussion", tier="C", expires_at=NOW + 60),
             entry("gone", "retry policy discussion", tier="C", expires_at=NOW - 60),
-            entry("old", "retry policy discussion", tier="C", expires_at=NOW + 60, archived=True),
         )
     )
     assert search(vector_store, embedder, "retry policy", tier="C") == ["ns:live"]
-    assert set(search(vector_store, embedder, "retry", tier="C", include_archived=True)) == {
-        "ns:live",
-        "ns:old",
-    }
+    both = search(vector_store, embedder, "retry", tier="C", include_archived=True)
+    assert set(both) == {"ns:live", "ns:gone"}
+    vector_store.delete_expired(NOW)
+    assert search(vector_store, embedder, "retry", tier="C", include_archived=True) == ["ns:live"]
+    assert vector_store.entry_keys() == {"ns:live"}
 
 
 def test_metadata_filters(vector_store, embedder) -> None:

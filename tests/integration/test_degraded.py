@@ -1,0 +1,86 @@
+"""The service keeps working, and says so, without a model or with damaged indexes."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from chromadb.api.client import SharedSystemClient
+
+from service.domain.models import Entry, Filters, SearchQuery
+from service.resources import open_resources
+from service.settings import Settings
+
+
+def query(text: str, mode: str = "auto") -> SearchQuery:
+    return SearchQuery(text, Filters("ns", ("A", "C", "E"), time.time()), mode=mode)  # type: ignore[arg-type]
+
+
+def entry(id: str, text: str, tier: str = "A") -> Entry:
+    return Entry(id=id, namespace="ns", tier=tier, text=text, timestamp=time.time())  # type: ignore[arg-type]
+
+
+def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
+    tmp_path: Path, embedder
+) -> None:
+    broken = Settings(data_dir=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
+    degraded = open_resources(broken)
+    try:
+        assert degraded.embedder is None and "embedding model unavailable" in degraded.degraded[0]
+        outcome = degraded.memory.write([entry("1", "we adopted trunk based development")])
+        assert (outcome.embedded, outcome.indexed) == (0, 1)
+        found = degraded.retriever.search(query("trunk development"))
+        assert found.mode == "bm25" and found.degraded
+        assert [r.entry.id for r in found.results] == ["1"]
+    finally:
+        degraded.close()
+
+    healthy = open_resources(Settings(data_dir=tmp_path), embedder=embedder)
+    try:
+        found = healthy.retriever.search(query("branching strategy", mode="vector"))
+        assert [r.entry.id for r in found.results] == ["1"]
+        assert [h.action for h in healthy.ledger.history("ns:1")] == ["created", "embedded"]
+    finally:
+        healthy.close()
+
+
+def reopen_after(tmp_path: Path, embedder, damage) -> list[str]:
+    settings = Settings(data_dir=tmp_path)
+    first = open_resources(settings, embedder=embedder)
+    first.memory.write([entry("a", "postgres replication lag"), entry("e", "lag alert", "E")])
+    first.close()
+    damage(tmp_path)
+    SharedSystemClient.clear_system_cache()
+    second = open_resources(settings, embedder=embedder)
+    try:
+        bm25 = [r.entry.id for r in second.retriever.search(query("lag", "bm25")).results]
+        vector = [
+            r.entry.id for r in second.retriever.search(query("replication", "vector")).results
+        ]
+        return sorted(bm25) + vector
+    finally:
+        second.close()
+
+
+def test_missing_tantivy_index_is_rebuilt(tmp_path: Path, embedder) -> None:
+    assert reopen_after(tmp_path, embedder, lambda d: shutil.rmtree(d / "tantivy")) == [
+        "a",
+        "e",
+        "a",
+    ]
+
+
+def test_corrupt_tantivy_index_is_rebuilt(tmp_path: Path, embedder) -> None:
+    def corrupt(d: Path) -> None:
+        (d / "tantivy" / "meta.json").write_text("{ not json")
+
+    assert reopen_after(tmp_path, embedder, corrupt) == ["a", "e", "a"]
+
+
+def test_missing_chroma_data_is_rebuilt(tmp_path: Path, embedder) -> None:
+    assert reopen_after(tmp_path, embedder, lambda d: shutil.rmtree(d / "chroma")) == [
+        "a",
+        "e",
+        "a",
+    ]

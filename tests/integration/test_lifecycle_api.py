@@ -1,0 +1,177 @@
+"""Expiry, promotion, jobs, rebuild, history and stats through the REST API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.resources import Resources, open_resources
+from service.settings import Settings
+from tests.integration.test_api import Clock, search, write
+
+ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
+AGENT = {"Authorization": "Bearer agent-key-0123456789"}
+KEYS = "admin-key-0123456789=admin;agent-key-0123456789=agent"
+DAY = 86_400
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def opened(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[Resources]:
+    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS)
+    resources = open_resources(settings, embedder=embedder, clock=clock)
+    yield resources
+    resources.close()
+
+
+@pytest.fixture
+def client(opened: Resources) -> Iterator[TestClient]:
+    with TestClient(create_app(resources=opened)) as client:
+        client.headers.update(ADMIN)
+        yield client
+
+
+def ids(found: dict) -> list[str]:
+    return [r["id"] for r in found["results"]]
+
+
+def run_job(client: TestClient, name: str) -> dict:
+    response = client.post(f"/v1/admin/jobs/{name}/run")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
+    client: TestClient, opened: Resources, clock: Clock
+) -> None:
+    write(
+        client,
+        {"id": "talk", "tier": "C", "text": "flaky checkout tests", "ttl_days": 1},
+        {"id": "keep", "tier": "C", "text": "flaky checkout retry plan", "ttl_days": 1},
+    )
+    client.post("/v1/admin/promote", json={"ids": ["keep"]}).raise_for_status()
+    clock.now += 2 * DAY
+    assert ids(search(client, "flaky checkout")) == ["keep"]
+    found = search(client, "flaky checkout", include_archived=True)
+    assert {r["id"]: r["archived"] for r in found["results"]} == {"keep": False, "talk": True}
+
+    job = run_job(client, "expire_c_tier")
+    assert job["last_result"] == {"archived": 1} and job["last_error"] is None
+    assert opened.vectors.count("C") == 0 and opened.vectors.count("A") == 1
+    assert run_job(client, "expire_c_tier")["last_result"] == {"archived": 0}
+    assert ids(search(client, "flaky checkout")) == ["keep"]
+    archived = search(client, "flaky checkout", include_archived=True, mode="bm25")
+    assert set(ids(archived)) == {"talk", "keep"}
+    history = client.get("/v1/entries/talk/history").json()["history"]
+    assert [h["action"] for h in history] == ["created", "archived"]
+    assert history[1]["actor"] == "scheduler"
+
+
+def test_promote_moves_the_stored_vector_to_tier_a(
+    client: TestClient, opened: Resources, embedder, monkeypatch
+) -> None:
+    write(
+        client,
+        {"id": "c1", "tier": "C", "text": "we will version the API in the URL path"},
+        {"id": "e1", "tier": "E", "text": "build 42 ok"},
+    )
+    calls = []
+    monkeypatch.setattr(embedder, "embed", lambda texts: calls.append(texts) or [])
+    bad = client.post("/v1/admin/promote", json={"ids": ["c1", "nope", "e1"]})
+    assert bad.status_code == 422
+    assert [e["field"] for e in bad.json()["errors"]] == ["ids[1]", "ids[2]"]
+    assert client.get("/v1/entries/c1").json()["tier"] == "C"
+
+    done = client.post("/v1/admin/promote", json={"ids": ["c1"]})
+    assert done.json() == {"namespace": "default", "promoted": ["c1"]}
+    assert calls == []
+    entry = client.get("/v1/entries/c1").json()
+    assert (entry["tier"], entry["expires_at"]) == ("A", None)
+    assert (opened.vectors.count("A"), opened.vectors.count("C")) == (1, 0)
+    history = client.get("/v1/entries/c1/history").json()["history"]
+    assert [h["action"] for h in history] == ["created", "promoted"]
+    assert history[1]["actor"].startswith("key:")
+
+
+def test_admin_endpoints_need_an_admin_key(client: TestClient) -> None:
+    for method, path in [
+        ("post", "/v1/admin/promote"),
+        ("get", "/v1/admin/jobs"),
+        ("post", "/v1/admin/jobs/expire_c_tier/run"),
+        ("post", "/v1/admin/rebuild"),
+        ("get", "/v1/admin/rebuild"),
+    ]:
+        kwargs = {"json": {"ids": ["x"]}} if path.endswith("promote") else {}
+        response = getattr(client, method)(path, headers=AGENT, **kwargs)
+        assert response.status_code == 403, (path, response.text)
+
+
+def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
+    jobs = {j["name"]: j for j in client.get("/v1/admin/jobs").json()["jobs"]}
+    assert set(jobs) == {
+        "expire_c_tier",
+        "archive_e_tier",
+        "optimize_indexes",
+        "backfill_embeddings",
+    }
+    assert jobs["expire_c_tier"]["schedule"] == "0 * * * *"
+    assert jobs["expire_c_tier"]["runs"] == 0
+    assert client.post("/v1/admin/jobs/nope/run").status_code == 404
+    assert run_job(client, "optimize_indexes")["runs"] == 1
+
+
+def test_old_e_entries_are_archived(client: TestClient, clock: Clock) -> None:
+    write(
+        client,
+        {"id": "old", "tier": "E", "text": "cron ran", "timestamp": "2020-01-01T00:00:00Z"},
+        {"id": "new", "tier": "E", "text": "cron ran"},
+    )
+    assert run_job(client, "archive_e_tier")["last_result"] == {"archived": 1, "deleted": 0}
+    assert ids(search(client, "cron")) == ["new"]
+    assert set(ids(search(client, "cron", include_archived=True))) == {"old", "new"}
+
+
+def test_rebuild_gives_the_same_results(client: TestClient, opened: Resources) -> None:
+    write(
+        client,
+        *[
+            {"id": f"n{n}", "tier": "ACE"[n % 3], "text": f"note {n} on caching layer {n % 4}"}
+            for n in range(30)
+        ],
+    )
+    queries = ["caching layer 2", "note 7", "cache"]
+    before = [search(client, q, limit=20)["results"] for q in queries]
+    started = client.post("/v1/admin/rebuild")
+    assert started.status_code == 202 and started.json()["total"] == 30
+    opened.rebuilder.wait(60)
+    status = client.get("/v1/admin/rebuild").json()
+    assert (status["state"], status["done"]) == ("done", 30)
+    after = [search(client, q, limit=20)["results"] for q in queries]
+    assert after == before
+
+
+def test_stats_show_the_embedding_avoided(client: TestClient) -> None:
+    write(
+        client,
+        {"tier": "A", "text": "decision one two three"},
+        *[{"tier": "E", "text": f"log line {n} with several words in it"} for n in range(9)],
+    )
+    stats = client.get("/v1/stats").json()
+    tiers = stats["namespaces"][0]["tiers"]
+    assert tiers["A"]["active"] == 1 and tiers["A"]["vectors"] == 1
+    assert tiers["E"]["vectors"] == 0 and tiers["E"]["tokens_embedded"] == 0
+    totals = stats["totals"]
+    assert totals["tokens_embedded"] == tiers["A"]["tokens"] > 0
+    assert totals["embedding_avoided"] == pytest.approx(
+        1 - totals["tokens_embedded"] / totals["tokens_full_rag"], abs=1e-4
+    )
+    assert stats["disk_bytes"]["ledger"] > 0 and stats["disk_bytes"]["tantivy"] > 0
+    assert client.get("/v1/stats", headers=AGENT).status_code == 200
