@@ -74,6 +74,8 @@ def test_write_search_restart_and_find_again(server: Server, data_dir: Path) -> 
     try:
         found = httpx.post(f"{restarted.url}/v1/search", json={"query": "integration suite"})
         assert found.json()["results"][0]["id"] == "run-1"
+        jobs = httpx.get(f"{restarted.url}/v1/admin/jobs").json()["jobs"]
+        assert all(job["next_run"] for job in jobs), "the scheduler runs with the service"
         health = httpx.get(f"{restarted.url}/health").json()
         assert health["stores"]["ledger"] == {"A": 1, "E": 1}
         assert health["stores"]["chroma"]["A"] == 1
