@@ -1,37 +1,238 @@
-"""The ``strata`` command."""
+"""The ``strata`` command: run the service, or talk to a running one.
+
+Exit codes: 0 success, 1 the service refused the request (4xx/5xx), 2 bad usage or
+configuration, 3 the service could not be reached.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
 import ipaddress
+import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from service.errors import ConfigError
 from service.settings import Settings
 
 log = logging.getLogger("strata")
 
+OK, REFUSED, USAGE, UNREACHABLE = 0, 1, 2, 3
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="strata", description="Tiered memory for AI agents.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except ConfigError as exc:
+        print(f"strata: {exc}", file=sys.stderr)
+        return USAGE
+    except Exception as exc:
+        return _client_failure(exc)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="strata",
+        description="Tiered memory for AI agents. Client commands use STRATA_URL "
+        "(default http://127.0.0.1:8080) and STRATA_API_KEY.",
+    )
+    top.add_argument("--url", help="service URL (default $STRATA_URL)")
+    top.add_argument("--api-key", help="API key (default $STRATA_API_KEY)")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
     serve = commands.add_parser("serve", help="run the REST service")
     serve.add_argument("--host", help="interface to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8080)")
     serve.add_argument("--data-dir", help="where entries are kept (default ./strata-data)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    try:
-        settings = Settings.from_env(
-            os.environ, host=args.host, port=args.port, data_dir=args.data_dir
+    serve.set_defaults(run=_serve)
+
+    add = commands.add_parser("add", help="record an event")
+    add.add_argument("text")
+    add.add_argument("--tier", choices="ACE", default="A")
+    add.add_argument("--id")
+    add.add_argument("--namespace")
+    add.add_argument("--speaker")
+    add.add_argument("--chain-type")
+    add.add_argument("--tag", action="append", dest="tags", help="repeatable")
+    add.set_defaults(run=_add)
+
+    search = commands.add_parser("search", help="search memory")
+    search.add_argument("query")
+    search.add_argument("--mode", choices=["auto", "bm25", "vector", "hybrid"], default="auto")
+    search.add_argument("--tier", action="append", dest="tiers", choices="ACE", help="repeatable")
+    search.add_argument("-n", "--limit", type=int, default=10)
+    search.add_argument("--namespace")
+    search.add_argument("--include-archived", action="store_true")
+    fmt = search.add_mutually_exclusive_group()
+    for name in ("json", "md", "csv"):
+        fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)
+    search.set_defaults(run=_search, format="text")
+
+    get = commands.add_parser("get", help="show one entry")
+    get.add_argument("id")
+    get.add_argument("--namespace")
+    get.add_argument("--history", action="store_true", help="show what happened to it")
+    get.set_defaults(run=_get)
+
+    status = commands.add_parser("status", help="health and stats of the service")
+    status.set_defaults(run=_status)
+
+    promote = commands.add_parser("promote", help="make tier C entries tier A (admin)")
+    promote.add_argument("ids", nargs="+")
+    promote.add_argument("--namespace")
+    promote.set_defaults(run=_promote)
+
+    jobs = commands.add_parser("jobs", help="list the lifecycle jobs, or run one (admin)")
+    jobs.add_argument("--run", dest="job", metavar="NAME", help="run this job now")
+    jobs.set_defaults(run=_jobs)
+
+    rebuild = commands.add_parser("rebuild", help="rebuild the indexes from the ledger (admin)")
+    rebuild.set_defaults(run=_rebuild)
+    return top
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from service.client import StrataClient
+
+    return StrataClient(args.url, api_key=args.api_key)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _add(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        print(
+            client.remember(
+                args.text,
+                tier=args.tier,
+                id=args.id,
+                namespace=args.namespace,
+                speaker=args.speaker,
+                chain_type=args.chain_type,
+                tags=args.tags,
+            )
         )
-        return _serve(settings)
-    except ConfigError as exc:
+    return OK
+
+
+def _search(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        found = client.search(
+            args.query,
+            mode=args.mode,
+            tiers=args.tiers,
+            limit=args.limit,
+            namespace=args.namespace,
+            include_archived=args.include_archived or None,
+        )
+    render: dict[str, Callable[[dict[str, Any]], None]] = {
+        "json": _print_json,
+        "md": _search_md,
+        "csv": _search_csv,
+        "text": _search_text,
+    }
+    render[args.format](found)
+    return OK
+
+
+def _search_text(found: dict[str, Any]) -> None:
+    for hit in found["results"]:
+        flag = " (archived)" if hit["archived"] else ""
+        print(f"{hit['score']:.3f}  {hit['tier']}  {hit['id']}{flag}")
+        print(f"       {hit['snippet']}")
+    for reason in found["degraded"]:
+        print(f"degraded: {reason}", file=sys.stderr)
+
+
+def _search_md(found: dict[str, Any]) -> None:
+    print("| score | tier | id | snippet |\n|---:|---|---|---|")
+    for hit in found["results"]:
+        snippet = hit["snippet"].replace("|", "\\|").replace("\n", " ")
+        print(f"| {hit['score']:.3f} | {hit['tier']} | {hit['id']} | {snippet} |")
+
+
+def _search_csv(found: dict[str, Any]) -> None:
+    out = csv.writer(sys.stdout)
+    out.writerow(["score", "tier", "id", "namespace", "timestamp", "snippet"])
+    for hit in found["results"]:
+        out.writerow(
+            [
+                hit["score"],
+                hit["tier"],
+                hit["id"],
+                hit["namespace"],
+                hit["timestamp"],
+                hit["snippet"],
+            ]
+        )
+
+
+def _get(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        fetch = client.history if args.history else client.get_entry
+        _print_json(fetch(args.id, args.namespace))
+    return OK
+
+
+def _status(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        _print_json({"health": client.health(), "stats": client.stats()})
+    return OK
+
+
+def _promote(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        _print_json(client.promote(args.ids, args.namespace))
+    return OK
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        _print_json(client.run_job(args.job) if args.job else client.jobs())
+    return OK
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        status = client.rebuild()
+        while status["state"] == "running":
+            _progress(status["done"], status["total"])
+            time.sleep(0.5)
+            status = client.rebuild_status()
+        _progress(status["done"], status["total"])
+        print(file=sys.stderr)
+        _print_json(status)
+    return OK if status["state"] == "done" else REFUSED
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total if total else width
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr)
+
+
+def _client_failure(exc: Exception) -> int:
+    import httpx
+
+    from service.client import StrataClientError
+
+    if isinstance(exc, StrataClientError):
         print(f"strata: {exc}", file=sys.stderr)
-        return 2
+        for error in exc.problem.get("errors", []):
+            print(f"  {error.get('field')}: {error.get('message')}", file=sys.stderr)
+        return REFUSED
+    if isinstance(exc, httpx.TransportError):
+        print(f"strata: cannot reach the service: {exc}", file=sys.stderr)
+        return UNREACHABLE
+    raise exc
 
 
 def is_loopback(host: str) -> bool:
@@ -43,12 +244,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _serve(settings: Settings) -> int:
+def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from service.app import create_app
     from service.auth import KeyRing
 
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings.from_env(os.environ, host=args.host, port=args.port, data_dir=args.data_dir)
     if not KeyRing.load(settings.api_keys, settings.api_keys_file).enabled:
         if not is_loopback(settings.host):
             raise ConfigError(
@@ -64,4 +267,4 @@ def _serve(settings: Settings) -> int:
         log_level="info",
         timeout_graceful_shutdown=10,
     )
-    return 0
+    return OK

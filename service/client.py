@@ -1,0 +1,118 @@
+"""A small typed Python client for the strata REST API.
+
+from service.client import StrataClient
+
+with StrataClient("http://127.0.0.1:8080", api_key=None) as strata:
+    strata.remember("We chose Postgres for billing.", tier="A", speaker="alice")
+    for hit in strata.search("which database?")["results"]:
+        print(hit["score"], hit["text"])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+class StrataClientError(Exception):
+    """The service answered with an error; ``problem`` is its problem-details body."""
+
+    def __init__(self, status: int, problem: Mapping[str, Any]) -> None:
+        self.status = status
+        self.problem = dict(problem)
+        super().__init__(f"{status} {problem.get('title', '')}: {problem.get('detail', '')}")
+
+
+class StrataClient:
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        """``url`` and ``api_key`` default to ``STRATA_URL`` and ``STRATA_API_KEY``."""
+        key = api_key if api_key is not None else os.environ.get("STRATA_API_KEY")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._http = httpx.Client(
+            base_url=url or os.environ.get("STRATA_URL") or DEFAULT_URL,
+            headers=headers,
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def __enter__(self) -> StrataClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self._http.request(method, path, **kwargs)
+        if response.status_code >= 400:
+            try:
+                problem = response.json()
+            except ValueError:
+                problem = {"title": response.reason_phrase, "detail": response.text}
+            raise StrataClientError(response.status_code, problem)
+        return response.json()
+
+    # -- events and entries
+    def add_events(self, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return self._call("POST", "/v1/events", json={"events": list(events)})
+
+    def remember(self, text: str, *, tier: str = "A", **fields: Any) -> str:
+        """Record one event; returns its id."""
+        event = {"text": text, "tier": tier, **{k: v for k, v in fields.items() if v is not None}}
+        return str(self.add_events([event])["ids"][0])
+
+    def search(self, query: str, **options: Any) -> dict[str, Any]:
+        body = {"query": query, **{k: v for k, v in options.items() if v is not None}}
+        return self._call("POST", "/v1/search", json=body)
+
+    def get_entry(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
+        return self._call("GET", f"/v1/entries/{entry_id}", params=_ns(namespace))
+
+    def delete_entry(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
+        return self._call("DELETE", f"/v1/entries/{entry_id}", params=_ns(namespace))
+
+    def history(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
+        path = f"/v1/entries/{entry_id}/history"
+        return self._call("GET", path, params=_ns(namespace))
+
+    # -- service
+    def health(self) -> dict[str, Any]:
+        return self._call("GET", "/health")
+
+    def stats(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/stats")
+
+    # -- admin
+    def promote(self, ids: Sequence[str], namespace: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"ids": list(ids), **_ns(namespace)}
+        return self._call("POST", "/v1/admin/promote", json=body)
+
+    def jobs(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/admin/jobs")
+
+    def run_job(self, name: str) -> dict[str, Any]:
+        return self._call("POST", f"/v1/admin/jobs/{name}/run")
+
+    def rebuild(self) -> dict[str, Any]:
+        return self._call("POST", "/v1/admin/rebuild")
+
+    def rebuild_status(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/admin/rebuild")
+
+
+def _ns(namespace: str | None) -> dict[str, str]:
+    return {"namespace": namespace} if namespace else {}

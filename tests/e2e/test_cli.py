@@ -1,0 +1,82 @@
+"""The `strata` command against the real server process."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import free_port
+from tests.e2e.test_server import Server
+
+
+def strata(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "STRATA_URL": url}
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_cli_records_searches_promotes_and_reports(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data")
+    try:
+        url = server.url
+        added = strata(
+            url,
+            "add",
+            "Standup: we will retire the legacy queue",
+            "--tier",
+            "C",
+            "--id",
+            "q1",
+            "--speaker",
+            "bob",
+            "--tag",
+            "queue",
+        )
+        assert added.returncode == 0, added.stderr
+        assert added.stdout.strip() == "q1"
+        text = strata(url, "search", "legacy queue")
+        assert text.returncode == 0 and "q1" in text.stdout
+        rows = list(csv.DictReader(io.StringIO(strata(url, "search", "queue", "--csv").stdout)))
+        assert [r["id"] for r in rows] == ["q1"]
+        md = strata(url, "search", "queue", "--md", "--tier", "C").stdout
+        assert md.startswith("| score | tier | id | snippet |") and "| C | q1 |" in md
+        found = json.loads(strata(url, "search", "queue", "--json", "-n", "1").stdout)
+        assert found["results"][0]["speaker"] == "bob"
+
+        assert json.loads(strata(url, "promote", "q1").stdout)["promoted"] == ["q1"]
+        assert json.loads(strata(url, "get", "q1").stdout)["tier"] == "A"
+        history = json.loads(strata(url, "get", "q1", "--history").stdout)["history"]
+        assert [h["action"] for h in history] == ["created", "promoted"]
+        jobs = json.loads(strata(url, "jobs").stdout)["jobs"]
+        assert len(jobs) == 4
+        run = json.loads(strata(url, "jobs", "--run", "expire_c_tier").stdout)
+        assert run["runs"] == 1
+        status = json.loads(strata(url, "status").stdout)
+        assert status["health"]["status"] == "ok"
+        assert status["stats"]["totals"]["entries"] == 1
+        rebuilt = strata(url, "rebuild")
+        assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["state"] == "done"
+
+        refused = strata(url, "get", "nope")
+        assert refused.returncode == 1 and "404" in refused.stderr
+        bad = strata(url, "search", "x", "-n", "500")
+        assert bad.returncode == 1 and "limit" in bad.stderr
+    finally:
+        server.stop()
+
+
+def test_cli_exit_codes_without_a_service() -> None:
+    unreachable = strata(f"http://127.0.0.1:{free_port()}", "status")
+    assert unreachable.returncode == 3 and "cannot reach" in unreachable.stderr
+    assert strata("http://127.0.0.1:1", "search").returncode == 2
+    assert strata("http://127.0.0.1:1", "--help").returncode == 0
