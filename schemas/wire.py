@@ -91,6 +91,78 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     snippet: str
     score: Annotated[float, Meta(ge=0, le=1)]
     explain: dict[str, ListRank] | None = None
+    file: str | None = None
+    """For a chunk of a collection's file: ``<collection>/<relative path>``."""
+    title: str | None = None
+    lines: str | None = None
+    """Line range of the chunk in its file, as ``first-last``."""
+    score_pct: int | None = None
+
+
+CollectionName = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+
+
+class CollectionRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    name: CollectionName
+    path: Annotated[str, Meta(min_length=1, max_length=4096)]
+    mask: Annotated[str, Meta(min_length=1, max_length=200)] = "**/*.md"
+    namespace: Namespace | None = None
+    tier: Tier = "A"
+
+
+class RenameRequest(Struct, forbid_unknown_fields=True):
+    name: CollectionName
+
+
+class CollectionOut(Struct, kw_only=True):
+    name: str
+    namespace: str
+    path: str
+    mask: str
+    tier: Tier
+    files: int
+    created_at: str
+    scanned_at: str | None
+
+
+class CollectionsResponse(Struct):
+    collections: list[CollectionOut]
+
+
+class ScanOut(Struct, kw_only=True):
+    collection: CollectionOut
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    chunks: int
+    skipped: list[str]
+
+
+class DocumentOut(Struct, kw_only=True):
+    path: str
+    title: str
+    first_line: int
+    last_line: int
+    total_lines: int
+    text: str
+    """The requested lines, each prefixed with its number."""
+
+
+class DocumentsRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    pattern: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    """A glob over document paths (``notes/**/*.md``) or a comma-separated list of paths."""
+    max_bytes: Annotated[int, Meta(ge=1, le=10_000_000)] = 65536
+
+
+class Skipped(Struct):
+    path: str
+    reason: str
+
+
+class DocumentsResponse(Struct):
+    documents: list[DocumentOut]
+    skipped: list[Skipped]
 
 
 class SearchResponse(Struct):
@@ -219,6 +291,12 @@ CONTRACT: dict[str, type[Struct]] = {
     "JobsResponse": JobsResponse,
     "RebuildOut": RebuildOut,
     "StatsResponse": StatsResponse,
+    "CollectionRequest": CollectionRequest,
+    "CollectionsResponse": CollectionsResponse,
+    "ScanOut": ScanOut,
+    "DocumentOut": DocumentOut,
+    "DocumentsRequest": DocumentsRequest,
+    "DocumentsResponse": DocumentsResponse,
     "Problem": Problem,
 }
 

@@ -16,6 +16,7 @@ from litestar.openapi import OpenAPIConfig
 
 from schemas import wire
 from service.api.admin import AdminController
+from service.api.collections import CollectionsController, DocumentsController
 from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
 from service.api.health import health
@@ -54,7 +55,15 @@ def create_app(settings: Settings | None = None, *, resources: Resources | None 
             opened.close()
 
     return Litestar(
-        route_handlers=[EventsController, SearchController, AdminController, stats, health],
+        route_handlers=[
+            EventsController,
+            SearchController,
+            CollectionsController,
+            DocumentsController,
+            AdminController,
+            stats,
+            health,
+        ],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan],
         exception_handlers={

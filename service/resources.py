@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from service.auth import KeyRing
+from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.ports import Embedder
 from service.domain.retrieval import Retriever
@@ -20,7 +21,9 @@ from service.jobs import lifecycle
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Jobs
 from service.settings import Settings
+from service.stores.catalog import SqliteCatalog
 from service.stores.chroma import ChromaVectorStore, connect
+from service.stores.files import list_files
 from service.stores.ledger import SqliteLedger
 from service.stores.tantivy import TantivyKeywordStore
 
@@ -51,6 +54,8 @@ class Resources:
     policy: ExpiryPolicy
     jobs: Jobs
     rebuilder: Rebuilder
+    catalog: SqliteCatalog
+    collections: Collections
     clock: Callable[[], float] = time.time
     new_id: Callable[[], str] = new_entry_id
     degraded: list[str] = field(default_factory=list)
@@ -59,6 +64,7 @@ class Resources:
         self.jobs.shutdown()
         self.rebuilder.wait()
         self.keywords.close()
+        self.catalog.close()
         self.ledger.close()
 
 
@@ -130,8 +136,18 @@ def open_resources(
         log.warning("indexes do not match the ledger; rebuilding them from it")
         memory.rebuild()
     memory.backfill()
+    catalog = SqliteCatalog(data / "catalog.sqlite3")
     return Resources(
         settings=settings,
+        catalog=catalog,
+        collections=Collections(
+            catalog,
+            memory,
+            list_files,
+            chunk_words=settings.chunk_words,
+            chunk_overlap=settings.chunk_overlap,
+            clock=clock,
+        ),
         keys=KeyRing.load(settings.api_keys, settings.api_keys_file),
         ledger=ledger,
         vectors=vectors,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from schemas import wire
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
@@ -121,7 +122,17 @@ def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
             name: wire.ListRank(rank=e.rank, score=round(e.score, 6))
             for name, e in result.explain.items()
         }
+    meta = result.entry.metadata
+    place: dict[str, Any] = {}
+    if "file" in meta:
+        place = {
+            "file": meta["file"],
+            "title": meta.get("title"),
+            "lines": f"{meta.get('line_start')}-{meta.get('line_end')}",
+            "score_pct": round(result.score * 100),
+        }
     return wire.SearchHit(
+        **place,
         **_entry_fields(result.entry, now),
         snippet=result.snippet,
         score=result.score,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from service.domain.chunking import chunk_text
 from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome
@@ -155,6 +156,20 @@ class Memory:
             ]
             self._rewrite(promoted, actor, "promoted")
         return len(promoted)
+
+    def update_metadata(
+        self, keys: Sequence[str], changes: Mapping[str, Any], actor: str = ""
+    ) -> int:
+        """Merge ``changes`` into entries' metadata, keeping their text and vectors."""
+        with self._lock:
+            changed = [
+                StoredEntry(
+                    replace(s.entry, metadata={**s.entry.metadata, **changes}), s.chunks, s.tokens
+                )
+                for s in self.ledger.get(keys).values()
+            ]
+            self._rewrite(changed, actor, "updated")
+        return len(changed)
 
     def _rewrite(self, changed: list[StoredEntry], actor: str, action: str) -> None:
         if changed:

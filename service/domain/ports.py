@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from service.domain.collections import Collection, IndexedFile
 
 from service.domain.models import Chunk, Filters, HistoryEvent, Hit, StoredEntry, Tier
 
@@ -122,6 +125,28 @@ class Ledger(Protocol):
         ...
 
     def count(self) -> dict[str, int]: ...
+
+
+class Catalog(Protocol):
+    """Registered file collections and the files indexed from each."""
+
+    def add(self, c: Collection) -> None: ...
+
+    def get(self, name: str) -> Collection | None: ...
+
+    def all(self) -> list[Collection]: ...
+
+    def rename(self, old: str, new: str) -> None: ...
+
+    def remove(self, collection_id: str) -> None: ...
+
+    def scanned(self, collection_id: str, at: float) -> None: ...
+
+    def files(self, collection_id: str) -> dict[str, IndexedFile]: ...
+
+    def set_file(self, collection_id: str, indexed: IndexedFile) -> None: ...
+
+    def remove_file(self, collection_id: str, path: str) -> None: ...
 
 
 class Clock(Protocol):

@@ -1,0 +1,94 @@
+"""The catalog of file collections and the files indexed from them (SQLite, beside the ledger)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from service.domain.collections import Collection, IndexedFile
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS collections (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    namespace TEXT NOT NULL,
+    path TEXT NOT NULL,
+    mask TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    scanned_at REAL
+);
+CREATE TABLE IF NOT EXISTS files (
+    collection TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    PRIMARY KEY (collection, path)
+);
+"""
+
+
+class SqliteCatalog:
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def add(self, c: Collection) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO collections VALUES (?,?,?,?,?,?,?,?)",
+                (c.id, c.name, c.namespace, c.path, c.mask, c.tier, c.created_at, c.scanned_at),
+            )
+
+    def get(self, name: str) -> Collection | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM collections WHERE name = ?", (name,)).fetchone()
+        return Collection(*row) if row else None
+
+    def all(self) -> list[Collection]:
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM collections ORDER BY name").fetchall()
+        return [Collection(*row) for row in rows]
+
+    def rename(self, old: str, new: str) -> None:
+        with self._lock:
+            self._db.execute("UPDATE collections SET name = ? WHERE name = ?", (new, old))
+
+    def remove(self, collection_id: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
+
+    def scanned(self, collection_id: str, at: float) -> None:
+        with self._lock:
+            self._db.execute(
+                "UPDATE collections SET scanned_at = ? WHERE id = ?", (at, collection_id)
+            )
+
+    def files(self, collection_id: str) -> dict[str, IndexedFile]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path, hash, chunks FROM files WHERE collection = ?", (collection_id,)
+            ).fetchall()
+        return {row[0]: IndexedFile(*row) for row in rows}
+
+    def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?)",
+                (collection_id, indexed.path, indexed.hash, indexed.chunks),
+            )
+
+    def remove_file(self, collection_id: str, path: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "DELETE FROM files WHERE collection = ? AND path = ?", (collection_id, path)
+            )

@@ -1,0 +1,170 @@
+"""Collections of markdown files through the REST API."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.resources import Resources, open_resources
+from service.settings import Settings
+
+ADR = """# ADR 12: Event bus
+
+## Context
+
+Services poll each other every few seconds, which wastes CPU.
+
+## Decision
+
+We adopt NATS as the event bus for service to service notifications.
+
+```yaml
+bus: nats
+# a comment in a fence
+
+retries: 3
+```
+"""
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "adr").mkdir(parents=True)
+    (root / "adr" / "012-event-bus.md").write_text(ADR)
+    (root / "people.md").write_text("Alice owns billing.\n\nBob owns the mobile app.\n")
+    (root / "skip.txt").write_text("not markdown")
+    (tmp_path / "secret.md").write_text("# Secret\n\nthe launch code is 1234\n")
+    return root
+
+
+@pytest.fixture
+def opened(tmp_path: Path, embedder) -> Iterator[Resources]:
+    resources = open_resources(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+    yield resources
+    resources.close()
+
+
+@pytest.fixture
+def client(opened: Resources) -> Iterator[TestClient]:
+    with TestClient(create_app(resources=opened)) as client:
+        yield client
+
+
+def add(client: TestClient, root: Path, name: str = "notes") -> dict:
+    response = client.post("/v1/collections", json={"name": name, "path": str(root)})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def test_index_search_and_fetch_by_line_range(client: TestClient, notes: Path) -> None:
+    scan = add(client, notes)
+    assert (scan["added"], scan["collection"]["files"]) == (2, 2)
+    found = client.post("/v1/search", json={"query": "which message bus did we pick?"}).json()
+    top = found["results"][0]
+    assert top["file"] == "notes/adr/012-event-bus.md"
+    assert top["title"] == "ADR 12: Event bus"
+    first, last = map(int, top["lines"].split("-"))
+    assert first <= 9 <= last and 0 < top["score_pct"] <= 100
+
+    doc = client.get("/v1/documents", params={"path": top["file"], "from": 9, "lines": 1}).json()
+    assert doc["text"] == " 9| We adopt NATS as the event bus for service to service notifications."
+    assert (doc["first_line"], doc["last_line"], doc["total_lines"]) == (9, 9, 16)
+    uri = client.get("/v1/documents", params={"path": "strata://notes/people.md"}).json()
+    assert uri["title"] == "people.md" and "Bob owns" in uri["text"]
+
+    batch = client.post("/v1/documents/batch", json={"pattern": "notes/**/*.md"}).json()
+    assert [d["path"] for d in batch["documents"]] == ["notes/adr/012-event-bus.md"]
+    listed = client.post(
+        "/v1/documents/batch",
+        json={"pattern": "notes/people.md, notes/adr/012-event-bus.md", "max_bytes": 100},
+    ).json()
+    assert [d["path"] for d in listed["documents"]] == ["notes/people.md"]
+    assert listed["skipped"][0]["path"] == "notes/adr/012-event-bus.md"
+
+
+def test_code_fences_are_never_split(opened: Resources, notes: Path, client: TestClient) -> None:
+    add(client, notes)
+    texts = [s.entry.text for batch in opened.ledger.scan() for s in batch]
+    fences = [t for t in texts if "```" in t]
+    assert fences and all(t.count("```") == 2 for t in fences)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "notes/../secret.md",
+        "notes//etc/passwd",
+        "notes/adr/../../secret.md",
+        "notes/link.md",
+        "strata://notes/../secret.md",
+    ],
+)
+def test_paths_never_escape_the_root(client: TestClient, notes: Path, path: str) -> None:
+    os.symlink(notes.parent / "secret.md", notes / "link.md")
+    add(client, notes)
+    response = client.get("/v1/documents", params={"path": path})
+    assert response.status_code in (403, 404), response.text
+    assert "launch code" not in response.text
+    batch = client.post("/v1/documents/batch", json={"pattern": path})
+    assert "launch code" not in batch.text
+    found = client.post("/v1/search", json={"query": "launch code"}).json()["results"]
+    assert all("launch code" not in hit["text"] for hit in found)
+
+
+def test_rescan_reembeds_changed_files_only_and_forgets_removed(
+    client: TestClient, notes: Path, embedder, monkeypatch
+) -> None:
+    add(client, notes)
+    embedded: list[str] = []
+    original = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts: embedded.extend(texts) or original(texts))
+    (notes / "people.md").write_text("Carol owns billing now.\n")
+    (notes / "adr" / "012-event-bus.md").unlink()
+    (notes / "new.md").write_text("# Runbook\n\nRestart the worker with make restart.\n")
+    scan = client.post("/v1/collections/notes/update").json()
+    assert (scan["added"], scan["changed"], scan["removed"], scan["unchanged"]) == (1, 1, 1, 0)
+    assert all("NATS" not in t for t in embedded) and len(embedded) == 2
+    assert (
+        client.post("/v1/search", json={"query": "NATS event bus", "mode": "bm25"}).json()[
+            "results"
+        ]
+        == []
+    )
+    hit = client.post("/v1/search", json={"query": "who owns billing"}).json()["results"][0]
+    assert "Carol" in hit["text"]
+    again = client.post("/v1/collections/notes/update").json()
+    assert (again["unchanged"], again["chunks"]) == (2, 0)
+
+
+def test_rename_list_and_remove(client: TestClient, notes: Path) -> None:
+    add(client, notes)
+    assert (
+        client.post("/v1/collections", json={"name": "notes", "path": str(notes)}).status_code
+        == 409
+    )
+    renamed = client.patch("/v1/collections/notes", json={"name": "kb"}).json()
+    assert renamed["name"] == "kb"
+    hit = client.post("/v1/search", json={"query": "mobile app"}).json()["results"][0]
+    assert hit["file"] == "kb/people.md"
+    assert [c["name"] for c in client.get("/v1/collections").json()["collections"]] == ["kb"]
+    assert client.delete("/v1/collections/kb").status_code == 200
+    assert client.post("/v1/search", json={"query": "mobile app"}).json()["results"] == []
+    assert client.get("/v1/collections/kb").status_code == 404
+
+
+def test_bad_collection_requests(client: TestClient, notes: Path) -> None:
+    relative = client.post("/v1/collections", json={"name": "x", "path": "notes"})
+    assert relative.status_code == 422 and relative.json()["errors"][0]["field"] == "path"
+    missing = client.post("/v1/collections", json={"name": "x", "path": str(notes / "nope")})
+    assert missing.status_code == 422
+    assert (
+        client.post("/v1/collections", json={"name": "a b", "path": str(notes)}).status_code == 422
+    )
+    assert client.get("/v1/documents", params={"path": "nope/x.md"}).status_code == 404
+    assert client.get("/v1/documents", params={"path": "nocollection"}).status_code == 422
