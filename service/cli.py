@@ -74,11 +74,37 @@ def parser() -> argparse.ArgumentParser:
         fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)
     search.set_defaults(run=_search, format="text")
 
-    get = commands.add_parser("get", help="show one entry")
-    get.add_argument("id")
+    get = commands.add_parser(
+        "get", help="show an entry by id, or a document by <collection>/<path>[:line]"
+    )
+    get.add_argument("id", help="entry id, or document path (with '/'), optionally :LINE")
     get.add_argument("--namespace")
-    get.add_argument("--history", action="store_true", help="show what happened to it")
+    get.add_argument("--history", action="store_true", help="show what happened to an entry")
+    get.add_argument("-l", "--lines", type=int, help="how many lines of a document")
     get.set_defaults(run=_get)
+
+    multi = commands.add_parser("multi-get", help="documents matching a glob or a list")
+    multi.add_argument("pattern")
+    multi.add_argument("--max-bytes", type=int, default=65536)
+    multi.set_defaults(run=_multi_get)
+
+    collection = commands.add_parser("collection", help="folders of markdown kept searchable")
+    actions = collection.add_subparsers(dest="action", required=True, metavar="ACTION")
+    c_add = actions.add_parser("add", help="register a folder and index it (admin)")
+    c_add.add_argument("name")
+    c_add.add_argument("path", help="folder on the service's machine")
+    c_add.add_argument("--mask", help="glob of files to index (default **/*.md)")
+    c_add.add_argument("--namespace")
+    c_add.add_argument("--tier", choices="ACE")
+    c_add.set_defaults(run=_collection_add)
+    actions.add_parser("list", help="list collections").set_defaults(run=_collection_list)
+    for verb, run, text in [
+        ("update", _collection_update, "re-scan for changes"),
+        ("remove", _collection_remove, "forget it (admin)"),
+    ]:
+        action = actions.add_parser(verb, help=text)
+        action.add_argument("name")
+        action.set_defaults(run=run)
 
     status = commands.add_parser("status", help="health and stats of the service")
     status.set_defaults(run=_status)
@@ -177,8 +203,58 @@ def _search_csv(found: dict[str, Any]) -> None:
 
 def _get(args: argparse.Namespace) -> int:
     with _client(args) as client:
+        if "/" in args.id:
+            path, _, line = args.id.rpartition(":") if _has_line(args.id) else (args.id, "", "")
+            doc = client.get_document(path, int(line) if line else 1, args.lines)
+            print(doc["text"])
+            return OK
         fetch = client.history if args.history else client.get_entry
         _print_json(fetch(args.id, args.namespace))
+    return OK
+
+
+def _has_line(path: str) -> bool:
+    head, sep, tail = path.rpartition(":")
+    return bool(sep) and tail.isdigit() and not head.endswith("strata")
+
+
+def _multi_get(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        found = client.get_documents(args.pattern, args.max_bytes)
+    for doc in found["documents"]:
+        print(f"==> {doc['path']} <==\n{doc['text']}\n")
+    for skipped in found["skipped"]:
+        print(f"skipped {skipped['path']}: {skipped['reason']}", file=sys.stderr)
+    return OK
+
+
+def _collection_add(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        print(f"indexing {args.path} ...", file=sys.stderr)
+        _print_json(
+            client.add_collection(
+                args.name, args.path, mask=args.mask, namespace=args.namespace, tier=args.tier
+            )
+        )
+    return OK
+
+
+def _collection_list(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        for c in client.collections()["collections"]:
+            print(f"{c['name']}\t{c['files']} files\t{c['tier']}\t{c['namespace']}\t{c['path']}")
+    return OK
+
+
+def _collection_update(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        _print_json(client.update_collection(args.name))
+    return OK
+
+
+def _collection_remove(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        _print_json(client.remove_collection(args.name))
     return OK
 
 

@@ -89,6 +89,45 @@ class StrataClient:
         path = f"/v1/entries/{entry_id}/history"
         return self._call("GET", path, params=_ns(namespace))
 
+    # -- collections and documents
+    def add_collection(
+        self,
+        name: str,
+        path: str,
+        *,
+        mask: str | None = None,
+        namespace: str | None = None,
+        tier: str | None = None,
+    ) -> dict[str, Any]:
+        body = {"name": name, "path": path, "mask": mask, "namespace": namespace, "tier": tier}
+        return self._call(
+            "POST", "/v1/collections", json={k: v for k, v in body.items() if v is not None}
+        )
+
+    def collections(self) -> dict[str, Any]:
+        return self._call("GET", "/v1/collections")
+
+    def update_collection(self, name: str) -> dict[str, Any]:
+        return self._call("POST", f"/v1/collections/{name}/update")
+
+    def rename_collection(self, name: str, new_name: str) -> dict[str, Any]:
+        return self._call("PATCH", f"/v1/collections/{name}", json={"name": new_name})
+
+    def remove_collection(self, name: str) -> dict[str, Any]:
+        return self._call("DELETE", f"/v1/collections/{name}")
+
+    def get_document(
+        self, path: str, from_line: int = 1, lines: int | None = None
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {"path": path, "from": from_line}
+        if lines is not None:
+            params["lines"] = lines
+        return self._call("GET", "/v1/documents", params=params)
+
+    def get_documents(self, pattern: str, max_bytes: int = 65536) -> dict[str, Any]:
+        body = {"pattern": pattern, "max_bytes": max_bytes}
+        return self._call("POST", "/v1/documents/batch", json=body)
+
     # -- service
     def health(self) -> dict[str, Any]:
         return self._call("GET", "/health")

@@ -80,3 +80,29 @@ def test_cli_exit_codes_without_a_service() -> None:
     assert unreachable.returncode == 3 and "cannot reach" in unreachable.stderr
     assert strata("http://127.0.0.1:1", "search").returncode == 2
     assert strata("http://127.0.0.1:1", "--help").returncode == 0
+
+
+def test_cli_collections_and_documents(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deploys.md").write_text("# Deploys\n\nWe deploy on Tuesdays only.\n")
+    server = Server(tmp_path / "data")
+    try:
+        url = server.url
+        added = strata(url, "collection", "add", "notes", str(notes))
+        assert added.returncode == 0, added.stderr
+        assert json.loads(added.stdout)["added"] == 1
+        assert "notes\t1 files" in strata(url, "collection", "list").stdout
+        hit = json.loads(strata(url, "search", "when do we deploy", "--json").stdout)["results"][0]
+        assert hit["file"] == "notes/deploys.md" and hit["lines"] == "1-3"
+        line = strata(url, "get", "notes/deploys.md:3", "-l", "1")
+        assert line.stdout.strip() == "3| We deploy on Tuesdays only."
+        assert "==> notes/deploys.md <==" in strata(url, "multi-get", "notes/*.md").stdout
+        (notes / "deploys.md").write_text("# Deploys\n\nWe deploy every day.\n")
+        updated = json.loads(strata(url, "collection", "update", "notes").stdout)
+        assert updated["changed"] == 1
+        escape = strata(url, "get", "notes/../secret.md")
+        assert escape.returncode == 1 and "403" in escape.stderr
+        assert strata(url, "collection", "remove", "notes").returncode == 0
+    finally:
+        server.stop()
