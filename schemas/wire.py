@@ -63,6 +63,8 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     until: Timestamp | None = None
     include_archived: bool = False
     explain: bool = False
+    rerank: bool | None = None
+    """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
 
 
 class ListRank(Struct):
@@ -181,6 +183,7 @@ class DeleteResponse(Struct):
 class Health(Struct):
     status: Literal["ok", "degraded"]
     model: str | None
+    reranker: str | None
     stores: dict[str, Any]
     degraded: list[str]
 

@@ -78,6 +78,20 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
         return None, [NO_MODEL.format(exc)]
 
 
+def load_reranker(settings: Settings, retriever: Retriever, degraded: list[str]) -> None:
+    """Load the cross-encoder off the start-up path; searches rerank once it is in."""
+    if not settings.reranker_model:
+        return
+    from service.stores.reranker import CrossEncoderReranker
+
+    try:
+        retriever.reranker = CrossEncoderReranker(settings.reranker_model)
+        log.info("reranker %s loaded", settings.reranker_model)
+    except Exception as exc:  # run without reranking, and say so
+        log.error("reranker %s could not be loaded: %s", settings.reranker_model, exc)
+        degraded.append(f"reranker {settings.reranker_model} unavailable ({exc}); no reranking")
+
+
 def open_or_reset(name: str, path: Path, opener: Callable[[], T]) -> T:
     """Open a derived store; if its files are unreadable, set them aside and start empty
     (the ledger refills it)."""
@@ -130,6 +144,8 @@ def open_resources(
         rrf_k=settings.rrf_k,
         weights={"bm25": settings.bm25_weight, "vector": settings.vector_weight},
         candidates=settings.candidates,
+        rerank_candidates=settings.rerank_candidates,
+        rerank_default=settings.rerank == "on",
     )
     memory.recover()
     if not memory.indexes_match_ledger():

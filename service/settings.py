@@ -45,6 +45,12 @@ class Settings:
     """Weight of the BM25 list in fusion."""
     vector_weight: float = 1.0
     """Weight of the vector list in fusion."""
+    reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+    """Cross-encoder name or path for reranking; empty disables reranking."""
+    rerank: str = "off"
+    """Rerank searches unless a request says otherwise: ``on`` or ``off``."""
+    rerank_candidates: int = 30
+    """How many of the best fused candidates the cross-encoder rescores."""
     candidates: int = 50
     """Fewest candidates taken from each list before fusion (at least 3 x limit)."""
     chunk_words: int = 150
@@ -94,6 +100,10 @@ class Settings:
             raise ConfigError("fusion weights must not be negative")
         if self.jobs not in ("on", "off"):
             raise ConfigError("STRATA_JOBS must be on or off")
+        if self.rerank not in ("on", "off"):
+            raise ConfigError("STRATA_RERANK must be on or off")
+        if self.rerank_candidates < 1:
+            raise ConfigError("STRATA_RERANK_CANDIDATES must be at least 1")
         if self.e_archive_days < 0 or self.e_delete_days < 0:
             raise ConfigError("STRATA_E_ARCHIVE_DAYS and STRATA_E_DELETE_DAYS must be >= 0")
 

@@ -1,7 +1,15 @@
 """In-memory stand-ins for the ports in ``service.domain.ports``, for fast unit tests.
 
-They follow the contracts of the real adapters closely enough for ``Memory`` and
-``Retriever``: the ledger keeps entry states, both indexes apply every ``Filters`` field.
+They follow the contracts of the real adapters (``service.stores``) closely enough for
+``Memory``, ``Retriever`` and the lifecycle jobs:
+
+- ``FakeLedger`` keeps entry states and history like ``SqliteLedger``;
+- ``FakeVectorStore`` holds one record per chunk in one collection per embedded tier, like
+  ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
+  keeps archived entries out of it;
+- ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``.
+
+In both indexes ``include_archived`` lifts the archived filter and the expiry filter.
 """
 
 from __future__ import annotations
@@ -9,10 +17,23 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from service.domain.models import EMBEDDED_TIERS, Entry, Filters, Hit, StoredEntry, Tier
+from service.domain.models import (
+    EMBEDDED_TIERS,
+    Chunk,
+    Entry,
+    Filters,
+    HistoryEvent,
+    Hit,
+    StoredEntry,
+    Tier,
+)
+
+if TYPE_CHECKING:
+    from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 
 _WORD = re.compile(r"\w+")
 
@@ -21,18 +42,35 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def matches(entry: Entry, f: Filters) -> bool:
-    """Whether ``entry`` passes every filter, as the real stores apply them."""
+def live(entry: Entry, f: Filters) -> bool:
+    """Not archived and not expired, unless ``include_archived`` lifts both conditions."""
+    return f.include_archived or (
+        not entry.archived and (entry.expires_at is None or entry.expires_at > f.now)
+    )
+
+
+def _common(entry: Entry, f: Filters) -> bool:
     return (
         entry.namespace == f.namespace
-        and entry.tier in f.tiers
-        and (entry.expires_at is None or entry.expires_at > f.now)
-        and (f.include_archived or not entry.archived)
         and (f.speaker is None or entry.speaker == f.speaker)
         and (f.chain_type is None or entry.chain_type == f.chain_type)
         and all(tag in entry.tags for tag in f.tags)
         and (f.since is None or entry.timestamp >= f.since)
         and (f.until is None or entry.timestamp <= f.until)
+    )
+
+
+def matches(entry: Entry, f: Filters) -> bool:
+    """Whether ``entry`` passes every filter, as the keyword store applies them."""
+    return _common(entry, f) and entry.tier in f.tiers and live(entry, f)
+
+
+def vector_matches(entry: Entry, f: Filters) -> bool:
+    """As the vector store filters one tier's collection: no tier or archived condition
+    (the collection is the tier; archived entries are never upserted), expiry unless
+    ``include_archived``."""
+    return _common(entry, f) and (
+        f.include_archived or entry.expires_at is None or entry.expires_at > f.now
     )
 
 
@@ -44,10 +82,21 @@ class FakeEmbedder:
     def __init__(self, dimension: int = 32) -> None:
         self.dimension = dimension
         self.calls: list[list[str]] = []
+        """Texts of every ``embed`` call, in order (``count_tokens`` is not recorded here)."""
+        self.token_calls: list[list[str]] = []
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         self.calls.append(list(texts))
         return [self.vector(t) for t in texts]
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Words plus the two special tokens a BERT-style model adds."""
+        self.token_calls.append(list(texts))
+        return [self.tokens(t) for t in texts]
+
+    @staticmethod
+    def tokens(text: str) -> int:
+        return len(words(text)) + 2
 
     @property
     def texts(self) -> list[str]:
@@ -66,16 +115,39 @@ class FakeEmbedder:
 
 
 class FakeLedger:
-    """Entries by key with their state: ``pending``, ``synced`` or ``deleting``."""
+    """Entries by key with their state: ``pending``, ``synced`` or ``deleting``; and the
+    history of every key, kept after the entry is removed."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.entries: dict[str, StoredEntry] = {}
         self.states: dict[str, str] = {}
+        self.events: dict[str, list[HistoryEvent]] = {}
+        self.clock = clock
+        """Time of history events recorded without ``at`` (the real ledger uses time.time)."""
+        self.scan_batch = 500
+        """Batch size of ``scan`` when the caller gives none."""
 
-    def put(self, stored: Sequence[StoredEntry]) -> None:
+    def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
+        when = self.clock() if at is None else at
+        self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
+
+    def _live(self, key: str) -> bool:
+        return key in self.entries and self.states[key] != "deleting"
+
+    def put(
+        self,
+        stored: Sequence[StoredEntry],
+        *,
+        actor: str = "",
+        action: str | None = None,
+        at: float | None = None,
+    ) -> None:
+        existing = {s.entry.key for s in stored if s.entry.key in self.entries}
         for s in stored:
-            self.entries[s.entry.key] = s
-            self.states[s.entry.key] = "pending"
+            key = s.entry.key
+            self.entries[key] = s
+            self.states[key] = "pending"
+            self._record(key, action or ("updated" if key in existing else "created"), actor, at)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -88,77 +160,168 @@ class FakeLedger:
             self.states[key] = "deleting"
         return existing
 
-    def remove(self, keys: Sequence[str]) -> None:
+    def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
         for key in keys:
             self.entries.pop(key, None)
             self.states.pop(key, None)
+            self._record(key, "deleted", actor, at)
+
+    def history(self, key: str) -> list[HistoryEvent]:
+        return sorted(self.events.get(key, []), key=lambda e: e.at)
+
+    def select_keys(
+        self,
+        *,
+        tier: str,
+        archived: bool = False,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        limit: int = 1000,
+    ) -> list[str]:
+        found = [
+            key
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.tier == tier
+            and s.entry.archived == archived
+            and (
+                expires_before is None
+                or (s.entry.expires_at is not None and s.entry.expires_at <= expires_before)
+            )
+            and (older_than is None or s.entry.timestamp < older_than)
+        ]
+        return found[:limit]
+
+    def missing_vectors(self, limit: int = 500) -> list[str]:
+        found = [
+            key
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.tier in EMBEDDED_TIERS
+            and any(c.vector is None for c in s.chunks)
+        ]
+        return found[:limit]
+
+    def vector_count(self) -> int:
+        return sum(
+            1
+            for key, s in self.entries.items()
+            if self._live(key) and s.entry.tier in EMBEDDED_TIERS and not s.entry.archived
+            for c in s.chunks
+            if c.vector is not None
+        )
+
+    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
+        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
+        groups: dict[tuple[str, str, bool], list[int]] = {}
+        for key, s in self.entries.items():
+            if not self._live(key):
+                continue
+            e = s.entry
+            row = groups.setdefault((e.namespace, e.tier, e.archived), [0, 0, 0, 0])
+            vectors = sum(1 for c in s.chunks if c.vector is not None)
+            row[0] += 1
+            row[1] += vectors
+            row[2] += s.tokens if vectors else 0
+            row[3] += s.tokens
+        return [
+            (ns, tier, arch, entries, vectors, embedded, tokens)
+            for (ns, tier, arch), (entries, vectors, embedded, tokens) in sorted(groups.items())
+        ]
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
-        return {
-            k: self.entries[k] for k in keys if k in self.entries and self.states[k] != "deleting"
-        }
+        return {k: self.entries[k] for k in keys if self._live(k)}
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
         pending = [self.entries[k] for k, s in self.states.items() if s == "pending"]
         deleting = [k for k, s in self.states.items() if s == "deleting"]
         return pending, deleting
 
-    def scan(self, batch: int = 500) -> Iterator[list[StoredEntry]]:
-        live = [self.entries[k] for k in sorted(self.entries) if self.states[k] != "deleting"]
-        for start in range(0, len(live), batch):
-            yield live[start : start + batch]
+    def scan(self, batch: int | None = None) -> Iterator[list[StoredEntry]]:
+        size = batch or self.scan_batch
+        entries = [self.entries[k] for k in sorted(self.entries) if self._live(k)]
+        for start in range(0, len(entries), size):
+            yield entries[start : start + size]
 
     def count(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for key, s in self.entries.items():
-            if self.states[key] != "deleting":
+            if self._live(key):
                 counts[s.entry.tier] = counts.get(s.entry.tier, 0) + 1
         return counts
 
 
 class FakeVectorStore:
-    """Chunks of embedded entries per tier; cosine search, one hit per entry."""
+    """One record per chunk (id ``key#number``) in one collection per embedded tier; cosine
+    search, one hit per entry."""
 
     def __init__(self) -> None:
-        self.tiers: dict[Tier, dict[str, StoredEntry]] = {t: {} for t in EMBEDDED_TIERS}
+        self.records: dict[Tier, dict[str, tuple[StoredEntry, Chunk]]] = {
+            t: {} for t in EMBEDDED_TIERS
+        }
+
+    @property
+    def tiers(self) -> dict[Tier, dict[str, StoredEntry]]:
+        """Each collection's entries by key (a read-only view of the records)."""
+        return {
+            tier: {s.entry.key: s for s, _ in records.values()}
+            for tier, records in self.records.items()
+        }
 
     @property
     def keys(self) -> set[str]:
-        return {k for entries in self.tiers.values() for k in entries}
+        return self.entry_keys()
 
     def upsert(self, stored: Sequence[StoredEntry]) -> None:
         for s in stored:
-            if any(c.vector is None for c in s.chunks):
-                raise ValueError(f"{s.entry.key}: chunk without a vector")
-            self.tiers[s.entry.tier][s.entry.key] = s
+            if s.entry.tier not in EMBEDDED_TIERS:
+                continue  # as Chroma: only the A and C collections exist
+            for c in s.chunks:
+                if c.vector is None:
+                    raise ValueError(f"{s.entry.key}: chunk without a vector")
+                self.records[s.entry.tier][f"{c.key}#{c.number}"] = (s, c)
 
     def delete(self, keys: Sequence[str]) -> None:
-        for entries in self.tiers.values():
-            for key in keys:
-                entries.pop(key, None)
+        gone = set(keys)
+        for records in self.records.values():
+            for record in [r for r, (s, _) in records.items() if s.entry.key in gone]:
+                del records[record]
 
     def search(
         self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
     ) -> list[Hit]:
-        hits = []
-        for key, s in self.tiers[tier].items():
-            if not matches(s.entry, filters):
-                continue
-            scored = [
-                (sum(a * b for a, b in zip(vector, c.vector or (), strict=True)), c.number)
-                for c in s.chunks
-            ]
-            score, number = max(scored, key=lambda pair: pair[0])
-            hits.append(Hit(key, score, number))
-        hits.sort(key=lambda h: -h.score)
-        return hits[:limit]
+        scored = [
+            (sum(a * b for a, b in zip(vector, c.vector or (), strict=True)), s.entry.key, c.number)
+            for s, c in self.records[tier].values()
+            if vector_matches(s.entry, filters)
+        ]
+        scored.sort(key=lambda t: -t[0])
+        # As Chroma: the best ``2 x limit`` chunks, the first of each entry, ``limit`` entries.
+        hits: dict[str, Hit] = {}
+        for score, key, number in scored[: limit * 2]:
+            if key not in hits:
+                hits[key] = Hit(key, score, number)
+        return list(hits.values())[:limit]
 
     def count(self, tier: Tier) -> int:
-        return len(self.tiers[tier])
+        """Chunk records in the tier's collection, as Chroma counts."""
+        return len(self.records[tier])
+
+    def entry_keys(self) -> set[str]:
+        return {s.entry.key for records in self.records.values() for s, _ in records.values()}
+
+    def delete_expired(self, now: float) -> None:
+        records = self.records["C"]
+        for record in [
+            r
+            for r, (s, _) in records.items()
+            if s.entry.expires_at is not None and s.entry.expires_at <= now
+        ]:
+            del records[record]
 
     def clear(self) -> None:
-        for entries in self.tiers.values():
-            entries.clear()
+        for records in self.records.values():
+            records.clear()
 
     def health(self) -> str:
         return "ok"
@@ -169,6 +332,8 @@ class FakeKeywordStore:
 
     def __init__(self) -> None:
         self.entries: dict[str, StoredEntry] = {}
+        self.optimized = 0
+        """How many times ``optimize`` ran."""
 
     @property
     def keys(self) -> set[str]:
@@ -195,6 +360,17 @@ class FakeKeywordStore:
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]
 
+    def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
+        """The new set replaces the old at once; if ``batches`` raises, the old stays."""
+        fresh: dict[str, StoredEntry] = {}
+        for batch in batches:
+            for s in batch:
+                fresh[s.entry.key] = s
+        self.entries = fresh
+
+    def optimize(self) -> None:
+        self.optimized += 1
+
     def count(self) -> int:
         return len(self.entries)
 
@@ -208,10 +384,17 @@ T0 = 1_700_000_000.0
 
 def make_entry(id: str, text: str, tier: Tier = "A", namespace: str = "ns", **fields: Any) -> Entry:
     """An entry with test defaults; ``fields`` sets any other ``Entry`` field."""
-    return Entry(id=id, namespace=namespace, tier=tier, text=text, timestamp=T0, **fields)
+    return Entry(id=id, namespace=namespace, tier=tier, text=text, **{"timestamp": T0, **fields})
 
 
 def make_filters(
     namespace: str = "ns", tiers: Sequence[Tier] = ("A", "C", "E"), **fields: Any
 ) -> Filters:
     return Filters(namespace=namespace, tiers=tuple(tiers), now=T0 + 1, **fields)
+
+
+if TYPE_CHECKING:  # `mypy tests/fakes.py` checks that each fake satisfies its port.
+    _embedder: Embedder = FakeEmbedder()
+    _ledger: Ledger = FakeLedger()
+    _vectors: VectorStore = FakeVectorStore()
+    _keywords: KeywordStore = FakeKeywordStore()

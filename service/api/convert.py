@@ -108,7 +108,9 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
         until=until,
         include_archived=request.include_archived,
     )
-    return SearchQuery(request.query, filters, request.mode, request.limit, request.explain)
+    return SearchQuery(
+        request.query, filters, request.mode, request.limit, request.explain, request.rerank
+    )
 
 
 def entry_out(entry: Entry, now: float) -> wire.EntryOut:

@@ -22,4 +22,11 @@ def health(resources: ResourcesDep) -> wire.Health:
         stores["chroma"] = "unreachable"
     stores["tantivy"] = resources.keywords.count()
     model = resources.embedder.name if resources.embedder is not None else None
-    return wire.Health("degraded" if degraded else "ok", model, stores, degraded)
+    reranker = resources.retriever.reranker
+    return wire.Health(
+        "degraded" if degraded else "ok",
+        model,
+        reranker.name if reranker is not None else None,
+        stores,
+        degraded,
+    )

@@ -221,8 +221,8 @@ class Memory:
         """Re-derive Chroma and Tantivy from the ledger without re-embedding.
 
         Searches keep working throughout: Tantivy swaps in the new documents with one
-        commit, Chroma records are upserted in place and orphans removed last. Writes
-        wait until the rebuild is done.
+        commit; Chroma is rewritten a batch of entries at a time and orphans removed last.
+        Writes wait until the rebuild is done.
         """
         total = 0
         with self._lock:
@@ -232,6 +232,8 @@ class Memory:
                 nonlocal total
                 for batch in self.ledger.scan():
                     live = [s for s in batch if s.in_vector_index]
+                    # Drop records an entry no longer has (another tier, older chunks).
+                    self.vectors.delete([s.entry.key for s in batch])
                     self.vectors.upsert(live)
                     keep.update(s.entry.key for s in live)
                     total += len(batch)

@@ -77,7 +77,7 @@ class StoredEntry:
 class HistoryEvent:
     at: float
     action: str
-    """created, updated, promoted, archived, restored or deleted."""
+    """created, updated, embedded, promoted, archived, restored or deleted."""
     actor: str
 
 
@@ -112,6 +112,8 @@ class SearchQuery:
     mode: Mode = "auto"
     limit: int = 10
     explain: bool = False
+    rerank: bool | None = None
+    """None: the service's default."""
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,14 @@ class Ledger(Protocol):
     def count(self) -> dict[str, int]: ...
 
 
+class Reranker(Protocol):
+    name: str
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """Relevance of each passage to the query, in [0, 1]."""
+        ...
+
+
 class Catalog(Protocol):
     """Registered file collections and the files indexed from each."""
 

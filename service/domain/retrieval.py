@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from service.domain.fusion import fuse
 from service.domain.models import (
     EMBEDDED_TIERS,
+    Entry,
     Filters,
     Hit,
     ListExplain,
@@ -16,11 +18,12 @@ from service.domain.models import (
     SearchResult,
     Tier,
 )
-from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
+from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, VectorStore
 from service.domain.snippets import best_chunk, query_terms, snippet
 from service.errors import InvalidInput
 
 NO_EMBEDDER = "embedding model unavailable: vector search skipped, BM25 only"
+NO_RERANKER = "reranker unavailable: results are not reranked"
 
 
 def resolve_mode(mode: Mode, filters: Filters) -> Mode:
@@ -41,6 +44,9 @@ class Retriever:
         rrf_k: float = 10.0,
         weights: Mapping[str, float] | None = None,
         candidates: int = 50,
+        reranker: Reranker | None = None,
+        rerank_candidates: int = 30,
+        rerank_default: bool = False,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -49,6 +55,9 @@ class Retriever:
         self.rrf_k = rrf_k
         self.weights = dict(weights or {"bm25": 1.0, "vector": 1.0})
         self.candidates = candidates
+        self.reranker = reranker
+        self.rerank_candidates = rerank_candidates
+        self.rerank_default = rerank_default
 
     def search(self, query: SearchQuery) -> SearchOutcome:
         filters = query.filters
@@ -69,7 +78,11 @@ class Retriever:
         for hits in lists.values():
             # Equal scores are ordered by key, so a ranking never depends on storage order.
             hits.sort(key=lambda h: (-round(h.score, 6), h.key))
-        results = self._rank(query, lists)
+        rerank = self.rerank_default if query.rerank is None else query.rerank
+        if rerank and self.reranker is None:
+            degraded.append(NO_RERANKER)
+            rerank = False
+        results = self._rank(query, lists, rerank)
         return SearchOutcome(results, mode, degraded)
 
     def _vector_hits(self, text: str, filters: Filters, tiers: list[Tier], depth: int) -> list[Hit]:
@@ -79,19 +92,20 @@ class Retriever:
         hits.sort(key=lambda h: (-round(h.score, 6), h.key))
         return hits[:depth]
 
-    def _rank(self, query: SearchQuery, lists: dict[str, list[Hit]]) -> list[SearchResult]:
+    def _rank(
+        self, query: SearchQuery, lists: dict[str, list[Hit]], rerank: bool
+    ) -> list[SearchResult]:
         fused = fuse(
             {name: [h.key for h in hits] for name, hits in lists.items()}, self.weights, self.rrf_k
         )
         by_list = {name: {h.key: h for h in hits} for name, hits in lists.items()}
-        # Hydrate a few spare candidates: an entry deleted meanwhile must not shorten the page.
-        top = fused[: query.limit + 10]
+        # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
+        wanted = max(query.limit, self.rerank_candidates if rerank else 0) + 10
+        top = fused[:wanted]
         stored = self.ledger.get([f.key for f in top])
         terms = query_terms(query.text)
-        results: list[SearchResult] = []
+        candidates: list[Candidate] = []
         for item in top:
-            if len(results) == query.limit:
-                break
             found = stored.get(item.key)
             # An entry deleted between ranking and hydration, or (defensively) one of
             # another namespace, is never shown.
@@ -100,18 +114,61 @@ class Retriever:
             texts = [c.text for c in found.chunks] or [found.entry.text]
             vector_hit = by_list.get("vector", {}).get(item.key)
             chunk = vector_hit.chunk if vector_hit else best_chunk(texts, terms)
-            explain = None
-            if query.explain:
-                explain = {
-                    name: ListExplain(rank, by_list[name][item.key].score)
-                    for name, rank in item.ranks.items()
-                }
-            results.append(
-                SearchResult(
-                    found.entry,
-                    snippet(texts[min(chunk, len(texts) - 1)], terms),
-                    round(item.score, 6),
-                    explain,
-                )
+            explain: dict[str, ListExplain] = {
+                name: ListExplain(rank, by_list[name][item.key].score)
+                for name, rank in item.ranks.items()
+            }
+            candidates.append(
+                Candidate(found.entry, texts[min(chunk, len(texts) - 1)], item.score, explain)
             )
-        return results
+        if rerank:
+            candidates = self._rerank(query.text, candidates)
+        return [
+            SearchResult(
+                c.entry,
+                snippet(c.passage, terms),
+                round(c.score, 6),
+                c.explain if query.explain else None,
+            )
+            for c in candidates[: query.limit]
+        ]
+
+    def _rerank(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+        """Blend cross-encoder scores into the top candidates, trusting retrieval more at
+        the top ranks so a reranker refines, but cannot wreck, a strong agreement."""
+        assert self.reranker is not None
+        head, tail = candidates[: self.rerank_candidates], candidates[self.rerank_candidates :]
+        scores = self.reranker.score(text, [c.passage[:PASSAGE_CHARS] for c in head])
+        for position, (candidate, score) in enumerate(zip(head, scores, strict=True), start=1):
+            trust = retrieval_trust(position)
+            candidate.explain["rerank"] = ListExplain(0, score)
+            candidate.score = trust * candidate.score + (1 - trust) * score
+        head.sort(key=lambda c: -c.score)
+        for rank, candidate in enumerate(head, start=1):
+            candidate.explain["rerank"] = ListExplain(rank, candidate.explain["rerank"].score)
+        # Whatever was not reranked stays below, its score capped under the last reranked.
+        floor = head[-1].score if head else 1.0
+        for candidate in tail:
+            candidate.score = min(candidate.score, floor)
+        return head + tail
+
+
+PASSAGE_CHARS = 1200
+"""Passages given to the cross-encoder are the best chunk, trimmed: cost grows with length."""
+
+
+def retrieval_trust(position: int) -> float:
+    """Weight of the fused retrieval score against the rerank score at a fused position."""
+    if position <= 3:
+        return 0.75
+    if position <= 10:
+        return 0.6
+    return 0.4
+
+
+@dataclass
+class Candidate:
+    entry: Entry
+    passage: str
+    score: float
+    explain: dict[str, ListExplain]

@@ -95,7 +95,7 @@ class TantivyKeywordStore:
         # Who spoke is part of what a turn is about ("what did Alice say about ...").
         doc.add_text("text", f"{e.speaker}: {e.text}" if e.speaker else e.text)
         doc.add_integer("timestamp", int(e.timestamp * MS))
-        doc.add_integer("expires_at", int(e.expires_at * MS) if e.expires_at else NEVER)
+        doc.add_integer("expires_at", int(e.expires_at * MS) if e.expires_at is not None else NEVER)
         doc.add_integer("archived", int(e.archived))
         return doc
 

@@ -62,7 +62,7 @@ def test_cli_records_searches_promotes_and_reports(tmp_path: Path) -> None:
         run = json.loads(strata(url, "jobs", "--run", "expire_c_tier").stdout)
         assert run["runs"] == 1
         status = json.loads(strata(url, "status").stdout)
-        assert status["health"]["status"] == "ok"
+        assert status["health"]["model"] == "all-MiniLM-L6-v2"
         assert status["stats"]["totals"]["entries"] == 1
         rebuilt = strata(url, "rebuild")
         assert rebuilt.returncode == 0 and json.loads(rebuilt.stdout)["state"] == "done"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -13,13 +14,20 @@ AGENT_KEY = "agent-key-0123456789"
 ADMIN_KEY = "admin-key-0123456789"
 
 
+def fingerprint(key: str) -> str:
+    """The name a key without one acts under in entry histories."""
+    return "key:" + hashlib.sha256(key.encode()).hexdigest()[:8]
+
+
 def test_spec_gives_roles_and_namespace_scopes() -> None:
     ring = KeyRing.load(f"{AGENT_KEY}=agent:team, ops ; {ADMIN_KEY}=admin;")
     assert ring.enabled
     assert ring.authenticate(f"Bearer {AGENT_KEY}") == Principal(
-        "agent", frozenset({"team", "ops"})
+        "agent", frozenset({"team", "ops"}), fingerprint(AGENT_KEY)
     )
-    assert ring.authenticate(f"Bearer {ADMIN_KEY}") == Principal("admin", None)
+    assert ring.authenticate(f"Bearer {ADMIN_KEY}") == Principal(
+        "admin", None, fingerprint(ADMIN_KEY)
+    )
 
 
 def test_key_without_namespaces_may_use_any() -> None:
@@ -45,8 +53,39 @@ def test_json_file_adds_keys(tmp_path) -> None:
         )
     )
     ring = KeyRing.load("", str(path))
-    assert ring.authenticate(f"Bearer {AGENT_KEY}") == Principal("agent", frozenset({"team"}))
-    assert ring.authenticate(f"Bearer {ADMIN_KEY}") == Principal("admin")
+    assert ring.authenticate(f"Bearer {AGENT_KEY}") == Principal(
+        "agent", frozenset({"team"}), fingerprint(AGENT_KEY)
+    )
+    assert ring.authenticate(f"Bearer {ADMIN_KEY}") == Principal(
+        "admin", None, fingerprint(ADMIN_KEY)
+    )
+
+
+def test_open_access_acts_as_local() -> None:
+    assert KeyRing.load("").authenticate(None).name == "local"
+
+
+def test_key_acts_under_its_fingerprint_never_the_key_itself() -> None:
+    name = KeyRing.load(f"{AGENT_KEY}=agent").authenticate(f"Bearer {AGENT_KEY}").name
+    assert name == fingerprint(AGENT_KEY)
+    assert name.startswith("key:") and len(name) == len("key:") + 8
+    assert AGENT_KEY not in name
+
+
+def test_file_row_name_is_the_principal_name(tmp_path) -> None:
+    path = tmp_path / "keys.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"key": AGENT_KEY, "role": "agent", "name": "alice-bot"},
+                {"key": ADMIN_KEY, "role": "admin", "name": ""},
+            ]
+        )
+    )
+    ring = KeyRing.load("", str(path))
+    assert ring.authenticate(f"Bearer {AGENT_KEY}").name == "alice-bot"
+    # An empty name falls back to the fingerprint.
+    assert ring.authenticate(f"Bearer {ADMIN_KEY}").name == fingerprint(ADMIN_KEY)
 
 
 def test_spec_and_file_are_combined(tmp_path) -> None:
@@ -130,7 +169,9 @@ def test_wrong_key_is_unauthorized(presented: str) -> None:
 )
 def test_right_key_gives_its_principal(header: str) -> None:
     ring = KeyRing.load(f"{AGENT_KEY}=agent:team")
-    assert ring.authenticate(header) == Principal("agent", frozenset({"team"}))
+    assert ring.authenticate(header) == Principal(
+        "agent", frozenset({"team"}), fingerprint(AGENT_KEY)
+    )
 
 
 def test_unscoped_key_defaults_to_the_default_namespace_and_may_use_any() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from service.domain.memory import Memory
-from service.errors import Unavailable
-from tests.fakes import FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
+from service.domain.models import HistoryEvent
+from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
 
 
 @pytest.fixture
@@ -31,7 +31,9 @@ def embedder() -> FakeEmbedder:
 
 @pytest.fixture
 def memory(ledger, vectors, keywords, embedder) -> Memory:
-    return Memory(ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1)
+    return Memory(
+        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=lambda: T0
+    )
 
 
 def test_write_records_and_indexes_every_entry(memory, ledger, vectors, keywords) -> None:
@@ -166,17 +168,131 @@ def test_recover_with_nothing_pending_does_nothing(memory) -> None:
     assert memory.recover() == (0, 0)
 
 
-def test_without_a_model_embedded_tiers_cannot_be_written(ledger, vectors, keywords) -> None:
-    memory = Memory(ledger, vectors, keywords, None)
-    with pytest.raises(Unavailable):
-        memory.write([make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")])
-    # Nothing of the failed batch was recorded.
-    assert ledger.entries == {}
-    assert keywords.keys == set()
+def test_without_a_model_embedded_tiers_are_stored_without_vectors(
+    ledger, vectors, keywords
+) -> None:
+    memory = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    outcome = memory.write([make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")])
+    assert (outcome.embedded, outcome.indexed) == (0, 2)
+    stored = ledger.get(["ns:a"])["ns:a"]
+    assert stored.chunks and all(c.vector is None for c in stored.chunks)
+    assert not stored.has_vectors and not stored.in_vector_index
+    # Durable and keyword-searchable at once; waiting for a model to be embedded.
+    assert ledger.unsynced() == ([], [])
+    assert keywords.keys == {"ns:a", "ns:e"}
+    assert vectors.keys == set()
+    assert ledger.missing_vectors() == ["ns:a"]
+    assert memory.indexes_match_ledger()
+
+
+def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
+    ledger, vectors, keywords, embedder
+) -> None:
+    without = Memory(
+        ledger, vectors, keywords, None, chunk_words=5, chunk_overlap=1, clock=lambda: T0
+    )
+    assert without.backfill() == 0  # nothing to embed with
+    without.write(
+        [
+            make_entry("a", "alice likes tea", "A", speaker="alice"),
+            make_entry("c", "standup moved one two three four", "C"),
+            make_entry("e", "GET /health 200", "E"),
+        ]
+    )
+    with_model = Memory(
+        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=lambda: T0 + 42
+    )
+    assert with_model.backfill() == 2
+    assert sorted(embedder.texts) == sorted(
+        ["alice: alice likes tea", "standup moved one two three", "three four"]
+    )
+    a = ledger.get(["ns:a"])["ns:a"]
+    assert a.chunks[0].vector == embedder.vector("alice: alice likes tea")
+    assert vectors.tiers["A"].keys() == {"ns:a"}
+    assert vectors.tiers["C"].keys() == {"ns:c"}
+    assert vectors.count("C") == 2  # one record per chunk
+    assert ledger.missing_vectors() == []
+    assert ledger.history("ns:a")[-1] == HistoryEvent(T0 + 42, "embedded", "backfill")
+    assert with_model.indexes_match_ledger()
+    calls = len(embedder.calls)
+    assert with_model.backfill() == 0
+    assert len(embedder.calls) == calls
+
+
+def test_backfill_embeds_archived_entries_but_keeps_them_out_of_the_vector_index(
+    ledger, vectors, keywords, embedder
+) -> None:
+    without = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    without.write([make_entry("c", "old standup", "C")])
+    without.set_archived(["ns:c"], True)
+    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    assert memory.backfill() == 1
+    stored = ledger.get(["ns:c"])["ns:c"]
+    assert stored.has_vectors and stored.entry.archived
+    assert vectors.keys == set()
+    assert memory.indexes_match_ledger()
+
+
+class HookedEmbedder(FakeEmbedder):
+    """Runs ``hook`` during each embed call: a write racing a slow model call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hook = lambda: None
+
+    def embed(self, texts):
+        self.hook()
+        return super().embed(texts)
+
+
+def test_backfill_skips_entries_deleted_or_rewritten_while_it_embedded(
+    ledger, vectors, keywords
+) -> None:
+    without = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    without.write([make_entry("gone", "to be deleted", "A"), make_entry("new", "old text", "A")])
+    embedder = HookedEmbedder()
+    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+
+    def race() -> None:
+        embedder.hook = lambda: None
+        memory.delete(["ns:gone"])
+        without.write([make_entry("new", "new text", "A")])
+
+    embedder.hook = race
+    assert memory.backfill() == 0
+    assert memory.get("ns:gone") is None
+    assert "ns:gone" not in vectors.keys and "ns:gone" not in keywords.keys
+    new = memory.get("ns:new")
+    assert new is not None and new.entry.text == "new text"
+    assert keywords.entries["ns:new"].entry.text == "new text"
+    assert vectors.keys == set()  # the stale text was not indexed
+    # The rewrite, still without vectors, is embedded by the next run.
+    assert memory.backfill() == 1
+    assert vectors.tiers["A"]["ns:new"].entry.text == "new text"
+    assert embedder.texts[-1] == "new text"
+
+
+def test_tokens_are_counted_by_the_model_for_every_tier(memory, ledger) -> None:
+    memory.write(
+        [
+            make_entry("a", "one two three four five six seven eight nine", "A"),
+            make_entry("e", "GET /health 200", "E"),
+        ]
+    )
+    stored = ledger.get(["ns:a", "ns:e"])
+    # Two chunks of five words, each plus two special tokens.
+    assert stored["ns:a"].tokens == (5 + 2) * 2
+    assert stored["ns:e"].tokens == len(["GET", "health", "200"]) + 2
+
+
+def test_without_a_model_tokens_are_estimated_from_words(ledger, vectors, keywords) -> None:
+    memory = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    memory.write([make_entry("a", "one two three four five six", "A")])
+    assert ledger.get(["ns:a"])["ns:a"].tokens == 6 * 4 // 3
 
 
 def test_without_a_model_tier_e_is_still_written(ledger, vectors, keywords) -> None:
-    memory = Memory(ledger, vectors, keywords, None)
+    memory = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E")])
     assert (outcome.embedded, outcome.indexed) == (0, 1)
     assert keywords.keys == {"ns:e"}
@@ -187,15 +303,73 @@ def test_archiving_flags_entries_and_restoring_clears_the_flag(memory, keywords,
     assert memory.set_archived(["ns:a", "ns:missing"], True) == 1
     assert memory.set_archived(["ns:a"], True) == 0
     assert keywords.entries["ns:a"].entry.archived
-    assert vectors.tiers["A"]["ns:a"].entry.archived
+    # Archived entries leave the vector index; the ledger keeps their vectors.
+    assert vectors.keys == set()
+    assert memory.get("ns:a").has_vectors
+    assert memory.indexes_match_ledger()
     assert memory.set_archived(["ns:a"], False) == 1
     assert not keywords.entries["ns:a"].entry.archived
+    assert vectors.tiers["A"].keys() == {"ns:a"}
+    assert memory.indexes_match_ledger()
+
+
+def test_archiving_and_restoring_never_re_embed(memory, embedder) -> None:
+    memory.write([make_entry("a", "alice likes tea", "A")])
+    calls = len(embedder.calls)
+    memory.set_archived(["ns:a"], True)
+    memory.set_archived(["ns:a"], False)
+    assert len(embedder.calls) == calls
+
+
+def test_history_records_who_did_what_and_when(ledger, vectors, keywords, embedder) -> None:
+    now = [100.0]
+    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: now[0])
+    memory.write([make_entry("a", "first", "A")], actor="key:1")
+    now[0] = 200.0
+    memory.write([make_entry("a", "second", "A")], actor="alice")
+    now[0] = 300.0
+    memory.set_archived(["ns:a"], True, actor="scheduler")
+    now[0] = 400.0
+    memory.set_archived(["ns:a"], False, actor="ops")
+    now[0] = 500.0
+    memory.update_metadata(["ns:a"], {"k": "v"}, actor="ops")
+    now[0] = 600.0
+    memory.delete(["ns:a"], actor="bob")
+    assert ledger.history("ns:a") == [
+        HistoryEvent(100.0, "created", "key:1"),
+        HistoryEvent(200.0, "updated", "alice"),
+        HistoryEvent(300.0, "archived", "scheduler"),
+        HistoryEvent(400.0, "restored", "ops"),
+        HistoryEvent(500.0, "updated", "ops"),
+        HistoryEvent(600.0, "deleted", "bob"),
+    ]
+    assert ledger.history("ns:never") == []
+
+
+def test_unchanged_archive_flag_adds_no_history(memory, ledger) -> None:
+    memory.write([make_entry("a", "x", "A")])
+    memory.set_archived(["ns:a"], False)
+    assert [h.action for h in ledger.history("ns:a")] == ["created"]
+
+
+def test_update_metadata_keeps_text_and_vectors(memory, ledger, vectors, embedder) -> None:
+    memory.write([make_entry("a", "alice likes tea", "A", metadata={"x": 1})])
+    before = memory.get("ns:a")
+    calls = len(embedder.calls)
+    assert memory.update_metadata(["ns:a", "ns:missing"], {"y": 2}) == 1
+    after = memory.get("ns:a")
+    assert after.entry.metadata == {"x": 1, "y": 2}
+    assert after.chunks == before.chunks and after.tokens == before.tokens
+    assert len(embedder.calls) == calls
+    assert vectors.tiers["A"]["ns:a"].entry.metadata == {"x": 1, "y": 2}
 
 
 def test_rebuild_recreates_both_indexes_from_the_ledger(memory, vectors, keywords) -> None:
     memory.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
     vectors.clear()
     keywords.apply((), ["ns:e"])
+    assert not memory.indexes_match_ledger()
     assert memory.rebuild() == 2
     assert vectors.keys == {"ns:a"}
     assert keywords.keys == {"ns:a", "ns:e"}
+    assert memory.indexes_match_ledger()

@@ -44,10 +44,13 @@ def test_every_field_has_its_variable() -> None:
     for f in dataclasses.fields(Settings):
         if f.name in ("ttl_by_chain_type", "chunk_words", "chunk_overlap"):
             continue  # covered below: a mapping, and a pair checked together
-        kind = type(getattr(Settings(), f.name))
+        default = getattr(Settings(), f.name)
+        kind = type(default)
         kind = Path if issubclass(kind, Path) else kind
-        settings = Settings.from_env({f"STRATA_{f.name.upper()}": samples[kind]})
-        assert getattr(settings, f.name) == kind(samples[kind]), f.name
+        # An on/off switch accepts only those two words: set it to the other one.
+        sample = {"on": "off", "off": "on"}.get(default, samples[kind])
+        settings = Settings.from_env({f"STRATA_{f.name.upper()}": sample})
+        assert getattr(settings, f.name) == kind(sample), f.name
 
 
 def test_empty_variable_counts_as_unset() -> None:
@@ -112,6 +115,9 @@ def test_bad_ttl_by_chain_type_names_the_variable(raw: str) -> None:
         ({"STRATA_RRF_K": "0"}, "STRATA_RRF_K"),
         ({"STRATA_BM25_WEIGHT": "-1"}, "weights"),
         ({"STRATA_VECTOR_WEIGHT": "-0.1"}, "weights"),
+        ({"STRATA_JOBS": "yes"}, "STRATA_JOBS"),
+        ({"STRATA_E_ARCHIVE_DAYS": "-1"}, "STRATA_E_ARCHIVE_DAYS"),
+        ({"STRATA_E_DELETE_DAYS": "-0.5"}, "STRATA_E_DELETE_DAYS"),
     ],
 )
 def test_inconsistent_values_are_refused(environ: dict[str, str], variable: str) -> None:

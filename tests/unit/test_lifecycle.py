@@ -1,0 +1,349 @@
+"""The lifecycle jobs and promotion over fake stores: expiry, E archival, history."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from service.domain.memory import Memory
+from service.domain.models import Filters, HistoryEvent, Tier
+from service.domain.tiers import DAY
+from service.errors import InvalidInput
+from service.jobs import lifecycle
+from tests.fakes import (
+    T0,
+    FakeEmbedder,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+    make_entry,
+)
+
+NOW = T0 + 100
+"""When the jobs run: after entries expiring at T0 + 10, before those at T0 + 1000."""
+
+
+@dataclasses.dataclass
+class Clock:
+    now: float = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclasses.dataclass
+class Stores:
+    ledger: FakeLedger
+    vectors: FakeVectorStore
+    keywords: FakeKeywordStore
+    embedder: FakeEmbedder
+    clock: Clock
+    memory: Memory
+
+    def keyword_ids(self, text: str, *, include_archived: bool = False) -> set[str]:
+        hits = self.keywords.search(text, filters(include_archived=include_archived), 100)
+        return {h.key.split(":", 1)[1] for h in hits}
+
+    def vector_ids(self, tier: Tier, text: str, *, include_archived: bool = False) -> set[str]:
+        vector = self.embedder.vector(text)
+        hits = self.vectors.search(tier, vector, filters(include_archived=include_archived), 100)
+        return {h.key.split(":", 1)[1] for h in hits}
+
+    def actions(self, id: str) -> list[tuple[str, str]]:
+        return [(h.action, h.actor) for h in self.ledger.history(f"ns:{id}")]
+
+
+def filters(**fields) -> Filters:
+    return Filters(namespace="ns", tiers=("A", "C", "E"), now=NOW, **fields)
+
+
+@pytest.fixture
+def stores() -> Stores:
+    ledger, vectors, keywords, embedder = (
+        FakeLedger(),
+        FakeVectorStore(),
+        FakeKeywordStore(),
+        FakeEmbedder(),
+    )
+    clock = Clock()
+    memory = Memory(
+        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=clock
+    )
+    return Stores(ledger, vectors, keywords, embedder, clock, memory)
+
+
+def write_expiring(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("gone", "standup notes gone", "C", expires_at=T0 + 10),
+            make_entry("live", "standup notes live", "C", expires_at=T0 + 1000),
+            make_entry("fact", "standup notes fact", "A"),
+            make_entry("log", "standup notes log", "E", expires_at=T0 + 10),
+        ],
+        actor="writer",
+    )
+    stores.clock.now = NOW
+
+
+# expire_c_tier
+
+
+def test_expired_c_entries_are_hidden_before_the_job_runs(stores: Stores) -> None:
+    write_expiring(stores)
+    assert stores.keyword_ids("standup") == {"live", "fact"}
+    assert stores.vector_ids("C", "standup notes") == {"live"}
+    # include_archived lifts the expiry filter too.
+    assert stores.keyword_ids("standup", include_archived=True) == {"gone", "live", "fact", "log"}
+    assert stores.vector_ids("C", "standup notes", include_archived=True) == {"gone", "live"}
+
+
+def test_expire_c_tier_archives_expired_c_entries_only(stores: Stores) -> None:
+    write_expiring(stores)
+    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 1}
+    stored = stores.ledger.get(["ns:gone", "ns:live", "ns:fact", "ns:log"])
+    assert {k.split(":")[1]: s.entry.archived for k, s in stored.items()} == {
+        "gone": True,
+        "live": False,
+        "fact": False,
+        "log": False,
+    }
+    assert stores.vectors.tiers["C"].keys() == {"ns:live"}
+    assert stores.vectors.tiers["A"].keys() == {"ns:fact"}
+    # The ledger keeps the vectors, for a later promotion.
+    assert stored["ns:gone"].has_vectors
+    assert stores.memory.indexes_match_ledger()
+
+
+def test_expire_c_tier_is_idempotent(stores: Stores) -> None:
+    write_expiring(stores)
+    lifecycle.expire_c_tier(stores.memory, NOW)
+    calls = len(stores.embedder.calls)
+    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 0}
+    assert stores.actions("gone") == [("created", "writer"), ("archived", "scheduler")]
+    assert len(stores.embedder.calls) == calls
+
+
+def test_expired_entries_leave_the_vector_store_but_stay_keyword_searchable(
+    stores: Stores,
+) -> None:
+    write_expiring(stores)
+    lifecycle.expire_c_tier(stores.memory, NOW)
+    assert stores.vector_ids("C", "standup notes", include_archived=True) == {"live"}
+    assert stores.keyword_ids("standup") == {"live", "fact"}
+    assert "gone" in stores.keyword_ids("standup", include_archived=True)
+
+
+def test_expire_c_tier_records_the_scheduler_at_the_memory_clock(stores: Stores) -> None:
+    write_expiring(stores)
+    lifecycle.expire_c_tier(stores.memory, NOW)
+    assert stores.ledger.history("ns:gone") == [
+        HistoryEvent(T0, "created", "writer"),
+        HistoryEvent(NOW, "archived", "scheduler"),
+    ]
+    assert stores.actions("live") == [("created", "writer")]
+
+
+def test_expire_c_tier_on_exact_expiry_archives(stores: Stores) -> None:
+    stores.memory.write([make_entry("edge", "edge case", "C", expires_at=NOW)])
+    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 1}
+    assert stores.vectors.keys == set()
+
+
+def test_expire_c_tier_handles_more_than_one_batch(stores: Stores, monkeypatch) -> None:
+    monkeypatch.setattr(lifecycle, "BATCH", 2)
+    stores.memory.write(
+        [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
+    )
+    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 5}
+    assert stores.vectors.keys == set()
+
+
+def test_restored_expired_entry_is_archived_again_by_the_next_run(stores: Stores) -> None:
+    write_expiring(stores)
+    lifecycle.expire_c_tier(stores.memory, NOW)
+    stores.memory.set_archived(["ns:gone"], False, "ops")
+    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 1}
+    assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "restored", "archived"]
+    assert stores.memory.indexes_match_ledger()
+
+
+# archive_e_tier
+
+
+def write_logs(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("ancient", "cron ran", "E", timestamp=T0 - 100 * DAY),
+            make_entry("old", "cron ran", "E", timestamp=T0 - 40 * DAY),
+            make_entry("recent", "cron ran", "E", timestamp=T0 - 10 * DAY),
+            make_entry("new", "cron ran", "E"),
+            make_entry("old_fact", "cron ran", "A", timestamp=T0 - 100 * DAY),
+            make_entry("old_talk", "cron ran", "C", timestamp=T0 - 100 * DAY),
+        ]
+    )
+
+
+def archived(stores: Stores) -> set[str]:
+    return {k.split(":")[1] for k, s in stores.ledger.entries.items() if s.entry.archived}
+
+
+def test_archive_e_tier_archives_entries_older_than_the_retention(stores: Stores) -> None:
+    write_logs(stores)
+    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=0)
+    assert result == {"archived": 2, "deleted": 0}
+    assert archived(stores) == {"ancient", "old"}
+    assert stores.keyword_ids("cron") == {"recent", "new", "old_fact", "old_talk"}
+    assert stores.keyword_ids("cron", include_archived=True) >= {"ancient", "old"}
+    assert stores.actions("old")[-1] == ("archived", "scheduler")
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0) == {"archived": 0, "deleted": 0}
+
+
+def test_archive_e_tier_with_zero_days_keeps_everything(stores: Stores) -> None:
+    write_logs(stores)
+    assert lifecycle.archive_e_tier(stores.memory, T0, 0, 0) == {"archived": 0, "deleted": 0}
+    assert archived(stores) == set()
+    assert len(stores.ledger.entries) == 6
+
+
+def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -> None:
+    write_logs(stores)
+    stores.memory.set_archived(["ns:ancient"], True)  # archived or not, it goes
+    stores.memory.write([make_entry("older", "cron ran", "E", timestamp=T0 - 95 * DAY)])
+    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
+    assert result == {"archived": 1, "deleted": 2}
+    assert set(stores.ledger.entries) == {
+        "ns:old",
+        "ns:recent",
+        "ns:new",
+        "ns:old_fact",
+        "ns:old_talk",
+    }
+    assert archived(stores) == {"old"}
+    assert "ns:ancient" not in stores.keywords.keys and "ns:older" not in stores.keywords.keys
+    assert stores.actions("ancient")[-1] == ("deleted", "scheduler")
+    assert stores.memory.indexes_match_ledger()
+
+
+def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
+    write_logs(stores)
+    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=0, delete_days=30)
+    assert result == {"archived": 0, "deleted": 2}
+    assert {"ns:ancient", "ns:old"}.isdisjoint(stores.ledger.entries)
+    assert archived(stores) == set()
+
+
+def test_archive_e_tier_handles_more_than_one_batch(stores: Stores, monkeypatch) -> None:
+    monkeypatch.setattr(lifecycle, "BATCH", 2)
+    stores.memory.write(
+        [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
+        + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
+    )
+    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
+    assert result == {"archived": 3, "deleted": 3}
+
+
+# promote
+
+
+def test_promote_moves_c_to_a_keeping_its_vectors(stores: Stores) -> None:
+    stores.memory.write(
+        [make_entry("c", "we version the API in the URL path", "C", expires_at=T0 + 1000)]
+    )
+    before = stores.memory.get("ns:c")
+    calls = list(stores.embedder.calls)
+    assert stores.memory.promote(["ns:c"], "alice") == 1
+    assert stores.embedder.calls == calls  # no re-embedding
+    after = stores.memory.get("ns:c")
+    assert after is not None and before is not None
+    assert (after.entry.tier, after.entry.expires_at, after.entry.archived) == ("A", None, False)
+    assert after.chunks == before.chunks and after.tokens == before.tokens
+    assert stores.vectors.tiers["A"].keys() == {"ns:c"}
+    assert stores.vectors.tiers["C"] == {}
+    assert stores.vectors.tiers["A"]["ns:c"].chunks == before.chunks
+    assert stores.keywords.entries["ns:c"].entry.tier == "A"
+    assert stores.actions("c") == [("created", ""), ("promoted", "alice")]
+    assert stores.memory.indexes_match_ledger()
+
+
+def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
+    write_expiring(stores)
+    lifecycle.expire_c_tier(stores.memory, NOW)
+    calls = list(stores.embedder.calls)
+    assert stores.memory.promote(["ns:gone"], "ops") == 1
+    assert stores.embedder.calls == calls
+    entry = stores.memory.get("ns:gone").entry
+    assert (entry.tier, entry.expires_at, entry.archived) == ("A", None, False)
+    assert stores.vector_ids("A", "standup notes") == {"gone", "fact"}
+    assert "gone" in stores.keyword_ids("standup")
+    assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "promoted"]
+    # A decision never expires: the next expiry run leaves it alone.
+    assert lifecycle.expire_c_tier(stores.memory, NOW + 10 * DAY)["archived"] == 1  # "live" only
+    assert not stores.memory.get("ns:gone").entry.archived
+
+
+def test_promote_refuses_unknown_and_non_c_ids_and_promotes_nothing(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("c1", "talk", "C"),
+            make_entry("a1", "fact", "A"),
+            make_entry("e1", "log", "E"),
+        ]
+    )
+    with pytest.raises(InvalidInput) as raised:
+        stores.memory.promote(["ns:c1", "ns:nope", "ns:a1", "ns:e1"], "ops")
+    assert [e.field for e in raised.value.errors] == ["ids[1]", "ids[2]", "ids[3]"]
+    assert "no such entry" in raised.value.errors[0].message
+    assert "tier A" in raised.value.errors[1].message
+    assert "tier E" in raised.value.errors[2].message
+    assert stores.memory.get("ns:c1").entry.tier == "C"
+    assert stores.vectors.tiers["C"].keys() == {"ns:c1"}
+    assert stores.actions("c1") == [("created", "")]
+
+
+def test_promote_of_a_deleted_entry_is_refused(stores: Stores) -> None:
+    stores.memory.write([make_entry("c", "talk", "C")])
+    stores.memory.delete(["ns:c"])
+    with pytest.raises(InvalidInput) as raised:
+        stores.memory.promote(["ns:c"])
+    assert [e.field for e in raised.value.errors] == ["ids[0]"]
+
+
+def test_promote_counts_each_entry_once(stores: Stores) -> None:
+    stores.memory.write([make_entry("c", "talk", "C")])
+    assert stores.memory.promote(["ns:c", "ns:c"], "ops") == 1
+    assert stores.actions("c") == [("created", ""), ("promoted", "ops")]
+
+
+def test_promote_twice_is_refused_the_second_time(stores: Stores) -> None:
+    stores.memory.write([make_entry("c", "talk", "C")])
+    stores.memory.promote(["ns:c"])
+    with pytest.raises(InvalidInput, match=r"ids\[0\]: is tier A"):
+        stores.memory.promote(["ns:c"])
+
+
+def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: Stores) -> None:
+    without = Memory(stores.ledger, stores.vectors, stores.keywords, None, clock=stores.clock)
+    without.write([make_entry("c", "talk about caching", "C")])
+    assert without.promote(["ns:c"]) == 1
+    assert stores.vectors.keys == set()
+    assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}
+    assert stores.vectors.tiers["A"].keys() == {"ns:c"}
+    assert [a for a, _ in stores.actions("c")] == ["created", "promoted", "embedded"]
+
+
+# the other jobs
+
+
+def test_optimize_indexes_optimizes_the_keyword_store(stores: Stores) -> None:
+    stores.memory.write([make_entry("a", "x", "A"), make_entry("e", "y", "E")])
+    assert lifecycle.optimize_indexes(stores.memory) == {"documents": 2}
+    assert stores.keywords.optimized == 1
+
+
+def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> None:
+    without = Memory(stores.ledger, stores.vectors, stores.keywords, None, clock=stores.clock)
+    without.write([make_entry("a", "x", "A")])
+    assert lifecycle.backfill_embeddings(without) == {"embedded": 0}
+    assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}
+    assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 0}
