@@ -1,0 +1,91 @@
+"""Blending cross-encoder scores into the fused ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.domain.memory import Memory
+from service.domain.models import SearchQuery
+from service.domain.retrieval import NO_RERANKER, Retriever, retrieval_trust
+from tests.fakes import (
+    FakeEmbedder,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+    make_entry,
+    make_filters,
+)
+
+
+class KeywordReranker:
+    """Scores 1.0 for passages containing a word, else 0.5."""
+
+    name = "keyword"
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self.seen: list[list[str]] = []
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        self.seen.append(list(passages))
+        return [1.0 if self.word in p else 0.5 for p in passages]
+
+
+def retriever(reranker: KeywordReranker | None, **options) -> Retriever:
+    ledger, vectors, keywords, embedder = (
+        FakeLedger(),
+        FakeVectorStore(),
+        FakeKeywordStore(),
+        FakeEmbedder(),
+    )
+    memory = Memory(ledger, vectors, keywords, embedder)
+    # Repeating "cache" ranks n0 first by BM25; only n7 mentions "golden".
+    memory.write(
+        [
+            make_entry(f"n{n}", " ".join(["cache"] * (20 - n)) + (" golden" if n == 7 else ""))
+            for n in range(15)
+        ]
+    )
+    return Retriever(ledger, vectors, keywords, embedder, reranker=reranker, **options)
+
+
+def query(**options) -> SearchQuery:
+    return SearchQuery("cache", make_filters(), mode="bm25", limit=15, **options)
+
+
+def ids(r: Retriever, q: SearchQuery) -> list[str]:
+    return [x.entry.id for x in r.search(q).results]
+
+
+def test_reranker_lifts_a_relevant_candidate_but_keeps_the_top_agreement() -> None:
+    plain = ids(retriever(None), query())
+    reranked = ids(retriever(KeywordReranker("golden")), query(rerank=True))
+    assert plain[:2] == ["n0", "n1"] and plain.index("n7") == 7
+    assert reranked.index("n7") < 7
+    assert reranked[0] == "n0"
+
+
+def test_rerank_is_off_by_default_and_explained_when_on() -> None:
+    reranker = KeywordReranker("golden")
+    r = retriever(reranker, rerank_candidates=5)
+    r.search(query())
+    assert reranker.seen == []
+    outcome = r.search(query(rerank=True, explain=True))
+    assert len(reranker.seen[0]) == 5
+    ranks = [x.explain["rerank"].rank for x in outcome.results[:5]]
+    assert sorted(ranks) == [1, 2, 3, 4, 5]
+    assert all("rerank" not in x.explain for x in outcome.results[5:])
+    scores = [x.score for x in outcome.results]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_default_on_and_missing_reranker_degrades() -> None:
+    reranker = KeywordReranker("golden")
+    retriever(reranker, rerank_default=True).search(query())
+    assert len(reranker.seen) == 1
+    outcome = retriever(None, rerank_default=True).search(query())
+    assert outcome.degraded == [NO_RERANKER]
+
+
+def test_retrieval_is_trusted_more_at_the_top() -> None:
+    assert retrieval_trust(1) > retrieval_trust(5) > retrieval_trust(20)
