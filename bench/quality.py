@@ -307,7 +307,9 @@ def run_queries(
         payload = {
             "query": q.text,
             "namespace": namespace_for(prefix, q.namespace),
-            "mode": mode,
+            # "hybrid+rerank" is hybrid search with the cross-encoder pass.
+            "mode": mode.removesuffix("+rerank"),
+            "rerank": mode.endswith("+rerank"),
             "limit": SEARCH_LIMIT,
         }
         start = time.perf_counter()
@@ -429,7 +431,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--url", default="http://127.0.0.1:8080", help="service base URL")
     p.add_argument("--api-key", default=None, help="sent as Authorization: Bearer KEY")
     p.add_argument("--tier", default="A", help="tier of the ingested entries")
-    p.add_argument("--modes", default="bm25,vector,hybrid", help="comma-separated modes")
+    p.add_argument(
+        "--modes",
+        default="bm25,vector,hybrid",
+        help="comma-separated: bm25, vector, hybrid, hybrid+rerank",
+    )
     p.add_argument("--max-queries", type=int, default=None, help="first N judged queries")
     p.add_argument("--batch", type=int, default=256, help="events per POST /v1/events")
     p.add_argument("--no-ingest", action="store_true", help="search data already ingested")
