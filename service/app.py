@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -23,7 +24,8 @@ from service.api.health import health
 from service.api.search import SearchController
 from service.api.stats import stats
 from service.errors import StrataError
-from service.resources import Resources, open_resources
+from service.mcp import mcp_endpoint, mcp_lifespan
+from service.resources import Resources, load_reranker, open_resources
 from service.settings import Settings
 
 log = logging.getLogger("strata")
@@ -49,6 +51,9 @@ def create_app(settings: Settings | None = None, *, resources: Resources | None 
             log.warning("degraded: %s", reason)
         if settings.jobs == "on":
             opened.jobs.start()
+        threading.Thread(
+            target=load_reranker, args=(settings, opened.retriever), daemon=True
+        ).start()
         try:
             yield
         finally:
@@ -63,9 +68,10 @@ def create_app(settings: Settings | None = None, *, resources: Resources | None 
             AdminController,
             stats,
             health,
+            mcp_endpoint,
         ],
         dependencies=DEPENDENCIES,
-        lifespan=[lifespan],
+        lifespan=[lifespan, mcp_lifespan],
         exception_handlers={
             StrataError: _strata_problem,
             ValidationException: _validation_problem,

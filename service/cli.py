@@ -109,6 +109,15 @@ def parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="health and stats of the service")
     status.set_defaults(run=_status)
 
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the MCP tools over stdio, backed by the service at --url",
+        description="Serve strata's MCP tools on stdin/stdout for an MCP client. Tool calls go "
+        "to the service at --url ($STRATA_URL) with --api-key ($STRATA_API_KEY), given before "
+        "the command: strata --url http://127.0.0.1:8080 mcp",
+    )
+    mcp.set_defaults(run=_mcp)
+
     promote = commands.add_parser("promote", help="make tier C entries tier A (admin)")
     promote.add_argument("ids", nargs="+")
     promote.add_argument("--namespace")
@@ -261,6 +270,16 @@ def _collection_remove(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     with _client(args) as client:
         _print_json({"health": client.health(), "stats": client.stats()})
+    return OK
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from service.mcp import serve_stdio
+
+    # stdout carries the protocol: logs go to stderr, before the MCP SDK configures its own.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
+    with _client(args) as client:
+        serve_stdio(client)
     return OK
 
 

@@ -22,7 +22,7 @@ from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Jobs
 from service.settings import Settings
 from service.stores.catalog import SqliteCatalog
-from service.stores.chroma import ChromaVectorStore, connect
+from service.stores.chroma import ChromaVectorStore, connect, forget_clients
 from service.stores.files import list_files
 from service.stores.ledger import SqliteLedger
 from service.stores.tantivy import TantivyKeywordStore
@@ -78,23 +78,27 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
         return None, [NO_MODEL.format(exc)]
 
 
-def load_reranker(settings: Settings, retriever: Retriever, degraded: list[str]) -> None:
+def load_reranker(settings: Settings, retriever: Retriever) -> None:
     """Load the cross-encoder off the start-up path; searches rerank once it is in."""
     if not settings.reranker_model:
+        retriever.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
         return
     from service.stores.reranker import CrossEncoderReranker
 
     try:
         retriever.reranker = CrossEncoderReranker(settings.reranker_model)
+        retriever.reranker_problem = None
         log.info("reranker %s loaded", settings.reranker_model)
     except Exception as exc:  # run without reranking, and say so
         log.error("reranker %s could not be loaded: %s", settings.reranker_model, exc)
-        degraded.append(f"reranker {settings.reranker_model} unavailable ({exc}); no reranking")
+        retriever.reranker_problem = f"reranker {settings.reranker_model} unavailable ({exc})"
 
 
-def open_or_reset(name: str, path: Path, opener: Callable[[], T]) -> T:
+def open_or_reset(
+    name: str, path: Path, opener: Callable[[], T], forget: Callable[[], None] | None = None
+) -> T:
     """Open a derived store; if its files are unreadable, set them aside and start empty
-    (the ledger refills it)."""
+    (the ledger refills it). ``forget`` drops any client cached for the broken files."""
     try:
         return opener()
     except Exception as exc:
@@ -102,6 +106,8 @@ def open_or_reset(name: str, path: Path, opener: Callable[[], T]) -> T:
         log.error("%s at %s is unreadable (%s); moved to %s, rebuilding", name, path, exc, aside)
         if path.exists():
             shutil.move(str(path), str(aside))
+        if forget is not None:
+            forget()
         return opener()
 
 
@@ -123,7 +129,9 @@ def open_resources(
     if settings.chroma_url:
         vectors = ChromaVectorStore(connect(data, settings.chroma_url))
     else:
-        vectors = open_or_reset("Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)))
+        vectors = open_or_reset(
+            "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
+        )
     keywords = open_or_reset(
         "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 from service.errors import ConfigError
 
 PREFIX = "STRATA_"
+EMPTY_MEANS_OFF = frozenset({"reranker_model"})
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ class Settings:
         values: dict[str, object] = {}
         for f in dataclasses.fields(cls):
             raw = environ.get(PREFIX + f.name.upper())
-            if raw is not None and raw != "":
+            # Empty counts as unset, except where empty means "off".
+            if raw is not None and (raw != "" or f.name in EMPTY_MEANS_OFF):
                 values[f.name] = _parse(f.name, f.type, raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "data_dir" in values:

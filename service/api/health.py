@@ -23,6 +23,8 @@ def health(resources: ResourcesDep) -> wire.Health:
     stores["tantivy"] = resources.keywords.count()
     model = resources.embedder.name if resources.embedder is not None else None
     reranker = resources.retriever.reranker
+    if resources.retriever.reranker_problem:
+        degraded.append(resources.retriever.reranker_problem)
     return wire.Health(
         "degraded" if degraded else "ok",
         model,

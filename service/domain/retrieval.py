@@ -58,6 +58,8 @@ class Retriever:
         self.reranker = reranker
         self.rerank_candidates = rerank_candidates
         self.rerank_default = rerank_default
+        self.reranker_problem: str | None = None
+        """Why no reranker is loaded, when one is wanted."""
 
     def search(self, query: SearchQuery) -> SearchOutcome:
         filters = query.filters
@@ -80,7 +82,8 @@ class Retriever:
             hits.sort(key=lambda h: (-round(h.score, 6), h.key))
         rerank = self.rerank_default if query.rerank is None else query.rerank
         if rerank and self.reranker is None:
-            degraded.append(NO_RERANKER)
+            problem = self.reranker_problem
+            degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
             rerank = False
         results = self._rank(query, lists, rerank)
         return SearchOutcome(results, mode, degraded)

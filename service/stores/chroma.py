@@ -30,6 +30,13 @@ def connect(data_dir: Path, url: str = "") -> Any:
     )
 
 
+def forget_clients() -> None:
+    """Drop the clients Chroma caches per path, so a path can be opened afresh."""
+    from chromadb.api.client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
+
+
 class ChromaVectorStore:
     def __init__(self, client: Any, prefix: str = "strata") -> None:
         self.client = client

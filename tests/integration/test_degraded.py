@@ -84,3 +84,11 @@ def test_missing_chroma_data_is_rebuilt(tmp_path: Path, embedder) -> None:
         "e",
         "a",
     ]
+
+
+def test_corrupt_chroma_data_is_set_aside_and_rebuilt(tmp_path: Path, embedder) -> None:
+    def corrupt(d: Path) -> None:
+        (d / "chroma" / "chroma.sqlite3").write_bytes(b"garbage" * 100)
+
+    assert reopen_after(tmp_path, embedder, corrupt) == ["a", "e", "a"]
+    assert list(tmp_path.glob("chroma.unreadable-*"))

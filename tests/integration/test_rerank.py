@@ -38,7 +38,7 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
 def opened(tmp_path: Path, embedder, reranker_model: str) -> Resources:
     settings = Settings(data_dir=tmp_path, reranker_model=reranker_model)
     resources = open_resources(settings, embedder=embedder)
-    load_reranker(settings, resources.retriever, resources.degraded)
+    load_reranker(settings, resources.retriever)
     return resources
 
 

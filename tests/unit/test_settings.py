@@ -57,6 +57,10 @@ def test_empty_variable_counts_as_unset() -> None:
     assert Settings.from_env({"STRATA_PORT": "", "STRATA_HOST": ""}) == Settings()
 
 
+def test_empty_reranker_model_turns_reranking_off() -> None:
+    assert Settings.from_env({"STRATA_RERANKER_MODEL": ""}).reranker_model == ""
+
+
 def test_overrides_win_over_the_environment() -> None:
     settings = Settings.from_env(
         {"STRATA_PORT": "9000", "STRATA_HOST": "0.0.0.0"}, port=7000, data_dir="/srv/data"

@@ -1,0 +1,118 @@
+"""The MCP tools over both backends, in process: the domain called directly (what /mcp
+uses) and the REST API through the client (what `strata mcp` uses) must answer alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from litestar.testing import TestClient
+from litestar.testing import transport as litestar_transport
+from mcp import Client
+
+from service.app import create_app
+from service.client import StrataClient
+from service.mcp import Backend, LocalBackend, RestBackend, build_server
+from service.resources import Resources, open_resources
+from service.settings import Settings
+
+ADMIN = "admin-key-0123456789"
+ALICE = "alice-key-0123456789"
+
+
+class Clock:
+    now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def resources(tmp_path: Path, embedder) -> Iterator[Resources]:
+    keys = f"{ADMIN}=admin;{ALICE}=agent:alice"
+    settings = Settings(data_dir=tmp_path / "data", api_keys=keys, jobs="off")
+    opened = open_resources(settings, embedder=embedder, clock=Clock())
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def rest(resources: Resources) -> Iterator[TestClient]:
+    with TestClient(create_app(resources=resources)) as client:
+        yield client
+
+
+def backends(resources: Resources, rest: TestClient, key: str) -> list[Backend]:
+    principal = resources.keys.authenticate(f"Bearer {key}")
+    client = StrataClient(
+        "http://testserver.local",
+        api_key=key,
+        transport=litestar_transport.TestClientTransport(rest),  # type: ignore[arg-type]
+    )
+    return [LocalBackend(resources, principal), RestBackend(client)]
+
+
+def call_both(backends: list[Backend], tool: str, **arguments: Any) -> list[dict[str, Any]]:
+    """The tool's result through each backend: structured content, or the error text."""
+
+    async def call(backend: Backend) -> dict[str, Any]:
+        async with Client(build_server(lambda _: backend)) as client:
+            result = await client.call_tool(tool, arguments)
+        if result.is_error:
+            return {"error": "".join(getattr(c, "text", "") for c in result.content)}
+        assert result.structured_content is not None
+        result.structured_content.pop("took_ms", None)
+        return result.structured_content
+
+    return [anyio.run(call, backend) for backend in backends]
+
+
+def test_both_backends_answer_alike(resources: Resources, rest: TestClient, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "billing.md").write_text("# Billing\n\nInvoices are sent on the 1st.\n")
+    added = rest.post(
+        "/v1/collections",
+        json={"name": "notes", "path": str(notes), "namespace": "alice"},
+        headers={"Authorization": f"Bearer {ADMIN}"},
+    )
+    assert added.status_code == 201, added.text
+    alice = backends(resources, rest, ALICE)
+
+    local, remote = alice
+    (peanuts,) = call_both([local], "remember", text="Alice is allergic to peanuts.")
+    (tea,) = call_both([remote], "remember", text="Alice drinks tea.", tier="C", tags=["diet"])
+    assert peanuts["tier"] == "A" and tea["tier"] == "C" and peanuts["embedded"] and tea["embedded"]
+
+    for tool, arguments in [
+        ("search", {"query": "what is alice allergic to?"}),
+        ("search", {"query": "tea", "tiers": ["C"], "mode": "bm25"}),
+        ("retrieve", {"question": "when are invoices sent?", "top_n": 2}),
+        ("get", {"id_or_path": peanuts["id"]}),
+        ("get", {"id_or_path": tea["id"], "namespace": "alice"}),
+        ("get", {"id_or_path": "notes/billing.md", "from_line": 3}),
+        ("multi_get", {"pattern": "notes/*.md"}),
+        ("status", {}),
+    ]:
+        here, there = call_both(alice, tool, **arguments)
+        assert "error" not in here and here == there, (tool, here, there)
+    for tool, arguments in [
+        ("get", {"id_or_path": "nope"}),
+        ("search", {"query": "tea", "namespace": "bob"}),
+        ("get", {"id_or_path": "notes/../../secret.md"}),
+        ("multi_get", {"pattern": "notes/missing.md, elsewhere/x.md"}),
+    ]:
+        here, there = call_both(alice, tool, **arguments)
+        assert "error" in here and here == there, (tool, here, there)
+    (found,) = call_both([local], "search", query="what is alice allergic to?")
+    assert found["results"][0]["id"] == peanuts["id"]
+    assert found["results"][0]["namespace"] == "alice"
+    (missing,) = call_both([local], "get", id_or_path="nope")
+    assert missing["error"].endswith("404 Not found: no entry 'nope' in namespace 'alice'")
+    (elsewhere,) = call_both([remote], "search", query="tea", namespace="bob")
+    assert (
+        "403 Forbidden: namespace: this API key may not use namespace 'bob'" in elsewhere["error"]
+    )
