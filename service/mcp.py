@@ -13,7 +13,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol, TypeVar, cast
 
 import anyio.to_thread
@@ -40,7 +39,6 @@ from service.client import StrataClient, StrataClientError
 from service.domain.models import entry_key
 from service.errors import NotFound, StrataError
 from service.resources import Resources
-from service.stores.files import resolve_inside
 
 T = TypeVar("T")
 Json = dict[str, Any]
@@ -120,26 +118,11 @@ class LocalBackend:
         return _plain(entry_out(found.entry, self.resources.clock()))
 
     def document(self, path: str, from_line: int, lines: int | None) -> Json:
-        collection, relative = documents_api._locate(self.resources, self.principal, path)
-        text = documents_api._read(collection, relative)
-        return _plain(documents_api._document(collection, relative, text, from_line, lines))
+        found = documents_api.read_document(self.resources, self.principal, path, from_line, lines)
+        return _plain(found)
 
     def documents(self, request: wire.DocumentsRequest) -> Json:
-        # As DocumentsController.batch: files over max_bytes are skipped, with a note.
-        found: list[wire.DocumentOut] = []
-        skipped: list[wire.Skipped] = []
-        for path in documents_api._expand(self.resources, self.principal, request.pattern):
-            collection, relative = documents_api._locate(self.resources, self.principal, path)
-            target = resolve_inside(Path(collection.path), relative)
-            size = target.stat().st_size if target.is_file() else -1
-            if size < 0:
-                skipped.append(wire.Skipped(path, "no such file"))
-            elif size > request.max_bytes:
-                skipped.append(wire.Skipped(path, f"{size} bytes, over max_bytes"))
-            else:
-                text = documents_api._read(collection, relative)
-                found.append(documents_api._document(collection, relative, text))
-        return _plain(wire.DocumentsResponse(found, skipped))
+        return _plain(documents_api.read_documents(self.resources, self.principal, request))
 
     def write(self, event: wire.Event) -> Json:
         entries = to_entries(

@@ -108,7 +108,7 @@ class DocumentsController(Controller):
     tags = ["collections"]
 
     @get("", sync_to_thread=True)
-    def get_document(
+    def get_document_lines(
         self,
         resources: ResourcesDep,
         principal: PrincipalDep,
@@ -121,9 +121,7 @@ class DocumentsController(Controller):
             raise InvalidInput.one("from", "must be at least 1")
         if lines is not None and lines < 1:
             raise InvalidInput.one("lines", "must be at least 1")
-        collection, relative = _locate(resources, principal, path)
-        text = _read(collection, relative)
-        return _document(collection, relative, text, from_line, lines)
+        return read_document(resources, principal, path, from_line, lines)
 
     @post("/batch", status_code=200, sync_to_thread=True)
     def batch(
@@ -133,19 +131,38 @@ class DocumentsController(Controller):
         principal: PrincipalDep,
     ) -> wire.DocumentsResponse:
         """Documents matching a glob or a comma-separated list; big ones skipped, with a note."""
-        documents: list[wire.DocumentOut] = []
-        skipped: list[wire.Skipped] = []
-        for path in _expand(resources, principal, data.pattern):
-            collection, relative = _locate(resources, principal, path)
-            target = resolve_inside(Path(collection.path), relative)
-            size = target.stat().st_size if target.is_file() else -1
-            if size < 0:
-                skipped.append(wire.Skipped(path, "no such file"))
-            elif size > data.max_bytes:
-                skipped.append(wire.Skipped(path, f"{size} bytes, over max_bytes"))
-            else:
-                documents.append(_document(collection, relative, _read(collection, relative)))
-        return wire.DocumentsResponse(documents, skipped)
+        return read_documents(resources, principal, data)
+
+
+def read_document(
+    resources: Resources,
+    principal: Principal,
+    path: str,
+    first: int = 1,
+    count: int | None = None,
+) -> wire.DocumentOut:
+    """Lines of one document, for REST and MCP alike."""
+    collection, relative = _locate(resources, principal, path)
+    return _document(collection, relative, _read(collection, relative), first, count)
+
+
+def read_documents(
+    resources: Resources, principal: Principal, request: wire.DocumentsRequest
+) -> wire.DocumentsResponse:
+    """Documents matching a pattern, skipping missing and oversized ones with a note."""
+    documents: list[wire.DocumentOut] = []
+    skipped: list[wire.Skipped] = []
+    for path in _expand(resources, principal, request.pattern):
+        collection, relative = _locate(resources, principal, path)
+        target = resolve_inside(Path(collection.path), relative)
+        size = target.stat().st_size if target.is_file() else -1
+        if size < 0:
+            skipped.append(wire.Skipped(path, "no such file"))
+        elif size > request.max_bytes:
+            skipped.append(wire.Skipped(path, f"{size} bytes, over max_bytes"))
+        else:
+            documents.append(_document(collection, relative, _read(collection, relative)))
+    return wire.DocumentsResponse(documents, skipped)
 
 
 def _visible(principal: Principal, collection: Collection) -> bool:
