@@ -181,7 +181,8 @@ def _search(args: argparse.Namespace) -> int:
 def _search_text(found: dict[str, Any]) -> None:
     for hit in found["results"]:
         flag = " (archived)" if hit["archived"] else ""
-        print(f"{hit['score']:.3f}  {hit['tier']}  {hit['id']}{flag}")
+        where = f"{hit['file']}:{hit['lines']}" if hit.get("file") else hit["id"]
+        print(f"{hit['score']:.3f}  {hit['tier']}  {where}{flag}")
         print(f"       {hit['snippet']}")
     for reason in found["degraded"]:
         print(f"degraded: {reason}", file=sys.stderr)

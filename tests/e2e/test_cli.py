@@ -95,6 +95,7 @@ def test_cli_collections_and_documents(tmp_path: Path) -> None:
         assert "notes\t1 files" in strata(url, "collection", "list").stdout
         hit = json.loads(strata(url, "search", "when do we deploy", "--json").stdout)["results"][0]
         assert hit["file"] == "notes/deploys.md" and hit["lines"] == "1-3"
+        assert "notes/deploys.md:1-3" in strata(url, "search", "when do we deploy").stdout
         line = strata(url, "get", "notes/deploys.md:3", "-l", "1")
         assert line.stdout.strip() == "3| We deploy on Tuesdays only."
         assert "==> notes/deploys.md <==" in strata(url, "multi-get", "notes/*.md").stdout
