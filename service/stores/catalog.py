@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
 from service.domain.collections import Collection, IndexedFile
+from service.stores.sqlite import open_durable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
@@ -31,11 +31,7 @@ CREATE TABLE IF NOT EXISTS files (
 
 class SqliteCatalog:
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._db = open_durable(path, SCHEMA)
         self._lock = threading.Lock()
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from service.domain.models import Chunk, Entry, HistoryEvent, StoredEntry
+from service.stores.sqlite import open_durable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -59,12 +60,7 @@ class SqliteLedger:
     """Entries keyed by ``namespace:id``, written in WAL mode with full fsync."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._db = open_durable(path, SCHEMA)
         self._lock = threading.Lock()
 
     def close(self) -> None:
