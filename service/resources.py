@@ -15,7 +15,7 @@ from service.auth import KeyRing
 from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.ports import Embedder
-from service.domain.retrieval import Retriever
+from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
 from service.jobs import lifecycle
 from service.jobs.rebuild import Rebuilder
@@ -154,6 +154,7 @@ def open_resources(
         candidates=settings.candidates,
         rerank_candidates=settings.rerank_candidates,
         rerank_default=settings.rerank == "on",
+        weighting=Weighting(settings.tier_weights, settings.c_recency_days),
     )
     memory.recover()
     if not memory.indexes_match_ledger():

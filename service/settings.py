@@ -52,6 +52,12 @@ class Settings:
     """Rerank searches unless a request says otherwise: ``on`` or ``off``."""
     rerank_candidates: int = 30
     """How many of the best fused candidates the cross-encoder rescores."""
+    tier_weights: Mapping[str, float] = field(
+        default_factory=lambda: {"A": 1.5, "C": 1.2, "E": 1.0}
+    )
+    """Score weight per tier as JSON; scores are scaled by weight / largest weight."""
+    c_recency_days: float = 3.5
+    """Tier C scores decay as exp(-age in days / this); 0 turns decay off."""
     candidates: int = 50
     """Fewest candidates taken from each list before fusion (at least 3 x limit)."""
     chunk_words: int = 150
@@ -102,6 +108,12 @@ class Settings:
             raise ConfigError("fusion weights must not be negative")
         if self.jobs not in ("on", "off"):
             raise ConfigError("STRATA_JOBS must be on or off")
+        if not set(self.tier_weights) <= {"A", "C", "E"} or any(
+            w <= 0 for w in self.tier_weights.values()
+        ):
+            raise ConfigError("STRATA_TIER_WEIGHTS takes positive weights for tiers A, C and E")
+        if self.c_recency_days < 0:
+            raise ConfigError("STRATA_C_RECENCY_DAYS must be >= 0")
         if self.rerank not in ("on", "off"):
             raise ConfigError("STRATA_RERANK must be on or off")
         if self.rerank_candidates < 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -47,6 +48,7 @@ class Retriever:
         reranker: Reranker | None = None,
         rerank_candidates: int = 30,
         rerank_default: bool = False,
+        weighting: Weighting | None = None,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -58,6 +60,7 @@ class Retriever:
         self.reranker = reranker
         self.rerank_candidates = rerank_candidates
         self.rerank_default = rerank_default
+        self.weighting = weighting
         self.reranker_problem: str | None = None
         """Why no reranker is loaded, when one is wanted."""
 
@@ -126,6 +129,8 @@ class Retriever:
             )
         if rerank:
             candidates = self._rerank(query.text, candidates)
+        if self.weighting is not None:
+            candidates = self._weigh(candidates, query.filters.now)
         return [
             SearchResult(
                 c.entry,
@@ -135,6 +140,17 @@ class Retriever:
             )
             for c in candidates[: query.limit]
         ]
+
+    def _weigh(self, candidates: list[Candidate], now: float) -> list[Candidate]:
+        """Scale scores by tier weight and, for tier C, recency; stable for equal scores."""
+        assert self.weighting is not None
+        for candidate in candidates:
+            factors = self.weighting.factors(candidate.entry, now)
+            for name, value in factors.items():
+                candidate.explain[name] = ListExplain(0, value)
+                candidate.score *= value
+        candidates.sort(key=lambda c: -c.score)
+        return candidates
 
     def _rerank(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
         """Blend cross-encoder scores into the top candidates, trusting retrieval more at
@@ -154,6 +170,23 @@ class Retriever:
         for candidate in tail:
             candidate.score = min(candidate.score, floor)
         return head + tail
+
+
+@dataclass(frozen=True)
+class Weighting:
+    """Scoring layers after fusion: a weight per tier (divided by the largest, so scores
+    stay in [0, 1]) and, for tier C, decay exp(-age_days / c_recency_days)."""
+
+    tier_weights: Mapping[str, float]
+    c_recency_days: float = 3.5
+
+    def factors(self, entry: Entry, now: float) -> dict[str, float]:
+        top = max(self.tier_weights.values(), default=1.0) or 1.0
+        found = {"tier": self.tier_weights.get(entry.tier, 1.0) / top}
+        if entry.tier == "C" and self.c_recency_days > 0:
+            age_days = max(0.0, now - entry.timestamp) / 86_400
+            found["recency"] = math.exp(-age_days / self.c_recency_days)
+        return found
 
 
 PASSAGE_CHARS = 1200

@@ -92,12 +92,13 @@ def test_write_then_search_every_mode(client: TestClient) -> None:
     assert ids(hybrid)[0] == "db"
     top = hybrid["results"][0]
     assert 0 < top["score"] <= 1
-    assert set(top["explain"]) <= {"bm25", "vector"} and top["explain"]["vector"]["rank"] == 1
+    assert set(top["explain"]) <= {"bm25", "vector", "tier"}
+    assert top["explain"]["vector"]["rank"] == 1 and top["explain"]["tier"]["score"] == 1.0
     assert all(0 <= r["score"] <= 1 for r in hybrid["results"])
     assert ids(search(client, "tables exported", tiers=["E"])) == ["log"]
     assert search(client, "tables", tiers=["E"])["mode"] == "bm25"
     assert "log" not in ids(search(client, "tables exported", mode="vector"))
-    assert ids(search(client, "session caching", mode="vector", limit=1)) == ["chat"]
+    assert ids(search(client, "session caching", mode="vector", tiers=["C"])) == ["chat"]
 
 
 def test_reposting_an_id_replaces_the_entry(client: TestClient) -> None:
@@ -245,3 +246,24 @@ def test_health_and_openapi(client: TestClient) -> None:
     assert health["status"] == "ok" and health["model"] == "all-MiniLM-L6-v2"
     spec = client.get("/schema/openapi.json").json()
     assert {"/v1/events", "/v1/search", "/v1/entries/{entry_id}", "/health"} <= set(spec["paths"])
+
+
+def test_tier_weights_and_c_recency_shape_the_score(client: TestClient, clock: Clock) -> None:
+    week_ago = "2027-01-08T08:00:00Z"  # the test clock reads 2027-01-15T08:00:00Z
+    write(
+        client,
+        {"id": "a", "tier": "A", "text": "canary deploys for the payments service"},
+        {
+            "id": "c",
+            "tier": "C",
+            "text": "canary deploys for the payments service",
+            "timestamp": week_ago,
+            "ttl_days": 30,
+        },
+        {"id": "e", "tier": "E", "text": "canary deploys for the payments service"},
+    )
+    found = search(client, "canary deploys payments", explain=True, mode="bm25")
+    assert ids(found) == ["a", "e", "c"]
+    by_id = {r["id"]: r for r in found["results"]}
+    assert by_id["e"]["explain"]["tier"]["score"] == pytest.approx(1 / 1.5, abs=1e-6)
+    assert by_id["c"]["explain"]["recency"]["score"] == pytest.approx(0.1353, abs=1e-3)

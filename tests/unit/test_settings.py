@@ -42,7 +42,7 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
 def test_every_field_has_its_variable() -> None:
     samples = {int: "7", float: "0.5", Path: "/tmp/x", str: "text"}
     for f in dataclasses.fields(Settings):
-        if f.name in ("ttl_by_chain_type", "chunk_words", "chunk_overlap"):
+        if f.name in ("ttl_by_chain_type", "tier_weights", "chunk_words", "chunk_overlap"):
             continue  # covered below: a mapping, and a pair checked together
         default = getattr(Settings(), f.name)
         kind = type(default)
@@ -143,3 +143,11 @@ def test_negative_chunk_overlap_is_refused() -> None:
 def test_settings_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         Settings().port = 1  # type: ignore[misc]
+
+
+def test_tier_weights_are_parsed_and_checked() -> None:
+    parsed = Settings.from_env({"STRATA_TIER_WEIGHTS": '{"A": 2, "E": 1}'})
+    assert parsed.tier_weights == {"A": 2.0, "E": 1.0}
+    for bad in ('{"B": 1}', '{"A": 0}', "[1]"):
+        with pytest.raises(ConfigError):
+            Settings.from_env({"STRATA_TIER_WEIGHTS": bad})
