@@ -72,7 +72,9 @@ def test_write_search_restart_and_find_again(server: Server, data_dir: Path) -> 
     server.stop()
     restarted = Server(data_dir)
     try:
-        found = httpx.post(f"{restarted.url}/v1/search", json={"query": "integration suite"})
+        found = httpx.post(
+            f"{restarted.url}/v1/search", json={"query": "integration suite", "tiers": ["E"]}
+        )
         assert found.json()["results"][0]["id"] == "run-1"
         jobs = httpx.get(f"{restarted.url}/v1/admin/jobs").json()["jobs"]
         assert all(job["next_run"] for job in jobs), "the scheduler runs with the service"
