@@ -61,10 +61,5 @@ class PayloadTooLarge(StrataError):
     title = "Payload too large"
 
 
-class Unavailable(StrataError):
-    status = 503
-    title = "Service unavailable"
-
-
 class ConfigError(Exception):
     """Invalid configuration; raised at start-up, never to a client."""
