@@ -13,6 +13,7 @@ from msgspec import Meta, Struct, field
 
 Tier = Literal["A", "C", "E"]
 Mode = Literal["auto", "bm25", "vector", "hybrid"]
+Kind = Literal["memory", "pattern"]
 
 Id = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.:@-]{1,128}$", description="Entry id")]
 Namespace = Annotated[
@@ -22,6 +23,8 @@ Label = Annotated[str, Meta(min_length=1, max_length=200)]
 Text = Annotated[str, Meta(min_length=1, max_length=1_000_000)]
 Timestamp = Annotated[str, Meta(description="ISO 8601; without an offset it is UTC")]
 Scalar = str | int | float | bool | None
+Score = Annotated[float, Meta(ge=0, le=1)]
+Variant = Annotated[str, Meta(min_length=1, max_length=10_000)]
 
 
 class Event(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -38,6 +41,15 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     timestamp: Timestamp | None = None
     ttl_days: Annotated[float, Meta(gt=0, le=36_500)] | None = None
     metadata: dict[str, Scalar] = field(default_factory=dict)
+    kind: Kind = "memory"
+    """``pattern``: a reasoning pattern, given back with its variants by ``/v1/retrieve``."""
+    type: Label | None = None
+    """What the entry is: decision, framework, position, reaction, fact, ...; weighs in
+    ``/v1/retrieve``'s score (STRATA_TYPE_WEIGHTS)."""
+    confidence: Score | None = None
+    """How sure the author was, in [0, 1]."""
+    variants: Annotated[list[Variant], Meta(max_length=64)] = field(default_factory=list)
+    """A pattern's variants for different situations."""
 
 
 class EventsRequest(Struct, forbid_unknown_fields=True):
@@ -62,6 +74,11 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     since: Timestamp | None = None
     until: Timestamp | None = None
     include_archived: bool = False
+    kind: Kind | None = None
+    min_score: Score = 0.0
+    """Drop results scoring below this."""
+    relax: bool = True
+    """When nothing is found, retry once over every tier with no min_score."""
     explain: bool = False
     rerank: bool | None = None
     """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
@@ -85,13 +102,17 @@ class EntryOut(Struct, kw_only=True):
     expires_at: str | None
     archived: bool
     metadata: dict[str, Any]
+    kind: Kind
+    type: str | None
+    confidence: float | None
+    variants: list[str]
 
 
 class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     """An entry found by a search, with the part of it that matched."""
 
     snippet: str
-    score: Annotated[float, Meta(ge=0, le=1)]
+    score: Score
     explain: dict[str, ListRank] | None = None
     file: str | None = None
     """For a chunk of a collection's file: ``<collection>/<relative path>``."""
@@ -171,6 +192,107 @@ class SearchResponse(Struct):
     results: list[SearchHit]
     mode: Mode
     took_ms: float
+    degraded: list[str]
+    relaxed: bool = False
+    """The filtered search found nothing; these results come from the relaxed retry."""
+
+
+class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    question: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    asker: Label | None = None
+    """Who asks (an agent's name); kept in the interaction log."""
+    top_n: Annotated[int, Meta(ge=1, le=50)] = 5
+    namespace: Namespace | None = None
+
+
+class AnswerParts(Struct):
+    relevance: float
+    type: float
+    confidence: float
+    freshness: float
+
+
+class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
+    """An entry of an answer: how relevant it is and its final blended score."""
+
+    snippet: str
+    relevance_score: Score
+    """Raw similarity of the best stage: the cross-encoder's score when reranked, else the
+    cosine of question and best chunk."""
+    score: Score
+    """relevance, type, confidence and freshness blended (STRATA_ANSWER_WEIGHTS)."""
+    parts: AnswerParts
+    file: str | None = None
+    title: str | None = None
+    lines: str | None = None
+
+
+class RetrieveResponse(Struct):
+    interaction_id: str
+    """Quote it in ``POST /v1/feedback``."""
+    entries: list[RetrievedEntry]
+    strong_match: bool
+    """The best relevance is at or above ``threshold``: a near-direct answer exists."""
+    best_relevance: float
+    threshold: float
+    reasoning_patterns: list[RetrievedEntry]
+    took_ms: float
+    degraded: list[str]
+
+
+class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    interaction_id: Annotated[str, Meta(min_length=1, max_length=128)]
+    rating: Literal["up", "down"]
+    comment: Annotated[str, Meta(max_length=10_000)] | None = None
+
+
+class FeedbackResponse(Struct):
+    interaction_id: str
+    rating: Literal["up", "down"]
+    recorded_at: str
+
+
+class UnansweredQuestion(Struct):
+    interaction_id: str
+    question: str
+    asker: str | None
+    at: str
+    best_relevance: float
+
+
+class DailyReportResponse(Struct, kw_only=True):
+    date: str
+    namespace: str
+    questions: int
+    strong_matches: int
+    strong_match_rate: float | None
+    """Null when no question was asked that day."""
+    feedback: dict[str, int]
+    """Ratings given on that day's interactions: ``up`` and ``down``."""
+    unanswered: list[UnansweredQuestion]
+    """The questions with no strong match, in the order asked."""
+
+
+class RoutineCheckRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    task: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    namespace: Namespace | None = None
+
+
+class SimilarExecution(Struct):
+    id: str
+    text: str
+    timestamp: str
+    similarity: float
+
+
+class RoutineCheckResponse(Struct, kw_only=True):
+    similar: int
+    """Tier E executions at or above ``similarity_threshold`` (of the 100 best by BM25)."""
+    is_routine: bool
+    """At least ``min_similar`` similar executions exist."""
+    similarity_threshold: float
+    min_similar: int
+    examples: list[SimilarExecution]
     degraded: list[str]
 
 
@@ -285,6 +407,13 @@ CONTRACT: dict[str, type[Struct]] = {
     "EventsResponse": EventsResponse,
     "SearchRequest": SearchRequest,
     "SearchResponse": SearchResponse,
+    "RetrieveRequest": RetrieveRequest,
+    "RetrieveResponse": RetrieveResponse,
+    "FeedbackRequest": FeedbackRequest,
+    "FeedbackResponse": FeedbackResponse,
+    "DailyReportResponse": DailyReportResponse,
+    "RoutineCheckRequest": RoutineCheckRequest,
+    "RoutineCheckResponse": RoutineCheckResponse,
     "EntryOut": EntryOut,
     "DeleteResponse": DeleteResponse,
     "Health": Health,

@@ -17,6 +17,7 @@ from litestar.openapi import OpenAPIConfig
 
 from schemas import wire
 from service.api.admin import AdminController
+from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
 from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, *, resources: Resources | None 
         route_handlers=[
             EventsController,
             SearchController,
+            AnswersController,
             CollectionsController,
             DocumentsController,
             AdminController,

@@ -35,8 +35,11 @@ class Principal:
         self.check(requested, field)
         return requested
 
+    def may_use(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
+
     def check(self, namespace: str, field: str = "namespace") -> None:
-        if self.namespaces is not None and namespace not in self.namespaces:
+        if not self.may_use(namespace):
             raise Forbidden(f"{field}: this API key may not use namespace {namespace!r}")
 
     def require_admin(self) -> None:

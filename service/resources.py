@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from service.auth import KeyRing
+from service.domain.answer import Answerer, AnswerPolicy
 from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.ports import Embedder
@@ -24,6 +25,7 @@ from service.settings import Settings
 from service.stores.catalog import SqliteCatalog
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
 from service.stores.files import list_files
+from service.stores.interactions import SqliteInteractionLog
 from service.stores.ledger import SqliteLedger
 from service.stores.tantivy import TantivyKeywordStore
 
@@ -56,6 +58,8 @@ class Resources:
     rebuilder: Rebuilder
     catalog: SqliteCatalog
     collections: Collections
+    interactions: SqliteInteractionLog
+    answerer: Answerer
     clock: Callable[[], float] = time.time
     new_id: Callable[[], str] = new_entry_id
     degraded: list[str] = field(default_factory=list)
@@ -65,6 +69,7 @@ class Resources:
         self.rebuilder.wait()
         self.keywords.close()
         self.catalog.close()
+        self.interactions.close()
         self.ledger.close()
 
 
@@ -155,6 +160,22 @@ def open_resources(
         rerank_candidates=settings.rerank_candidates,
         rerank_default=settings.rerank == "on",
         weighting=Weighting(settings.tier_weights, settings.c_recency_days),
+        mmr_lambda=settings.mmr_lambda,
+    )
+    interactions = SqliteInteractionLog(data / "interactions.sqlite3")
+    answerer = Answerer(
+        retriever,
+        embedder,
+        interactions,
+        AnswerPolicy(
+            threshold=settings.strong_match_threshold,
+            weights=settings.answer_weights,
+            type_weights=settings.type_weights,
+            freshness_days=settings.freshness_days,
+        ),
+        new_id=new_id,
+        routine_similarity=settings.routine_similarity,
+        routine_min_similar=settings.routine_min_similar,
     )
     memory.recover()
     if not memory.indexes_match_ledger():
@@ -180,6 +201,8 @@ def open_resources(
         embedder=embedder,
         memory=memory,
         retriever=retriever,
+        interactions=interactions,
+        answerer=answerer,
         policy=ExpiryPolicy(settings.c_ttl_days, settings.ttl_by_chain_type),
         jobs=lifecycle_jobs(settings, memory, clock),
         rebuilder=Rebuilder(memory, clock),

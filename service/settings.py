@@ -58,6 +58,36 @@ class Settings:
     """Score weight per tier as JSON; scores are scaled by weight / largest weight."""
     c_recency_days: float = 3.5
     """Tier C scores decay as exp(-age in days / this); 0 turns decay off."""
+    mmr_lambda: float = 1.0
+    """MMR trade-off in (0, 1]: scores are scaled by 1 - (1 - lambda) x the word overlap
+    with a better result, so near-duplicates sink; 1 turns it off."""
+    strong_match_threshold: float = 0.6
+    """``/v1/retrieve`` says ``strong_match`` when the best relevance reaches this."""
+    answer_weights: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "relevance": 0.6,
+            "type": 0.15,
+            "confidence": 0.15,
+            "freshness": 0.1,
+        }
+    )
+    """How ``/v1/retrieve`` blends an entry's relevance, type, confidence and freshness."""
+    type_weights: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "decision": 1.0,
+            "framework": 0.9,
+            "fact": 0.8,
+            "position": 0.6,
+            "reaction": 0.4,
+        }
+    )
+    """Weight in [0, 1] per entry ``type`` for ``/v1/retrieve``; other types count 0.5."""
+    freshness_days: float = 30.0
+    """Freshness in ``/v1/retrieve`` is exp(-age in days / this)."""
+    routine_similarity: float = 0.7
+    """``/v1/routine-check``: cosine at or above which a tier E execution counts as similar."""
+    routine_min_similar: int = 5
+    """``/v1/routine-check``: similar executions needed for ``is_routine``."""
     candidates: int = 50
     """Fewest candidates taken from each list before fusion (at least 3 x limit)."""
     chunk_words: int = 150
@@ -118,6 +148,25 @@ class Settings:
             raise ConfigError("STRATA_RERANK must be on or off")
         if self.rerank_candidates < 1:
             raise ConfigError("STRATA_RERANK_CANDIDATES must be at least 1")
+        if not 0 < self.mmr_lambda <= 1:
+            raise ConfigError("STRATA_MMR_LAMBDA must be in (0, 1]")
+        if not 0 <= self.strong_match_threshold <= 1:
+            raise ConfigError("STRATA_STRONG_MATCH_THRESHOLD must be in [0, 1]")
+        if set(self.answer_weights) != {"relevance", "type", "confidence", "freshness"} or any(
+            w < 0 for w in self.answer_weights.values()
+        ):
+            raise ConfigError(
+                "STRATA_ANSWER_WEIGHTS takes weights >= 0 for relevance, type, confidence "
+                "and freshness"
+            )
+        if any(not 0 <= w <= 1 for w in self.type_weights.values()):
+            raise ConfigError("STRATA_TYPE_WEIGHTS takes weights in [0, 1]")
+        if self.freshness_days <= 0:
+            raise ConfigError("STRATA_FRESHNESS_DAYS must be positive")
+        if not 0 <= self.routine_similarity <= 1 or self.routine_min_similar < 1:
+            raise ConfigError(
+                "STRATA_ROUTINE_SIMILARITY must be in [0, 1] and STRATA_ROUTINE_MIN_SIMILAR >= 1"
+            )
         if self.e_archive_days < 0 or self.e_delete_days < 0:
             raise ConfigError("STRATA_E_ARCHIVE_DAYS and STRATA_E_DELETE_DAYS must be >= 0")
 

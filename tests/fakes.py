@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
     EMBEDDED_TIERS,
     Chunk,
@@ -31,9 +32,10 @@ from service.domain.models import (
     StoredEntry,
     Tier,
 )
+from service.domain.texts import keyword_text
 
 if TYPE_CHECKING:
-    from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
+    from service.domain.ports import Embedder, InteractionLog, KeywordStore, Ledger, VectorStore
 
 _WORD = re.compile(r"\w+")
 
@@ -57,6 +59,7 @@ def _common(entry: Entry, f: Filters) -> bool:
         and all(tag in entry.tags for tag in f.tags)
         and (f.since is None or entry.timestamp >= f.since)
         and (f.until is None or entry.timestamp <= f.until)
+        and (f.kind is None or entry.kind == f.kind)
     )
 
 
@@ -351,9 +354,7 @@ class FakeKeywordStore:
         for key, s in self.entries.items():
             if not matches(s.entry, filters):
                 continue
-            document = words(
-                f"{s.entry.speaker}: {s.entry.text}" if s.entry.speaker else s.entry.text
-            )
+            document = words(keyword_text(s.entry))
             score = float(sum(1 for w in document if w in terms))
             if score > 0:
                 hits.append(Hit(key, score))
@@ -378,6 +379,32 @@ class FakeKeywordStore:
         self.entries.clear()
 
 
+class FakeInteractionLog:
+    def __init__(self) -> None:
+        self.interactions: dict[str, Interaction] = {}
+        self.feedback: list[Feedback] = []
+
+    def record(self, interaction: Interaction) -> None:
+        self.interactions[interaction.id] = interaction
+
+    def get(self, interaction_id: str) -> Interaction | None:
+        return self.interactions.get(interaction_id)
+
+    def add_feedback(self, feedback: Feedback) -> None:
+        self.feedback.append(feedback)
+
+    def between(
+        self, namespace: str, start: float, end: float
+    ) -> tuple[list[Interaction], list[Feedback]]:
+        asked = [
+            i
+            for i in self.interactions.values()
+            if i.namespace == namespace and start <= i.at < end
+        ]
+        ids = {i.id for i in asked}
+        return asked, [f for f in self.feedback if f.interaction_id in ids]
+
+
 T0 = 1_700_000_000.0
 """A fixed 'now' for tests: 2023-11-14T22:13:20Z."""
 
@@ -398,3 +425,4 @@ if TYPE_CHECKING:  # `mypy tests/fakes.py` checks that each fake satisfies its p
     _ledger: Ledger = FakeLedger()
     _vectors: VectorStore = FakeVectorStore()
     _keywords: KeywordStore = FakeKeywordStore()
+    _interactions: InteractionLog = FakeInteractionLog()

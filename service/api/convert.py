@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from schemas import wire
+from service.domain.answer import Answered
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
 from service.domain.tiers import ExpiryPolicy, is_live
 from service.errors import FieldError, InvalidInput
@@ -57,6 +58,8 @@ def to_entries(
             timestamp = now if parsed is None else parsed
         if event.ttl_days is not None and event.tier != "C":
             errors.append(FieldError(f"{where}.ttl_days", "only tier C entries expire"))
+        if event.variants and event.kind != "pattern":
+            errors.append(FieldError(f"{where}.variants", "only entries of kind pattern have"))
         for key, value in event.metadata.items():
             if isinstance(value, str) and len(value) > 10_000:
                 errors.append(FieldError(f"{where}.metadata.{key}", "longer than 10000 chars"))
@@ -79,6 +82,10 @@ def to_entries(
                     event.tier, timestamp, event.ttl_days, event.chain_type
                 ),
                 metadata=dict(event.metadata),
+                kind=event.kind,
+                type=event.type,
+                confidence=event.confidence,
+                variants=tuple(event.variants),
             )
         )
     if errors:
@@ -107,9 +114,17 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
         since=since,
         until=until,
         include_archived=request.include_archived,
+        kind=request.kind,
     )
     return SearchQuery(
-        request.query, filters, request.mode, request.limit, request.explain, request.rerank
+        request.query,
+        filters,
+        request.mode,
+        request.limit,
+        request.explain,
+        request.rerank,
+        min_score=request.min_score,
+        relax=request.relax,
     )
 
 
@@ -124,15 +139,9 @@ def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
             name: wire.ListRank(rank=e.rank, score=round(e.score, 6))
             for name, e in result.explain.items()
         }
-    meta = result.entry.metadata
-    place: dict[str, Any] = {}
-    if "file" in meta:
-        place = {
-            "file": meta["file"],
-            "title": meta.get("title"),
-            "lines": f"{meta.get('line_start')}-{meta.get('line_end')}",
-            "score_pct": round(result.score * 100),
-        }
+    place = _place(result.entry)
+    if place:
+        place["score_pct"] = round(result.score * 100)
     return wire.SearchHit(
         **place,
         **_entry_fields(result.entry, now),
@@ -140,6 +149,30 @@ def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
         score=result.score,
         explain=explain,
     )
+
+
+def retrieved_out(answered: Answered, now: float) -> wire.RetrievedEntry:
+    parts = {name: round(value, 6) for name, value in answered.parts.items()}
+    return wire.RetrievedEntry(
+        **_place(answered.result.entry),
+        **_entry_fields(answered.result.entry, now),
+        snippet=answered.result.snippet,
+        relevance_score=answered.relevance,
+        score=answered.score,
+        parts=wire.AnswerParts(**parts),
+    )
+
+
+def _place(entry: Entry) -> dict[str, Any]:
+    """Where a chunk of a collection's file sits: its document path, title and lines."""
+    meta = entry.metadata
+    if "file" not in meta:
+        return {}
+    return {
+        "file": meta["file"],
+        "title": meta.get("title"),
+        "lines": f"{meta.get('line_start')}-{meta.get('line_end')}",
+    }
 
 
 def _entry_fields(entry: Entry, now: float) -> dict:
@@ -157,4 +190,8 @@ def _entry_fields(entry: Entry, now: float) -> dict:
         "expires_at": format_time(entry.expires_at),
         "archived": entry.archived or not is_live(entry.expires_at, now),
         "metadata": dict(entry.metadata),
+        "kind": entry.kind,
+        "type": entry.type,
+        "confidence": entry.confidence,
+        "variants": list(entry.variants),
     }

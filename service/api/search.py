@@ -31,4 +31,5 @@ class SearchController(Controller):
             mode=outcome.mode,
             took_ms=took,
             degraded=[*resources.degraded, *outcome.degraded],
+            relaxed=outcome.relaxed,
         )

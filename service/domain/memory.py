@@ -12,16 +12,12 @@ from typing import Any
 from service.domain.chunking import chunk_text
 from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
+from service.domain.texts import embedding_input
 from service.errors import FieldError, InvalidInput
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
-
-
-def embedding_input(entry: Entry, chunk: str) -> str:
-    """What the model reads for a chunk: who said it matters to what it means."""
-    return f"{entry.speaker}: {chunk}" if entry.speaker else chunk
 
 
 class Memory:

@@ -11,6 +11,7 @@ TIERS: tuple[Tier, ...] = ("A", "C", "E")
 EMBEDDED_TIERS: tuple[Tier, ...] = ("A", "C")
 
 Mode = Literal["auto", "bm25", "vector", "hybrid"]
+Kind = Literal["memory", "pattern"]
 
 
 def entry_key(namespace: str, entry_id: str) -> str:
@@ -34,6 +35,13 @@ class Entry:
     expires_at: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     archived: bool = False
+    kind: Kind = "memory"
+    """``pattern``: a reasoning pattern, returned with its ``variants`` by retrieve."""
+    type: str | None = None
+    """What the entry is (decision, framework, position, reaction, fact, ...)."""
+    confidence: float | None = None
+    """How sure its author was, in [0, 1]."""
+    variants: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -94,6 +102,7 @@ class Filters:
     since: float | None = None
     until: float | None = None
     include_archived: bool = False
+    kind: Kind | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,9 @@ class SearchQuery:
     explain: bool = False
     rerank: bool | None = None
     """None: the service's default."""
+    min_score: float = 0.0
+    relax: bool = False
+    """When nothing is found, retry once over every tier with no ``min_score``."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +142,11 @@ class SearchResult:
     snippet: str
     score: float
     explain: Mapping[str, ListExplain] | None = None
+    relevance: float | None = None
+    """Raw similarity of the best stage that scored it, in [0, 1]: the cross-encoder's
+    score when reranked, else the cosine of query and best chunk; None when neither ran."""
+    passage: str = ""
+    """The chunk that matched best."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +154,7 @@ class SearchOutcome:
     results: list[SearchResult]
     mode: Mode
     degraded: list[str]
+    relaxed: bool = False
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from service.domain.collections import Collection, IndexedFile
 
+from service.domain.interactions import Feedback, Interaction
 from service.domain.models import Chunk, Filters, HistoryEvent, Hit, StoredEntry, Tier
 
 
@@ -155,6 +156,22 @@ class Catalog(Protocol):
     def set_file(self, collection_id: str, indexed: IndexedFile) -> None: ...
 
     def remove_file(self, collection_id: str, path: str) -> None: ...
+
+
+class InteractionLog(Protocol):
+    """Every retrieve, and the feedback given on it."""
+
+    def record(self, interaction: Interaction) -> None: ...
+
+    def get(self, interaction_id: str) -> Interaction | None: ...
+
+    def add_feedback(self, feedback: Feedback) -> None: ...
+
+    def between(
+        self, namespace: str, start: float, end: float
+    ) -> tuple[list[Interaction], list[Feedback]]:
+        """Interactions asked, and feedback given, in ``[start, end)``, oldest first."""
+        ...
 
 
 class Clock(Protocol):

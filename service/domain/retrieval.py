@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from service.domain.diversity import diversify
 from service.domain.fusion import fuse
 from service.domain.models import (
     EMBEDDED_TIERS,
+    TIERS,
     Entry,
     Filters,
     Hit,
@@ -24,6 +27,7 @@ from service.domain.snippets import best_chunk, query_terms, snippet
 from service.errors import InvalidInput
 
 NO_EMBEDDER = "embedding model unavailable: vector search skipped, BM25 only"
+QUERY_VECTORS = 256
 NO_RERANKER = "reranker unavailable: results are not reranked"
 
 
@@ -49,6 +53,7 @@ class Retriever:
         rerank_candidates: int = 30,
         rerank_default: bool = False,
         weighting: Weighting | None = None,
+        mmr_lambda: float = 1.0,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -61,10 +66,25 @@ class Retriever:
         self.rerank_candidates = rerank_candidates
         self.rerank_default = rerank_default
         self.weighting = weighting
+        self.mmr_lambda = mmr_lambda
+        self._query_vectors: dict[str, tuple[float, ...]] = {}
+        self._lock = threading.Lock()
         self.reranker_problem: str | None = None
         """Why no reranker is loaded, when one is wanted."""
 
     def search(self, query: SearchQuery) -> SearchOutcome:
+        outcome = self._search(query)
+        if outcome.results or not query.relax:
+            return outcome
+        wider = replace(
+            query, filters=replace(query.filters, tiers=TIERS), min_score=0.0, relax=False
+        )
+        if wider == replace(query, relax=False):
+            return outcome  # nothing to relax
+        retry = self._search(wider)
+        return replace(retry, relaxed=True)
+
+    def _search(self, query: SearchQuery) -> SearchOutcome:
         filters = query.filters
         mode = resolve_mode(query.mode, filters)
         vector_tiers = [t for t in filters.tiers if t in EMBEDDED_TIERS]
@@ -78,8 +98,10 @@ class Retriever:
         lists: dict[str, list[Hit]] = {}
         if mode in ("bm25", "hybrid"):
             lists["bm25"] = self.keywords.search(query.text, filters, depth)
+        vector: tuple[float, ...] | None = None
         if mode in ("vector", "hybrid") and vector_tiers and self.embedder is not None:
-            lists["vector"] = self._vector_hits(query.text, filters, vector_tiers, depth)
+            vector = self.embed_query(query.text)
+            lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
         for hits in lists.values():
             # Equal scores are ordered by key, so a ranking never depends on storage order.
             hits.sort(key=lambda h: (-round(h.score, 6), h.key))
@@ -88,18 +110,35 @@ class Retriever:
             problem = self.reranker_problem
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
             rerank = False
-        results = self._rank(query, lists, rerank)
+        results = self._rank(query, lists, vector, rerank)
         return SearchOutcome(results, mode, degraded)
 
-    def _vector_hits(self, text: str, filters: Filters, tiers: list[Tier], depth: int) -> list[Hit]:
+    def embed_query(self, text: str) -> tuple[float, ...]:
+        """The query's vector; the last few hundred are kept, as agents repeat questions."""
         assert self.embedder is not None
-        vector = self.embedder.embed([text])[0]
+        with self._lock:
+            vector = self._query_vectors.pop(text, None)
+        if vector is None:
+            vector = self.embedder.embed([text])[0]
+        with self._lock:
+            self._query_vectors[text] = vector
+            while len(self._query_vectors) > QUERY_VECTORS:
+                del self._query_vectors[next(iter(self._query_vectors))]
+        return vector
+
+    def _vector_hits(
+        self, vector: tuple[float, ...], filters: Filters, tiers: list[Tier], depth: int
+    ) -> list[Hit]:
         hits = [h for tier in tiers for h in self.vectors.search(tier, vector, filters, depth)]
         hits.sort(key=lambda h: (-round(h.score, 6), h.key))
         return hits[:depth]
 
     def _rank(
-        self, query: SearchQuery, lists: dict[str, list[Hit]], rerank: bool
+        self,
+        query: SearchQuery,
+        lists: dict[str, list[Hit]],
+        vector: tuple[float, ...] | None,
+        rerank: bool,
     ) -> list[SearchResult]:
         fused = fuse(
             {name: [h.key for h in hits] for name, hits in lists.items()}, self.weights, self.rrf_k
@@ -120,26 +159,42 @@ class Retriever:
             texts = [c.text for c in found.chunks] or [found.entry.text]
             vector_hit = by_list.get("vector", {}).get(item.key)
             chunk = vector_hit.chunk if vector_hit else best_chunk(texts, terms)
+            chunk = min(chunk, len(texts) - 1)
             explain: dict[str, ListExplain] = {
                 name: ListExplain(rank, by_list[name][item.key].score)
                 for name, rank in item.ranks.items()
             }
-            candidates.append(
-                Candidate(found.entry, texts[min(chunk, len(texts) - 1)], item.score, explain)
-            )
+            similarity = vector_hit.score if vector_hit else None
+            if similarity is None and vector is not None and found.has_vectors:
+                similarity = _dot(vector, found.chunks[chunk].vector or ())
+            candidates.append(Candidate(found.entry, texts[chunk], item.score, explain, similarity))
         if rerank:
             candidates = self._rerank(query.text, candidates)
         if self.weighting is not None:
             candidates = self._weigh(candidates, query.filters.now)
+        candidates = self._diversify(candidates)
         return [
             SearchResult(
                 c.entry,
                 snippet(c.passage, terms),
                 round(c.score, 6),
                 c.explain if query.explain else None,
+                None if c.relevance is None else round(min(max(c.relevance, 0.0), 1.0), 6),
+                c.passage,
             )
-            for c in candidates[: query.limit]
-        ]
+            for c in candidates
+            if c.score >= query.min_score
+        ][: query.limit]
+
+    def _diversify(self, candidates: list[Candidate]) -> list[Candidate]:
+        ranked: list[Candidate] = []
+        for item, factor in diversify(candidates, self.mmr_lambda):
+            assert isinstance(item, Candidate)
+            if factor < 1:
+                item.explain["mmr"] = ListExplain(0, factor)
+                item.score *= factor
+            ranked.append(item)
+        return ranked
 
     def _weigh(self, candidates: list[Candidate], now: float) -> list[Candidate]:
         """Scale scores by tier weight and, for tier C, recency; stable for equal scores."""
@@ -161,6 +216,7 @@ class Retriever:
         for position, (candidate, score) in enumerate(zip(head, scores, strict=True), start=1):
             trust = retrieval_trust(position)
             candidate.explain["rerank"] = ListExplain(0, score)
+            candidate.relevance = score
             candidate.score = trust * candidate.score + (1 - trust) * score
         head.sort(key=lambda c: -c.score)
         for rank, candidate in enumerate(head, start=1):
@@ -208,3 +264,11 @@ class Candidate:
     passage: str
     score: float
     explain: dict[str, ListExplain]
+    relevance: float | None = None
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Cosine of two unit vectors; None when either is missing."""
+    if not a or len(a) != len(b):
+        return None
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))

@@ -118,6 +118,7 @@ def _metadata(stored: StoredEntry, chunk: int) -> dict[str, Any]:
         "key": e.key,
         "chunk": chunk,
         "namespace": e.namespace,
+        "kind": e.kind,
         "timestamp": e.timestamp,
         "expires_at": e.expires_at if e.expires_at is not None else NEVER,
     }
@@ -140,6 +141,8 @@ def _where(f: Filters) -> dict[str, Any]:
     if f.chain_type is not None:
         conditions.append({"chain_type": f.chain_type})
     conditions.extend({"tags": {"$contains": tag}} for tag in f.tags)
+    if f.kind is not None:
+        conditions.append({"kind": f.kind})
     if f.since is not None:
         conditions.append({"timestamp": {"$gte": f.since}})
     if f.until is not None:

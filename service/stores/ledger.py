@@ -29,7 +29,11 @@ CREATE TABLE IF NOT EXISTS entries (
     metadata TEXT NOT NULL,
     archived INTEGER NOT NULL DEFAULT 0,
     tokens INTEGER NOT NULL DEFAULT 0,
-    state TEXT NOT NULL
+    state TEXT NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'memory',
+    type TEXT,
+    confidence REAL,
+    variants TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS entries_tier_time ON entries(tier, archived, timestamp);
 CREATE INDEX IF NOT EXISTS entries_state ON entries(state) WHERE state != 'synced';
@@ -52,8 +56,25 @@ CREATE INDEX IF NOT EXISTS history_key ON history(key, at);
 
 _COLUMNS = (
     "key, id, namespace, tier, text, speaker, role, chain_type, tags, timestamp, "
-    "expires_at, metadata, archived, tokens"
+    "expires_at, metadata, archived, kind, type, confidence, variants, tokens"
 )
+_TOKENS = 17
+"""Position of ``tokens`` in ``_COLUMNS``."""
+
+ADDED_COLUMNS = {
+    "kind": "TEXT NOT NULL DEFAULT 'memory'",
+    "type": "TEXT",
+    "confidence": "REAL",
+    "variants": "TEXT NOT NULL DEFAULT '[]'",
+}
+"""Columns added after the first release: a ledger written before gets them at open."""
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    present = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
+    for name, declaration in ADDED_COLUMNS.items():
+        if name not in present:
+            db.execute(f"ALTER TABLE entries ADD COLUMN {name} {declaration}")
 
 
 class SqliteLedger:
@@ -61,6 +82,7 @@ class SqliteLedger:
 
     def __init__(self, path: Path) -> None:
         self._db = open_durable(path, SCHEMA)
+        _add_missing_columns(self._db)
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -85,7 +107,7 @@ class SqliteLedger:
             self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
             self._db.executemany(
                 f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
                 rows,
             )
             now = time.time() if at is None else at
@@ -259,7 +281,7 @@ class SqliteLedger:
             keys,
         ):
             chunks[key].append(Chunk(key, number, text, _unpack(blob)))
-        return {r[0]: StoredEntry(_row_entry(r), tuple(chunks[r[0]]), r[13]) for r in rows}
+        return {r[0]: StoredEntry(_row_entry(r), tuple(chunks[r[0]]), r[_TOKENS]) for r in rows}
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
@@ -291,6 +313,10 @@ def _entry_row(e: Entry) -> tuple:
         e.expires_at,
         json.dumps(dict(e.metadata)),
         int(e.archived),
+        e.kind,
+        e.type,
+        e.confidence,
+        json.dumps(list(e.variants)),
     )
 
 
@@ -308,6 +334,10 @@ def _row_entry(r: tuple) -> Entry:
         expires_at=r[10],
         metadata=json.loads(r[11]),
         archived=bool(r[12]),
+        kind=r[13],
+        type=r[14],
+        confidence=r[15],
+        variants=tuple(json.loads(r[16])),
     )
 
 

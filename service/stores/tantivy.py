@@ -10,6 +10,7 @@ import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from service.domain.models import Filters, Hit, StoredEntry
+from service.domain.texts import keyword_text
 
 NEVER = 2**62
 MS = 1000
@@ -44,6 +45,7 @@ def _schema() -> tantivy.Schema:
     b.add_text_field("speaker", tokenizer_name="raw")
     b.add_text_field("chain_type", tokenizer_name="raw")
     b.add_text_field("tags", tokenizer_name="raw")
+    b.add_text_field("kind", tokenizer_name="raw")
     b.add_text_field("text", tokenizer_name="en_stem")
     b.add_integer_field("timestamp", indexed=True, fast=True)
     b.add_integer_field("expires_at", indexed=True, fast=True)
@@ -92,8 +94,8 @@ class TantivyKeywordStore:
             doc.add_text("chain_type", e.chain_type)
         for tag in e.tags:
             doc.add_text("tags", tag)
-        # Who spoke is part of what a turn is about ("what did Alice say about ...").
-        doc.add_text("text", f"{e.speaker}: {e.text}" if e.speaker else e.text)
+        doc.add_text("kind", e.kind)
+        doc.add_text("text", keyword_text(e))
         doc.add_integer("timestamp", int(e.timestamp * MS))
         doc.add_integer("expires_at", int(e.expires_at * MS) if e.expires_at is not None else NEVER)
         doc.add_integer("archived", int(e.archived))
@@ -135,6 +137,8 @@ class TantivyKeywordStore:
         if f.chain_type is not None:
             queries.append(Query.term_query(s, "chain_type", f.chain_type))
         queries.extend(Query.term_query(s, "tags", tag) for tag in f.tags)
+        if f.kind is not None:
+            queries.append(Query.term_query(s, "kind", f.kind))
         if f.since is not None or f.until is not None:
             lo = int(f.since * MS) if f.since is not None else -NEVER
             hi = int(f.until * MS) if f.until is not None else NEVER

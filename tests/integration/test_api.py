@@ -178,6 +178,9 @@ def problem(response, status: int) -> dict:
         ({"tier": "A", "text": "x", "metadata": {"k": [1]}}, "events[1].metadata[...]"),
         ({"tier": "A", "text": "x", "colour": "red"}, "events[1]"),
         ({"tier": "A"}, "events[1]"),
+        ({"tier": "A", "text": "x", "confidence": 1.5}, "events[1].confidence"),
+        ({"tier": "A", "text": "x", "kind": "idea"}, "events[1].kind"),
+        ({"tier": "A", "text": "x", "variants": ["y"]}, "events[1].variants"),
     ],
 )
 def test_a_bad_event_rejects_the_whole_batch(client: TestClient, event: dict, field: str) -> None:
@@ -197,6 +200,8 @@ def test_a_bad_event_rejects_the_whole_batch(client: TestClient, event: dict, fi
         ({"query": "x", "mode": "magic"}, "mode"),
         ({"query": "x", "since": "soon"}, "since"),
         ({"query": "x", "tiers": ["E"], "mode": "vector"}, "tiers"),
+        ({"query": "x", "min_score": 2}, "min_score"),
+        ({"query": "x", "kind": "idea"}, "kind"),
     ],
 )
 def test_bad_search_names_the_field(client: TestClient, request_body: dict, field: str) -> None:

@@ -305,3 +305,89 @@ def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> N
     assert result.snippet == "overall"
     result = retriever.search(query("revenue", mode="bm25")).results[0]
     assert result.snippet == "revenue grew this quarter"
+
+
+def test_a_filtered_search_that_finds_nothing_is_retried_wider(stores: Stores) -> None:
+    stores.memory.write([make_entry("a", "we chose postgres for billing", "A")])
+    strict = dataclasses.replace(query("postgres billing", tiers=("E",)), relax=True)
+    outcome = stores.retriever().search(strict)
+    assert outcome.relaxed is True
+    assert [r.entry.id for r in outcome.results] == ["a"]
+
+
+def test_relaxing_drops_the_threshold(stores: Stores) -> None:
+    # Found by BM25 alone, the entry scores 0.5 in a hybrid search.
+    stores.memory.write([make_entry("e", "postgres failover log", "E")])
+    too_high = dataclasses.replace(query("postgres"), min_score=0.9, relax=True)
+    assert stores.retriever().search(dataclasses.replace(too_high, relax=False)).results == []
+    outcome = stores.retriever().search(too_high)
+    assert outcome.relaxed is True
+    assert [r.entry.id for r in outcome.results] == ["e"]
+
+
+def test_no_relaxed_retry_when_results_exist_or_nothing_to_widen(stores: Stores) -> None:
+    stores.memory.write([make_entry("e", "disk full on node three", "E")])
+    found = stores.retriever().search(dataclasses.replace(query("disk", tiers=("E",)), relax=True))
+    assert found.relaxed is False and len(found.results) == 1
+    nothing = stores.retriever().search(dataclasses.replace(query("kubernetes"), relax=True))
+    assert nothing.relaxed is False and nothing.results == []
+
+
+def test_min_score_drops_weaker_results(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("both", "kubernetes upgrade", "A"),
+            make_entry("one", "kubernetes", "E"),
+        ]
+    )
+    everything = stores.retriever().search(query("kubernetes upgrade"))
+    assert len(everything.results) == 2
+    cut = everything.results[0].score
+    strict = stores.retriever().search(
+        dataclasses.replace(query("kubernetes upgrade"), min_score=cut)
+    )
+    assert [r.entry.id for r in strict.results] == [everything.results[0].entry.id]
+
+
+def test_relevance_is_the_cosine_for_embedded_entries_and_unknown_for_tier_e(
+    stores: Stores,
+) -> None:
+    stores.memory.write(
+        [
+            make_entry("a", "kubernetes upgrade", "A"),
+            make_entry("e", "kubernetes upgrade", "E"),
+        ]
+    )
+    outcome = stores.retriever().search(query("kubernetes upgrade"))
+    relevance = {r.entry.id: r.relevance for r in outcome.results}
+    assert relevance["a"] == pytest.approx(1.0)
+    assert relevance["e"] is None
+
+
+def test_mmr_sinks_a_near_duplicate_below_a_distinct_result(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("first", "billing outage postgres failover runbook", "E"),
+            make_entry("copy", "billing outage postgres failover runbook again", "E"),
+            make_entry("other", "billing outage customer email", "E"),
+        ]
+    )
+    text = "billing outage postgres failover runbook"
+    plain = stores.retriever().search(query(text, tiers=("E",)))
+    assert [r.entry.id for r in plain.results][2] == "other"
+    diverse = stores.retriever(mmr_lambda=0.3).search(query(text, tiers=("E",), explain=True))
+    assert [r.entry.id for r in diverse.results][1:] == ["other", "first"]
+    scores = [r.score for r in diverse.results]
+    assert scores == sorted(scores, reverse=True)
+    assert "mmr" in (diverse.results[2].explain or {})
+
+
+def test_kind_filter_finds_patterns_only(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("m", "choose a datastore by transactions", "A"),
+            make_entry("p", "choose a datastore", "A", kind="pattern", variants=("acid first",)),
+        ]
+    )
+    outcome = stores.retriever().search(query("acid datastore", kind="pattern"))
+    assert [r.entry.id for r in outcome.results] == ["p"]

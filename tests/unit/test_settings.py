@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,11 @@ def test_every_field_has_its_variable() -> None:
         default = getattr(Settings(), f.name)
         kind = type(default)
         kind = Path if issubclass(kind, Path) else kind
+        if isinstance(default, dict):
+            changed = {name: weight / 2 for name, weight in default.items()}
+            settings = Settings.from_env({f"STRATA_{f.name.upper()}": json.dumps(changed)})
+            assert getattr(settings, f.name) == changed, f.name
+            continue
         # An on/off switch accepts only those two words: set it to the other one.
         sample = {"on": "off", "off": "on"}.get(default, samples[kind])
         settings = Settings.from_env({f"STRATA_{f.name.upper()}": sample})

@@ -1,0 +1,210 @@
+"""The agent's answer path: retrieve (best grounded entries, a strong-match verdict and the
+reasoning patterns that apply) and the routine check. Read-only: nothing here writes
+knowledge; each retrieve is logged as an interaction."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from service.domain.interactions import Interaction, InteractionResult
+from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
+from service.domain.ports import Embedder, InteractionLog
+from service.domain.retrieval import Retriever
+
+PATTERNS = 4
+"""Most reasoning patterns a retrieve returns."""
+ROUTINE_CANDIDATES = 100
+"""Tier E executions, best by BM25, compared with a task by the routine check."""
+UNKNOWN_TYPE = 0.5
+"""Type weight of an entry without a type, or of a type not configured."""
+UNKNOWN_CONFIDENCE = 0.5
+"""Confidence of an entry recorded without one."""
+NO_RELEVANCE = "embedding model unavailable: relevance is the fused retrieval score"
+NO_ROUTINE_CHECK = "embedding model unavailable: routine check not possible"
+DEFAULT_WEIGHTS = {"relevance": 0.6, "type": 0.15, "confidence": 0.15, "freshness": 0.1}
+
+
+@dataclass(frozen=True)
+class AnswerPolicy:
+    """How an entry's final score blends relevance, type, confidence and freshness."""
+
+    threshold: float = 0.6
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    type_weights: Mapping[str, float] = field(default_factory=dict)
+    freshness_days: float = 30.0
+
+    def parts(self, entry: Entry, relevance: float, now: float) -> dict[str, float]:
+        types = self.type_weights
+        age_days = max(0.0, now - entry.timestamp) / 86_400
+        return {
+            "relevance": relevance,
+            "type": types.get(entry.type, UNKNOWN_TYPE) if entry.type else UNKNOWN_TYPE,
+            "confidence": UNKNOWN_CONFIDENCE if entry.confidence is None else entry.confidence,
+            "freshness": math.exp(-age_days / self.freshness_days),
+        }
+
+    def score(self, parts: Mapping[str, float]) -> float:
+        """Weighted mean of the parts, in [0, 1] (weights are normalised to sum to 1)."""
+        total = sum(self.weights.values()) or 1.0
+        return sum(self.weights.get(name, 0.0) * v for name, v in parts.items()) / total
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One entry of an answer."""
+
+    result: SearchResult
+    relevance: float
+    score: float
+    parts: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Answer:
+    interaction_id: str
+    entries: list[Answered]
+    patterns: list[Answered]
+    strong_match: bool
+    best_relevance: float
+    took_ms: float
+    degraded: list[str]
+
+
+@dataclass(frozen=True)
+class RoutineCheck:
+    similar: int
+    is_routine: bool
+    examples: list[tuple[SearchResult, float]]
+    """The most similar executions (at most 5), with their cosine similarity."""
+    degraded: list[str]
+
+
+class Answerer:
+    def __init__(
+        self,
+        retriever: Retriever,
+        embedder: Embedder | None,
+        log: InteractionLog,
+        policy: AnswerPolicy,
+        *,
+        new_id: Callable[[], str],
+        routine_similarity: float = 0.7,
+        routine_min_similar: int = 5,
+    ) -> None:
+        self.retriever = retriever
+        self.embedder = embedder
+        self.log = log
+        self.policy = policy
+        self.new_id = new_id
+        self.routine_similarity = routine_similarity
+        self.routine_min_similar = routine_min_similar
+
+    def retrieve(
+        self, question: str, namespace: str, now: float, *, top_n: int = 5, asker: str | None = None
+    ) -> Answer:
+        started = time.perf_counter()
+        everything = Filters(namespace=namespace, tiers=TIERS, now=now)
+        pool = self.retriever.search(SearchQuery(question, everything, limit=max(3 * top_n, 20)))
+        found = [r for r in pool.results if r.entry.kind != "pattern"]
+        patterns = self.retriever.search(
+            SearchQuery(question, Filters(namespace, TIERS, now, kind="pattern"), limit=PATTERNS)
+        )
+        degraded = list(dict.fromkeys([*pool.degraded, *patterns.degraded]))
+        relevances = self._relevances(question, [*found, *patterns.results], degraded)
+        answered = [
+            self._answered(result, relevance, now)
+            for result, relevance in zip(found, relevances, strict=False)
+        ]
+        answered.sort(key=lambda a: -a.score)
+        entries = answered[:top_n]
+        best = max((a.relevance for a in entries), default=0.0)
+        pattern_answers = [
+            self._answered(result, relevance, now)
+            for result, relevance in zip(patterns.results, relevances[len(found) :], strict=True)
+        ]
+        took = round((time.perf_counter() - started) * 1000, 2)
+        answer = Answer(
+            interaction_id=self.new_id(),
+            entries=entries,
+            patterns=pattern_answers,
+            strong_match=bool(entries) and best >= self.policy.threshold,
+            best_relevance=round(best, 6),
+            took_ms=took,
+            degraded=degraded,
+        )
+        self.log.record(
+            Interaction(
+                id=answer.interaction_id,
+                at=now,
+                namespace=namespace,
+                asker=asker,
+                question=question,
+                results=[
+                    InteractionResult(a.result.entry.id, a.relevance, a.score) for a in entries
+                ],
+                strong_match=answer.strong_match,
+                best_relevance=answer.best_relevance,
+                took_ms=took,
+            )
+        )
+        return answer
+
+    def routine_check(self, task: str, namespace: str, now: float) -> RoutineCheck:
+        """How many tier E executions resemble ``task`` (cosine at or above the bar)."""
+        executions = self.retriever.search(
+            SearchQuery(
+                task, Filters(namespace, ("E",), now), mode="bm25", limit=ROUTINE_CANDIDATES
+            )
+        )
+        if self.embedder is None:
+            return RoutineCheck(0, False, [], [*executions.degraded, NO_ROUTINE_CHECK])
+        if not executions.results:
+            return RoutineCheck(0, False, [], executions.degraded)
+        task_vector = self.retriever.embed_query(task)
+        vectors = self.embedder.embed([r.passage for r in executions.results])
+        similar = [
+            (result, round(_cosine(task_vector, vector), 6))
+            for result, vector in zip(executions.results, vectors, strict=True)
+        ]
+        similar = sorted(
+            (pair for pair in similar if pair[1] >= self.routine_similarity), key=lambda p: -p[1]
+        )
+        return RoutineCheck(
+            similar=len(similar),
+            is_routine=len(similar) >= self.routine_min_similar,
+            examples=similar[:5],
+            degraded=executions.degraded,
+        )
+
+    def _answered(self, result: SearchResult, relevance: float, now: float) -> Answered:
+        parts = self.policy.parts(result.entry, relevance, now)
+        return Answered(result, round(relevance, 6), round(self.policy.score(parts), 6), parts)
+
+    def _relevances(
+        self, question: str, results: Sequence[SearchResult], degraded: list[str]
+    ) -> list[float]:
+        """Each result's relevance: as the search measured it, else the cosine of question
+        and best chunk, computed now (tier E entries have no stored vector)."""
+        missing = [n for n, r in enumerate(results) if r.relevance is None]
+        computed: dict[int, float] = {}
+        if missing and self.embedder is not None:
+            question_vector = self.retriever.embed_query(question)
+            vectors = self.embedder.embed([results[n].passage for n in missing])
+            computed = {
+                n: max(0.0, _cosine(question_vector, v))
+                for n, v in zip(missing, vectors, strict=True)
+            }
+        elif missing:
+            degraded.append(NO_RELEVANCE)
+        return [
+            r.relevance if r.relevance is not None else computed.get(n, r.score)
+            for n, r in enumerate(results)
+        ]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine of two unit vectors."""
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))

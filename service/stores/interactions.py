@@ -1,0 +1,110 @@
+"""The interaction log on SQLite: every retrieve and the feedback given on it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from service.domain.interactions import Feedback, Interaction, InteractionResult
+from service.stores.sqlite import open_durable
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS interactions (
+    id TEXT PRIMARY KEY,
+    at REAL NOT NULL,
+    namespace TEXT NOT NULL,
+    asker TEXT,
+    question TEXT NOT NULL,
+    results TEXT NOT NULL,
+    strong_match INTEGER NOT NULL,
+    best_relevance REAL NOT NULL,
+    took_ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS interactions_day ON interactions(namespace, at);
+CREATE TABLE IF NOT EXISTS feedback (
+    interaction_id TEXT NOT NULL REFERENCES interactions(id) ON DELETE CASCADE,
+    at REAL NOT NULL,
+    rating TEXT NOT NULL,
+    comment TEXT,
+    actor TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS feedback_interaction ON feedback(interaction_id);
+"""
+
+_COLUMNS = "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms"
+
+
+class SqliteInteractionLog:
+    def __init__(self, path: Path) -> None:
+        self._db = open_durable(path, SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def record(self, interaction: Interaction) -> None:
+        i = interaction
+        results = json.dumps([[r.id, r.relevance, r.score] for r in i.results])
+        with self._lock:
+            self._db.execute(
+                f"INSERT INTO interactions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    i.id,
+                    i.at,
+                    i.namespace,
+                    i.asker,
+                    i.question,
+                    results,
+                    int(i.strong_match),
+                    i.best_relevance,
+                    i.took_ms,
+                ),
+            )
+
+    def get(self, interaction_id: str) -> Interaction | None:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM interactions WHERE id = ?", (interaction_id,)
+            ).fetchone()
+        return None if row is None else _interaction(row)
+
+    def add_feedback(self, feedback: Feedback) -> None:
+        f = feedback
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO feedback VALUES (?,?,?,?,?)",
+                (f.interaction_id, f.at, f.rating, f.comment, f.actor),
+            )
+
+    def between(
+        self, namespace: str, start: float, end: float
+    ) -> tuple[list[Interaction], list[Feedback]]:
+        with self._lock:
+            asked = self._db.execute(
+                f"SELECT {_COLUMNS} FROM interactions WHERE namespace = ? AND at >= ? AND at < ? "
+                "ORDER BY at, rowid",
+                (namespace, start, end),
+            ).fetchall()
+            given = self._db.execute(
+                "SELECT f.interaction_id, f.at, f.rating, f.comment, f.actor FROM feedback f "
+                "JOIN interactions i ON i.id = f.interaction_id "
+                "WHERE i.namespace = ? AND i.at >= ? AND i.at < ? ORDER BY f.at, f.rowid",
+                (namespace, start, end),
+            ).fetchall()
+        return [_interaction(r) for r in asked], [Feedback(*r) for r in given]
+
+
+def _interaction(row: tuple) -> Interaction:
+    return Interaction(
+        id=row[0],
+        at=row[1],
+        namespace=row[2],
+        asker=row[3],
+        question=row[4],
+        results=[InteractionResult(*r) for r in json.loads(row[5])],
+        strong_match=bool(row[6]),
+        best_relevance=row[7],
+        took_ms=row[8],
+    )

@@ -1,0 +1,203 @@
+"""Retrieve, feedback, the daily report and the routine check over real stores and model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+from service.settings import Settings
+from tests.integration.test_api import ADMIN, AGENT_ONE, Clock, client_for, problem, write
+
+DAY = 86_400
+DECISIONS = [
+    {
+        "id": "db",
+        "tier": "A",
+        "text": "We decided to use PostgreSQL for the billing service because it needs transactions.",
+        "type": "decision",
+        "confidence": 0.9,
+    },
+    {
+        "id": "chat",
+        "tier": "C",
+        "text": "Should the search team try Elasticsearch or stay on Tantivy?",
+        "type": "position",
+    },
+    {"id": "log1", "tier": "E", "text": "deploy billing-api v2.3.1 to staging: ok"},
+    {
+        "id": "how",
+        "tier": "A",
+        "kind": "pattern",
+        "text": "When choosing a datastore, weigh transactional guarantees before speed.",
+        "variants": ["payments: require ACID", "analytics: prefer a columnar store"],
+    },
+]
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def client(tmp_path: Path, chroma_url: str, embedder, clock: Clock) -> Iterator[TestClient]:
+    yield from client_for(Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder, clock)
+
+
+@pytest.fixture
+def keyed(tmp_path: Path, embedder, clock: Clock) -> Iterator[TestClient]:
+    keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
+    yield from client_for(Settings(data_dir=tmp_path, api_keys=keys), embedder, clock)
+
+
+def retrieve(client: TestClient, question: str, **fields) -> dict:
+    response = client.post("/v1/retrieve", json={"question": question, **fields})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient) -> None:
+    write(client, *DECISIONS)
+    found = retrieve(client, "Which database did we pick for billing?", asker="pm-bot")
+    top = found["entries"][0]
+    assert top["id"] == "db"
+    assert top["type"] == "decision" and top["confidence"] == 0.9
+    assert 0 <= top["relevance_score"] <= 1 and 0 <= top["score"] <= 1
+    assert top["parts"]["relevance"] == top["relevance_score"]
+    assert found["strong_match"] is (found["best_relevance"] >= found["threshold"])
+    assert "how" not in [e["id"] for e in found["entries"]]
+    patterns = found["reasoning_patterns"]
+    assert [p["id"] for p in patterns] == ["how"]
+    assert patterns[0]["kind"] == "pattern"
+    assert patterns[0]["variants"] == DECISIONS[3]["variants"]
+    assert found["interaction_id"]
+
+
+def test_strong_match_separates_a_direct_answer_from_an_unrelated_question(
+    client: TestClient,
+) -> None:
+    write(client, *DECISIONS)
+    direct = retrieve(client, "Did we decide to use PostgreSQL for the billing service?")
+    unrelated = retrieve(client, "Who won the football world cup in 1998?")
+    assert direct["best_relevance"] > unrelated["best_relevance"]
+    assert direct["strong_match"] is True
+    assert unrelated["strong_match"] is False
+
+
+def test_tier_e_entries_get_a_relevance_too(client: TestClient) -> None:
+    write(client, *DECISIONS)
+    found = retrieve(client, "deploy billing-api to staging", top_n=10)
+    log = next(e for e in found["entries"] if e["id"] == "log1")
+    assert log["relevance_score"] > 0.5
+
+
+def test_feedback_and_the_daily_report(client: TestClient, clock: Clock) -> None:
+    write(client, *DECISIONS)
+    first = retrieve(client, "Which database did we pick for billing?", asker="pm-bot")
+    missed = retrieve(client, "Who won the football world cup in 1998?", asker="dev-bot")
+    rated = client.post(
+        "/v1/feedback", json={"interaction_id": first["interaction_id"], "rating": "up"}
+    )
+    assert rated.status_code == 201, rated.text
+    assert rated.json()["rating"] == "up"
+    client.post(
+        "/v1/feedback",
+        json={"interaction_id": missed["interaction_id"], "rating": "down", "comment": "off"},
+    ).raise_for_status()
+    report = client.get("/v1/reports/daily").json()
+    assert report["questions"] == 2
+    assert report["feedback"] == {"up": 1, "down": 1}
+    assert report["strong_matches"] == 1 and report["strong_match_rate"] == 0.5
+    assert [q["question"] for q in report["unanswered"]] == [
+        "Who won the football world cup in 1998?"
+    ]
+    assert report["unanswered"][0]["asker"] == "dev-bot"
+    tomorrow = client.get("/v1/reports/daily", params={"date": "2027-01-16"}).json()
+    assert tomorrow["questions"] == 0 and tomorrow["strong_match_rate"] is None
+
+
+def test_retrieve_never_writes_knowledge(client: TestClient) -> None:
+    write(client, *DECISIONS)
+    before = client.get("/v1/stats").json()["totals"]
+    retrieve(client, "Which database did we pick for billing?")
+    assert client.get("/v1/stats").json()["totals"] == before
+
+
+def test_routine_check_counts_similar_executions(client: TestClient) -> None:
+    write(
+        client,
+        *[{"tier": "E", "text": f"deploy billing-api v2.3.{n} to staging: ok"} for n in range(6)],
+        {"tier": "E", "text": "rotate the TLS certificate of the ingress"},
+    )
+    check = client.post("/v1/routine-check", json={"task": "deploy billing-api to staging"}).json()
+    assert check["similar"] == 6
+    assert check["is_routine"] is True
+    assert all(e["similarity"] >= check["similarity_threshold"] for e in check["examples"])
+    rare = client.post("/v1/routine-check", json={"task": "rotate the TLS certificate"}).json()
+    assert rare["is_routine"] is False and rare["similar"] <= 1
+
+
+def test_search_relaxes_a_filter_that_finds_nothing(client: TestClient) -> None:
+    write(client, *DECISIONS)
+    strict = client.post(
+        "/v1/search", json={"query": "PostgreSQL billing", "tiers": ["C"], "min_score": 0.99}
+    ).json()
+    assert strict["relaxed"] is True
+    assert strict["results"][0]["id"] == "db"
+    off = client.post(
+        "/v1/search",
+        json={"query": "PostgreSQL billing", "tiers": ["C"], "min_score": 0.99, "relax": False},
+    ).json()
+    assert off["results"] == [] and off["relaxed"] is False
+
+
+def test_search_by_kind(client: TestClient) -> None:
+    write(client, *DECISIONS)
+    found = client.post("/v1/search", json={"query": "datastore", "kind": "pattern"}).json()
+    assert [r["id"] for r in found["results"]] == ["how"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/retrieve", {"question": "  "}, "question"),
+        ("/v1/retrieve", {"question": "x", "top_n": 0}, "top_n"),
+        ("/v1/retrieve", {"question": "x", "colour": 1}, "body"),
+        ("/v1/feedback", {"interaction_id": "x", "rating": "meh"}, "rating"),
+        ("/v1/routine-check", {"task": ""}, "task"),
+    ],
+)
+def test_bad_answer_requests_name_the_field(
+    client: TestClient, path: str, body: dict, field: str
+) -> None:
+    found = problem(client.post(path, json=body), 422)
+    fields = [e["field"] for e in found.get("errors", [])]
+    assert field in fields or field in found["detail"]
+
+
+def test_bad_report_date_and_unknown_interaction(client: TestClient) -> None:
+    problem(client.get("/v1/reports/daily", params={"date": "yesterday"}), 422)
+    problem(client.post("/v1/feedback", json={"interaction_id": "nope", "rating": "up"}), 404)
+
+
+def test_interactions_stay_in_their_namespace(keyed: TestClient) -> None:
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    agent = {"Authorization": f"Bearer {AGENT_ONE}"}
+    write(keyed, {**DECISIONS[0], "namespace": "two"}, headers=admin)
+    theirs = keyed.post(
+        "/v1/retrieve", json={"question": "billing database", "namespace": "two"}, headers=admin
+    ).json()
+    assert theirs["entries"][0]["id"] == "db"
+    mine = keyed.post("/v1/retrieve", json={"question": "billing database"}, headers=agent)
+    assert mine.status_code == 200 and mine.json()["entries"] == []
+    stolen = keyed.post(
+        "/v1/feedback",
+        json={"interaction_id": theirs["interaction_id"], "rating": "down"},
+        headers=agent,
+    )
+    problem(stolen, 404)
+    problem(keyed.get("/v1/reports/daily", params={"namespace": "two"}, headers=agent), 403)
+    assert keyed.get("/v1/reports/daily", headers=agent).json()["questions"] == 1

@@ -1,0 +1,140 @@
+"""The answer path over fake stores: blending, strong match, patterns, logging, routines."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from service.domain.answer import NO_ROUTINE_CHECK, AnswerPolicy, Answerer
+from service.domain.interactions import Feedback, daily_report
+from service.domain.memory import Memory
+from service.domain.retrieval import Retriever
+from tests.fakes import (
+    T0,
+    FakeEmbedder,
+    FakeInteractionLog,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+    make_entry,
+)
+
+DAY = 86_400
+
+
+class Ids:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self) -> str:
+        self.n += 1
+        return f"i{self.n}"
+
+
+def answerer(*, threshold: float = 0.6, embedder: bool = True, **policy) -> Answerer:
+    ledger, vectors, keywords, model = (
+        FakeLedger(),
+        FakeVectorStore(),
+        FakeKeywordStore(),
+        FakeEmbedder(),
+    )
+    memory = Memory(ledger, vectors, keywords, model)
+    memory.write(
+        [
+            make_entry("pg", "we decided on postgres for billing", "A", type="decision"),
+            make_entry("chat", "postgres or mongo for billing?", "C", expires_at=T0 + DAY),
+            make_entry("log", "postgres billing migration ran", "E"),
+            make_entry(
+                "how",
+                "pick a billing datastore by its transactions",
+                "A",
+                kind="pattern",
+                variants=("payments need postgres",),
+            ),
+        ]
+    )
+    retriever = Retriever(ledger, vectors, keywords, model if embedder else None)
+    return Answerer(
+        retriever,
+        model if embedder else None,
+        FakeInteractionLog(),
+        AnswerPolicy(threshold=threshold, **policy),
+        new_id=Ids(),
+    )
+
+
+def test_policy_blends_the_four_parts_with_their_weights() -> None:
+    policy = AnswerPolicy(type_weights={"decision": 1.0}, freshness_days=10)
+    entry = make_entry("x", "t", "A", type="decision", confidence=0.8)
+    parts = policy.parts(entry, 0.5, T0 + 10 * DAY)
+    assert parts == pytest.approx(
+        {"relevance": 0.5, "type": 1.0, "confidence": 0.8, "freshness": math.exp(-1)}
+    )
+    expected = 0.6 * 0.5 + 0.15 * 1.0 + 0.15 * 0.8 + 0.1 * math.exp(-1)
+    assert policy.score(parts) == pytest.approx(expected)
+
+
+def test_unknown_type_and_missing_confidence_count_half() -> None:
+    parts = AnswerPolicy().parts(make_entry("x", "t", "A", type="rumour"), 1.0, T0)
+    assert (parts["type"], parts["confidence"]) == (0.5, 0.5)
+
+
+def test_retrieve_keeps_patterns_apart_and_gives_every_entry_a_relevance() -> None:
+    found = answerer().retrieve("postgres billing", "ns", T0 + 1, top_n=5, asker="bot")
+    ids = [a.result.entry.id for a in found.entries]
+    assert set(ids) == {"pg", "chat", "log"}
+    assert [a.result.entry.id for a in found.patterns] == ["how"]
+    assert found.patterns[0].result.entry.variants == ("payments need postgres",)
+    assert all(0.0 <= a.relevance <= 1.0 for a in found.entries)
+    scores = [a.score for a in found.entries]
+    assert scores == sorted(scores, reverse=True)
+    assert found.best_relevance == max(a.relevance for a in found.entries)
+
+
+def test_strong_match_follows_the_threshold() -> None:
+    assert answerer(threshold=0.0).retrieve("postgres billing", "ns", T0 + 1).strong_match
+    assert not answerer(threshold=1.0).retrieve("postgres billing", "ns", T0 + 1).strong_match
+
+
+def test_nothing_found_is_no_strong_match() -> None:
+    found = answerer(threshold=0.0).retrieve("postgres", "other-namespace", T0 + 1)
+    assert found.entries == [] and found.strong_match is False
+
+
+def test_every_retrieve_is_logged_with_its_results() -> None:
+    service = answerer()
+    found = service.retrieve("postgres billing", "ns", T0 + 1, top_n=2, asker="bot")
+    logged = service.log.get(found.interaction_id)
+    assert logged is not None
+    assert (logged.question, logged.asker, logged.namespace) == ("postgres billing", "bot", "ns")
+    assert [r.id for r in logged.results] == [a.result.entry.id for a in found.entries]
+    assert logged.strong_match == found.strong_match
+
+
+def test_daily_report_counts_questions_matches_and_feedback() -> None:
+    service = answerer(threshold=0.99)
+    first = service.retrieve("postgres billing", "ns", T0 + 1)
+    service.retrieve("kubernetes", "ns", T0 + 2)
+    service.log.add_feedback(Feedback(first.interaction_id, T0 + 3, "down", None, "bot"))
+    asked, given = service.log.between("ns", T0, T0 + DAY)
+    report = daily_report("ns", T0, asked, given)
+    assert report.questions == 2
+    assert report.feedback == {"up": 0, "down": 1}
+    assert report.strong_matches + len(report.unanswered) == 2
+
+
+def test_routine_check_counts_similar_tier_e_executions() -> None:
+    service = answerer()
+    check = service.routine_check("postgres billing migration ran", "ns", T0 + 1)
+    assert check.similar == 1
+    assert check.is_routine is False
+    assert [r.entry.id for r, _ in check.examples] == ["log"]
+    service.routine_min_similar = 1
+    assert service.routine_check("postgres billing migration ran", "ns", T0 + 1).is_routine
+
+
+def test_routine_check_without_a_model_says_so() -> None:
+    check = answerer(embedder=False).routine_check("postgres billing", "ns", T0 + 1)
+    assert check.is_routine is False
+    assert NO_ROUTINE_CHECK in check.degraded
