@@ -207,6 +207,7 @@ class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
 
 class AnswerParts(Struct):
     relevance: float
+    """The retrieval score: BM25 and vector fusion, or the reranker's blend when reranked."""
     type: float
     confidence: float
     freshness: float
@@ -220,7 +221,8 @@ class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
     """Raw similarity of the best stage: the cross-encoder's score when reranked, else the
     cosine of question and best chunk."""
     score: Score
-    """relevance, type, confidence and freshness blended (STRATA_ANSWER_WEIGHTS)."""
+    """The parts (retrieval relevance, type, confidence, freshness) blended with
+    STRATA_ANSWER_WEIGHTS; entries come best first by it."""
     parts: AnswerParts
     file: str | None = None
     title: str | None = None

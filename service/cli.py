@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import ipaddress
 import json
 import logging
@@ -73,6 +74,27 @@ def parser() -> argparse.ArgumentParser:
     for name in ("json", "md", "csv"):
         fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)
     search.set_defaults(run=_search, format="text")
+
+    retrieve = commands.add_parser(
+        "retrieve", help="the best grounded entries for a question, with a strong-match verdict"
+    )
+    retrieve.add_argument("question")
+    retrieve.add_argument("-n", "--top-n", type=int, default=5)
+    retrieve.add_argument("--asker", help="who asks, kept in the interaction log")
+    retrieve.add_argument("--namespace")
+    retrieve.add_argument("--json", action="store_true")
+    retrieve.set_defaults(run=_retrieve)
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="sweep the strong_match threshold on a BEIR-format set (runs locally, in a "
+        "throw-away data directory, with the STRATA_* settings)",
+    )
+    calibrate.add_argument("--dataset", required=True, help="folder with corpus.jsonl, ...")
+    calibrate.add_argument("-n", "--top-n", type=int, default=5)
+    calibrate.add_argument("--max-queries", type=int)
+    calibrate.add_argument("--json", action="store_true")
+    calibrate.set_defaults(run=_calibrate)
 
     get = commands.add_parser(
         "get", help="show an entry by id, or a document by <collection>/<path>[:line]"
@@ -211,6 +233,72 @@ def _search_csv(found: dict[str, Any]) -> None:
         )
 
 
+def _retrieve(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        found = client.retrieve(
+            args.question, top_n=args.top_n, asker=args.asker, namespace=args.namespace
+        )
+    if args.json:
+        _print_json(found)
+        return OK
+    verdict = "strong match" if found["strong_match"] else "no strong match"
+    print(
+        f"{verdict} (best relevance {found['best_relevance']:.3f}, "
+        f"threshold {found['threshold']:.2f}); interaction {found['interaction_id']}"
+    )
+    for entry in found["entries"]:
+        where = f"{entry['file']}:{entry['lines']}" if entry.get("file") else entry["id"]
+        print(f"{entry['score']:.3f}  rel {entry['relevance_score']:.3f}  {entry['tier']}  {where}")
+        print(f"       {entry['snippet']}")
+    for pattern in found["reasoning_patterns"]:
+        print(f"pattern {pattern['id']}: {pattern['text']}")
+        for variant in pattern["variants"]:
+            print(f"       - {variant}")
+    for reason in found["degraded"]:
+        print(f"degraded: {reason}", file=sys.stderr)
+    return OK
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from service import calibrate
+
+    dataset = Path(args.dataset)
+    if not (dataset / "corpus.jsonl").is_file() or not (dataset / "qrels.tsv").is_file():
+        raise ConfigError(
+            f"{dataset} is not a BEIR-format set (corpus.jsonl, queries.jsonl, qrels.tsv)"
+        )
+    logging.basicConfig(level=logging.WARNING)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    settings = Settings.from_env(os.environ)
+    observed = calibrate.observe(
+        settings,
+        dataset,
+        top_n=args.top_n,
+        max_queries=args.max_queries,
+        progress=lambda stage, done, total: _progress(done, total, stage),
+    )
+    print(file=sys.stderr)
+    points = calibrate.sweep(observed)
+    chosen = calibrate.recommend(points)
+    if args.json:
+        _print_json(
+            {
+                "questions": len(observed),
+                "answerable": sum(1 for o in observed if o.answerable),
+                "points": [
+                    {**dataclasses.asdict(p), "f1": round(p.f1, 6), "j": round(p.youden, 6)}
+                    for p in points
+                ],
+                "recommended": chosen.threshold,
+            }
+        )
+    else:
+        print(calibrate.report(points, chosen, observed))
+    return OK
+
+
 def _get(args: argparse.Namespace) -> int:
     with _client(args) as client:
         if "/" in args.id:
@@ -309,10 +397,11 @@ def _rebuild(args: argparse.Namespace) -> int:
     return OK if status["state"] == "done" else REFUSED
 
 
-def _progress(done: int, total: int) -> None:
+def _progress(done: int, total: int, label: str = "") -> None:
     width = 30
     filled = width * done // total if total else width
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr)
+    bar = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+    print(f"\r{label + ' ' if label else ''}{bar}", end="", file=sys.stderr)
 
 
 def _client_failure(exc: Exception) -> int:

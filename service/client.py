@@ -79,6 +79,23 @@ class StrataClient:
         body = {"query": query, **{k: v for k, v in options.items() if v is not None}}
         return self._call("POST", "/v1/search", json=body)
 
+    def retrieve(self, question: str, **options: Any) -> dict[str, Any]:
+        """The best grounded entries, ``strong_match`` and the reasoning patterns."""
+        body = {"question": question, **{k: v for k, v in options.items() if v is not None}}
+        return self._call("POST", "/v1/retrieve", json=body)
+
+    def feedback(
+        self, interaction_id: str, rating: str, comment: str | None = None
+    ) -> dict[str, Any]:
+        body = {"interaction_id": interaction_id, "rating": rating}
+        return self._call("POST", "/v1/feedback", json={**body, **_given(comment=comment)})
+
+    def daily_report(self, day: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+        return self._call("GET", "/v1/reports/daily", params=_given(date=day, namespace=namespace))
+
+    def routine_check(self, task: str, namespace: str | None = None) -> dict[str, Any]:
+        return self._call("POST", "/v1/routine-check", json={"task": task, **_ns(namespace)})
+
     def get_entry(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
         return self._call("GET", f"/v1/entries/{entry_id}", params=_ns(namespace))
 
@@ -155,3 +172,7 @@ class StrataClient:
 
 def _ns(namespace: str | None) -> dict[str, str]:
     return {"namespace": namespace} if namespace else {}
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}

@@ -9,7 +9,6 @@ came with the request.
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -30,8 +29,10 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from schemas import wire
+from service.api import answers as answers_api
 from service.api import collections as documents_api
-from service.api.convert import entry_out, hit_out, to_entries, to_query
+from service.api import search as search_api
+from service.api.convert import entry_out, to_entries
 from service.api.health import health
 from service.api.stats import stats
 from service.auth import Principal
@@ -56,6 +57,7 @@ class Backend(Protocol):
     """What the tools need from strata, acting for one caller. Results are JSON-ready."""
 
     def search(self, request: wire.SearchRequest) -> Json: ...
+    def retrieve(self, request: wire.RetrieveRequest) -> Json: ...
     def entry(self, entry_id: str, namespace: str | None) -> Json: ...
     def document(self, path: str, from_line: int, lines: int | None) -> Json: ...
     def documents(self, request: wire.DocumentsRequest) -> Json: ...
@@ -72,6 +74,10 @@ class RestBackend:
     def search(self, request: wire.SearchRequest) -> Json:
         options = msgspec.to_builtins(request)
         return self.client.search(options.pop("query"), **options)
+
+    def retrieve(self, request: wire.RetrieveRequest) -> Json:
+        options = msgspec.to_builtins(request)
+        return self.client.retrieve(options.pop("question"), **options)
 
     def entry(self, entry_id: str, namespace: str | None) -> Json:
         return self.client.get_entry(entry_id, namespace)
@@ -97,18 +103,10 @@ class LocalBackend:
         self.principal = principal
 
     def search(self, request: wire.SearchRequest) -> Json:
-        started = time.perf_counter()
-        now = self.resources.clock()
-        namespace = self.principal.namespace(request.namespace)
-        outcome = self.resources.retriever.search(to_query(request, namespace=namespace, now=now))
-        return _plain(
-            wire.SearchResponse(
-                results=[hit_out(r, now) for r in outcome.results],
-                mode=outcome.mode,
-                took_ms=round((time.perf_counter() - started) * 1000, 2),
-                degraded=[*self.resources.degraded, *outcome.degraded],
-            )
-        )
+        return _plain(search_api.search(self.resources, self.principal, request))
+
+    def retrieve(self, request: wire.RetrieveRequest) -> Json:
+        return _plain(answers_api.retrieve(self.resources, self.principal, request))
 
     def entry(self, entry_id: str, namespace: str | None) -> Json:
         ns = self.principal.namespace(namespace)
@@ -202,15 +200,18 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
         ctx: Context,
         question: Annotated[str, Field(description="The question to answer.", min_length=1)],
         namespace: Namespace = None,
-        top_n: Annotated[int, Field(description="How many entries to return.", ge=1, le=100)] = 5,
+        top_n: Annotated[int, Field(description="How many entries to return.", ge=1, le=50)] = 5,
+        asker: Annotated[
+            Label | None, Field(description="Who asks (your agent's name), for the log.")
+        ] = None,
     ) -> Json:
-        """Retrieve the entries most relevant to a question, to ground an answer in memory.
-
-        A hybrid search over every tier returning the best `top_n` entries, full text
-        included."""
-        # Until the service has a retrieval endpoint of its own: a hybrid search.
-        body = {"query": question, "namespace": namespace, "mode": "hybrid", "limit": top_n}
-        return await _run(backend_of(ctx).search, _convert(body, wire.SearchRequest))
+        """Answer a question from memory: the best grounded entries (full text, each with
+        `relevance_score` and a blended `score`), `strong_match` (true when a near-direct
+        answer exists: act on it; false: say memory has no clear answer), and up to 4
+        `reasoning_patterns` (how to think about such questions, with `variants`).
+        Quote `interaction_id` when giving feedback."""
+        body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
+        return await _run(backend_of(ctx).retrieve, _convert(body, wire.RetrieveRequest))
 
     @server.tool(annotations=READ_ONLY)
     async def get(

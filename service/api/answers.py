@@ -11,8 +11,10 @@ from litestar.params import FromQuery, JSONBody, QueryParameter
 from schemas import wire
 from service.api.convert import format_time, retrieved_out
 from service.api.deps import PrincipalDep, ResourcesDep
+from service.auth import Principal
 from service.domain.interactions import Feedback, daily_report
 from service.errors import InvalidInput, NotFound
+from service.resources import Resources
 
 
 class AnswersController(Controller):
@@ -26,26 +28,7 @@ class AnswersController(Controller):
         """The best grounded entries for a question, whether a near-direct answer exists
         (``strong_match``) and the reasoning patterns that apply. Never writes knowledge;
         the call is logged as an interaction."""
-        if not data.question.strip():
-            raise InvalidInput.one("question", "must not be blank")
-        now = resources.clock()
-        answer = resources.answerer.retrieve(
-            data.question,
-            principal.namespace(data.namespace),
-            now,
-            top_n=data.top_n,
-            asker=data.asker,
-        )
-        return wire.RetrieveResponse(
-            interaction_id=answer.interaction_id,
-            entries=[retrieved_out(a, now) for a in answer.entries],
-            strong_match=answer.strong_match,
-            best_relevance=answer.best_relevance,
-            threshold=resources.answerer.policy.threshold,
-            reasoning_patterns=[retrieved_out(a, now) for a in answer.patterns],
-            took_ms=answer.took_ms,
-            degraded=[*resources.degraded, *answer.degraded],
-        )
+        return retrieve(resources, principal, data)
 
     @post("/feedback", status_code=201, sync_to_thread=True)
     def feedback(
@@ -118,6 +101,32 @@ class AnswersController(Controller):
             ],
             degraded=[*resources.degraded, *check.degraded],
         )
+
+
+def retrieve(
+    resources: Resources, principal: Principal, request: wire.RetrieveRequest
+) -> wire.RetrieveResponse:
+    """A retrieve for ``principal``, as the REST endpoint and the MCP tool answer it."""
+    if not request.question.strip():
+        raise InvalidInput.one("question", "must not be blank")
+    now = resources.clock()
+    answer = resources.answerer.retrieve(
+        request.question,
+        principal.namespace(request.namespace),
+        now,
+        top_n=request.top_n,
+        asker=request.asker,
+    )
+    return wire.RetrieveResponse(
+        interaction_id=answer.interaction_id,
+        entries=[retrieved_out(a, now) for a in answer.entries],
+        strong_match=answer.strong_match,
+        best_relevance=answer.best_relevance,
+        threshold=resources.answerer.policy.threshold,
+        reasoning_patterns=[retrieved_out(a, now) for a in answer.patterns],
+        took_ms=answer.took_ms,
+        degraded=[*resources.degraded, *answer.degraded],
+    )
 
 
 def _day_start(day: str | None, now: float) -> float:

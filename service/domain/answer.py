@@ -36,11 +36,15 @@ class AnswerPolicy:
     type_weights: Mapping[str, float] = field(default_factory=dict)
     freshness_days: float = 30.0
 
-    def parts(self, entry: Entry, relevance: float, now: float) -> dict[str, float]:
+    def parts(self, entry: Entry, match: float, now: float) -> dict[str, float]:
+        """The four parts of an entry's score. Its relevance part is ``match``, the score
+        the retrieval stages gave it (fusion of BM25 and vectors, the reranker's blend
+        when reranked): ordering by the raw cosine instead measured R@5 0.337 against
+        0.479 on locomo-dev (300 questions)."""
         types = self.type_weights
         age_days = max(0.0, now - entry.timestamp) / 86_400
         return {
-            "relevance": relevance,
+            "relevance": match,
             "type": types.get(entry.type, UNKNOWN_TYPE) if entry.type else UNKNOWN_TYPE,
             "confidence": UNKNOWN_CONFIDENCE if entry.confidence is None else entry.confidence,
             "freshness": math.exp(-age_days / self.freshness_days),
@@ -180,7 +184,7 @@ class Answerer:
         )
 
     def _answered(self, result: SearchResult, relevance: float, now: float) -> Answered:
-        parts = self.policy.parts(result.entry, relevance, now)
+        parts = self.policy.parts(result.entry, result.score, now)
         return Answered(result, round(relevance, 6), round(self.policy.score(parts), 6), parts)
 
     def _relevances(

@@ -107,3 +107,72 @@ def test_cli_collections_and_documents(tmp_path: Path) -> None:
         assert strata(url, "collection", "remove", "notes").returncode == 0
     finally:
         server.stop()
+
+
+def test_cli_retrieve_gives_the_verdict_and_patterns(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data")
+    try:
+        url = server.url
+        for args in (
+            ["We decided to keep invoices in PostgreSQL.", "--id", "inv"],
+            ["Weigh transactions first when choosing a datastore.", "--id", "how"],
+        ):
+            assert strata(url, "add", *args).returncode == 0
+        answer = strata(url, "retrieve", "where do we keep invoices?", "--asker", "cli")
+        assert answer.returncode == 0, answer.stderr
+        first = answer.stdout.splitlines()[0]
+        assert "strong match" in first and "interaction" in first
+        assert "inv" in answer.stdout
+        found = json.loads(strata(url, "retrieve", "invoices", "--json", "-n", "1").stdout)
+        assert [e["id"] for e in found["entries"]] == ["inv"]
+        assert set(found) >= {"strong_match", "best_relevance", "reasoning_patterns"}
+    finally:
+        server.stop()
+
+
+def test_cli_calibrate_sweeps_the_threshold_on_a_beir_set(tmp_path: Path) -> None:
+    dataset = tmp_path / "set"
+    dataset.mkdir()
+    docs = {
+        "d1": "The billing service stores invoices in PostgreSQL.",
+        "d2": "Deploys go out every Tuesday after the release review.",
+        "d3": "The on-call rotation changes every Monday morning.",
+        "d4": "Search runs on Tantivy with an English stemmer.",
+    }
+    questions = {
+        "q1": ("Where are invoices stored?", "d1"),
+        "q2": ("When do deploys go out?", "d2"),
+        "q3": ("Who painted the Mona Lisa?", "d9"),
+    }
+    (dataset / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in docs.items())
+    )
+    (dataset / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": i, "text": q}) + "\n" for i, (q, _) in questions.items())
+    )
+    (dataset / "qrels.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{i}\t{d}\t1\n" for i, (_, d) in questions.items())
+    )
+    env = {**os.environ, "STRATA_RERANKER_MODEL": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "calibrate", "--dataset", str(dataset), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    # q3's relevant document is not in the corpus: it can never be answered.
+    assert (found["questions"], found["answerable"]) == (3, 2)
+    thresholds = [p["threshold"] for p in found["points"]]
+    assert found["recommended"] in thresholds
+    assert all(0 <= p["precision"] <= 1 and 0 <= p["recall"] <= 1 for p in found["points"])
+    missing = subprocess.run(
+        [sys.executable, "-m", "service", "calibrate", "--dataset", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert missing.returncode == 2 and "BEIR" in missing.stderr

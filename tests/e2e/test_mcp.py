@@ -92,7 +92,10 @@ def test_http_tools_remember_search_read_and_report(server: Server, tmp_path: Pa
             keywords = await call(client, "search", query="password", tiers=["A"], mode="bm25")
             assert [hit["id"] for hit in keywords["results"]] == [written["id"]]
             retrieved = await call(client, "retrieve", question="password rotation", top_n=1)
-            assert [hit["id"] for hit in retrieved["results"]] == [written["id"]]
+            assert [hit["id"] for hit in retrieved["entries"]] == [written["id"]]
+            assert retrieved["strong_match"] is (
+                retrieved["best_relevance"] >= retrieved["threshold"]
+            )
 
             entry = await call(client, "get", id_or_path=written["id"])
             assert entry["speaker"] == "ops" and entry["tags"] == ["security"]

@@ -66,7 +66,7 @@ def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient) 
     assert top["id"] == "db"
     assert top["type"] == "decision" and top["confidence"] == 0.9
     assert 0 <= top["relevance_score"] <= 1 and 0 <= top["score"] <= 1
-    assert top["parts"]["relevance"] == top["relevance_score"]
+    assert 0 <= top["parts"]["relevance"] <= 1
     assert found["strong_match"] is (found["best_relevance"] >= found["threshold"])
     assert "how" not in [e["id"] for e in found["entries"]]
     patterns = found["reasoning_patterns"]

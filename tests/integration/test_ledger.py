@@ -97,3 +97,40 @@ def test_stats_count_vectors_and_tokens(tmp_path) -> None:
     ]
     assert ledger.vector_count() == 2
     assert ledger.missing_vectors() == []
+
+
+def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "l.db")
+    db.executescript(
+        "CREATE TABLE entries (key TEXT PRIMARY KEY, id TEXT NOT NULL, namespace TEXT NOT NULL,"
+        " tier TEXT NOT NULL, text TEXT NOT NULL, speaker TEXT, role TEXT, chain_type TEXT,"
+        " tags TEXT NOT NULL, timestamp REAL NOT NULL, expires_at REAL, metadata TEXT NOT NULL,"
+        " archived INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,"
+        " state TEXT NOT NULL);"
+        "INSERT INTO entries VALUES ('ns:old', 'old', 'ns', 'A', 'kept', NULL, NULL, NULL,"
+        " '[]', 1.0, NULL, '{}', 0, 3, 'synced');"
+    )
+    db.close()
+    ledger = SqliteLedger(tmp_path / "l.db")
+    old = ledger.get(["ns:old"])["ns:old"]
+    assert (old.entry.text, old.entry.kind, old.entry.type, old.entry.variants) == (
+        "kept",
+        "memory",
+        None,
+        (),
+    )
+    pattern = Entry(
+        id="p",
+        namespace="ns",
+        tier="A",
+        text="t",
+        timestamp=1.0,
+        kind="pattern",
+        type="framework",
+        confidence=0.7,
+        variants=("a", "b"),
+    )
+    ledger.put([StoredEntry(pattern, ())])
+    assert ledger.get(["ns:p"])["ns:p"].entry == pattern

@@ -1,0 +1,173 @@
+"""BEIR-format retrieval sets (``corpus.jsonl``, ``queries.jsonl``, ``qrels.tsv``) read as
+strata events: what the quality benchmark and ``strata calibrate`` feed the service."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ID_RE = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+ID_BAD_CHARS = re.compile(r"[^A-Za-z0-9_.:-]")
+MAX_ID_LEN = 128
+TIMESTAMP_FORMATS = (
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%d",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d",
+    "%d/%m/%Y %H:%M:%S",
+    "%d/%m/%Y",
+    "%I:%M %p on %d %B, %Y",
+    "%I:%M %p on %d %b, %Y",
+    "%d %B %Y",
+    "%d %B, %Y",
+    "%B %d, %Y",
+    "%b %d, %Y",
+)
+RESERVED_META = ("namespace", "speaker", "timestamp")
+
+Qrels = dict[str, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class Doc:
+    id: str
+    """Sanitized id sent to the service."""
+    source_id: str
+    """The ``_id`` of the corpus row."""
+    title: str
+    text: str
+    metadata: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    text: str
+    namespace: str | None
+
+
+def sanitize_id(raw: str) -> str:
+    """A service-valid id for ``raw``: bad characters become ``_``; too long gets a hash."""
+    clean = ID_BAD_CHARS.sub("_", raw)
+    if ID_RE.fullmatch(clean):
+        return clean
+    digest = hashlib.sha1(raw.encode("utf-8")).hexdigest()[:12]
+    if not clean:
+        return digest
+    if len(clean) > MAX_ID_LEN:
+        return clean[: MAX_ID_LEN - len(digest) - 1] + "." + digest
+    return clean
+
+
+def namespace_for(prefix: str, raw: object) -> str:
+    name = str(raw) if raw not in (None, "") else "default"
+    return sanitize_id(f"{prefix}-{name}")
+
+
+def parse_timestamp(raw: object) -> str | None:
+    """ISO 8601 (UTC assumed when naive) for ``raw``, or None when it cannot be read."""
+    if raw is None or raw == "" or isinstance(raw, bool):
+        return None
+    parsed = _parse_timestamp_text(str(raw).strip())
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.isoformat().replace("+00:00", "Z")
+
+
+def _parse_timestamp_text(text: str) -> datetime | None:
+    with contextlib.suppress(ValueError):
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    for fmt in TIMESTAMP_FORMATS:
+        with contextlib.suppress(ValueError):
+            return datetime.strptime(text, fmt)
+    with contextlib.suppress(ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(float(text), tz=UTC)
+    return None
+
+
+def _read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def load_corpus(dataset: Path) -> list[Doc]:
+    """Corpus rows with unique sanitized ids (a hash suffix resolves collisions)."""
+    docs: list[Doc] = []
+    taken: set[str] = set()
+    for row in _read_jsonl(dataset / "corpus.jsonl"):
+        source_id = str(row["_id"])
+        doc_id = sanitize_id(source_id)
+        if doc_id in taken:
+            digest = hashlib.sha1(source_id.encode("utf-8")).hexdigest()[:12]
+            doc_id = doc_id[: MAX_ID_LEN - len(digest) - 1] + "." + digest
+        taken.add(doc_id)
+        docs.append(
+            Doc(
+                id=doc_id,
+                source_id=source_id,
+                title=str(row.get("title") or ""),
+                text=str(row.get("text") or ""),
+                metadata=row.get("metadata") or {},
+            )
+        )
+    return docs
+
+
+def load_queries(dataset: Path) -> list[Query]:
+    queries: list[Query] = []
+    for row in _read_jsonl(dataset / "queries.jsonl"):
+        meta = row.get("metadata") or {}
+        ns = meta.get("namespace")
+        queries.append(Query(str(row["_id"]), str(row["text"]), None if ns is None else str(ns)))
+    return queries
+
+
+def load_qrels(dataset: Path) -> Qrels:
+    """``{query id: {corpus id: score}}``; the header line is skipped."""
+    qrels: Qrels = {}
+    with (dataset / "qrels.tsv").open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 3 or (n == 0 and parts[0] == "query-id"):
+                continue
+            qrels.setdefault(parts[0], {})[parts[1]] = int(float(parts[2]))
+    return qrels
+
+
+# --------------------------------------------------------------------------- service
+
+
+def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
+    meta = doc.metadata
+    event: dict[str, Any] = {
+        "id": doc.id,
+        "tier": tier,
+        # As in BEIR, a document's title is part of what is indexed and embedded.
+        "text": f"{doc.title}: {doc.text}" if doc.title else doc.text,
+        "namespace": namespace_for(prefix, meta.get("namespace")),
+    }
+    if meta.get("speaker") not in (None, ""):
+        event["speaker"] = str(meta["speaker"])
+    timestamp = parse_timestamp(meta.get("timestamp"))
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    extra = {str(k): _as_text(v) for k, v in meta.items() if k not in RESERVED_META}
+    if extra:
+        event["metadata"] = extra
+    return event
+
+
+def _as_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
