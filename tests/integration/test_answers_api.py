@@ -16,7 +16,7 @@ DECISIONS = [
     {
         "id": "db",
         "tier": "A",
-        "text": "We decided to use PostgreSQL for the billing service because it needs transactions.",
+        "text": "We decided to use PostgreSQL for the billing service: it needs transactions.",
         "type": "decision",
         "confidence": 0.9,
     },

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from service.domain.answer import NO_ROUTINE_CHECK, AnswerPolicy, Answerer
+from service.domain.answer import NO_ROUTINE_CHECK, Answerer, AnswerPolicy
 from service.domain.interactions import Feedback, daily_report
 from service.domain.memory import Memory
 from service.domain.retrieval import Retriever
