@@ -146,6 +146,13 @@ class CollectionOut(Struct, kw_only=True):
     files: int
     created_at: str
     scanned_at: str | None
+    scanning: ScanProgress | None = None
+    """While a scan runs: files done so far and files in all."""
+
+
+class ScanProgress(Struct):
+    done: int
+    total: int
 
 
 class CollectionsResponse(Struct):

@@ -328,13 +328,49 @@ def _multi_get(args: argparse.Namespace) -> int:
 
 def _collection_add(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        print(f"indexing {args.path} ...", file=sys.stderr)
+        print(f"indexing {args.path}", file=sys.stderr)
         _print_json(
-            client.add_collection(
-                args.name, args.path, mask=args.mask, namespace=args.namespace, tier=args.tier
+            _with_scan_progress(
+                args,
+                lambda: client.add_collection(
+                    args.name, args.path, mask=args.mask, namespace=args.namespace, tier=args.tier
+                ),
             )
         )
     return OK
+
+
+def _with_scan_progress(args: argparse.Namespace, scan: Callable[[], Any]) -> Any:
+    """Run ``scan`` (a request that indexes collection ``args.name``) while a second
+    connection polls the collection's progress into a bar on stderr."""
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = scan()
+        except Exception as exc:  # re-raised below, in the caller's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    shown = False
+    with _client(args) as watcher:
+        while worker.is_alive():
+            worker.join(0.5)
+            try:
+                progress = watcher.collection(args.name).get("scanning")
+            except Exception:  # not registered yet, or gone: nothing to show
+                progress = None
+            if progress and worker.is_alive():
+                _progress(progress["done"], progress["total"], "indexing")
+                shown = True
+    if shown:
+        print(file=sys.stderr)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _collection_list(args: argparse.Namespace) -> int:
@@ -346,7 +382,7 @@ def _collection_list(args: argparse.Namespace) -> int:
 
 def _collection_update(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        _print_json(client.update_collection(args.name))
+        _print_json(_with_scan_progress(args, lambda: client.update_collection(args.name)))
     return OK
 
 

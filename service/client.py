@@ -124,6 +124,9 @@ class StrataClient:
     def collections(self) -> dict[str, Any]:
         return self._call("GET", "/v1/collections")
 
+    def collection(self, name: str) -> dict[str, Any]:
+        return self._call("GET", f"/v1/collections/{name}")
+
     def update_collection(self, name: str) -> dict[str, Any]:
         return self._call("POST", f"/v1/collections/{name}/update")
 

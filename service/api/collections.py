@@ -236,6 +236,7 @@ def _scan(resources: Resources, collection: Collection, principal: Principal) ->
 
 
 def _out(resources: Resources, c: Collection) -> wire.CollectionOut:
+    progress = resources.collections.progress(c)
     return wire.CollectionOut(
         name=c.name,
         namespace=c.namespace,
@@ -245,4 +246,5 @@ def _out(resources: Resources, c: Collection) -> wire.CollectionOut:
         files=len(resources.catalog.files(c.id)),
         created_at=format_time(c.created_at) or "",
         scanned_at=format_time(c.scanned_at),
+        scanning=wire.ScanProgress(*progress) if progress else None,
     )

@@ -78,15 +78,30 @@ class Collections:
         self.chunk_words = chunk_words
         self.chunk_overlap = chunk_overlap
         self.clock = clock
+        self._scanning: dict[str, tuple[int, int]] = {}
+
+    def progress(self, collection: Collection) -> tuple[int, int] | None:
+        """Files done and files in all, while a scan of ``collection`` runs; else None."""
+        return self._scanning.get(collection.id)
 
     def scan(self, collection: Collection, actor: str = "") -> ScanReport:
+        paths = list(self.list_files(Path(collection.path), collection.mask))
+        self._scanning[collection.id] = (0, len(paths))
+        try:
+            return self._scan(collection, paths, actor)
+        finally:
+            self._scanning.pop(collection.id, None)
+
+    def _scan(self, collection: Collection, paths: list[str], actor: str) -> ScanReport:
         skipped: list[str] = []
         report = ScanReport(skipped=skipped)
         known = self.catalog.files(collection.id)
         root = Path(collection.path)
         seen: set[str] = set()
         batch: list[tuple[str, bytes, str]] = []
-        for path in self.list_files(root, collection.mask):
+        for done, path in enumerate(paths):
+            # Files up to this one are hashed; those in `batch` are not yet indexed.
+            self._scanning[collection.id] = (done - len(batch), len(paths))
             seen.add(path)
             try:
                 data = (root / path).read_bytes()

@@ -168,3 +168,20 @@ def test_bad_collection_requests(client: TestClient, notes: Path) -> None:
     )
     assert client.get("/v1/documents", params={"path": "nope/x.md"}).status_code == 404
     assert client.get("/v1/documents", params={"path": "nocollection"}).status_code == 422
+
+
+def test_a_running_scan_shows_its_progress(
+    client: TestClient, opened: Resources, notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[dict | None] = []
+    write = opened.memory.write
+
+    def watched_write(entries, actor=""):
+        seen.append(client.get("/v1/collections/notes").json()["scanning"])
+        return write(entries, actor)
+
+    monkeypatch.setattr(opened.memory, "write", watched_write)
+    add(client, notes)
+    assert seen and all(s is not None and s["total"] == 2 for s in seen)
+    assert all(0 <= s["done"] <= s["total"] for s in seen if s)
+    assert client.get("/v1/collections/notes").json()["scanning"] is None
