@@ -11,12 +11,42 @@ with StrataClient("http://127.0.0.1:8080", api_key=None) as strata:
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from service.errors import ConfigError
+
 DEFAULT_URL = "http://127.0.0.1:8080"
+CONFIG_FILE = Path("~/.config/strata/config.toml")
+"""Where ``url`` and ``api_key`` are read from when neither argument nor variable gives them;
+``STRATA_CONFIG`` names another file."""
+
+
+def connection(
+    url: str | None = None,
+    api_key: str | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> tuple[str, str | None]:
+    """The service URL and API key: arguments first, then ``STRATA_URL`` and
+    ``STRATA_API_KEY``, then the config file, then the loopback default and no key."""
+    file = _config(Path(environ.get("STRATA_CONFIG") or CONFIG_FILE).expanduser())
+    found_url = url or environ.get("STRATA_URL") or file.get("url") or DEFAULT_URL
+    key = api_key if api_key is not None else environ.get("STRATA_API_KEY") or file.get("api_key")
+    return str(found_url), None if key is None else str(key)
+
+
+def _config(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config file {path}: {exc}") from exc
 
 
 class StrataClientError(Exception):
@@ -37,11 +67,12 @@ class StrataClient:
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        """``url`` and ``api_key`` default to ``STRATA_URL`` and ``STRATA_API_KEY``."""
-        key = api_key if api_key is not None else os.environ.get("STRATA_API_KEY")
+        """``url`` and ``api_key`` default to ``STRATA_URL`` and ``STRATA_API_KEY``, then to
+        the config file (see ``connection``)."""
+        base_url, key = connection(url, api_key)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = httpx.Client(
-            base_url=url or os.environ.get("STRATA_URL") or DEFAULT_URL,
+            base_url=base_url,
             headers=headers,
             timeout=timeout,
             transport=transport,

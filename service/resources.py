@@ -183,17 +183,18 @@ def open_resources(
         memory.rebuild()
     memory.backfill()
     catalog = SqliteCatalog(data / "catalog.sqlite3")
+    collections = Collections(
+        catalog,
+        memory,
+        list_files,
+        chunk_words=settings.chunk_words,
+        chunk_overlap=settings.chunk_overlap,
+        clock=clock,
+    )
     return Resources(
         settings=settings,
         catalog=catalog,
-        collections=Collections(
-            catalog,
-            memory,
-            list_files,
-            chunk_words=settings.chunk_words,
-            chunk_overlap=settings.chunk_overlap,
-            clock=clock,
-        ),
+        collections=collections,
         keys=KeyRing.load(settings.api_keys, settings.api_keys_file),
         ledger=ledger,
         vectors=vectors,
@@ -204,7 +205,7 @@ def open_resources(
         interactions=interactions,
         answerer=answerer,
         policy=ExpiryPolicy(settings.c_ttl_days, settings.ttl_by_chain_type),
-        jobs=lifecycle_jobs(settings, memory, clock),
+        jobs=lifecycle_jobs(settings, memory, collections, clock),
         rebuilder=Rebuilder(memory, clock),
         clock=clock,
         new_id=new_id,
@@ -212,7 +213,9 @@ def open_resources(
     )
 
 
-def lifecycle_jobs(settings: Settings, memory: Memory, clock: Callable[[], float]) -> Jobs:
+def lifecycle_jobs(
+    settings: Settings, memory: Memory, collections: Collections, clock: Callable[[], float]
+) -> Jobs:
     jobs = Jobs(clock)
     jobs.add(
         "expire_c_tier", settings.expire_c_cron, lambda: lifecycle.expire_c_tier(memory, clock())
@@ -228,4 +231,10 @@ def lifecycle_jobs(settings: Settings, memory: Memory, clock: Callable[[], float
     jobs.add(
         "backfill_embeddings", settings.backfill_cron, lambda: lifecycle.backfill_embeddings(memory)
     )
+    if settings.rescan_cron:
+        jobs.add(
+            "rescan_collections",
+            settings.rescan_cron,
+            lambda: lifecycle.rescan_collections(collections),
+        )
     return jobs

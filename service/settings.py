@@ -104,6 +104,8 @@ class Settings:
     """When ``optimize_indexes`` merges Tantivy segments and collects garbage."""
     backfill_cron: str = "*/15 * * * *"
     """When ``backfill_embeddings`` embeds A/C entries written while no model was loaded."""
+    rescan_cron: str = ""
+    """When ``rescan_collections`` re-scans every collection (crontab, UTC); empty: never."""
     e_archive_days: float = 30.0
     """Tier E entries older than this many days are archived; 0 keeps them active."""
     e_delete_days: float = 0.0

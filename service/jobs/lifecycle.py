@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.tiers import DAY
 
@@ -49,3 +50,15 @@ def optimize_indexes(memory: Memory) -> dict[str, Any]:
 def backfill_embeddings(memory: Memory) -> dict[str, Any]:
     """Embed tier A and C entries stored while no model was loaded."""
     return {"embedded": memory.backfill()}
+
+
+def rescan_collections(collections: Collections) -> dict[str, Any]:
+    """Re-scan every collection: changed files re-embedded, removed ones dropped."""
+    totals = {"collections": 0, "added": 0, "changed": 0, "removed": 0}
+    for collection in collections.catalog.all():
+        report = collections.scan(collection, SCHEDULER)
+        totals["collections"] += 1
+        totals["added"] += report.added
+        totals["changed"] += report.changed
+        totals["removed"] += report.removed
+    return totals

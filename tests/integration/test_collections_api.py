@@ -185,3 +185,26 @@ def test_a_running_scan_shows_its_progress(
     assert seen and all(s is not None and s["total"] == 2 for s in seen)
     assert all(0 <= s["done"] <= s["total"] for s in seen if s)
     assert client.get("/v1/collections/notes").json()["scanning"] is None
+
+
+def test_the_rescan_job_picks_up_edits_when_scheduled(
+    tmp_path: Path, embedder, notes: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
+    resources = open_resources(settings, embedder=embedder)
+    try:
+        with TestClient(create_app(resources=resources)) as client:
+            add(client, notes)
+            (notes / "people.md").write_text("Carol owns billing now.\n")
+            (notes / "adr" / "012-event-bus.md").unlink()
+            run = client.post("/v1/admin/jobs/rescan_collections/run").json()
+            assert run["last_result"] == {"collections": 1, "added": 0, "changed": 1, "removed": 1}
+            found = client.post("/v1/search", json={"query": "who owns billing"}).json()
+            assert "Carol" in found["results"][0]["text"]
+    finally:
+        resources.close()
+
+
+def test_no_rescan_job_unless_scheduled(client: TestClient) -> None:
+    names = [j["name"] for j in client.get("/v1/admin/jobs").json()["jobs"]]
+    assert "rescan_collections" not in names
