@@ -91,7 +91,9 @@ def load_reranker(settings: Settings, retriever: Retriever) -> None:
     from service.stores.reranker import CrossEncoderReranker
 
     try:
-        retriever.reranker = CrossEncoderReranker(settings.reranker_model)
+        retriever.reranker = CrossEncoderReranker(
+            settings.reranker_model, max_length=settings.rerank_max_tokens
+        )
         retriever.reranker_problem = None
         log.info("reranker %s loaded", settings.reranker_model)
     except Exception as exc:  # run without reranking, and say so

@@ -52,6 +52,8 @@ class Settings:
     """Rerank searches unless a request says otherwise: ``on`` or ``off``."""
     rerank_candidates: int = 30
     """How many of the best fused candidates the cross-encoder rescores."""
+    rerank_max_tokens: int = 256
+    """Tokens of question and passage the cross-encoder reads; its cost grows with them."""
     tier_weights: Mapping[str, float] = field(
         default_factory=lambda: {"A": 1.5, "C": 1.2, "E": 1.0}
     )
@@ -150,6 +152,8 @@ class Settings:
             raise ConfigError("STRATA_RERANK must be on or off")
         if self.rerank_candidates < 1:
             raise ConfigError("STRATA_RERANK_CANDIDATES must be at least 1")
+        if self.rerank_max_tokens < 4:
+            raise ConfigError("STRATA_RERANK_MAX_TOKENS must be at least 4")
         if not 0 < self.mmr_lambda <= 1:
             raise ConfigError("STRATA_MMR_LAMBDA must be in (0, 1]")
         if not 0 <= self.strong_match_threshold <= 1:

@@ -212,7 +212,9 @@ class Retriever:
         the top ranks so a reranker refines, but cannot wreck, a strong agreement."""
         assert self.reranker is not None
         head, tail = candidates[: self.rerank_candidates], candidates[self.rerank_candidates :]
-        scores = self.reranker.score(text, [c.passage[:PASSAGE_CHARS] for c in head])
+        terms = query_terms(text)
+        passages = [snippet(c.passage, terms, PASSAGE_CHARS) for c in head]
+        scores = self.reranker.score(text, passages)
         for position, (candidate, score) in enumerate(zip(head, scores, strict=True), start=1):
             trust = retrieval_trust(position)
             candidate.explain["rerank"] = ListExplain(0, score)
@@ -245,8 +247,9 @@ class Weighting:
         return found
 
 
-PASSAGE_CHARS = 1200
-"""Passages given to the cross-encoder are the best chunk, trimmed: cost grows with length."""
+PASSAGE_CHARS = 600
+"""The cross-encoder reads a window of the best chunk around the query's first term, about
+this long (cost grows with length; the model's token limit cuts it further)."""
 
 
 def retrieval_trust(position: int) -> float:
