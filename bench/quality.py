@@ -4,7 +4,7 @@ Usage::
 
     python bench/quality.py DATASET_DIR [--url http://127.0.0.1:8080] [--api-key KEY]
         [--tier A] [--modes bm25,vector,hybrid] [--max-queries N] [--batch 256]
-        [--no-ingest] [--namespace-prefix bench] [--json OUT] [--serve]
+        [--no-ingest] [--namespace-prefix bench] [--json OUT] [--plot OUT.png] [--serve]
 
 DATASET_DIR holds ``corpus.jsonl`` (``_id``, ``title``, ``text``, optional ``metadata``),
 ``queries.jsonl`` (``_id``, ``text``, optional ``metadata``) and ``qrels.tsv`` (header
@@ -293,6 +293,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--namespace-prefix", default="bench", help="prefix of every namespace")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write figures here")
     p.add_argument("--serve", action="store_true", help="start the service as a subprocess")
+    p.add_argument(
+        "--plot", type=Path, default=None, metavar="OUT.png", help="plot quality and latency"
+    )
     args = p.parse_args(argv)
     if args.batch < 1:
         p.error("--batch must be at least 1")
@@ -346,7 +349,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps(_finite(report), indent=2, allow_nan=False) + "\n")
         print(f"wrote {args.json}", file=sys.stderr)
+    if args.plot is not None:
+        plot(report, args.plot)
     return 0
+
+
+def plot(report: Mapping[str, Any], out: Path) -> None:
+    """Quality (nDCG@10, R@10, R@100, MRR@10) and p50/p95 latency per mode, side by side."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (pip install -e '.[bench]'): no plot", file=sys.stderr)
+        return
+    modes = list(report["modes"])
+    metrics = ["ndcg@10", "recall@10", "recall@100", "mrr@10"]
+    fig, (quality, latency) = plt.subplots(1, 2, figsize=(12, 4.5))
+    width = 0.8 / len(metrics)
+    for n, metric in enumerate(metrics):
+        xs = [i + n * width for i in range(len(modes))]
+        quality.bar(xs, [report["modes"][m][metric] for m in modes], width, label=metric)
+    quality.set_xticks([i + 0.4 - width / 2 for i in range(len(modes))], modes)
+    quality.set_ylim(0, 1)
+    quality.set_title(f"{report['dataset']}: quality ({report['queries']} queries)")
+    quality.legend(fontsize=8)
+    for n, key in enumerate(["p50_ms", "p95_ms"]):
+        xs = [i + n * 0.4 for i in range(len(modes))]
+        latency.bar(xs, [report["modes"][m][key] or 0 for m in modes], 0.4, label=key)
+    latency.set_xticks([i + 0.2 for i in range(len(modes))], modes)
+    latency.set_ylabel("ms per search (client side)")
+    latency.set_title("latency")
+    latency.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}", file=sys.stderr)
 
 
 def _finite(value: Any) -> Any:
