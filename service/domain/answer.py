@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from service.domain.interactions import Interaction, InteractionResult
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
 from service.domain.ports import Embedder, InteractionLog
-from service.domain.retrieval import Retriever
+from service.domain.retrieval import Retriever, cosine
 
 PATTERNS = 4
 """Most reasoning patterns a retrieve returns."""
@@ -210,5 +210,4 @@ class Answerer:
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine of two unit vectors."""
-    return float(sum(x * y for x, y in zip(a, b, strict=True)))
+    return cosine(a, b) or 0.0

@@ -166,7 +166,7 @@ class Retriever:
             }
             similarity = vector_hit.score if vector_hit else None
             if similarity is None and vector is not None and found.has_vectors:
-                similarity = _dot(vector, found.chunks[chunk].vector or ())
+                similarity = cosine(vector, found.chunks[chunk].vector or ())
             candidates.append(Candidate(found.entry, texts[chunk], item.score, explain, similarity))
         if rerank:
             candidates = self._rerank(query.text, candidates)
@@ -270,7 +270,7 @@ class Candidate:
     relevance: float | None = None
 
 
-def _dot(a: Sequence[float], b: Sequence[float]) -> float | None:
+def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Cosine of two unit vectors; None when either is missing."""
     if not a or len(a) != len(b):
         return None

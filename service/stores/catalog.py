@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from service.domain.collections import Collection, IndexedFile
-from service.stores.sqlite import open_durable
+from service.stores.sqlite import SqliteFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (
@@ -29,14 +28,9 @@ CREATE TABLE IF NOT EXISTS files (
 """
 
 
-class SqliteCatalog:
+class SqliteCatalog(SqliteFile):
     def __init__(self, path: Path) -> None:
-        self._db = open_durable(path, SCHEMA)
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        super().__init__(path, SCHEMA)
 
     def add(self, c: Collection) -> None:
         with self._lock:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.stores.sqlite import open_durable
+from service.stores.sqlite import SqliteFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactions (
@@ -35,14 +34,9 @@ CREATE INDEX IF NOT EXISTS feedback_interaction ON feedback(interaction_id);
 _COLUMNS = "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms"
 
 
-class SqliteInteractionLog:
+class SqliteInteractionLog(SqliteFile):
     def __init__(self, path: Path) -> None:
-        self._db = open_durable(path, SCHEMA)
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        super().__init__(path, SCHEMA)
 
     def record(self, interaction: Interaction) -> None:
         i = interaction

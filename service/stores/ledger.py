@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from service.domain.models import Chunk, Entry, HistoryEvent, StoredEntry
-from service.stores.sqlite import open_durable
+from service.stores.sqlite import SqliteFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -77,17 +76,12 @@ def _add_missing_columns(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE entries ADD COLUMN {name} {declaration}")
 
 
-class SqliteLedger:
+class SqliteLedger(SqliteFile):
     """Entries keyed by ``namespace:id``, written in WAL mode with full fsync."""
 
     def __init__(self, path: Path) -> None:
-        self._db = open_durable(path, SCHEMA)
+        super().__init__(path, SCHEMA)
         _add_missing_columns(self._db)
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     def put(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 
@@ -16,3 +17,15 @@ def open_durable(path: Path, schema: str) -> sqlite3.Connection:
     db.execute("PRAGMA foreign_keys=ON")
     db.executescript(schema)
     return db
+
+
+class SqliteFile:
+    """A store kept in one SQLite file: its connection, and the lock that serialises it."""
+
+    def __init__(self, path: Path, schema: str) -> None:
+        self._db = open_durable(path, schema)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
