@@ -50,6 +50,9 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     """How sure the author was, in [0, 1]."""
     variants: Annotated[list[Variant], Meta(max_length=64)] = field(default_factory=list)
     """A pattern's variants for different situations."""
+    thread: Label | None = None
+    """The conversation, session or task the event is part of. Each event of a thread is
+    indexed for BM25 with the one written before it (a reply is found by what it answers)."""
 
 
 class EventsRequest(Struct, forbid_unknown_fields=True):
@@ -106,6 +109,7 @@ class EntryOut(Struct, kw_only=True):
     type: str | None
     confidence: float | None
     variants: list[str]
+    thread: str | None
 
 
 class SearchHit(EntryOut, kw_only=True, omit_defaults=True):

@@ -163,6 +163,10 @@ def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
     timestamp = parse_timestamp(meta.get("timestamp"))
     if timestamp is not None:
         event["timestamp"] = timestamp
+    # Rows of one conversation session (or thread) form a thread, in corpus order.
+    thread = meta.get("thread", meta.get("session"))
+    if thread not in (None, ""):
+        event["thread"] = sanitize_id(f"session-{thread}")[:200]
     extra = {str(k): _as_text(v) for k, v in meta.items() if k not in RESERVED_META}
     if extra:
         event["metadata"] = extra

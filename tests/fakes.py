@@ -148,6 +148,7 @@ class FakeLedger:
         existing = {s.entry.key for s in stored if s.entry.key in self.entries}
         for s in stored:
             key = s.entry.key
+            self.entries.pop(key, None)  # a rewrite arrives last, as a new row does
             self.entries[key] = s
             self.states[key] = "pending"
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
@@ -234,6 +235,12 @@ class FakeLedger:
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         return {k: self.entries[k] for k in keys if self._live(k)}
+
+    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
+        for key, s in reversed(self.entries.items()):
+            if s.entry.namespace == namespace and s.entry.thread == thread and self._live(key):
+                return s.entry
+        return None
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
         pending = [self.entries[k] for k, s in self.states.items() if s == "pending"]

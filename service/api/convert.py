@@ -86,6 +86,7 @@ def to_entries(
                 type=event.type,
                 confidence=event.confidence,
                 variants=tuple(event.variants),
+                thread=event.thread,
             )
         )
     if errors:
@@ -194,4 +195,5 @@ def _entry_fields(entry: Entry, now: float) -> dict:
         "type": entry.type,
         "confidence": entry.confidence,
         "variants": list(entry.variants),
+        "thread": entry.thread,
     }

@@ -12,7 +12,7 @@ from typing import Any
 from service.domain.chunking import chunk_text
 from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
-from service.domain.texts import embedding_input
+from service.domain.texts import embedding_input, turn_text
 from service.errors import FieldError, InvalidInput
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,7 @@ class Memory:
     def write(self, entries: Sequence[Entry], actor: str = "") -> WriteOutcome:
         stored = self.prepare(entries)
         with self._lock:
+            stored = self._in_threads(stored)
             self.ledger.put(stored, actor=actor, at=self.clock())
             self._index(stored)
         embedded = sum(1 for s in stored if s.entry.embedded and s.has_vectors)
@@ -84,6 +85,25 @@ class Memory:
             )
             stored.append(StoredEntry(entry, built, count))
         return stored
+
+    def _in_threads(self, stored: Sequence[StoredEntry]) -> list[StoredEntry]:
+        """Give each entry of a thread the turn before it, in arrival order, as context.
+        Called under the write lock, so concurrent writers see one order."""
+        last: dict[tuple[str, str], Entry | None] = {}
+        placed = []
+        for s in stored:
+            e = s.entry
+            if e.thread is None:
+                placed.append(s)
+                continue
+            where = (e.namespace, e.thread)
+            if where not in last:
+                last[where] = self.ledger.last_in_thread(*where)
+            before = last[where]
+            context = None if before is None or before.key == e.key else turn_text(before)
+            placed.append(StoredEntry(replace(e, context=context), s.chunks, s.tokens))
+            last[where] = e
+        return placed
 
     def _count_tokens(self, inputs: list[list[str]]) -> list[int]:
         flat = [text for texts in inputs for text in texts]

@@ -42,6 +42,10 @@ class Entry:
     confidence: float | None = None
     """How sure its author was, in [0, 1]."""
     variants: tuple[str, ...] = ()
+    thread: str | None = None
+    """The conversation, session or task the entry belongs to."""
+    context: str | None = None
+    """The turn before it in its thread, as written then; indexed for BM25 with it."""
 
     @property
     def key(self) -> str:

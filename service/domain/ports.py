@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from service.domain.collections import Collection, IndexedFile
 
 from service.domain.interactions import Feedback, Interaction
-from service.domain.models import Chunk, Filters, HistoryEvent, Hit, StoredEntry, Tier
+from service.domain.models import Chunk, Entry, Filters, HistoryEvent, Hit, StoredEntry, Tier
 
 
 class Embedder(Protocol):
@@ -116,6 +116,10 @@ class Ledger(Protocol):
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]: ...
+
+    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
+        """The entry of the thread written last."""
+        ...
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
         """Entries written but not yet indexed, and keys flagged for removal."""

@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS entries (
     kind TEXT NOT NULL DEFAULT 'memory',
     type TEXT,
     confidence REAL,
-    variants TEXT NOT NULL DEFAULT '[]'
+    variants TEXT NOT NULL DEFAULT '[]',
+    thread TEXT,
+    context TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_tier_time ON entries(tier, archived, timestamp);
 CREATE INDEX IF NOT EXISTS entries_state ON entries(state) WHERE state != 'synced';
@@ -55,9 +57,9 @@ CREATE INDEX IF NOT EXISTS history_key ON history(key, at);
 
 _COLUMNS = (
     "key, id, namespace, tier, text, speaker, role, chain_type, tags, timestamp, "
-    "expires_at, metadata, archived, kind, type, confidence, variants, tokens"
+    "expires_at, metadata, archived, kind, type, confidence, variants, thread, context, tokens"
 )
-_TOKENS = 17
+_TOKENS = 19
 """Position of ``tokens`` in ``_COLUMNS``."""
 
 ADDED_COLUMNS = {
@@ -65,6 +67,8 @@ ADDED_COLUMNS = {
     "type": "TEXT",
     "confidence": "REAL",
     "variants": "TEXT NOT NULL DEFAULT '[]'",
+    "thread": "TEXT",
+    "context": "TEXT",
 }
 """Columns added after the first release: a ledger written before gets them at open."""
 
@@ -74,6 +78,10 @@ def _add_missing_columns(db: sqlite3.Connection) -> None:
     for name, declaration in ADDED_COLUMNS.items():
         if name not in present:
             db.execute(f"ALTER TABLE entries ADD COLUMN {name} {declaration}")
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS entries_thread ON entries(namespace, thread) "
+        "WHERE thread IS NOT NULL"
+    )
 
 
 class SqliteLedger(SqliteFile):
@@ -101,7 +109,7 @@ class SqliteLedger(SqliteFile):
             self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
             self._db.executemany(
                 f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
                 rows,
             )
             now = time.time() if at is None else at
@@ -203,6 +211,16 @@ class SqliteLedger(SqliteFile):
                 for row in self._db.execute(f"SELECT key FROM entries WHERE key IN ({marks})", part)
             )
         return [key for key in keys if key in found]
+
+    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
+        """The entry of the thread written last."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM entries WHERE namespace = ? AND thread = ? "
+                "AND state != 'deleting' ORDER BY rowid DESC LIMIT 1",
+                (namespace, thread),
+            ).fetchone()
+        return None if row is None else _row_entry(row)
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         if not keys:
@@ -311,6 +329,8 @@ def _entry_row(e: Entry) -> tuple:
         e.type,
         e.confidence,
         json.dumps(list(e.variants)),
+        e.thread,
+        e.context,
     )
 
 
@@ -332,6 +352,8 @@ def _row_entry(r: tuple) -> Entry:
         type=r[14],
         confidence=r[15],
         variants=tuple(json.loads(r[16])),
+        thread=r[17],
+        context=r[18],
     )
 
 

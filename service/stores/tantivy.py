@@ -47,6 +47,8 @@ def _schema() -> tantivy.Schema:
     b.add_text_field("tags", tokenizer_name="raw")
     b.add_text_field("kind", tokenizer_name="raw")
     b.add_text_field("text", tokenizer_name="en_stem")
+    # Who said the turn: with the previous turn in `text`, both speakers' names are there.
+    b.add_text_field("speaker_text", tokenizer_name="en_stem")
     b.add_integer_field("timestamp", indexed=True, fast=True)
     b.add_integer_field("expires_at", indexed=True, fast=True)
     b.add_integer_field("archived", indexed=True)
@@ -96,6 +98,8 @@ class TantivyKeywordStore:
             doc.add_text("tags", tag)
         doc.add_text("kind", e.kind)
         doc.add_text("text", keyword_text(e))
+        if e.speaker is not None:
+            doc.add_text("speaker_text", e.speaker)
         doc.add_integer("timestamp", int(e.timestamp * MS))
         doc.add_integer("expires_at", int(e.expires_at * MS) if e.expires_at is not None else NEVER)
         doc.add_integer("archived", int(e.archived))
@@ -109,7 +113,11 @@ class TantivyKeywordStore:
         if not terms:
             return []
         match = Query.boolean_query(
-            [(Occur.Should, Query.term_query(self.schema, "text", t)) for t in terms]
+            [
+                (Occur.Should, Query.term_query(self.schema, field, t))
+                for t in terms
+                for field in ("text", "speaker_text")
+            ]
         )
         query = Query.boolean_query(
             [(Occur.Must, match)]

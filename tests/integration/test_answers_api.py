@@ -201,3 +201,22 @@ def test_interactions_stay_in_their_namespace(keyed: TestClient) -> None:
     problem(stolen, 404)
     problem(keyed.get("/v1/reports/daily", params={"namespace": "two"}, headers=agent), 403)
     assert keyed.get("/v1/reports/daily", headers=agent).json()["questions"] == 1
+
+
+def test_a_reply_is_found_by_what_it_answers(client: TestClient) -> None:
+    write(
+        client,
+        {
+            "id": "q",
+            "tier": "E",
+            "text": "Which city for the offsite?",
+            "speaker": "ann",
+            "thread": "chat-1",
+        },
+        {"id": "a", "tier": "E", "text": "Lisbon, in May.", "speaker": "bob", "thread": "chat-1"},
+    )
+    assert client.get("/v1/entries/a").json()["thread"] == "chat-1"
+    found = client.post("/v1/search", json={"query": "offsite city", "mode": "bm25"}).json()
+    assert {r["id"] for r in found["results"]} == {"q", "a"}
+    said_by_bob = client.post("/v1/search", json={"query": "what did bob say", "mode": "bm25"})
+    assert said_by_bob.json()["results"][0]["id"] == "a"

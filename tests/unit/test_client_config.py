@@ -38,5 +38,5 @@ def test_without_a_file_the_loopback_default_and_no_key(tmp_path: Path) -> None:
 def test_a_broken_file_is_a_config_error(tmp_path: Path) -> None:
     broken = tmp_path / "config.toml"
     broken.write_text("url = [unclosed")
-    with pytest.raises(ConfigError, match="config.toml"):
+    with pytest.raises(ConfigError, match=r"config\.toml"):
         connection(None, None, {"STRATA_CONFIG": str(broken)})

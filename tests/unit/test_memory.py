@@ -373,3 +373,35 @@ def test_rebuild_recreates_both_indexes_from_the_ledger(memory, vectors, keyword
     assert vectors.keys == {"ns:a"}
     assert keywords.keys == {"ns:a", "ns:e"}
     assert memory.indexes_match_ledger()
+
+
+def test_each_turn_of_a_thread_gets_the_turn_before_as_context(memory, ledger) -> None:
+    memory.write(
+        [
+            make_entry("t1", "Did you book the flights?", "C", speaker="ann", thread="trip"),
+            make_entry("t2", "Yes, to Lisbon on Friday.", "C", speaker="bob", thread="trip"),
+            make_entry("x", "unrelated", "C", speaker="bob"),
+        ]
+    )
+    memory.write([make_entry("t3", "Great, thanks!", "C", speaker="ann", thread="trip")])
+    memory.write([make_entry("o", "Other thread", "C", thread="work")])
+    context = {k.split(":")[1]: s.entry.context for k, s in ledger.entries.items()}
+    assert context == {
+        "t1": None,
+        "t2": "ann: Did you book the flights?",
+        "x": None,
+        "t3": "bob: Yes, to Lisbon on Friday.",
+        "o": None,
+    }
+
+
+def test_threads_do_not_cross_namespaces(memory, ledger) -> None:
+    memory.write([make_entry("a", "first", "E", thread="t", namespace="one")])
+    memory.write([make_entry("b", "second", "E", thread="t", namespace="two")])
+    assert ledger.entries["two:b"].entry.context is None
+
+
+def test_rewriting_the_last_turn_does_not_make_it_its_own_context(memory, ledger) -> None:
+    memory.write([make_entry("t1", "hello", "E", thread="t")])
+    memory.write([make_entry("t1", "hello again", "E", thread="t")])
+    assert ledger.entries["ns:t1"].entry.context is None
