@@ -163,6 +163,8 @@ def open_resources(
         rerank_default=settings.rerank == "on",
         weighting=Weighting(settings.tier_weights, settings.c_recency_days),
         mmr_lambda=settings.mmr_lambda,
+        fusion=settings.fusion,
+        keyword_share=settings.keyword_share,
     )
     interactions = SqliteInteractionLog(data / "interactions.sqlite3")
     answerer = Answerer(

@@ -40,6 +40,11 @@ class Settings:
     """Default lifetime of tier C entries, in days from the event timestamp."""
     ttl_by_chain_type: Mapping[str, float] = field(default_factory=dict)
     """Per ``chain_type`` lifetime of tier C entries, as JSON: ``{"standup": 2}``."""
+    fusion: str = "score"
+    """How BM25 and vector results merge: ``score`` (BM25 over its bound for the query and
+    cosine, mixed by STRATA_KEYWORD_SHARE) or ``rrf`` (reciprocal rank fusion)."""
+    keyword_share: float = 0.7
+    """Share of the BM25 score in ``score`` fusion; the cosine has the rest."""
     rrf_k: float = 10.0
     """The k of reciprocal rank fusion, 1 / (k + rank); 10 measured best on both dev sets."""
     bm25_weight: float = 1.0
@@ -136,6 +141,10 @@ class Settings:
             raise ConfigError("STRATA_MAX_BATCH must be at least 1")
         if not 0 <= self.chunk_overlap < self.chunk_words:
             raise ConfigError("STRATA_CHUNK_OVERLAP must be >= 0 and below STRATA_CHUNK_WORDS")
+        if self.fusion not in ("score", "rrf"):
+            raise ConfigError("STRATA_FUSION must be score or rrf")
+        if not 0 <= self.keyword_share <= 1:
+            raise ConfigError("STRATA_KEYWORD_SHARE must be in [0, 1]")
         if self.rrf_k <= 0:
             raise ConfigError("STRATA_RRF_K must be positive")
         if self.bm25_weight < 0 or self.vector_weight < 0:

@@ -362,11 +362,16 @@ class FakeKeywordStore:
             if not matches(s.entry, filters):
                 continue
             document = words(keyword_text(s.entry))
-            score = float(sum(1 for w in document if w in terms))
+            # Saturating in each term's count, as BM25 is (k1 = 1.2).
+            counts = [document.count(t) for t in terms]
+            score = sum(n * 2.2 / (n + 1.2) for n in counts)
             if score > 0:
                 hits.append(Hit(key, score))
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]
+
+    def score_bound(self, text: str) -> float:
+        return 2.2 * len(set(words(text)))
 
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
         """The new set replaces the old at once; if ``batches`` raises, the old stays."""

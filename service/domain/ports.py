@@ -64,6 +64,10 @@ class KeywordStore(Protocol):
         """BM25 ranking of entries matching ``filters``; no query syntax is interpreted."""
         ...
 
+    def score_bound(self, text: str) -> float:
+        """An upper bound of the score ``search`` gives an entry for ``text`` (0: no terms)."""
+        ...
+
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
         """Swap the whole index for these entries, visible at once when done."""
         ...

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.diversity import diversify
-from service.domain.fusion import fuse
+from service.domain.fusion import blend, fuse
 from service.domain.models import (
     EMBEDDED_TIERS,
     TIERS,
@@ -20,6 +20,7 @@ from service.domain.models import (
     SearchOutcome,
     SearchQuery,
     SearchResult,
+    StoredEntry,
     Tier,
 )
 from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, VectorStore
@@ -54,6 +55,8 @@ class Retriever:
         rerank_default: bool = False,
         weighting: Weighting | None = None,
         mmr_lambda: float = 1.0,
+        fusion: str = "score",
+        keyword_share: float = 0.7,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -67,6 +70,9 @@ class Retriever:
         self.rerank_default = rerank_default
         self.weighting = weighting
         self.mmr_lambda = mmr_lambda
+        self.fusion = fusion
+        """``score`` (``blend``) or ``rrf`` (``fuse``)."""
+        self.keyword_share = keyword_share
         self._query_vectors: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
         self.reranker_problem: str | None = None
@@ -140,14 +146,24 @@ class Retriever:
         vector: tuple[float, ...] | None,
         rerank: bool,
     ) -> list[SearchResult]:
-        fused = fuse(
-            {name: [h.key for h in hits] for name, hits in lists.items()}, self.weights, self.rrf_k
-        )
+        keys = {name: [h.key for h in hits] for name, hits in lists.items()}
         by_list = {name: {h.key: h for h in hits} for name, hits in lists.items()}
         # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
         wanted = max(query.limit, self.rerank_candidates if rerank else 0) + 10
-        top = fused[:wanted]
-        stored = self.ledger.get([f.key for f in top])
+        if self.fusion == "rrf":
+            top = fuse(keys, self.weights, self.rrf_k)[:wanted]
+            stored = self.ledger.get([f.key for f in top])
+        else:
+            bound = self.keywords.score_bound(query.text) if "bm25" in lists else 0.0
+            keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in lists.get("bm25", [])}
+            # Both lists: what BM25 alone found needs its cosine, from the ledger's vectors.
+            both = len(lists) == 2 and vector is not None
+            union = list(dict.fromkeys(k for ks in keys.values() for k in ks))
+            stored = self.ledger.get(union) if both else {}
+            cosines = _similarities(vector, by_list.get("vector", {}), stored)
+            top = blend(keys, keyword, cosines, self.keyword_share)[:wanted]
+            if not both:
+                stored = self.ledger.get([f.key for f in top])
         terms = query_terms(query.text)
         candidates: list[Candidate] = []
         for item in top:
@@ -166,7 +182,7 @@ class Retriever:
             }
             similarity = vector_hit.score if vector_hit else None
             if similarity is None and vector is not None and found.has_vectors:
-                similarity = cosine(vector, found.chunks[chunk].vector or ())
+                similarity = _best_cosine(vector, found)
             candidates.append(Candidate(found.entry, texts[chunk], item.score, explain, similarity))
         if rerank:
             candidates = self._rerank(query.text, candidates)
@@ -183,7 +199,7 @@ class Retriever:
                 c.passage,
             )
             for c in candidates
-            if c.score >= query.min_score
+            if round(c.score, 6) >= query.min_score
         ][: query.limit]
 
     def _diversify(self, candidates: list[Candidate]) -> list[Candidate]:
@@ -268,6 +284,28 @@ class Candidate:
     score: float
     explain: dict[str, ListExplain]
     relevance: float | None = None
+
+
+def _best_cosine(vector: Sequence[float], found: StoredEntry) -> float | None:
+    """The entry's best chunk cosine with the query; None without vectors."""
+    values = [cosine(vector, c.vector or ()) for c in found.chunks]
+    return max((v for v in values if v is not None), default=None)
+
+
+def _similarities(
+    vector: Sequence[float] | None, hits: Mapping[str, Hit], stored: Mapping[str, StoredEntry]
+) -> dict[str, float]:
+    """Cosine with the query of every candidate that has vectors: the vector store's for
+    those it found, computed from the ledger's vectors for those BM25 alone found."""
+    found = {key: hit.score for key, hit in hits.items()}
+    if vector is None:
+        return found
+    for key, entry in stored.items():
+        if key not in found and entry.has_vectors:
+            best = _best_cosine(vector, entry)
+            if best is not None:
+                found[key] = best
+    return found
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:

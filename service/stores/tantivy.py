@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from service.domain.texts import keyword_text
 
 NEVER = 2**62
 MS = 1000
+BM25_K1 = 1.2
 
 
 # Words that carry no topic in the questions agents ask ("what did we decide about X?").
@@ -105,11 +107,24 @@ class TantivyKeywordStore:
         doc.add_integer("archived", int(e.archived))
         return doc
 
-    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+    def _terms(self, text: str) -> list[str]:
         terms = list(dict.fromkeys(self._analyzer.analyze(text)))
-        if not terms:
-            # A query of nothing but stopwords ("who was it?") still means its words.
-            terms = list(dict.fromkeys(self._fallback.analyze(text)))
+        # A query of nothing but stopwords ("who was it?") still means its words.
+        return terms or list(dict.fromkeys(self._fallback.analyze(text)))
+
+    def score_bound(self, text: str) -> float:
+        """The most BM25 an entry could score on ``text`` in the text field: the sum over
+        the query's terms of idf x (k1 + 1), Tantivy's BM25 with k1 = 1.2."""
+        searcher = self.index.searcher()
+        docs = searcher.num_docs
+        bound = 0.0
+        for term in self._terms(text):
+            df = searcher.doc_freq("text", term)
+            bound += math.log(1 + (docs - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
+        return bound
+
+    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+        terms = self._terms(text)
         if not terms:
             return []
         match = Query.boolean_query(

@@ -46,7 +46,10 @@ def retriever(reranker: KeywordReranker | None, **options) -> Retriever:
             for n in range(15)
         ]
     )
-    return Retriever(ledger, vectors, keywords, embedder, reranker=reranker, **options)
+    # Rank fusion: the position-aware blend is about ranks.
+    return Retriever(
+        ledger, vectors, keywords, embedder, reranker=reranker, fusion="rrf", **options
+    )
 
 
 def query(**options) -> SearchQuery:

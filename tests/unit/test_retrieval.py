@@ -91,14 +91,40 @@ def test_hybrid_search_finds_entries_of_every_tier(stores: Stores) -> None:
     assert all(0.0 <= r.score <= 1.0 for r in outcome.results)
 
 
-def test_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
+def test_score_fusion_mixes_bounded_bm25_and_cosine(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("hit", "kubernetes upgrade", "A"),
+            make_entry("log", "kubernetes upgrade", "E"),
+        ]
+    )
+    outcome = stores.retriever().search(query("kubernetes upgrade", explain=True))
+    scores = {r.entry.id: r.score for r in outcome.results}
+    keyword = 1.0 / 2.2  # each word once, of a bound of 2.2 a word
+    assert scores["hit"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
+    # Tier E has no vector: its cosine counts 0; and tier weights scale nothing here.
+    assert scores["log"] == pytest.approx(0.7 * keyword, abs=1e-6)
+
+
+def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -> None:
+    stores.memory.write(
+        [make_entry(f"v{n}", f"alpha beta {n}", "A") for n in range(3)]
+        + [make_entry("target", "kubernetes", "A")]
+    )
+    few = stores.retriever(candidates=1)
+    outcome = few.search(query("kubernetes", limit=1, explain=True))
+    top = outcome.results[0]
+    assert top.entry.id == "target" and top.relevance == pytest.approx(1.0)
+
+
+def test_rrf_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
     stores.memory.write(
         [
             make_entry("hit", "kubernetes upgrade", "A"),
             make_entry("other", "kubernetes", "A", speaker="zed"),
         ]
     )
-    outcome = stores.retriever().search(query("kubernetes upgrade", explain=True))
+    outcome = stores.retriever(fusion="rrf").search(query("kubernetes upgrade", explain=True))
     top = outcome.results[0]
     assert top.entry.id == "hit"
     assert set(top.explain or {}) == {"bm25", "vector"}
@@ -223,9 +249,9 @@ def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
     assert by_id["words"] is not None and by_id["both"] is not None
     assert set(by_id["words"]) == {"bm25"}
     assert by_id["words"]["bm25"].rank == 1
-    assert by_id["words"]["bm25"].score == 3.0
+    assert by_id["words"]["bm25"].score == pytest.approx(2 * 2.2 / 3.2 + 1.0)
     assert by_id["both"]["bm25"].rank == 2
-    assert by_id["both"]["bm25"].score == 2.0
+    assert by_id["both"]["bm25"].score == pytest.approx(2.0)
     assert by_id["both"]["vector"].rank == 1
     assert by_id["both"]["vector"].score == pytest.approx(1.0)
 
@@ -375,7 +401,7 @@ def test_mmr_sinks_a_near_duplicate_below_a_distinct_result(stores: Stores) -> N
     text = "billing outage postgres failover runbook"
     plain = stores.retriever().search(query(text, tiers=("E",)))
     assert [r.entry.id for r in plain.results][2] == "other"
-    diverse = stores.retriever(mmr_lambda=0.3).search(query(text, tiers=("E",), explain=True))
+    diverse = stores.retriever(mmr_lambda=0.1).search(query(text, tiers=("E",), explain=True))
     assert [r.entry.id for r in diverse.results][1:] == ["other", "first"]
     scores = [r.score for r in diverse.results]
     assert scores == sorted(scores, reverse=True)

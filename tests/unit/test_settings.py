@@ -53,8 +53,8 @@ def test_every_field_has_its_variable() -> None:
             settings = Settings.from_env({f"STRATA_{f.name.upper()}": json.dumps(changed)})
             assert getattr(settings, f.name) == changed, f.name
             continue
-        # An on/off switch accepts only those two words: set it to the other one.
-        sample = {"on": "off", "off": "on"}.get(default, samples[kind])
+        # A switch accepts only its own words: set it to the other one.
+        sample = {"on": "off", "off": "on", "score": "rrf"}.get(default, samples[kind])
         settings = Settings.from_env({f"STRATA_{f.name.upper()}": sample})
         assert getattr(settings, f.name) == kind(sample), f.name
 
