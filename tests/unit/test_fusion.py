@@ -115,3 +115,23 @@ def test_empty_list_searched_still_counts_in_the_best_possible() -> None:
     # Hybrid search where the vector list came back empty: bm25's first is half of perfect.
     fused = fuse({"bm25": ["a"], "vector": []}, {}, K)
     assert fused[0].score == pytest.approx(0.5)
+
+
+def test_blend_mixes_keyword_and_similarity_by_share() -> None:
+    from service.domain.fusion import blend
+
+    lists = {"bm25": ["a", "b"], "vector": ["b", "c"]}
+    fused = blend(lists, {"a": 1.0, "b": 0.5}, {"b": 0.9, "c": 0.8, "a": 0.1}, 0.7)
+    scores = {f.key: round(f.score, 6) for f in fused}
+    assert scores == {"a": 0.73, "b": 0.62, "c": 0.24}
+    assert [f.key for f in fused] == ["a", "b", "c"]
+    assert fused[1].ranks == {"bm25": 2, "vector": 1}
+
+
+def test_blend_with_one_list_is_that_lists_score_clipped() -> None:
+    from service.domain.fusion import blend
+
+    only_keyword = blend({"bm25": ["a"]}, {"a": 1.7}, {"a": 0.9}, 0.7)
+    assert only_keyword[0].score == 1.0
+    only_vector = blend({"vector": ["a"]}, {}, {"a": -0.2}, 0.7)
+    assert only_vector[0].score == 0.0
