@@ -147,8 +147,9 @@ class SearchResult:
     score: float
     explain: Mapping[str, ListExplain] | None = None
     relevance: float | None = None
-    """Raw similarity of the best stage that scored it, in [0, 1]: the cross-encoder's
-    score when reranked, else the cosine of query and best chunk; None when neither ran."""
+    """Raw similarity of the best stage that scored it, in [0, 1], before tier and recency:
+    the cross-encoder's score when reranked, else the fusion score (score fusion) or the
+    cosine of query and best chunk (rank fusion; None for entries without vectors)."""
     passage: str = ""
     """The chunk that matched best."""
 

@@ -180,10 +180,12 @@ class Retriever:
                 name: ListExplain(rank, by_list[name][item.key].score)
                 for name, rank in item.ranks.items()
             }
-            similarity = vector_hit.score if vector_hit else None
-            if similarity is None and vector is not None and found.has_vectors:
-                similarity = _best_cosine(vector, found)
-            candidates.append(Candidate(found.entry, texts[chunk], item.score, explain, similarity))
+            relevance: float | None = item.score  # score fusion: an absolute match score
+            if self.fusion == "rrf":  # rank fusion is relative: the cosine says more
+                relevance = vector_hit.score if vector_hit else None
+                if relevance is None and vector is not None and found.has_vectors:
+                    relevance = _best_cosine(vector, found)
+            candidates.append(Candidate(found.entry, texts[chunk], item.score, explain, relevance))
         if rerank:
             candidates = self._rerank(query.text, candidates)
         if self.weighting is not None:

@@ -91,12 +91,13 @@ def test_tier_e_entries_get_a_relevance_too(client: TestClient) -> None:
     write(client, *DECISIONS)
     found = retrieve(client, "deploy billing-api to staging", top_n=10)
     log = next(e for e in found["entries"] if e["id"] == "log1")
-    assert log["relevance_score"] > 0.5
+    others = [e["relevance_score"] for e in found["entries"] if e["id"] != "log1"]
+    assert log["relevance_score"] > max(others)
 
 
 def test_feedback_and_the_daily_report(client: TestClient, clock: Clock) -> None:
     write(client, *DECISIONS)
-    first = retrieve(client, "Which database did we pick for billing?", asker="pm-bot")
+    first = retrieve(client, "Did we decide to use PostgreSQL for billing?", asker="pm-bot")
     missed = retrieve(client, "Who won the football world cup in 1998?", asker="dev-bot")
     rated = client.post(
         "/v1/feedback", json={"interaction_id": first["interaction_id"], "rating": "up"}

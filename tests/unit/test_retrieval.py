@@ -8,7 +8,7 @@ import pytest
 
 from service.domain.memory import Memory
 from service.domain.models import Filters, Hit, SearchQuery
-from service.domain.retrieval import NO_EMBEDDER, Retriever, resolve_mode
+from service.domain.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
 from service.errors import InvalidInput
 from tests.fakes import (
     FakeEmbedder,
@@ -114,7 +114,9 @@ def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -
     few = stores.retriever(candidates=1)
     outcome = few.search(query("kubernetes", limit=1, explain=True))
     top = outcome.results[0]
-    assert top.entry.id == "target" and top.relevance == pytest.approx(1.0)
+    # The fake vectors hash words: only "target" shares its one word with the query.
+    assert top.entry.id == "target"
+    assert top.score == pytest.approx(0.7 * 1.0 / 2.2 + 0.3 * 1.0)
 
 
 def test_rrf_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
@@ -375,7 +377,22 @@ def test_min_score_drops_weaker_results(stores: Stores) -> None:
     assert [r.entry.id for r in strict.results] == [everything.results[0].entry.id]
 
 
-def test_relevance_is_the_cosine_for_embedded_entries_and_unknown_for_tier_e(
+def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> None:
+    stores.memory.write(
+        [
+            make_entry("a", "kubernetes upgrade", "A"),
+            make_entry("e", "kubernetes upgrade", "E"),
+        ]
+    )
+    weighted = stores.retriever(weighting=Weighting({"A": 1.0, "E": 0.5}))
+    outcome = weighted.search(query("kubernetes upgrade"))
+    by_id = {r.entry.id: r for r in outcome.results}
+    assert by_id["e"].relevance == pytest.approx(0.7 * 1.0 / 2.2)
+    assert by_id["e"].score == pytest.approx(by_id["e"].relevance * 0.5)
+    assert by_id["a"].relevance == pytest.approx(by_id["a"].score)
+
+
+def test_with_rank_fusion_relevance_is_the_cosine_and_unknown_for_tier_e(
     stores: Stores,
 ) -> None:
     stores.memory.write(
@@ -384,7 +401,7 @@ def test_relevance_is_the_cosine_for_embedded_entries_and_unknown_for_tier_e(
             make_entry("e", "kubernetes upgrade", "E"),
         ]
     )
-    outcome = stores.retriever().search(query("kubernetes upgrade"))
+    outcome = stores.retriever(fusion="rrf").search(query("kubernetes upgrade"))
     relevance = {r.entry.id: r.relevance for r in outcome.results}
     assert relevance["a"] == pytest.approx(1.0)
     assert relevance["e"] is None
