@@ -68,7 +68,7 @@ class Settings:
     mmr_lambda: float = 1.0
     """MMR trade-off in (0, 1]: scores are scaled by 1 - (1 - lambda) x the word overlap
     with a better result, so near-duplicates sink; 1 turns it off."""
-    strong_match_threshold: float = 0.4
+    strong_match_threshold: float = 0.35
     """``/v1/retrieve`` says ``strong_match`` when the best relevance reaches this."""
     answer_weights: Mapping[str, float] = field(
         default_factory=lambda: {

@@ -31,7 +31,7 @@ DEFAULT_WEIGHTS = {"relevance": 0.6, "type": 0.15, "confidence": 0.15, "freshnes
 class AnswerPolicy:
     """How an entry's final score blends relevance, type, confidence and freshness."""
 
-    threshold: float = 0.4
+    threshold: float = 0.35
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     type_weights: Mapping[str, float] = field(default_factory=dict)
     freshness_days: float = 30.0
