@@ -13,8 +13,10 @@ from typing import TypeVar
 
 from service.auth import KeyRing
 from service.domain.answer import Answerer, AnswerPolicy
+from service.domain.cache import QueryCache
 from service.domain.collections import Collections
 from service.domain.memory import Memory
+from service.domain.models import SearchOutcome
 from service.domain.ports import Embedder
 from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
@@ -142,6 +144,9 @@ def open_resources(
     keywords = open_or_reset(
         "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
     )
+    cache: QueryCache[SearchOutcome] = QueryCache(
+        settings.query_cache_size, settings.query_cache_seconds, clock
+    )
     memory = Memory(
         ledger,
         vectors,
@@ -150,6 +155,7 @@ def open_resources(
         chunk_words=settings.chunk_words,
         chunk_overlap=settings.chunk_overlap,
         clock=clock,
+        on_change=cache.invalidate,
     )
     retriever = Retriever(
         ledger,
@@ -165,6 +171,7 @@ def open_resources(
         mmr_lambda=settings.mmr_lambda,
         fusion=settings.fusion,
         keyword_share=settings.keyword_share,
+        cache=cache,
     )
     interactions = SqliteInteractionLog(data / "interactions.sqlite3")
     answerer = Answerer(

@@ -119,6 +119,10 @@ class Settings:
     """Tier E entries older than this many days are deleted for good; 0 never deletes."""
     search_threads: int = 4
     """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
+    query_cache_size: int = 512
+    """Search outcomes kept for repeated queries; 0 turns the cache off."""
+    query_cache_seconds: float = 30.0
+    """A cached outcome is used for at most this long (writes to its namespace drop it)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **overrides: object) -> Settings:
@@ -137,6 +141,8 @@ class Settings:
         return settings
 
     def validate(self) -> None:
+        if self.query_cache_size < 0 or self.query_cache_seconds < 0:
+            raise ConfigError("STRATA_QUERY_CACHE_SIZE and _SECONDS must be >= 0")
         if self.max_batch < 1:
             raise ConfigError("STRATA_MAX_BATCH must be at least 1")
         if not 0 <= self.chunk_overlap < self.chunk_words:

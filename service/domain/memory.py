@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.domain.chunking import chunk_text
-from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome
+from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.texts import embedding_input, turn_text
 from service.errors import FieldError, InvalidInput
@@ -18,6 +18,18 @@ from service.errors import FieldError, InvalidInput
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
+
+GROUP_ENTRIES = 2000
+"""A group commit takes no more writes once it holds this many entries."""
+
+
+@dataclass
+class _PendingWrite:
+    entries: list[Entry]
+    actor: str
+    stored: list[StoredEntry] = field(default_factory=list)
+    done: bool = False
+    error: Exception | None = None
 
 
 class Memory:
@@ -42,6 +54,7 @@ class Memory:
         chunk_words: int = 150,
         chunk_overlap: int = 30,
         clock: Callable[[], float] = time.time,
+        on_change: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -50,16 +63,67 @@ class Memory:
         self.chunk_words = chunk_words
         self.chunk_overlap = chunk_overlap
         self.clock = clock
+        self.on_change = on_change
+        """Told the namespaces of every change, once the indexes hold it."""
         self._lock = threading.Lock()
+        self._turn = threading.Lock()
+        """Held by the one writer committing a group."""
+        self._queue: list[_PendingWrite] = []
+        self._queue_lock = threading.Lock()
 
     def write(self, entries: Sequence[Entry], actor: str = "") -> WriteOutcome:
-        stored = self.prepare(entries)
-        with self._lock:
-            stored = self._in_threads(stored)
-            self.ledger.put(stored, actor=actor, at=self.clock())
-            self._index(stored)
+        """Store entries durably and index them; returns once both are done.
+
+        Concurrent writes are committed as a group: whoever holds the turn takes every
+        write waiting, embeds their chunks in one model call, records them in the ledger
+        and updates each index once for all of them.
+        """
+        pending = _PendingWrite(list(entries), actor)
+        with self._queue_lock:
+            self._queue.append(pending)
+        while not pending.done:
+            with self._turn:
+                if not pending.done:
+                    self._commit(self._take_group())
+        if pending.error is not None:
+            raise pending.error
+        stored = pending.stored
         embedded = sum(1 for s in stored if s.entry.embedded and s.has_vectors)
         return WriteOutcome([e.id for e in entries], embedded=embedded, indexed=len(stored))
+
+    def _take_group(self) -> list[_PendingWrite]:
+        """The writes waiting, in arrival order, up to the first that touches a key an
+        earlier one of the group writes (it goes in the next group)."""
+        with self._queue_lock:
+            group: list[_PendingWrite] = []
+            keys: set[str] = set()
+            for pending in self._queue:
+                mine = {e.key for e in pending.entries}
+                if group and (mine & keys or len(keys) >= GROUP_ENTRIES):
+                    break
+                group.append(pending)
+                keys |= mine
+            del self._queue[: len(group)]
+        return group
+
+    def _commit(self, group: list[_PendingWrite]) -> None:
+        try:
+            stored = self.prepare([e for pending in group for e in pending.entries])
+            with self._lock:
+                stored = self._in_threads(stored)
+                at = self.clock()
+                start = 0
+                for pending in group:
+                    pending.stored = stored[start : start + len(pending.entries)]
+                    start += len(pending.entries)
+                    self.ledger.put(pending.stored, actor=pending.actor, at=at)
+                self._index(stored)
+        except Exception as error:
+            for pending in group:
+                pending.error = error
+        finally:
+            for pending in group:
+                pending.done = True
 
     def prepare(self, entries: Sequence[Entry]) -> list[StoredEntry]:
         """Chunk every entry and embed the chunks of embedded tiers, in one model call.
@@ -119,6 +183,11 @@ class Memory:
         self.vectors.upsert([s for s in stored if s.in_vector_index])
         self.keywords.apply(stored, ())
         self.ledger.mark_synced(keys)
+        self._changed(s.entry.namespace for s in stored)
+
+    def _changed(self, namespaces: Iterable[str]) -> None:
+        if self.on_change is not None:
+            self.on_change(set(namespaces))
 
     def get(self, key: str) -> StoredEntry | None:
         return self.ledger.get([key]).get(key)
@@ -135,6 +204,7 @@ class Memory:
         self.vectors.delete(keys)
         self.keywords.apply((), keys)
         self.ledger.remove(keys, actor=actor, at=self.clock())
+        self._changed(key_namespace(k) for k in keys)
 
     def set_archived(self, keys: Sequence[str], archived: bool, actor: str = "") -> int:
         """Archive entries (out of Chroma, out of default searches) or restore them."""
@@ -243,6 +313,7 @@ class Memory:
         total = 0
         with self._lock:
             keep: set[str] = set()
+            seen: set[str] = set()
 
             def batches() -> Iterator[list[StoredEntry]]:
                 nonlocal total
@@ -252,6 +323,7 @@ class Memory:
                     self.vectors.delete([s.entry.key for s in batch])
                     self.vectors.upsert(live)
                     keep.update(s.entry.key for s in live)
+                    seen.update(s.entry.namespace for s in batch)
                     total += len(batch)
                     if progress:
                         progress(total)
@@ -259,4 +331,5 @@ class Memory:
 
             self.keywords.replace_all(batches())
             self.vectors.delete([k for k in self.vectors.entry_keys() if k not in keep])
+            self._changed(seen)
         return total

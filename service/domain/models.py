@@ -19,6 +19,11 @@ def entry_key(namespace: str, entry_id: str) -> str:
     return f"{namespace}:{entry_id}"
 
 
+def key_namespace(key: str) -> str:
+    """The namespace of an entry key (namespaces have no colon; ids may)."""
+    return key.split(":", 1)[0]
+
+
 @dataclass(frozen=True)
 class Entry:
     """One event as kept by the ledger and the indexes."""

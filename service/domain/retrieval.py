@@ -7,6 +7,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from service.domain.cache import QueryCache
 from service.domain.diversity import diversify
 from service.domain.fusion import blend, fuse
 from service.domain.models import (
@@ -57,6 +58,7 @@ class Retriever:
         mmr_lambda: float = 1.0,
         fusion: str = "score",
         keyword_share: float = 0.7,
+        cache: QueryCache[SearchOutcome] | None = None,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -73,12 +75,29 @@ class Retriever:
         self.fusion = fusion
         """``score`` (``blend``) or ``rrf`` (``fuse``)."""
         self.keyword_share = keyword_share
+        self.cache = cache
         self._query_vectors: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
         self.reranker_problem: str | None = None
         """Why no reranker is loaded, when one is wanted."""
 
     def search(self, query: SearchQuery) -> SearchOutcome:
+        """Results of the query; a repeated query is answered from the cache until its
+        namespace changes (or the cache's time runs out)."""
+        if self.cache is None:
+            return self._relaxed(query)
+        namespace = query.filters.namespace
+        key = replace(query, filters=replace(query.filters, now=0.0))
+        generation = self.cache.generation(namespace)
+        cached = self.cache.get(namespace, key)
+        if cached is not None:
+            return cached
+        outcome = self._relaxed(query)
+        if not outcome.degraded:
+            self.cache.put(namespace, key, outcome, generation)
+        return outcome
+
+    def _relaxed(self, query: SearchQuery) -> SearchOutcome:
         outcome = self._search(query)
         if outcome.results or not query.relax:
             return outcome

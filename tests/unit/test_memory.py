@@ -405,3 +405,96 @@ def test_rewriting_the_last_turn_does_not_make_it_its_own_context(memory, ledger
     memory.write([make_entry("t1", "hello", "E", thread="t")])
     memory.write([make_entry("t1", "hello again", "E", thread="t")])
     assert ledger.entries["ns:t1"].entry.context is None
+
+
+def _writers_blocked_behind_first(memory, embedder, batches) -> list:
+    """Starts a write of ``batches[0]`` whose model call waits until every other batch's
+    writer has queued, then those writers; returns each writer's outcome or error."""
+    import threading
+
+    release = threading.Event()
+    results: list = [None] * len(batches)
+
+    def hook() -> None:
+        embedder.hook = lambda: None
+        release.wait(5)
+
+    embedder.hook = hook
+
+    def run(n: int) -> None:
+        try:
+            results[n] = memory.write(batches[n], actor=f"agent{n}")
+        except Exception as error:
+            results[n] = error
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(batches))]
+    threads[0].start()
+    while not embedder.hook_started:
+        threading.Event().wait(0.001)
+    for thread in threads[1:]:
+        thread.start()
+    while len(memory._queue) < len(batches) - 1:
+        threading.Event().wait(0.001)
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    return results
+
+
+class GateEmbedder(HookedEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hook_started = False
+
+    def embed(self, texts):
+        self.hook_started = True
+        return super().embed(texts)
+
+
+def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
+    ledger, vectors, keywords
+) -> None:
+    embedder = GateEmbedder()
+    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    batches = [[make_entry(f"w{n}", f"decision number {n}", "A")] for n in range(4)]
+    results = _writers_blocked_behind_first(memory, embedder, batches)
+    assert [r.ids for r in results] == [["w0"], ["w1"], ["w2"], ["w3"]]
+    assert all(r.embedded == 1 for r in results)
+    # The first write alone, then the three that queued behind it in one model call.
+    assert [len(call) for call in embedder.calls] == [1, 3]
+    assert ledger.states == {f"ns:w{n}": "synced" for n in range(4)}
+    assert [e.actor for e in ledger.history("ns:w2")] == ["agent2"]
+    assert vectors.tiers["A"].keys() == {f"ns:w{n}" for n in range(4)}
+
+
+def test_writes_of_the_same_key_are_applied_in_arrival_order(ledger, vectors, keywords) -> None:
+    embedder = GateEmbedder()
+    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    batches = [
+        [make_entry("first", "unrelated", "A")],
+        [make_entry("x", "old text", "A")],
+        [make_entry("x", "new text", "A")],
+    ]
+    _writers_blocked_behind_first(memory, embedder, batches)
+    assert [len(call) for call in embedder.calls] == [1, 1, 1]
+    assert memory.get("ns:x").entry.text == "new text"
+    assert keywords.entries["ns:x"].entry.text == "new text"
+    assert [e.action for e in ledger.history("ns:x")] == ["created", "updated"]
+
+
+def test_a_failed_group_commit_fails_every_write_in_it(ledger, vectors, keywords) -> None:
+    embedder = GateEmbedder()
+    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    original = embedder.embed
+
+    def embed_failing_on_groups(texts):
+        if len(texts) > 1:
+            raise RuntimeError("model failed")
+        return original(texts)
+
+    embedder.embed = embed_failing_on_groups
+    batches = [[make_entry(f"w{n}", f"decision {n}", "A")] for n in range(3)]
+    results = _writers_blocked_behind_first(memory, embedder, batches)
+    assert not isinstance(results[0], Exception)
+    assert all(isinstance(r, RuntimeError) for r in results[1:])
+    assert memory.get("ns:w1") is None and memory.get("ns:w2") is None

@@ -434,3 +434,26 @@ def test_kind_filter_finds_patterns_only(stores: Stores) -> None:
     )
     outcome = stores.retriever().search(query("acid datastore", kind="pattern"))
     assert [r.entry.id for r in outcome.results] == ["p"]
+
+
+def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes(
+    stores: Stores,
+) -> None:
+    from service.domain.cache import QueryCache
+
+    cache: QueryCache = QueryCache(size=8, seconds=60)
+    stores.memory.on_change = cache.invalidate
+    retriever = stores.retriever(cache=cache)
+    stores.memory.write([make_entry("a", "postgres chosen for billing", "A")])
+    first = retriever.search(query("postgres billing"))
+    calls = len(stores.embedder.calls)
+    again = retriever.search(dataclasses.replace(query("postgres billing")))
+    assert again is first and len(stores.embedder.calls) == calls
+    # A write elsewhere keeps it; a write to the namespace drops it.
+    stores.memory.write([make_entry("x", "postgres billing elsewhere", "A", namespace="other")])
+    assert retriever.search(query("postgres billing")) is first
+    stores.memory.write([make_entry("b", "postgres billing replica", "A")])
+    fresh = retriever.search(query("postgres billing"))
+    assert {r.entry.id for r in fresh.results} == {"a", "b"}
+    stores.memory.delete(["ns:b"])
+    assert {r.entry.id for r in retriever.search(query("postgres billing")).results} == {"a"}

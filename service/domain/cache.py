@@ -1,0 +1,80 @@
+"""Recent search outcomes, dropped when their namespace changes or after a short while."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class _Kept(Generic[V]):
+    value: V
+    at: float
+    generation: int
+
+
+class QueryCache(Generic[V]):
+    """An LRU of values computed from one namespace's entries.
+
+    Every write to a namespace moves its generation on, and a value computed at an older
+    generation is never returned. ``seconds`` bounds what changes without a write (tier C
+    entries expiring, recency decay). ``size`` 0 turns the cache off.
+    """
+
+    def __init__(
+        self, size: int = 512, seconds: float = 30.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.size = size
+        self.seconds = seconds
+        self.clock = clock
+        self._kept: OrderedDict[Hashable, _Kept[V]] = OrderedDict()
+        self._generations: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def generation(self, namespace: str) -> int:
+        """Read before computing a value, and passed to ``put`` with it."""
+        with self._lock:
+            return self._generations.get(namespace, 0)
+
+    def get(self, namespace: str, key: Hashable) -> V | None:
+        if self.size <= 0:
+            return None
+        with self._lock:
+            kept = self._kept.get((namespace, key))
+            fresh = (
+                kept is not None
+                and kept.generation == self._generations.get(namespace, 0)
+                and self.clock() - kept.at <= self.seconds
+            )
+            if not fresh:
+                self.misses += 1
+                return None
+            assert kept is not None
+            self._kept.move_to_end((namespace, key))
+            self.hits += 1
+            return kept.value
+
+    def put(self, namespace: str, key: Hashable, value: V, generation: int) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            if generation != self._generations.get(namespace, 0):
+                return  # the namespace changed while the value was computed
+            self._kept[(namespace, key)] = _Kept(value, self.clock(), generation)
+            self._kept.move_to_end((namespace, key))
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+    def invalidate(self, namespaces: Iterable[str]) -> None:
+        """A write changed these namespaces: nothing computed before it is returned."""
+        with self._lock:
+            for namespace in set(namespaces):
+                self._generations[namespace] = self._generations.get(namespace, 0) + 1

@@ -1,0 +1,65 @@
+"""The query cache: values live until their namespace changes or their time runs out."""
+
+from __future__ import annotations
+
+from service.domain.cache import QueryCache
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_kept_value_is_returned_for_the_same_namespace_and_key() -> None:
+    cache: QueryCache[str] = QueryCache(size=4, seconds=30)
+    cache.put("ns", "q", "outcome", cache.generation("ns"))
+    assert cache.get("ns", "q") == "outcome"
+    assert cache.get("other", "q") is None
+    assert cache.get("ns", "another query") is None
+    assert (cache.hits, cache.misses) == (1, 2)
+
+
+def test_a_write_to_the_namespace_drops_its_values_only() -> None:
+    cache: QueryCache[str] = QueryCache(size=4, seconds=30)
+    cache.put("ns", "q", "old", cache.generation("ns"))
+    cache.put("other", "q", "theirs", cache.generation("other"))
+    cache.invalidate(["ns"])
+    assert cache.get("ns", "q") is None
+    assert cache.get("other", "q") == "theirs"
+
+
+def test_a_value_computed_across_a_write_is_not_kept() -> None:
+    cache: QueryCache[str] = QueryCache(size=4, seconds=30)
+    before = cache.generation("ns")
+    cache.invalidate(["ns"])  # a write lands while the search runs
+    cache.put("ns", "q", "stale", before)
+    assert cache.get("ns", "q") is None
+
+
+def test_values_expire_after_their_time() -> None:
+    clock = Clock()
+    cache: QueryCache[str] = QueryCache(size=4, seconds=30, clock=clock)
+    cache.put("ns", "q", "outcome", cache.generation("ns"))
+    clock.now += 30
+    assert cache.get("ns", "q") == "outcome"
+    clock.now += 0.1
+    assert cache.get("ns", "q") is None
+
+
+def test_the_least_recently_used_value_goes_first() -> None:
+    cache: QueryCache[str] = QueryCache(size=2, seconds=30)
+    for key in ("a", "b"):
+        cache.put("ns", key, key, cache.generation("ns"))
+    assert cache.get("ns", "a") == "a"  # b is now the oldest
+    cache.put("ns", "c", "c", cache.generation("ns"))
+    assert cache.get("ns", "b") is None
+    assert cache.get("ns", "a") == "a" and cache.get("ns", "c") == "c"
+
+
+def test_size_zero_keeps_nothing() -> None:
+    cache: QueryCache[str] = QueryCache(size=0)
+    cache.put("ns", "q", "outcome", cache.generation("ns"))
+    assert cache.get("ns", "q") is None
