@@ -236,6 +236,13 @@ class FakeLedger:
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         return {k: self.entries[k] for k in keys if self._live(k)}
 
+    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
+        return {
+            k: [c.vector for c in s.chunks if c.vector is not None]
+            for k, s in self.get(keys).items()
+            if s.has_vectors
+        }
+
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
         for key, s in reversed(self.entries.items()):
             if s.entry.namespace == namespace and s.entry.thread == thread and self._live(key):

@@ -37,7 +37,10 @@ class VectorStore(Protocol):
     def search(
         self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
     ) -> list[Hit]:
-        """Best entries of one tier by cosine similarity (score in [-1, 1]), one hit per entry."""
+        """Best entries of one tier by cosine similarity (score in [-1, 1]), one hit per entry.
+
+        Tier C entries past their ``expires_at`` may be among them until the expiry job
+        drops them; callers check expiry."""
         ...
 
     def count(self, tier: Tier) -> int: ...
@@ -120,6 +123,10 @@ class Ledger(Protocol):
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]: ...
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
+        """Chunk vectors of the entries that have them (deleted ones may still show)."""
+        ...
 
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
         """The entry of the thread written last."""

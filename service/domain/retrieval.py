@@ -7,6 +7,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from service.domain.cache import QueryCache
 from service.domain.diversity import diversify
 from service.domain.fusion import blend, fuse
@@ -21,7 +23,6 @@ from service.domain.models import (
     SearchOutcome,
     SearchQuery,
     SearchResult,
-    StoredEntry,
     Tier,
 )
 from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, VectorStore
@@ -175,14 +176,13 @@ class Retriever:
         else:
             bound = self.keywords.score_bound(query.text) if "bm25" in lists else 0.0
             keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in lists.get("bm25", [])}
-            # Both lists: what BM25 alone found needs its cosine, from the ledger's vectors.
-            both = len(lists) == 2 and vector is not None
-            union = list(dict.fromkeys(k for ks in keys.values() for k in ks))
-            stored = self.ledger.get(union) if both else {}
-            cosines = _similarities(vector, by_list.get("vector", {}), stored)
+            cosines = {key: hit.score for key, hit in by_list.get("vector", {}).items()}
+            if len(lists) == 2 and vector is not None:
+                # What BM25 alone found needs its cosine, from the ledger's vectors.
+                alone = [key for key in keys["bm25"] if key not in cosines]
+                cosines.update(best_cosines(vector, self.ledger.vectors(alone)))
             top = blend(keys, keyword, cosines, self.keyword_share)[:wanted]
-            if not both:
-                stored = self.ledger.get([f.key for f in top])
+            stored = self.ledger.get([f.key for f in top])
         terms = query_terms(query.text)
         candidates: list[Candidate] = []
         for item in top:
@@ -190,6 +190,8 @@ class Retriever:
             # An entry deleted between ranking and hydration, or (defensively) one of
             # another namespace, is never shown.
             if found is None or found.entry.namespace != query.filters.namespace:
+                continue
+            if expired(found.entry, query.filters):  # a vector not yet pruned by the job
                 continue
             texts = [c.text for c in found.chunks] or [found.entry.text]
             vector_hit = by_list.get("vector", {}).get(item.key)
@@ -203,7 +205,8 @@ class Retriever:
             if self.fusion == "rrf":  # rank fusion is relative: the cosine says more
                 relevance = vector_hit.score if vector_hit else None
                 if relevance is None and vector is not None and found.has_vectors:
-                    relevance = _best_cosine(vector, found)
+                    chunks = {item.key: [c.vector or () for c in found.chunks]}
+                    relevance = best_cosines(vector, chunks).get(item.key)
             candidates.append(Candidate(found.entry, texts[chunk], item.score, explain, relevance))
         if rerank:
             candidates = self._rerank(query.text, candidates)
@@ -307,26 +310,32 @@ class Candidate:
     relevance: float | None = None
 
 
-def _best_cosine(vector: Sequence[float], found: StoredEntry) -> float | None:
-    """The entry's best chunk cosine with the query; None without vectors."""
-    values = [cosine(vector, c.vector or ()) for c in found.chunks]
-    return max((v for v in values if v is not None), default=None)
+def expired(entry: Entry, filters: Filters) -> bool:
+    """Past its lifetime, in a search of live entries only."""
+    return (
+        not filters.include_archived
+        and entry.expires_at is not None
+        and entry.expires_at <= filters.now
+    )
 
 
-def _similarities(
-    vector: Sequence[float] | None, hits: Mapping[str, Hit], stored: Mapping[str, StoredEntry]
+def best_cosines(
+    vector: Sequence[float], chunk_vectors: Mapping[str, Sequence[Sequence[float]]]
 ) -> dict[str, float]:
-    """Cosine with the query of every candidate that has vectors: the vector store's for
-    those it found, computed from the ledger's vectors for those BM25 alone found."""
-    found = {key: hit.score for key, hit in hits.items()}
-    if vector is None:
-        return found
-    for key, entry in stored.items():
-        if key not in found and entry.has_vectors:
-            best = _best_cosine(vector, entry)
-            if best is not None:
-                found[key] = best
-    return found
+    """Each entry's best chunk cosine with the query (unit vectors; other sizes skipped)."""
+    keys = [k for k, vs in chunk_vectors.items() for v in vs if len(v) == len(vector)]
+    if not keys:
+        return {}
+    matrix = np.asarray(
+        [v for vs in chunk_vectors.values() for v in vs if len(v) == len(vector)],
+        dtype=np.float32,
+    )
+    best: dict[str, float] = {}
+    scores = (matrix @ np.asarray(vector, dtype=np.float32)).tolist()
+    for key, score in zip(keys, scores, strict=True):
+        if key not in best or score > best[key]:
+            best[key] = score
+    return best
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:

@@ -238,6 +238,21 @@ class SqliteLedger(SqliteFile):
                 found.update(self._hydrate(rows))
         return found
 
+    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
+        """The chunk vectors of the entries that have them, without the rest of the entry."""
+        found: dict[str, list[tuple[float, ...]]] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                part = list(keys[start : start + 500])
+                marks = ",".join("?" * len(part))
+                for key, blob in self._db.execute(
+                    f"SELECT key, vector FROM chunks WHERE key IN ({marks}) "
+                    "AND vector IS NOT NULL ORDER BY key, number",
+                    part,
+                ):
+                    found.setdefault(key, []).append(_unpack(blob) or ())
+        return found
+
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
         with self._lock:
             rows = self._db.execute(

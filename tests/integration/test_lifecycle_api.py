@@ -60,6 +60,7 @@ def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
     client.post("/v1/admin/promote", json={"ids": ["keep"]}).raise_for_status()
     clock.now += 2 * DAY
     assert ids(search(client, "flaky checkout")) == ["keep"]
+    assert ids(search(client, "flaky checkout", mode="vector")) == ["keep"]
     found = search(client, "flaky checkout", include_archived=True)
     assert {r["id"]: r["archived"] for r in found["results"]} == {"keep": False, "talk": True}
 
