@@ -782,6 +782,15 @@ def ingest(
     }
 
 
+def skip_ingest(workload: Workload, reservoir: Reservoir) -> dict[str, Any]:
+    """For a service that already holds the workload: only sample the queries' sources."""
+    counts = dict.fromkeys(TIERS, 0)
+    for event in workload.events():
+        reservoir.offer(event)
+        counts[event["tier"]] += 1
+    return {"skipped": True, "tiers": {t: {"events": n} for t, n in counts.items()}}
+
+
 def proc_memory(pid: int | None) -> dict[str, int] | None:
     """VmRSS and VmHWM (peak) of a process, in bytes."""
     if pid is None:
@@ -941,11 +950,15 @@ def run_service(
     ) as client:
         report["memory"]["start"] = proc_memory(pid)
         reservoir = Reservoir(RESERVOIR, args.seed + 1)
-        print(f"ingesting {workload.entries} entries", file=sys.stderr)
-        report["ingest"] = ingest(client, workload, args.batch, reservoir)
-        report["memory"]["after_ingest"] = proc_memory(pid)
         report["expire_job"] = None
-        if not args.keep_expired:
+        if args.no_ingest:
+            print(f"reading the workload of {workload.entries} entries", file=sys.stderr)
+            report["ingest"] = skip_ingest(workload, reservoir)
+        else:
+            print(f"ingesting {workload.entries} entries", file=sys.stderr)
+            report["ingest"] = ingest(client, workload, args.batch, reservoir)
+        report["memory"]["after_ingest"] = proc_memory(pid)
+        if not args.keep_expired and not args.no_ingest:
             started = time.perf_counter()
             resp = client.post("/v1/admin/jobs/expire_c_tier/run", timeout=JOB_TIMEOUT_S)
             seconds = time.perf_counter() - started
@@ -1092,27 +1105,33 @@ def report_size(run: Mapping[str, Any], args: argparse.Namespace) -> list[str]:
         + f"{info['platform']}, "
         f"{info['cpu_count']} CPUs.",
         "",
-        f"Ingest, `POST /v1/events` in batches of {args.batch} events of one tier "
-        "(time inside requests):",
-        "",
-        "| tier | events | batches | seconds | events/s |",
-        "|---|---:|---:|---:|---:|",
     ]
     ing = svc["ingest"]
-    for tier, t in ing["tiers"].items():
+    notes = []
+    if ing.get("skipped"):
+        notes.append("Not ingested: the service already held this workload (`--no-ingest`).")
+    else:
+        out += [
+            f"Ingest, `POST /v1/events` in batches of {args.batch} events of one tier "
+            "(time inside requests):",
+            "",
+            "| tier | events | batches | seconds | events/s |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for tier, t in ing["tiers"].items():
+            out.append(
+                f"| {tier} | {t['events']} | {t['batches']} | {t['seconds']:.1f} "
+                f"| {_rate(t['events_per_s'])} |"
+            )
         out.append(
-            f"| {tier} | {t['events']} | {t['batches']} | {t['seconds']:.1f} "
-            f"| {_rate(t['events_per_s'])} |"
+            f"| all | {ing['events']} | {sum(t['batches'] for t in ing['tiers'].values())} "
+            f"| {ing['request_seconds']:.1f} | {_rate(ing['events_per_s'])} |"
         )
-    out.append(
-        f"| all | {ing['events']} | {sum(t['batches'] for t in ing['tiers'].values())} "
-        f"| {ing['request_seconds']:.1f} | {_rate(ing['events_per_s'])} |"
-    )
-    out.append("")
-    notes = [
-        f"Wall time including generation {ing['wall_seconds']:.1f} s "
-        f"({_rate(ing['wall_events_per_s'])} events/s)."
-    ]
+        out.append("")
+        notes.append(
+            f"Wall time including generation {ing['wall_seconds']:.1f} s "
+            f"({_rate(ing['wall_events_per_s'])} events/s)."
+        )
     if svc.get("expire_job"):
         job = svc["expire_job"]
         archived = job["result"].get("archived", "?")
@@ -1314,6 +1333,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--keep-expired", action="store_true", help="do not run expire_c_tier after ingest"
     )
+    p.add_argument(
+        "--no-ingest",
+        action="store_true",
+        help="with --url: the service already holds this workload (same --entries, --seed, "
+        "--namespaces); only search",
+    )
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write figures")
     p.add_argument("--plot", type=Path, default=None, metavar="OUT.png", help="latency vs size")
     args = p.parse_args(argv)
@@ -1335,6 +1360,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error("--batch must be between 1 and 1000 (STRATA_MAX_BATCH)")
     if not 1 <= args.limit <= 100:
         p.error("--limit must be between 1 and 100")
+    if args.no_ingest and args.serve:
+        p.error("--no-ingest needs a running service (--url), not --serve")
     if args.queries < 1 or args.warmup < 0 or args.max_seconds <= 0:
         p.error("--queries must be at least 1, --warmup at least 0, --max-seconds positive")
     return args
