@@ -321,6 +321,8 @@ class Health(Struct):
     reranker: str | None
     stores: dict[str, Any]
     degraded: list[str]
+    model_backend: str | None = None
+    """What runs the embedding model: onnx, onnx-int8 or torch."""
 
 
 class HistoryItem(Struct):

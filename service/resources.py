@@ -76,10 +76,16 @@ class Resources:
 
 
 def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
-    from service.stores.embedder import SentenceTransformerEmbedder
+    from service.stores.embedder import load_embedder as load
 
     try:
-        return SentenceTransformerEmbedder(settings.embedding_model), []
+        embedder = load(
+            settings.embedding_model,
+            settings.embedding_backend,
+            Path(settings.model_cache) if settings.model_cache else settings.data_dir / "models",
+            settings.model_threads,
+        )
+        return embedder, []
     except Exception as exc:  # the service still answers BM25 searches without a model
         log.error("embedding model could not be loaded: %s", exc)
         return None, [NO_MODEL.format(exc)]

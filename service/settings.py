@@ -28,6 +28,13 @@ class Settings:
     """URL of a Chroma server (``http://host:port``). Empty: embedded Chroma in data_dir."""
     embedding_model: str = ""
     """Sentence-transformers model name or path. Empty: the bundled all-MiniLM-L6-v2."""
+    embedding_backend: str = "onnx"
+    """How the model runs: ``onnx`` (ONNX Runtime, exported once under the data directory;
+    same vectors as torch), ``onnx-int8`` (int8 weights) or ``torch``."""
+    model_threads: int = 0
+    """Threads one model call may use; 0: one per core."""
+    model_cache: str = ""
+    """Where exported ONNX models are kept; empty: ``models`` in the data directory."""
     api_keys: str = ""
     """API keys as ``key=role[:ns1,ns2];...`` with role ``agent`` or ``admin``."""
     api_keys_file: str = ""
@@ -143,6 +150,8 @@ class Settings:
     def validate(self) -> None:
         if self.query_cache_size < 0 or self.query_cache_seconds < 0:
             raise ConfigError("STRATA_QUERY_CACHE_SIZE and _SECONDS must be >= 0")
+        if self.embedding_backend not in ("torch", "onnx", "onnx-int8"):
+            raise ConfigError("STRATA_EMBEDDING_BACKEND must be onnx, onnx-int8 or torch")
         if self.max_batch < 1:
             raise ConfigError("STRATA_MAX_BATCH must be at least 1")
         if not 0 <= self.chunk_overlap < self.chunk_words:

@@ -16,6 +16,10 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Servers the tests start export the ONNX model once for the whole run, not once each.
+os.environ.setdefault(
+    "STRATA_MODEL_CACHE", str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "models")
+)
 
 BIN = Path(sys.executable).parent
 

@@ -81,6 +81,7 @@ class FakeEmbedder:
     """Hashed bag of words: the same text always gives the same unit vector."""
 
     name = "fake-bag-of-words"
+    backend = "fake"
 
     def __init__(self, dimension: int = 32) -> None:
         self.dimension = dimension

@@ -31,4 +31,5 @@ def health(resources: ResourcesDep) -> wire.Health:
         reranker.name if reranker is not None else None,
         stores,
         degraded,
+        resources.embedder.backend if resources.embedder is not None else None,
     )

@@ -14,6 +14,8 @@ from service.domain.models import Chunk, Entry, Filters, HistoryEvent, Hit, Stor
 
 class Embedder(Protocol):
     name: str
+    backend: str
+    """What runs the model (torch, onnx, onnx-int8)."""
     dimension: int
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:

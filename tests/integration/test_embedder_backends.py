@@ -1,0 +1,71 @@
+"""The ONNX Runtime backends against sentence-transformers on torch, same weights."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from service.stores.embedder import (
+    OnnxEmbedder,
+    SentenceTransformerEmbedder,
+    UnsupportedModel,
+    default_model_path,
+    export_onnx,
+    load_embedder,
+)
+
+TEXTS = [
+    "We decided to keep PostgreSQL as the primary store for billing.",
+    "deploy failed: exit code 137 on worker-3",
+    "Should the retry policy back off exponentially?",
+    "short",
+]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+def cosines(a: list[tuple[float, ...]], b: list[tuple[float, ...]]) -> np.ndarray:
+    return np.sum(np.asarray(a) * np.asarray(b), axis=1)
+
+
+def test_onnx_gives_the_vectors_torch_gives(embedder, cache: Path) -> None:
+    onnx = OnnxEmbedder(Path(default_model_path()), cache)
+    vectors = onnx.embed(TEXTS)
+    assert onnx.dimension == embedder.dimension == 384
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert cosines(vectors, embedder.embed(TEXTS)).min() > 0.9999
+    assert onnx.count_tokens(TEXTS) == embedder.count_tokens(TEXTS)
+    # Order and batching do not change a text's vector.
+    again = onnx.embed(list(reversed(TEXTS)))[::-1]
+    assert cosines(vectors, again).min() > 0.9999
+
+
+def test_int8_is_close_to_torch(embedder, cache: Path) -> None:
+    int8 = OnnxEmbedder(Path(default_model_path()), cache, quantized=True)
+    assert int8.backend == "onnx-int8"
+    assert cosines(int8.embed(TEXTS), embedder.embed(TEXTS)).min() > 0.85
+
+
+def test_the_export_is_made_once_and_reused(cache: Path) -> None:
+    model = Path(default_model_path())
+    first = export_onnx(model, cache)
+    made = first.stat().st_mtime_ns
+    assert export_onnx(model, cache) == first and first.stat().st_mtime_ns == made
+
+
+def test_a_model_with_more_than_mean_pooling_runs_on_torch(tmp_path: Path, cache: Path) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(default_model_path(), model)
+    pooling = model / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    pooling.write_text(json.dumps({**config, "pooling_mode_cls_token": True}))
+    with pytest.raises(UnsupportedModel, match="pooling"):
+        OnnxEmbedder(model, cache)
+    assert isinstance(load_embedder(str(model), "onnx", cache), SentenceTransformerEmbedder)
