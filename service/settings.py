@@ -28,9 +28,9 @@ class Settings:
     """URL of a Chroma server (``http://host:port``). Empty: embedded Chroma in data_dir."""
     embedding_model: str = ""
     """Sentence-transformers model name or path. Empty: the bundled all-MiniLM-L6-v2."""
-    embedding_backend: str = "onnx"
-    """How the model runs: ``onnx`` (ONNX Runtime, exported once under the data directory;
-    same vectors as torch), ``onnx-int8`` (int8 weights) or ``torch``."""
+    embedding_backend: str = "onnx-int8"
+    """How the model runs: ``onnx-int8`` (ONNX Runtime with int8 weights, exported once),
+    ``onnx`` (ONNX Runtime, the same vectors as torch) or ``torch``."""
     model_threads: int = 0
     """Threads one model call may use; 0: one per core."""
     model_cache: str = ""
