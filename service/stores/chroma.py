@@ -24,7 +24,8 @@ from service.domain.models import (
 )
 
 NEVER = 2**62
-"""Stand-in ``expires_at`` for entries that never expire, so one range filter covers all."""
+"""Stand-in ``expires_at`` for entries that never expire, so the expiry sweep's range
+delete never matches them."""
 
 
 def connect(data_dir: Path, url: str = "") -> Any:

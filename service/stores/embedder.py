@@ -38,7 +38,9 @@ def _offline() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def load_embedder(model: str, backend: str, cache_dir: Path, threads: int = 0) -> Any:
+def open_embedder(
+    model: str, backend: str, cache_dir: Path, threads: int = 0
+) -> OnnxEmbedder | SentenceTransformerEmbedder:
     """The embedder for ``backend``; an ONNX backend falls back to torch (and logs why)
     when the model cannot run there (not a local mean-pooling model, export failed)."""
     if backend != "torch":

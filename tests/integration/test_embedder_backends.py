@@ -15,7 +15,7 @@ from service.stores.embedder import (
     UnsupportedModel,
     default_model_path,
     export_onnx,
-    load_embedder,
+    open_embedder,
 )
 
 TEXTS = [
@@ -68,4 +68,4 @@ def test_a_model_with_more_than_mean_pooling_runs_on_torch(tmp_path: Path, cache
     pooling.write_text(json.dumps({**config, "pooling_mode_cls_token": True}))
     with pytest.raises(UnsupportedModel, match="pooling"):
         OnnxEmbedder(model, cache)
-    assert isinstance(load_embedder(str(model), "onnx", cache), SentenceTransformerEmbedder)
+    assert isinstance(open_embedder(str(model), "onnx", cache), SentenceTransformerEmbedder)

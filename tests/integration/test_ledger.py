@@ -139,7 +139,5 @@ def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path) -
 def test_vectors_are_read_alone_for_entries_that_have_them(tmp_path) -> None:
     ledger = SqliteLedger(tmp_path / "l.db")
     ledger.put([stored("a"), stored("e", "E")])
-    assert ledger.vectors(["ns:a", "ns:e", "ns:missing"]) == {
-        "ns:a": [(0.5, -0.25), (0.5, -0.25)]
-    }
+    assert ledger.vectors(["ns:a", "ns:e", "ns:missing"]) == {"ns:a": [(0.5, -0.25), (0.5, -0.25)]}
     assert ledger.vectors([]) == {}
