@@ -82,7 +82,7 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
         embedder = open_embedder(
             settings.embedding_model,
             settings.embedding_backend,
-            Path(settings.model_cache) if settings.model_cache else settings.data_dir / "models",
+            settings.model_cache_dir,
             settings.model_threads,
         )
         return embedder, []
@@ -96,14 +96,19 @@ def load_reranker(settings: Settings, retriever: Retriever) -> None:
     if not settings.reranker_model:
         retriever.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
         return
-    from service.stores.reranker import CrossEncoderReranker
+    from service.stores.reranker import open_reranker
 
     try:
-        retriever.reranker = CrossEncoderReranker(
-            settings.reranker_model, max_length=settings.rerank_max_tokens
+        reranker = open_reranker(
+            settings.reranker_model,
+            settings.reranker_backend,
+            settings.model_cache_dir,
+            threads=settings.model_threads,
+            max_length=settings.rerank_max_tokens,
         )
+        retriever.reranker = reranker
         retriever.reranker_problem = None
-        log.info("reranker %s loaded", settings.reranker_model)
+        log.info("reranker %s loaded (%s)", settings.reranker_model, reranker.backend)
     except Exception as exc:  # run without reranking, and say so
         log.error("reranker %s could not be loaded: %s", settings.reranker_model, exc)
         retriever.reranker_problem = f"reranker {settings.reranker_model} unavailable ({exc})"

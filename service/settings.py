@@ -35,6 +35,7 @@ class Settings:
     """Threads one model call may use; 0: one per core."""
     model_cache: str = ""
     """Where exported ONNX models are kept; empty: ``models`` in the data directory."""
+
     api_keys: str = ""
     """API keys as ``key=role[:ns1,ns2];...`` with role ``agent`` or ``admin``."""
     api_keys_file: str = ""
@@ -59,7 +60,10 @@ class Settings:
     vector_weight: float = 1.0
     """Weight of the vector list in fusion."""
     reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
-    """Cross-encoder name or path for reranking; empty disables reranking."""
+    """Cross-encoder path, or name in the local model cache, for reranking; empty: none."""
+    reranker_backend: str = "onnx"
+    """How the cross-encoder runs: ``onnx`` (ONNX Runtime, the scores torch gives),
+    ``onnx-int8`` (int8 weights, faster, slightly different scores) or ``torch``."""
     rerank: str = "off"
     """Rerank searches unless a request says otherwise: ``on`` or ``off``."""
     rerank_candidates: int = 30
@@ -147,11 +151,17 @@ class Settings:
         settings.validate()
         return settings
 
+    @property
+    def model_cache_dir(self) -> Path:
+        return Path(self.model_cache) if self.model_cache else self.data_dir / "models"
+
     def validate(self) -> None:
         if self.query_cache_size < 0 or self.query_cache_seconds < 0:
             raise ConfigError("STRATA_QUERY_CACHE_SIZE and _SECONDS must be >= 0")
         if self.embedding_backend not in ("torch", "onnx", "onnx-int8"):
             raise ConfigError("STRATA_EMBEDDING_BACKEND must be onnx, onnx-int8 or torch")
+        if self.reranker_backend not in ("torch", "onnx", "onnx-int8"):
+            raise ConfigError("STRATA_RERANKER_BACKEND must be onnx, onnx-int8 or torch")
         if self.max_batch < 1:
             raise ConfigError("STRATA_MAX_BATCH must be at least 1")
         if not 0 <= self.chunk_overlap < self.chunk_words:

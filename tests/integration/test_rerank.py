@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
 from service.resources import Resources, load_reranker, open_resources
 from service.settings import Settings
+from service.stores.embedder import open_embedder
+from service.stores.reranker import open_reranker
 from tests.integration.test_api import write
+
+MODEL_CACHE = Path(os.environ["STRATA_MODEL_CACHE"])
 
 
 @pytest.fixture(scope="session")
@@ -78,3 +86,48 @@ def test_without_a_reranker_the_service_runs_and_says_so(tmp_path: Path, embedde
             assert health["reranker"] is None and health["status"] == "degraded"
     finally:
         resources.close()
+
+
+PASSAGES = [
+    "deploy windows are on tuesdays",
+    "the billing service keeps postgres as its primary store",
+    "short",
+    "a much longer passage about release trains, deploy windows, freezes and rollbacks " * 8,
+]
+
+
+def test_onnx_gives_the_scores_torch_gives(tiny_cross_encoder: str, tmp_path: Path) -> None:
+    torch_scores = open_reranker(tiny_cross_encoder, "torch", tmp_path).score("deploy", PASSAGES)
+    onnx = open_reranker(tiny_cross_encoder, "onnx", tmp_path)
+    assert onnx.backend == "onnx"
+    scores = onnx.score("deploy", PASSAGES)
+    assert np.allclose(scores, torch_scores, atol=1e-4)
+    # Order and batching do not change a passage's score.
+    assert np.allclose(onnx.score("deploy", PASSAGES[::-1])[::-1], scores, atol=1e-5)
+    int8 = open_reranker(tiny_cross_encoder, "onnx-int8", tmp_path)
+    assert int8.backend == "onnx-int8"
+    assert np.allclose(int8.score("deploy", PASSAGES), torch_scores, atol=0.05)
+
+
+def test_a_model_missing_here_is_named_and_loads_no_torch(tmp_path: Path) -> None:
+    """An ONNX service never imports torch: not for its embedder (export already cached), not
+    for a reranker that is not on this machine."""
+    script = f"""
+import sys
+from pathlib import Path
+from service.stores.embedder import open_embedder
+from service.stores.reranker import open_reranker
+assert open_embedder("", "onnx-int8", Path({str(MODEL_CACHE)!r})).backend == "onnx-int8"
+try:
+    open_reranker("cross-encoder/not-on-this-machine", "onnx", Path({str(tmp_path)!r}))
+except FileNotFoundError as exc:
+    print(exc)
+print("torch" in sys.modules)
+"""
+    open_embedder("", "onnx-int8", MODEL_CACHE)  # export once, outside the child
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    message, torch_loaded = done.stdout.strip().splitlines()
+    assert "cross-encoder/not-on-this-machine is not in the local model cache" in message
+    assert torch_loaded == "False"

@@ -54,9 +54,8 @@ def test_every_field_has_its_variable() -> None:
             assert getattr(settings, f.name) == changed, f.name
             continue
         # A switch accepts only its own words: set it to the other one.
-        sample = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch"}.get(
-            default, samples[kind]
-        )
+        switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
+        sample = switches.get(default, samples[kind])
         settings = Settings.from_env({f"STRATA_{f.name.upper()}": sample})
         assert getattr(settings, f.name) == kind(sample), f.name
 

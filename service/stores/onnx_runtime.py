@@ -1,0 +1,57 @@
+"""What the ONNX Runtime models share: a CPU session and length-sorted, padded batches."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+def open_session(graph: Path, threads: int = 0) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads if threads > 0 else (os.cpu_count() or 1)
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
+
+class Batch(NamedTuple):
+    rows: list[int]
+    """Positions of the batch's texts in the input."""
+    feed: dict[str, np.ndarray]
+    mask: np.ndarray
+
+
+def padded_batches(
+    encoded: Sequence[Any], inputs: set[str], *, token_budget: int, most: int
+) -> Iterator[Batch]:
+    """Tokenized texts in batches of similar length (padding least), each holding at most
+    ``token_budget`` tokens with padding and ``most`` texts: measured on two cores, many short
+    texts run best together and long ones in small batches."""
+    order = sorted(range(len(encoded)), key=lambda n: len(encoded[n].ids))
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and end - start < most:
+            width = len(encoded[order[end]].ids)
+            if (end - start + 1) * width > token_budget:
+                break
+            end += 1
+        rows = order[start:end]
+        width = max(len(encoded[n].ids) for n in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        types, mask = np.zeros_like(ids), np.zeros_like(ids)
+        for row, n in enumerate(rows):
+            length = len(encoded[n].ids)
+            ids[row, :length] = encoded[n].ids
+            types[row, :length] = encoded[n].type_ids
+            mask[row, :length] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in inputs:
+            feed["token_type_ids"] = types
+        yield Batch(rows, feed, mask)
+        start = end
