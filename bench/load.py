@@ -7,7 +7,8 @@ Usage::
         [--namespaces 4] [--days 30] [--batch 500] [--limit 10] [--queries 200]
         [--warmup 5] [--max-seconds 60] [--modes bm25,vector,hybrid,hybrid+rerank]
         [--concurrency 1,8,32] [--peers reference,chroma,tantivy] [--peer-concurrency 1,8]
-        [--reranker-model PATH] [--keep-expired] [--json OUT] [--plot OUT.png]
+        [--reranker-model PATH] [--keep-expired] [--short-events 2000] [--json OUT]
+        [--plot OUT.png]
 
 For each corpus size in ``--entries`` (``10k``, ``1M`` are understood):
 
@@ -38,6 +39,9 @@ For each corpus size in ``--entries`` (``10k``, ``1M`` are understood):
    service gets a random-weight cross-encoder of that size built by
    ``bench/build_cross_encoder.py`` (kept in ``bench/out/``): its latency is real, its
    ranking is not.
+   Then ``--short-events`` one-sentence events (8-20 words; half tier A, half tier C) go
+   to a namespace of their own in batches of ``--batch``: the ingest rate of short
+   embedded events, which the corpus's paragraphs do not show.
 4. **Resources.** The service's RSS (``/proc/PID/status``: VmRSS at start, after ingest and
    after the searches; VmHWM, its peak) and the size on disk of its data directory, plus
    ``GET /v1/stats``'s breakdown. The process is found as the child started by ``--serve``,
@@ -784,6 +788,37 @@ def ingest(
     }
 
 
+def ingest_short(
+    client: httpx.Client, workload: Workload, count: int, batch: int
+) -> dict[str, Any]:
+    """``count`` one-sentence events (8-20 words), half tier A and half tier C, into a namespace
+    of their own: the embedding-bound ingest rate for short events, apart from the corpus."""
+    rng = random.Random(workload.seed + 3)
+    namespace = f"{workload.namespaces[0].rsplit('-', 1)[0]}-short"
+    report: dict[str, Any] = {"namespace": namespace, "tiers": {}}
+    for tier, n in (("A", count // 2), ("C", count - count // 2)):
+        texts = [workload._sentence(rng, 8, 20) for _ in range(n)]
+        seconds = 0.0
+        for start in range(0, n, batch):
+            events = [
+                {"namespace": namespace, "tier": tier, "text": t, "speaker": "bench"}
+                for t in texts[start : start + batch]
+            ]
+            began = time.perf_counter()
+            resp = client.post("/v1/events", json={"events": events})
+            seconds += time.perf_counter() - began
+            if not resp.is_success:
+                raise RuntimeError(f"POST /v1/events: HTTP {resp.status_code}: {resp.text[:500]}")
+        words = sum(len(t.split()) for t in texts) / max(n, 1)
+        report["tiers"][tier] = {
+            "events": n,
+            "seconds": seconds,
+            "events_per_s": n / seconds if seconds else float("nan"),
+            "mean_words": words,
+        }
+    return report
+
+
 def skip_ingest(workload: Workload, reservoir: Reservoir) -> dict[str, Any]:
     """For a service that already holds the workload: only sample the queries' sources."""
     counts = dict.fromkeys(TIERS, 0)
@@ -994,6 +1029,10 @@ def run_service(
                 )
             report["memory"][f"after {mode}"] = proc_memory(pid)
         report["memory"]["after_search"] = proc_memory(pid)
+        report["short_ingest"] = None
+        if args.short_events and not args.no_ingest:
+            print(f"ingesting {args.short_events} short events", file=sys.stderr)
+            report["short_ingest"] = ingest_short(client, workload, args.short_events, args.batch)
         report["disk_bytes"] = tree_bytes(data_dir)
         report["data_dir"] = str(data_dir) if data_dir else None
     return report, plan, results
@@ -1134,6 +1173,16 @@ def report_size(run: Mapping[str, Any], args: argparse.Namespace) -> list[str]:
         notes.append(
             f"Wall time including generation {ing['wall_seconds']:.1f} s "
             f"({_rate(ing['wall_events_per_s'])} events/s)."
+        )
+    if short := svc.get("short_ingest"):
+        notes.append(
+            "Short events (one sentence each, after the searches): "
+            + ", ".join(
+                f"tier {tier} {t['events']} of {t['mean_words']:.0f} words on average at "
+                f"{_rate(t['events_per_s'])} events/s"
+                for tier, t in short["tiers"].items()
+            )
+            + "."
         )
     if svc.get("expire_job"):
         job = svc["expire_job"]
@@ -1322,6 +1371,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--days", type=float, default=30.0, help="timestamps span these days")
     p.add_argument("--namespace-prefix", default="load", help="namespaces start with this")
     p.add_argument("--batch", type=int, default=500, help="events per POST /v1/events")
+    p.add_argument(
+        "--short-events",
+        type=int,
+        default=2000,
+        help="one-sentence A and C events sent after the searches (0: none)",
+    )
     p.add_argument("--limit", type=int, default=10, help="results per search")
     p.add_argument("--queries", type=int, default=200, help="searches per cell")
     p.add_argument("--warmup", type=int, default=5, help="uncounted searches per mode")
