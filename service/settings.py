@@ -32,7 +32,8 @@ class Settings:
     """How the model runs: ``onnx-int8`` (ONNX Runtime with int8 weights, exported once),
     ``onnx`` (ONNX Runtime, the same vectors as torch) or ``torch``."""
     model_threads: int = 0
-    """Threads one model call may use; 0: one per core."""
+    """Threads one batch of texts may use in a model call; 0: one per core. A search's query
+    is always embedded on one thread."""
     model_cache: str = ""
     """Where exported ONNX models are kept; empty: ``models`` in the data directory."""
 

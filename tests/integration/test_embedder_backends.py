@@ -45,12 +45,19 @@ def test_onnx_gives_the_vectors_torch_gives(embedder, cache: Path) -> None:
     # Order and batching do not change a text's vector.
     again = onnx.embed(list(reversed(TEXTS)))[::-1]
     assert cosines(vectors, again).min() > 0.9999
+    # One text alone (a query) runs on its own session and gets the same vector.
+    alone = [onnx.embed([text])[0] for text in TEXTS]
+    assert cosines(vectors, alone).min() > 0.9999
 
 
 def test_int8_is_close_to_torch(embedder, cache: Path) -> None:
     int8 = OnnxEmbedder(Path(default_model_path()), cache, quantized=True)
     assert int8.backend == "onnx-int8"
-    assert cosines(int8.embed(TEXTS), embedder.embed(TEXTS)).min() > 0.85
+    exact = embedder.embed(TEXTS)
+    assert cosines(int8.embed(TEXTS), exact).min() > 0.85
+    # Activations are quantized per call, so a text's int8 vector moves a little with its
+    # batch companions; alone it is as close to torch's.
+    assert cosines([int8.embed([text])[0] for text in TEXTS], exact).min() > 0.85
 
 
 def test_the_export_is_made_once_and_reused(cache: Path) -> None:
