@@ -727,6 +727,16 @@ class TierIngest:
     indexed: int = 0
 
 
+def post_events(client: httpx.Client, events: list[dict[str, Any]]) -> tuple[Any, float]:
+    """``POST /v1/events``: the response body and the seconds inside the request."""
+    started = time.perf_counter()
+    resp = client.post("/v1/events", json={"events": events})
+    seconds = time.perf_counter() - started
+    if not resp.is_success:
+        raise RuntimeError(f"POST /v1/events: HTTP {resp.status_code}: {resp.text[:500]}")
+    return resp.json(), seconds
+
+
 def ingest(
     client: httpx.Client, workload: Workload, batch: int, reservoir: Reservoir
 ) -> dict[str, Any]:
@@ -738,12 +748,7 @@ def ingest(
     def send(tier: str) -> None:
         nonlocal sent
         events = buffers[tier]
-        started = time.perf_counter()
-        resp = client.post("/v1/events", json={"events": events})
-        seconds = time.perf_counter() - started
-        if not resp.is_success:
-            raise RuntimeError(f"POST /v1/events: HTTP {resp.status_code}: {resp.text[:500]}")
-        body = resp.json()
+        body, seconds = post_events(client, events)
         stats = tiers[tier]
         stats.events += len(events)
         stats.batches += 1
@@ -804,11 +809,7 @@ def ingest_short(
                 {"namespace": namespace, "tier": tier, "text": t, "speaker": "bench"}
                 for t in texts[start : start + batch]
             ]
-            began = time.perf_counter()
-            resp = client.post("/v1/events", json={"events": events})
-            seconds += time.perf_counter() - began
-            if not resp.is_success:
-                raise RuntimeError(f"POST /v1/events: HTTP {resp.status_code}: {resp.text[:500]}")
+            seconds += post_events(client, events)[1]
         words = sum(len(t.split()) for t in texts) / max(n, 1)
         report["tiers"][tier] = {
             "events": n,

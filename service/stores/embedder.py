@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from service.stores.onnx_export import UnsupportedModel, export_onnx
-from service.stores.onnx_runtime import open_session, padded_batches
+from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +110,6 @@ class OnnxEmbedder:
         name: str = DEFAULT_NAME,
     ) -> None:
         stay_offline()
-        from tokenizers import Tokenizer
-
         _check_mean_pooling(model_dir)
         graph = export_onnx(model_dir, cache_dir, quantized=quantized)
         self._session = open_session(graph, threads)
@@ -120,9 +118,7 @@ class OnnxEmbedder:
         # search under concurrent load (measured at 100k entries, 8 concurrent searches).
         self._single = open_session(graph, 1)
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(_max_length(model_dir))
-        self._tokenizer.no_padding()
+        self._tokenizer = load_tokenizer(model_dir, _max_length(model_dir))
         self.name = name
         self.backend = "onnx-int8" if quantized else "onnx"
         self.batch_size = batch_size

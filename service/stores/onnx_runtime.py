@@ -19,6 +19,17 @@ def open_session(graph: Path, threads: int = 0) -> Any:
     return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
 
 
+def load_tokenizer(model_dir: Path, max_length: int) -> Any:
+    """The model's fast tokenizer, truncating at ``max_length`` tokens and not padding
+    (``padded_batches`` pads)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length)
+    tokenizer.no_padding()
+    return tokenizer
+
+
 class Batch(NamedTuple):
     rows: list[int]
     """Positions of the batch's texts in the input."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from service.stores.embedder import stay_offline
 from service.stores.onnx_export import UnsupportedModel, export_onnx
-from service.stores.onnx_runtime import open_session, padded_batches
+from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
 
 log = logging.getLogger(__name__)
 
@@ -77,14 +77,10 @@ class OnnxCrossEncoder:
         batch_size: int = 64,
         name: str = "",
     ) -> None:
-        from tokenizers import Tokenizer
-
         graph = export_onnx(model_dir, cache_dir, head="logits", quantized=quantized)
         self._session = open_session(graph, threads)
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_length)
-        self._tokenizer.no_padding()
+        self._tokenizer = load_tokenizer(model_dir, max_length)
         self.name = name or model_dir.name
         self.backend = "onnx-int8" if quantized else "onnx"
         self.batch_size = batch_size
