@@ -11,14 +11,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct, field
 
-Tier = Literal["A", "C", "E"]
-Mode = Literal["auto", "bm25", "vector", "hybrid"]
-Kind = Literal["memory", "pattern"]
+from service.domain.interactions import Rating
+from service.domain.models import ID_PATTERN, NAMESPACE_PATTERN, Kind, Mode, Tier
 
-Id = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.:@-]{1,128}$", description="Entry id")]
-Namespace = Annotated[
-    str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="Isolated space of entries")
-]
+Id = Annotated[str, Meta(pattern=ID_PATTERN, description="Entry id")]
+Namespace = Annotated[str, Meta(pattern=NAMESPACE_PATTERN, description="Isolated space of entries")]
 Label = Annotated[str, Meta(min_length=1, max_length=200)]
 Text = Annotated[str, Meta(min_length=1, max_length=1_000_000)]
 Timestamp = Annotated[str, Meta(description="ISO 8601; without an offset it is UTC")]
@@ -126,7 +123,7 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     score_pct: int | None = None
 
 
-CollectionName = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+CollectionName = Annotated[str, Meta(pattern=NAMESPACE_PATTERN)]
 
 
 class CollectionRequest(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -255,13 +252,13 @@ class RetrieveResponse(Struct):
 
 class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     interaction_id: Annotated[str, Meta(min_length=1, max_length=128)]
-    rating: Literal["up", "down"]
+    rating: Rating
     comment: Annotated[str, Meta(max_length=10_000)] | None = None
 
 
 class FeedbackResponse(Struct):
     interaction_id: str
-    rating: Literal["up", "down"]
+    rating: Rating
     recorded_at: str
 
 

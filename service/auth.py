@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from service.domain.models import DEFAULT_NAMESPACE
 from service.errors import ConfigError, Forbidden, Unauthorized
 
 Role = Literal["agent", "admin"]
 ROLES: tuple[Role, ...] = ("agent", "admin")
-DEFAULT_NAMESPACE = "default"
 
 
 @dataclass(frozen=True)

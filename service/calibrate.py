@@ -18,9 +18,9 @@ from pathlib import Path
 import msgspec
 
 from schemas import wire
-from service.api.convert import to_entries
+from service.auth import OPEN
 from service.beir import load_corpus, load_qrels, load_queries, namespace_for, to_event
-from service.resources import load_reranker, open_resources
+from service.lifespan import load_reranker, open_services
 from service.settings import Settings
 
 BATCH = 256
@@ -104,36 +104,31 @@ def observe(
     source = {(namespace_for(PREFIX, d.metadata.get("namespace")), d.id): d.source_id for d in docs}
     with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
         local = dataclasses.replace(settings, data_dir=Path(scratch), chroma_url="", jobs="off")
-        resources = open_resources(local)
+        services = open_services(local)
         try:
-            load_reranker(local, resources.retriever)
-            now = resources.clock()
+            load_reranker(local, services.retriever)
             for start in range(0, len(docs), BATCH):
                 events = [
                     msgspec.convert(to_event(d, "A", PREFIX), wire.Event)
                     for d in docs[start : start + BATCH]
                 ]
-                entries = to_entries(
-                    events,
-                    now=now,
-                    new_id=resources.new_id,
-                    policy=resources.policy,
-                    namespace=lambda requested, _: requested or "default",
-                )
-                resources.memory.write(entries, actor="calibrate")
+                services.events.write(OPEN, events)
                 if progress:
                     progress("ingest", min(start + BATCH, len(docs)), len(docs))
             observed = []
             for n, query in enumerate(queries, start=1):
                 namespace = namespace_for(PREFIX, query.namespace)
-                answer = resources.answerer.retrieve(query.text, namespace, now, top_n=top_n)
+                request = wire.RetrieveRequest(
+                    question=query.text, namespace=namespace, top_n=top_n
+                )
+                answer = services.answers.retrieve(OPEN, request).answer
                 relevant = {doc for doc, r in qrels[query.id].items() if r > 0}
                 returned = {source.get((namespace, a.result.entry.id)) for a in answer.entries}
                 observed.append(Observation(answer.best_relevance, bool(relevant & returned)))
                 if progress:
                     progress("ask", n, len(queries))
         finally:
-            resources.close()
+            services.close()
     return observed
 
 

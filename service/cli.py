@@ -399,7 +399,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from service.mcp import serve_stdio
+    from service.mcp.stdio import serve_stdio
 
     # stdout carries the protocol: logs go to stderr, before the MCP SDK configures its own.
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")

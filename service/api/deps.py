@@ -5,22 +5,23 @@ from __future__ import annotations
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
+from service.application import Services
 from service.auth import Principal
-from service.resources import Resources
 
 
-def resources_of(request: Request) -> Resources:
-    return request.app.state.resources
+def services_of(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
 
 
 def principal_of(request: Request) -> Principal:
-    return resources_of(request).keys.authenticate(request.headers.get("authorization"))
+    return services_of(request).keys.authenticate(request.headers.get("authorization"))
 
 
 DEPENDENCIES = {
-    "resources": Provide(resources_of, sync_to_thread=False),
+    "services": Provide(services_of, sync_to_thread=False),
     "principal": Provide(principal_of, sync_to_thread=False),
 }
 
-ResourcesDep = NamedDependency[Resources]
+ServicesDep = NamedDependency[Services]
 PrincipalDep = NamedDependency[Principal]

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from service.domain.markdown import chunk_markdown, title_of
 from service.domain.memory import Memory
 from service.domain.models import Entry, entry_key
-from service.domain.ports import Catalog
-
-ListFiles = Callable[[Path, str], Iterable[str]]
+from service.domain.ports import Catalog, Files
 
 FILE_BATCH = 32
 
@@ -66,7 +64,7 @@ class Collections:
         self,
         catalog: Catalog,
         memory: Memory,
-        list_files: ListFiles,
+        files: Files,
         *,
         chunk_words: int = 150,
         chunk_overlap: int = 30,
@@ -74,18 +72,21 @@ class Collections:
     ) -> None:
         self.catalog = catalog
         self.memory = memory
-        self.list_files = list_files
+        self.files = files
         self.chunk_words = chunk_words
         self.chunk_overlap = chunk_overlap
         self.clock = clock
         self._scanning: dict[str, tuple[int, int]] = {}
+
+    def all(self) -> list[Collection]:
+        return self.catalog.all()
 
     def progress(self, collection: Collection) -> tuple[int, int] | None:
         """Files done and files in all, while a scan of ``collection`` runs; else None."""
         return self._scanning.get(collection.id)
 
     def scan(self, collection: Collection, actor: str = "") -> ScanReport:
-        paths = list(self.list_files(Path(collection.path), collection.mask))
+        paths = self.files.list(collection.path, collection.mask)
         self._scanning[collection.id] = (0, len(paths))
         try:
             return self._scan(collection, paths, actor)
@@ -96,7 +97,6 @@ class Collections:
         skipped: list[str] = []
         report = ScanReport(skipped=skipped)
         known = self.catalog.files(collection.id)
-        root = Path(collection.path)
         seen: set[str] = set()
         batch: list[tuple[str, bytes, str]] = []
         for done, path in enumerate(paths):
@@ -104,9 +104,12 @@ class Collections:
             self._scanning[collection.id] = (done - len(batch), len(paths))
             seen.add(path)
             try:
-                data = (root / path).read_bytes()
+                data = self.files.read(collection.path, path)
             except OSError as exc:
                 skipped.append(f"{path}: {exc.strerror}")
+                continue
+            if data is None:
+                skipped.append(f"{path}: no longer there")
                 continue
             digest = hashlib.sha256(data).hexdigest()
             if path in known and known[path].hash == digest:
@@ -157,7 +160,7 @@ class Collections:
         return len(entries)
 
     def entries_for(self, collection: Collection, path: str, text: str) -> list[Entry]:
-        title = title_of(text, Path(path).name)
+        title = title_of(text, PurePosixPath(path).name)
         now = self.clock()
         return [
             Entry(

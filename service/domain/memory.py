@@ -10,7 +10,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.domain.chunking import chunk_text
-from service.domain.models import Chunk, Entry, StoredEntry, WriteOutcome, key_namespace
+from service.domain.models import (
+    Chunk,
+    Entry,
+    HistoryEvent,
+    StoredEntry,
+    Tier,
+    WriteOutcome,
+    key_namespace,
+)
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.texts import embedding_input, turn_text
 from service.errors import FieldError, InvalidInput
@@ -19,6 +27,8 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
 
+BATCH = 500
+"""Entries archived or deleted by one step of a lifecycle job."""
 GROUP_ENTRIES = 2000
 """A group commit takes no more writes once it holds this many entries."""
 
@@ -192,6 +202,9 @@ class Memory:
     def get(self, key: str) -> StoredEntry | None:
         return self.ledger.get([key]).get(key)
 
+    def history(self, key: str) -> list[HistoryEvent]:
+        return self.ledger.history(key)
+
     def delete(self, keys: Sequence[str], actor: str = "") -> list[str]:
         """Remove entries from the ledger and both indexes; returns the keys that existed."""
         with self._lock:
@@ -209,13 +222,63 @@ class Memory:
     def set_archived(self, keys: Sequence[str], archived: bool, actor: str = "") -> int:
         """Archive entries (out of Chroma, out of default searches) or restore them."""
         with self._lock:
-            changed = [
-                StoredEntry(replace(s.entry, archived=archived), s.chunks, s.tokens)
-                for s in self.ledger.get(keys).values()
-                if s.entry.archived != archived
-            ]
-            self._rewrite(changed, actor, "archived" if archived else "restored")
+            return self._set_archived(keys, archived, actor)
+
+    def _set_archived(self, keys: Sequence[str], archived: bool, actor: str) -> int:
+        changed = [
+            StoredEntry(replace(s.entry, archived=archived), s.chunks, s.tokens)
+            for s in self.ledger.get(keys).values()
+            if s.entry.archived != archived
+        ]
+        self._rewrite(changed, actor, "archived" if archived else "restored")
         return len(changed)
+
+    def archive_where(
+        self,
+        tier: Tier,
+        *,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        actor: str = "",
+    ) -> int:
+        """Archive the live entries of ``tier`` that expired before ``expires_before`` or
+        are dated before ``older_than``, a batch at a time. Each batch is selected under
+        the write lock, so an entry promoted or rewritten meanwhile is judged as it is now."""
+        archived = 0
+        while True:
+            with self._lock:
+                keys = self.ledger.select_keys(
+                    tier=tier, expires_before=expires_before, older_than=older_than, limit=BATCH
+                )
+                if not keys:
+                    return archived
+                archived += self._set_archived(keys, True, actor)
+
+    def delete_older(self, tier: Tier, older_than: float, actor: str = "") -> int:
+        """Delete for good the entries of ``tier``, archived or not, dated before
+        ``older_than``; selected under the write lock like ``archive_where``."""
+        deleted = 0
+        for archived in (False, True):
+            while True:
+                with self._lock:
+                    keys = self.ledger.select_keys(
+                        tier=tier, archived=archived, older_than=older_than, limit=BATCH
+                    )
+                    if not keys:
+                        break
+                    existing = self.ledger.mark_deleting(keys)
+                    self._remove(existing, actor)
+                    deleted += len(existing)
+        return deleted
+
+    def drop_expired_vectors(self, now: float) -> None:
+        """Remove the vectors of tier C entries past their expiry."""
+        self.vectors.delete_expired(now)
+
+    def optimize(self) -> int:
+        """Merge the keyword index's segments; returns the documents it holds."""
+        self.keywords.optimize()
+        return self.keywords.count()
 
     def promote(self, keys: Sequence[str], actor: str = "") -> int:
         """Make tier C entries lasting tier A decisions, archived or not, keeping their vectors.

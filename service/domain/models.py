@@ -11,7 +11,14 @@ TIERS: tuple[Tier, ...] = ("A", "C", "E")
 EMBEDDED_TIERS: tuple[Tier, ...] = ("A", "C")
 
 Mode = Literal["auto", "bm25", "vector", "hybrid"]
+MODES: tuple[Mode, ...] = ("auto", "bm25", "vector", "hybrid")
 Kind = Literal["memory", "pattern"]
+
+NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+"""A namespace: an isolated space of entries (no colon: it prefixes entry keys)."""
+ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,128}$"
+"""An entry id, unique within its namespace."""
+DEFAULT_NAMESPACE = "default"
 
 
 def entry_key(namespace: str, entry_id: str) -> str:

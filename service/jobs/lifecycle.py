@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.tiers import DAY
+from service.jobs.scheduler import Jobs
+from service.settings import Settings
 
 SCHEDULER = "scheduler"
-BATCH = 500
 
 
 def expire_c_tier(memory: Memory, now: float) -> dict[str, Any]:
     """Drop expired tier C vectors and archive those entries (still BM25-searchable)."""
-    memory.vectors.delete_expired(now)
-    archived = 0
-    while keys := memory.ledger.select_keys(tier="C", expires_before=now, limit=BATCH):
-        archived += memory.set_archived(keys, True, SCHEDULER)
-    return {"archived": archived}
+    memory.drop_expired_vectors(now)
+    return {"archived": memory.archive_where("C", expires_before=now, actor=SCHEDULER)}
 
 
 def archive_e_tier(
@@ -28,23 +27,15 @@ def archive_e_tier(
     ``delete_days``. Zero turns either off."""
     archived = deleted = 0
     if delete_days > 0:
-        cutoff = now - delete_days * DAY
-        for archived_flag in (False, True):
-            while keys := memory.ledger.select_keys(
-                tier="E", archived=archived_flag, older_than=cutoff, limit=BATCH
-            ):
-                deleted += len(memory.delete(keys, SCHEDULER))
+        deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER)
     if archive_days > 0:
-        cutoff = now - archive_days * DAY
-        while keys := memory.ledger.select_keys(tier="E", older_than=cutoff, limit=BATCH):
-            archived += memory.set_archived(keys, True, SCHEDULER)
+        archived = memory.archive_where("E", older_than=now - archive_days * DAY, actor=SCHEDULER)
     return {"archived": archived, "deleted": deleted}
 
 
 def optimize_indexes(memory: Memory) -> dict[str, Any]:
     """Merge Tantivy segments and remove files no longer used."""
-    memory.keywords.optimize()
-    return {"documents": memory.keywords.count()}
+    return {"documents": memory.optimize()}
 
 
 def backfill_embeddings(memory: Memory) -> dict[str, Any]:
@@ -55,10 +46,30 @@ def backfill_embeddings(memory: Memory) -> dict[str, Any]:
 def rescan_collections(collections: Collections) -> dict[str, Any]:
     """Re-scan every collection: changed files re-embedded, removed ones dropped."""
     totals = {"collections": 0, "added": 0, "changed": 0, "removed": 0}
-    for collection in collections.catalog.all():
+    for collection in collections.all():
         report = collections.scan(collection, SCHEDULER)
         totals["collections"] += 1
         totals["added"] += report.added
         totals["changed"] += report.changed
         totals["removed"] += report.removed
     return totals
+
+
+def lifecycle_jobs(
+    settings: Settings, memory: Memory, collections: Collections, clock: Callable[[], float]
+) -> Jobs:
+    """The lifecycle jobs on their configured schedules."""
+    jobs = Jobs(clock)
+    jobs.add("expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(memory, clock()))
+    jobs.add(
+        "archive_e_tier",
+        settings.archive_e_cron,
+        lambda: archive_e_tier(memory, clock(), settings.e_archive_days, settings.e_delete_days),
+    )
+    jobs.add("optimize_indexes", settings.optimize_cron, lambda: optimize_indexes(memory))
+    jobs.add("backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(memory))
+    if settings.rescan_cron:
+        jobs.add(
+            "rescan_collections", settings.rescan_cron, lambda: rescan_collections(collections)
+        )
+    return jobs

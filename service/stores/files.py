@@ -28,3 +28,22 @@ def list_files(root: Path, mask: str) -> Iterator[str]:
     for path in sorted(base.glob(mask)):
         if path.is_file() and path.resolve().is_relative_to(base):
             yield path.relative_to(base).as_posix()
+
+
+class LocalFiles:
+    """The ``Files`` port on this machine's file system."""
+
+    def folder(self, path: str) -> str | None:
+        folder = Path(path).expanduser()
+        return str(folder.resolve()) if folder.is_dir() else None
+
+    def list(self, root: str, mask: str) -> list[str]:
+        return list(list_files(Path(root), mask))
+
+    def size(self, root: str, relative: str) -> int | None:
+        target = resolve_inside(Path(root), relative)
+        return target.stat().st_size if target.is_file() else None
+
+    def read(self, root: str, relative: str) -> bytes | None:
+        target = resolve_inside(Path(root), relative)
+        return target.read_bytes() if target.is_file() else None

@@ -9,7 +9,7 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.resources import open_resources
+from service.lifespan import open_services
 from service.settings import Settings
 
 ADMIN = "admin-key-0123456789"
@@ -30,9 +30,9 @@ def clock() -> Clock:
 
 
 def client_for(settings: Settings, embedder, clock) -> Iterator[TestClient]:
-    resources = open_resources(settings, embedder=embedder, clock=clock)
+    resources = open_services(settings, embedder=embedder, clock=clock)
     try:
-        with TestClient(create_app(resources=resources)) as client:
+        with TestClient(create_app(services=resources)) as client:
             yield client
     finally:
         resources.close()

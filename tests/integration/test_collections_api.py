@@ -10,7 +10,8 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.resources import Resources, open_resources
+from service.application import Services
+from service.lifespan import open_services
 from service.settings import Settings
 
 ADR = """# ADR 12: Event bus
@@ -44,15 +45,15 @@ def notes(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def opened(tmp_path: Path, embedder) -> Iterator[Resources]:
-    resources = open_resources(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+def opened(tmp_path: Path, embedder) -> Iterator[Services]:
+    resources = open_services(Settings(data_dir=tmp_path / "data"), embedder=embedder)
     yield resources
     resources.close()
 
 
 @pytest.fixture
-def client(opened: Resources) -> Iterator[TestClient]:
-    with TestClient(create_app(resources=opened)) as client:
+def client(opened: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=opened)) as client:
         yield client
 
 
@@ -88,9 +89,9 @@ def test_index_search_and_fetch_by_line_range(client: TestClient, notes: Path) -
     assert listed["skipped"][0]["path"] == "notes/adr/012-event-bus.md"
 
 
-def test_code_fences_are_never_split(opened: Resources, notes: Path, client: TestClient) -> None:
+def test_code_fences_are_never_split(opened: Services, notes: Path, client: TestClient) -> None:
     add(client, notes)
-    texts = [s.entry.text for batch in opened.ledger.scan() for s in batch]
+    texts = [s.entry.text for batch in opened.stores.ledger.scan() for s in batch]
     fences = [t for t in texts if "```" in t]
     assert fences and all(t.count("```") == 2 for t in fences)
 
@@ -171,7 +172,7 @@ def test_bad_collection_requests(client: TestClient, notes: Path) -> None:
 
 
 def test_a_running_scan_shows_its_progress(
-    client: TestClient, opened: Resources, notes: Path, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, opened: Services, notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[dict | None] = []
     write = opened.memory.write
@@ -191,9 +192,9 @@ def test_the_rescan_job_picks_up_edits_when_scheduled(
     tmp_path: Path, embedder, notes: Path
 ) -> None:
     settings = Settings(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
-    resources = open_resources(settings, embedder=embedder)
+    resources = open_services(settings, embedder=embedder)
     try:
-        with TestClient(create_app(resources=resources)) as client:
+        with TestClient(create_app(services=resources)) as client:
             add(client, notes)
             (notes / "people.md").write_text("Carol owns billing now.\n")
             (notes / "adr" / "012-event-bus.md").unlink()

@@ -9,7 +9,7 @@ from pathlib import Path
 from chromadb.api.client import SharedSystemClient
 
 from service.domain.models import Entry, Filters, SearchQuery
-from service.resources import open_resources
+from service.lifespan import open_services
 from service.settings import Settings
 
 
@@ -25,9 +25,12 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
     tmp_path: Path, embedder
 ) -> None:
     broken = Settings(data_dir=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
-    degraded = open_resources(broken)
+    degraded = open_services(broken)
     try:
-        assert degraded.embedder is None and "embedding model unavailable" in degraded.degraded[0]
+        assert (
+            degraded.stores.embedder is None
+            and "embedding model unavailable" in degraded.stores.degraded[0]
+        )
         outcome = degraded.memory.write([entry("1", "we adopted trunk based development")])
         assert (outcome.embedded, outcome.indexed) == (0, 1)
         found = degraded.retriever.search(query("trunk development"))
@@ -36,23 +39,23 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
     finally:
         degraded.close()
 
-    healthy = open_resources(Settings(data_dir=tmp_path), embedder=embedder)
+    healthy = open_services(Settings(data_dir=tmp_path), embedder=embedder)
     try:
         found = healthy.retriever.search(query("branching strategy", mode="vector"))
         assert [r.entry.id for r in found.results] == ["1"]
-        assert [h.action for h in healthy.ledger.history("ns:1")] == ["created", "embedded"]
+        assert [h.action for h in healthy.stores.ledger.history("ns:1")] == ["created", "embedded"]
     finally:
         healthy.close()
 
 
 def reopen_after(tmp_path: Path, embedder, damage) -> list[str]:
     settings = Settings(data_dir=tmp_path)
-    first = open_resources(settings, embedder=embedder)
+    first = open_services(settings, embedder=embedder)
     first.memory.write([entry("a", "postgres replication lag"), entry("e", "lag alert", "E")])
     first.close()
     damage(tmp_path)
     SharedSystemClient.clear_system_cache()
-    second = open_resources(settings, embedder=embedder)
+    second = open_services(settings, embedder=embedder)
     try:
         bm25 = [r.entry.id for r in second.retriever.search(query("lag", "bm25")).results]
         vector = [

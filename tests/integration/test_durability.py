@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 from service.domain.models import Entry, Filters, SearchQuery
-from service.resources import open_resources
+from service.lifespan import open_services
 from service.settings import Settings
 
 
 def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, embedder) -> None:
     settings = Settings(data_dir=tmp_path, chroma_url=chroma_url)
-    first = open_resources(settings, embedder=embedder)
+    first = open_services(settings, embedder=embedder)
     now = time.time()
     kept = Entry(
         id="kept", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
@@ -19,25 +19,23 @@ def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, 
     doomed = Entry(id="doomed", namespace="ns", tier="E", text="shard job log", timestamp=now)
     first.memory.write([doomed])
     # A crash after the ledger commit, before the indexes: the write is acknowledged.
-    first.ledger.put(first.memory.prepare([kept]))
-    first.ledger.mark_deleting(["ns:doomed"])
+    first.stores.ledger.put(first.memory.prepare([kept]))
+    first.stores.ledger.mark_deleting(["ns:doomed"])
     first.close()
 
-    second = open_resources(settings, embedder=embedder)
+    second = open_services(settings, embedder=embedder)
     try:
         query = SearchQuery("shard tenant", Filters("ns", ("A", "C", "E"), time.time()))
         found = [r.entry.id for r in second.retriever.search(query).results]
         assert found == ["kept"]
-        assert second.ledger.unsynced() == ([], [])
-        assert second.keywords.count() == 1
+        assert second.stores.ledger.unsynced() == ([], [])
+        assert second.stores.keywords.count() == 1
     finally:
         second.close()
 
 
 def test_rebuild_recreates_indexes_from_the_ledger(tmp_path, chroma_url, embedder) -> None:
-    resources = open_resources(
-        Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
-    )
+    resources = open_services(Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder)
     try:
         now = time.time()
         resources.memory.write(
@@ -53,11 +51,11 @@ def test_rebuild_recreates_indexes_from_the_ledger(tmp_path, chroma_url, embedde
                 for n in range(9)
             ]
         )
-        resources.vectors.clear()
-        resources.keywords.clear()
+        resources.stores.vectors.clear()
+        resources.stores.keywords.clear()
         assert resources.memory.rebuild() == 9
-        assert resources.keywords.count() == 9
-        assert resources.vectors.count("A") == 3 and resources.vectors.count("C") == 3
+        assert resources.stores.keywords.count() == 9
+        assert resources.stores.vectors.count("A") == 3 and resources.stores.vectors.count("C") == 3
         query = SearchQuery("caching", Filters("ns", ("A", "C", "E"), time.time()), limit=20)
         assert len(resources.retriever.search(query).results) == 9
     finally:

@@ -9,7 +9,8 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.resources import Resources, open_resources
+from service.application import Services
+from service.lifespan import open_services
 from service.settings import Settings
 from tests.integration.test_api import Clock, search, write
 
@@ -25,16 +26,16 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def opened(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[Resources]:
+def opened(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[Services]:
     settings = Settings(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS)
-    resources = open_resources(settings, embedder=embedder, clock=clock)
+    resources = open_services(settings, embedder=embedder, clock=clock)
     yield resources
     resources.close()
 
 
 @pytest.fixture
-def client(opened: Resources) -> Iterator[TestClient]:
-    with TestClient(create_app(resources=opened)) as client:
+def client(opened: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=opened)) as client:
         client.headers.update(ADMIN)
         yield client
 
@@ -50,7 +51,7 @@ def run_job(client: TestClient, name: str) -> dict:
 
 
 def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
-    client: TestClient, opened: Resources, clock: Clock
+    client: TestClient, opened: Services, clock: Clock
 ) -> None:
     write(
         client,
@@ -66,7 +67,7 @@ def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
 
     job = run_job(client, "expire_c_tier")
     assert job["last_result"] == {"archived": 1} and job["last_error"] is None
-    assert opened.vectors.count("C") == 0 and opened.vectors.count("A") == 1
+    assert opened.stores.vectors.count("C") == 0 and opened.stores.vectors.count("A") == 1
     assert run_job(client, "expire_c_tier")["last_result"] == {"archived": 0}
     assert ids(search(client, "flaky checkout")) == ["keep"]
     archived = search(client, "flaky checkout", include_archived=True, mode="bm25")
@@ -77,7 +78,7 @@ def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
 
 
 def test_promote_moves_the_stored_vector_to_tier_a(
-    client: TestClient, opened: Resources, embedder, monkeypatch
+    client: TestClient, opened: Services, embedder, monkeypatch
 ) -> None:
     write(
         client,
@@ -96,7 +97,7 @@ def test_promote_moves_the_stored_vector_to_tier_a(
     assert calls == []
     entry = client.get("/v1/entries/c1").json()
     assert (entry["tier"], entry["expires_at"]) == ("A", None)
-    assert (opened.vectors.count("A"), opened.vectors.count("C")) == (1, 0)
+    assert (opened.stores.vectors.count("A"), opened.stores.vectors.count("C")) == (1, 0)
     history = client.get("/v1/entries/c1/history").json()["history"]
     assert [h["action"] for h in history] == ["created", "promoted"]
     assert history[1]["actor"].startswith("key:")
@@ -140,7 +141,7 @@ def test_old_e_entries_are_archived(client: TestClient, clock: Clock) -> None:
     assert set(ids(search(client, "cron", include_archived=True))) == {"old", "new"}
 
 
-def test_rebuild_gives_the_same_results(client: TestClient, opened: Resources) -> None:
+def test_rebuild_gives_the_same_results(client: TestClient, opened: Services) -> None:
     write(
         client,
         *[

@@ -14,9 +14,10 @@ from litestar.testing import transport as litestar_transport
 from mcp import Client
 
 from service.app import create_app
+from service.application import Services
 from service.client import StrataClient
+from service.lifespan import open_services
 from service.mcp import Backend, LocalBackend, RestBackend, build_server
-from service.resources import Resources, open_resources
 from service.settings import Settings
 
 ADMIN = "admin-key-0123456789"
@@ -31,21 +32,21 @@ class Clock:
 
 
 @pytest.fixture
-def resources(tmp_path: Path, embedder) -> Iterator[Resources]:
+def resources(tmp_path: Path, embedder) -> Iterator[Services]:
     keys = f"{ADMIN}=admin;{ALICE}=agent:alice"
     settings = Settings(data_dir=tmp_path / "data", api_keys=keys, jobs="off")
-    opened = open_resources(settings, embedder=embedder, clock=Clock())
+    opened = open_services(settings, embedder=embedder, clock=Clock())
     yield opened
     opened.close()
 
 
 @pytest.fixture
-def rest(resources: Resources) -> Iterator[TestClient]:
-    with TestClient(create_app(resources=resources)) as client:
+def rest(resources: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=resources)) as client:
         yield client
 
 
-def backends(resources: Resources, rest: TestClient, key: str) -> list[Backend]:
+def backends(resources: Services, rest: TestClient, key: str) -> list[Backend]:
     principal = resources.keys.authenticate(f"Bearer {key}")
     client = StrataClient(
         "http://testserver.local",
@@ -72,7 +73,7 @@ def call_both(backends: list[Backend], tool: str, **arguments: Any) -> list[dict
     return [anyio.run(call, backend) for backend in backends]
 
 
-def test_both_backends_answer_alike(resources: Resources, rest: TestClient, tmp_path: Path) -> None:
+def test_both_backends_answer_alike(resources: Services, rest: TestClient, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "billing.md").write_text("# Billing\n\nInvoices are sent on the 1st.\n")

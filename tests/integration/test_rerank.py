@@ -13,7 +13,8 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.resources import Resources, load_reranker, open_resources
+from service.application import Services
+from service.lifespan import load_reranker, open_services
 from service.settings import Settings
 from service.stores.embedder import open_embedder
 from service.stores.reranker import open_reranker
@@ -43,9 +44,9 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(path)
 
 
-def opened(tmp_path: Path, embedder, reranker_model: str) -> Resources:
+def opened(tmp_path: Path, embedder, reranker_model: str) -> Services:
     settings = Settings(data_dir=tmp_path, reranker_model=reranker_model)
-    resources = open_resources(settings, embedder=embedder)
+    resources = open_services(settings, embedder=embedder)
     load_reranker(settings, resources.retriever)
     return resources
 
@@ -53,7 +54,7 @@ def opened(tmp_path: Path, embedder, reranker_model: str) -> Resources:
 @pytest.fixture
 def client(tmp_path: Path, embedder, tiny_cross_encoder: str) -> Iterator[TestClient]:
     resources = opened(tmp_path, embedder, tiny_cross_encoder)
-    with TestClient(create_app(resources=resources)) as client:
+    with TestClient(create_app(services=resources)) as client:
         yield client
     resources.close()
 
@@ -77,7 +78,7 @@ def test_rerank_rescores_the_candidates_and_explains_it(client: TestClient) -> N
 def test_without_a_reranker_the_service_runs_and_says_so(tmp_path: Path, embedder) -> None:
     resources = opened(tmp_path, embedder, str(tmp_path / "no-such-cross-encoder"))
     try:
-        with TestClient(create_app(resources=resources)) as client:
+        with TestClient(create_app(services=resources)) as client:
             write(client, {"tier": "A", "text": "release train every second week"})
             found = client.post("/v1/search", json={"query": "release", "rerank": True}).json()
             assert [r["text"] for r in found["results"]] == ["release train every second week"]

@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 import pytest
 
 from schemas import wire
-from service.api.convert import format_time, parse_time, to_entries, to_query
+from service.application.inputs import parse_time, to_entries, to_query
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
+from service.present import format_time
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC).timestamp()
 

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from service.domain import memory as memory_module
 from service.domain.memory import Memory
 from service.domain.models import Filters, HistoryEvent, Tier
 from service.domain.tiers import DAY
@@ -151,7 +152,7 @@ def test_expire_c_tier_on_exact_expiry_archives(stores: Stores) -> None:
 
 
 def test_expire_c_tier_handles_more_than_one_batch(stores: Stores, monkeypatch) -> None:
-    monkeypatch.setattr(lifecycle, "BATCH", 2)
+    monkeypatch.setattr(memory_module, "BATCH", 2)
     stores.memory.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
     )
@@ -234,7 +235,7 @@ def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
 
 
 def test_archive_e_tier_handles_more_than_one_batch(stores: Stores, monkeypatch) -> None:
-    monkeypatch.setattr(lifecycle, "BATCH", 2)
+    monkeypatch.setattr(memory_module, "BATCH", 2)
     stores.memory.write(
         [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]

@@ -1,16 +1,23 @@
-"""Wire types to domain values and back; semantic checks that name the offending field."""
+"""Requests as the front ends decode them, checked and turned into domain values.
+
+Every rule a request must meet beyond its wire schema lives here, and each failure names
+the offending field; nothing reaches a store before all of a request has passed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from schemas import wire
-from service.domain.answer import Answered
-from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
-from service.domain.tiers import ExpiryPolicy, is_live
+from service.domain.models import TIERS, Entry, Filters, SearchQuery
+from service.domain.tiers import ExpiryPolicy
 from service.errors import FieldError, InvalidInput
+
+NamespaceOf = Callable[[str | None, str], str]
+"""Resolves a requested namespace for the caller (field name for errors); raises if denied."""
+
+METADATA_VALUE_CHARS = 10_000
 
 
 def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None:
@@ -25,25 +32,15 @@ def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None
     return moment.timestamp()
 
 
-def format_time(seconds: float | None) -> str | None:
-    if seconds is None:
-        return None
-    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
-
-
 def to_entries(
-    events: list[wire.Event],
+    events: Sequence[wire.Event],
     *,
     now: float,
     new_id: Callable[[], str],
     policy: ExpiryPolicy,
-    namespace: Callable[[str | None, str], str],
+    namespace: NamespaceOf,
 ) -> list[Entry]:
-    """Domain entries for a batch, or InvalidInput listing every bad field of the batch.
-
-    ``namespace(requested, field)`` resolves an event's namespace for the caller and
-    raises when the caller may not write it.
-    """
+    """Domain entries for a batch, or InvalidInput listing every bad field of the batch."""
     errors: list[FieldError] = []
     entries: list[Entry] = []
     seen: set[tuple[str, str]] = set()
@@ -61,8 +58,12 @@ def to_entries(
         if event.variants and event.kind != "pattern":
             errors.append(FieldError(f"{where}.variants", "only entries of kind pattern have"))
         for key, value in event.metadata.items():
-            if isinstance(value, str) and len(value) > 10_000:
-                errors.append(FieldError(f"{where}.metadata.{key}", "longer than 10000 chars"))
+            if isinstance(value, str) and len(value) > METADATA_VALUE_CHARS:
+                errors.append(
+                    FieldError(
+                        f"{where}.metadata.{key}", f"longer than {METADATA_VALUE_CHARS} chars"
+                    )
+                )
         entry_id = event.id or new_id()
         if (ns, entry_id) in seen:
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
@@ -95,6 +96,7 @@ def to_entries(
 
 
 def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> SearchQuery:
+    """The domain query of a search request, or InvalidInput naming every bad field."""
     errors: list[FieldError] = []
     if not request.query.strip():
         errors.append(FieldError("query", "must not be blank"))
@@ -129,71 +131,8 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
     )
 
 
-def entry_out(entry: Entry, now: float) -> wire.EntryOut:
-    return wire.EntryOut(**_entry_fields(entry, now))
-
-
-def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
-    explain = None
-    if result.explain is not None:
-        explain = {
-            name: wire.ListRank(rank=e.rank, score=round(e.score, 6))
-            for name, e in result.explain.items()
-        }
-    place = _place(result.entry)
-    if place:
-        place["score_pct"] = round(result.score * 100)
-    return wire.SearchHit(
-        **place,
-        **_entry_fields(result.entry, now),
-        snippet=result.snippet,
-        score=result.score,
-        explain=explain,
-    )
-
-
-def retrieved_out(answered: Answered, now: float) -> wire.RetrievedEntry:
-    parts = {name: round(value, 6) for name, value in answered.parts.items()}
-    return wire.RetrievedEntry(
-        **_place(answered.result.entry),
-        **_entry_fields(answered.result.entry, now),
-        snippet=answered.result.snippet,
-        relevance_score=answered.relevance,
-        score=answered.score,
-        parts=wire.AnswerParts(**parts),
-    )
-
-
-def _place(entry: Entry) -> dict[str, Any]:
-    """Where a chunk of a collection's file sits: its document path, title and lines."""
-    meta = entry.metadata
-    if "file" not in meta:
-        return {}
-    return {
-        "file": meta["file"],
-        "title": meta.get("title"),
-        "lines": f"{meta.get('line_start')}-{meta.get('line_end')}",
-    }
-
-
-def _entry_fields(entry: Entry, now: float) -> dict:
-    """Wire fields of an entry; an expired one shows as archived, as searches treat it."""
-    return {
-        "id": entry.id,
-        "namespace": entry.namespace,
-        "tier": entry.tier,
-        "text": entry.text,
-        "timestamp": format_time(entry.timestamp),
-        "speaker": entry.speaker,
-        "role": entry.role,
-        "chain_type": entry.chain_type,
-        "tags": list(entry.tags),
-        "expires_at": format_time(entry.expires_at),
-        "archived": entry.archived or not is_live(entry.expires_at, now),
-        "metadata": dict(entry.metadata),
-        "kind": entry.kind,
-        "type": entry.type,
-        "confidence": entry.confidence,
-        "variants": list(entry.variants),
-        "thread": entry.thread,
-    }
+def not_blank(value: str, field: str) -> str:
+    """``value`` unless it is only whitespace (InvalidInput naming ``field``)."""
+    if not value.strip():
+        raise InvalidInput.one(field, "must not be blank")
+    return value

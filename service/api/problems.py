@@ -1,0 +1,88 @@
+"""Every error as an RFC 9457 problem-details response, mapped in one place."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from schemas import wire
+from service.errors import StrataError
+
+log = logging.getLogger("strata")
+PROBLEM_JSON = "application/problem+json"
+
+
+def problem(
+    status: int,
+    title: str,
+    detail: str,
+    errors: list[wire.FieldProblem] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[bytes]:
+    body = wire.Problem(
+        type="about:blank", title=title, status=status, detail=detail, errors=errors or []
+    )
+    return Response(
+        msgspec.json.encode(body), status_code=status, media_type=PROBLEM_JSON, headers=headers
+    )
+
+
+def _strata_problem(_: Request[Any, Any, Any], exc: StrataError) -> Response[bytes]:
+    errors = [wire.FieldProblem(e.field, e.message) for e in getattr(exc, "errors", [])]
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return problem(exc.status, exc.title, exc.detail, errors, headers)
+
+
+def _validation_problem(_: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
+    """Litestar's decoding errors: malformed JSON is 400, a bad field is 422 naming it."""
+    extra = exc.extra if isinstance(exc.extra, list) else []
+    errors = [
+        wire.FieldProblem(_field_name(item), str(item.get("message", "invalid")))
+        for item in extra
+        if isinstance(item, dict)
+    ]
+    if not errors:
+        return problem(400, "Malformed request", str(exc.detail))
+    detail = "; ".join(f"{e.field}: {e.message}" for e in errors)
+    return problem(422, "Invalid input", detail, errors)
+
+
+def _field_name(item: dict[str, Any]) -> str:
+    key = str(item.get("key") or "body")
+    key = key[2:] if key.startswith("$.") else key
+    return "body" if key == "data" else key
+
+
+def _http_problem(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    detail = str(exc.detail)
+    if exc.status_code == 400:
+        detail = f"request body is not valid JSON: {detail}"
+    elif exc.status_code == 413:
+        detail = "request body is larger than STRATA_MAX_BODY_BYTES"
+    title = "Malformed request" if exc.status_code == 400 else _title(exc.status_code)
+    return problem(exc.status_code, title, detail, headers=exc.headers)
+
+
+def _internal_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem(500, "Internal error", "the service failed; see its log")
+
+
+def _title(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+EXCEPTION_HANDLERS = {
+    StrataError: _strata_problem,
+    ValidationException: _validation_problem,
+    HTTPException: _http_problem,
+    Exception: _internal_problem,
+}

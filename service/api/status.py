@@ -1,0 +1,20 @@
+"""Liveness and what the service runs with; what is stored."""
+
+from __future__ import annotations
+
+from litestar import get
+
+from schemas import wire
+from service import present
+from service.api.deps import PrincipalDep, ServicesDep
+
+
+@get("/health", sync_to_thread=True, tags=["health"])
+def health(services: ServicesDep) -> wire.Health:
+    return present.health_out(services.status.health())
+
+
+@get("/v1/stats", sync_to_thread=True, tags=["stats"])
+def stats(services: ServicesDep, principal: PrincipalDep) -> wire.StatsResponse:
+    """Entries, vectors and tokens per namespace and tier. An agent key sees its namespaces."""
+    return present.stats_out(services.status.stats(principal))

@@ -1,0 +1,112 @@
+"""Collections of markdown files: registering, scanning, renaming and removing them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemas import wire
+from service.auth import Principal
+from service.domain.collections import Collection, Collections, ScanReport
+from service.domain.ports import Catalog, Files
+from service.errors import Conflict, InvalidInput, NotFound
+
+
+@dataclass(frozen=True)
+class CollectionView:
+    collection: Collection
+    files: int
+    scanning: tuple[int, int] | None
+    """Files done and files in all while a scan runs."""
+
+
+@dataclass(frozen=True)
+class Scanned:
+    view: CollectionView
+    report: ScanReport
+
+
+class CollectionUseCases:
+    def __init__(
+        self,
+        collections: Collections,
+        catalog: Catalog,
+        files: Files,
+        *,
+        clock: Callable[[], float],
+        new_id: Callable[[], str],
+    ) -> None:
+        self.collections = collections
+        self.catalog = catalog
+        self.files = files
+        self.clock = clock
+        self.new_id = new_id
+
+    def add(self, principal: Principal, request: wire.CollectionRequest) -> Scanned:
+        """Register a folder (admin: it reads the server's disk) and index it."""
+        principal.require_admin()
+        namespace = principal.namespace(request.namespace)
+        if not Path(request.path).expanduser().is_absolute():
+            raise InvalidInput.one("path", "must be an absolute path on the server")
+        root = self.files.folder(request.path)
+        if root is None:
+            raise InvalidInput.one("path", f"{request.path} is not a directory")
+        self._name_free(request.name)
+        collection = Collection(
+            self.new_id(),
+            request.name,
+            namespace,
+            root,
+            request.mask,
+            request.tier,
+            self.clock(),
+        )
+        self.catalog.add(collection)
+        return self._scan(collection, principal)
+
+    def list(self, principal: Principal) -> list[CollectionView]:
+        return [self._view(c) for c in self.catalog.all() if principal.may_use(c.namespace)]
+
+    def show(self, principal: Principal, name: str) -> CollectionView:
+        return self._view(self.find(principal, name))
+
+    def scan(self, principal: Principal, name: str) -> Scanned:
+        """Re-scan: changed files are re-embedded, removed ones leave the index."""
+        return self._scan(self.find(principal, name), principal)
+
+    def rename(self, principal: Principal, name: str, new_name: str) -> CollectionView:
+        principal.require_admin()
+        collection = self.find(principal, name)
+        self._name_free(new_name)
+        return self._view(self.collections.rename(collection, new_name, principal.name))
+
+    def remove(self, principal: Principal, name: str) -> CollectionView:
+        """Forget a collection and its chunks; the files themselves are left alone."""
+        principal.require_admin()
+        collection = self.find(principal, name)
+        shown = self._view(collection)
+        self.collections.remove(collection, principal.name)
+        return shown
+
+    def find(self, principal: Principal, name: str) -> Collection:
+        """A collection the caller may see; another namespace's is as unknown as none."""
+        collection = self.catalog.get(name)
+        if collection is None or not principal.may_use(collection.namespace):
+            raise NotFound(f"no collection {name!r}")
+        return collection
+
+    def _name_free(self, name: str) -> None:
+        if self.catalog.get(name) is not None:
+            raise Conflict(f"a collection named {name!r} exists")
+
+    def _scan(self, collection: Collection, principal: Principal) -> Scanned:
+        report = self.collections.scan(collection, principal.name)
+        return Scanned(self._view(self.catalog.get(collection.name) or collection), report)
+
+    def _view(self, collection: Collection) -> CollectionView:
+        return CollectionView(
+            collection,
+            len(self.catalog.files(collection.id)),
+            self.collections.progress(collection),
+        )

@@ -1,0 +1,82 @@
+"""Writing, reading and deleting entries, and their history."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from schemas import wire
+from service.application.inputs import to_entries
+from service.auth import Principal
+from service.domain.memory import Memory
+from service.domain.models import Entry, HistoryEvent, WriteOutcome, entry_key
+from service.domain.tiers import ExpiryPolicy
+from service.errors import NotFound, PayloadTooLarge
+
+
+@dataclass(frozen=True)
+class Found:
+    entry: Entry
+    now: float
+    """When it was read: an entry expired by then shows as archived."""
+
+
+@dataclass(frozen=True)
+class EntryHistory:
+    id: str
+    namespace: str
+    events: list[HistoryEvent]
+
+
+class EventUseCases:
+    def __init__(
+        self,
+        memory: Memory,
+        policy: ExpiryPolicy,
+        *,
+        max_batch: int,
+        clock: Callable[[], float],
+        new_id: Callable[[], str],
+    ) -> None:
+        self.memory = memory
+        self.policy = policy
+        self.max_batch = max_batch
+        self.clock = clock
+        self.new_id = new_id
+
+    def write(self, principal: Principal, events: Sequence[wire.Event]) -> WriteOutcome:
+        """Store a batch of events: all of it or, on any invalid event, none of it."""
+        if len(events) > self.max_batch:
+            raise PayloadTooLarge(
+                f"events: {len(events)} events, at most {self.max_batch} per batch"
+            )
+        entries = to_entries(
+            events,
+            now=self.clock(),
+            new_id=self.new_id,
+            policy=self.policy,
+            namespace=principal.namespace,
+        )
+        return self.memory.write(entries, principal.name)
+
+    def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
+        ns = principal.namespace(namespace)
+        found = self.memory.get(entry_key(ns, entry_id))
+        if found is None:
+            raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
+        return Found(found.entry, self.clock())
+
+    def delete(self, principal: Principal, entry_id: str, namespace: str | None) -> str:
+        """Delete an entry; returns its namespace."""
+        ns = principal.namespace(namespace)
+        if not self.memory.delete([entry_key(ns, entry_id)], principal.name):
+            raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
+        return ns
+
+    def history(self, principal: Principal, entry_id: str, namespace: str | None) -> EntryHistory:
+        """What happened to an entry, oldest first; kept after the entry is deleted."""
+        ns = principal.namespace(namespace)
+        events = self.memory.history(entry_key(ns, entry_id))
+        if not events:
+            raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
+        return EntryHistory(entry_id, ns, events)

@@ -1,0 +1,41 @@
+"""Searching entries."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from schemas import wire
+from service.application.inputs import to_query
+from service.auth import Principal
+from service.domain.models import SearchOutcome
+from service.domain.retrieval import Retriever
+
+
+@dataclass(frozen=True)
+class Searched:
+    outcome: SearchOutcome
+    now: float
+    """The moment the search ran: entries expired by then show as archived."""
+    took_ms: float
+    degraded: list[str]
+
+
+class SearchUseCase:
+    def __init__(
+        self, retriever: Retriever, degraded: list[str], *, clock: Callable[[], float]
+    ) -> None:
+        self.retriever = retriever
+        self.degraded = degraded
+        """Why the service runs with less than it should (shared, filled at start)."""
+        self.clock = clock
+
+    def search(self, principal: Principal, request: wire.SearchRequest) -> Searched:
+        """Hybrid BM25 + vector search of one namespace the caller may read."""
+        started = time.perf_counter()
+        now = self.clock()
+        query = to_query(request, namespace=principal.namespace(request.namespace), now=now)
+        outcome = self.retriever.search(query)
+        took = round((time.perf_counter() - started) * 1000, 2)
+        return Searched(outcome, now, took, [*self.degraded, *outcome.degraded])

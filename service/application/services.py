@@ -1,0 +1,180 @@
+"""The use cases, built once from the stores (as ports) and the settings."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from service.application.admin import AdminUseCases
+from service.application.answers import AnswerUseCases
+from service.application.collections import CollectionUseCases
+from service.application.documents import DocumentUseCases
+from service.application.events import EventUseCases
+from service.application.search import SearchUseCase
+from service.application.status import StatusUseCases
+from service.auth import KeyRing
+from service.domain.answer import Answerer, AnswerPolicy
+from service.domain.cache import QueryCache
+from service.domain.collections import Collections
+from service.domain.memory import Memory
+from service.domain.models import SearchOutcome
+from service.domain.ports import (
+    Catalog,
+    Embedder,
+    Files,
+    InteractionLog,
+    KeywordStore,
+    Ledger,
+    VectorStore,
+)
+from service.domain.retrieval import Retriever, Weighting
+from service.domain.tiers import ExpiryPolicy
+from service.jobs.lifecycle import lifecycle_jobs
+from service.jobs.rebuild import Rebuilder
+from service.jobs.scheduler import Jobs
+from service.settings import Settings
+
+
+def new_id() -> str:
+    """A fresh id: 32 hex characters."""
+    return uuid.uuid4().hex
+
+
+@dataclass
+class Stores:
+    """Every store the use cases need, as ports; ``close`` releases the real ones."""
+
+    ledger: Ledger
+    vectors: VectorStore
+    keywords: KeywordStore
+    catalog: Catalog
+    interactions: InteractionLog
+    files: Files
+    embedder: Embedder | None
+    degraded: list[str] = field(default_factory=list)
+    """Why a store runs with less than it should (no model, ...)."""
+    disk_usage: Callable[[], dict[str, int | None]] = dict
+    close: Callable[[], None] = lambda: None
+
+
+@dataclass
+class Services:
+    """The use cases every front end calls, and the parts the lifespan drives."""
+
+    settings: Settings
+    keys: KeyRing
+    events: EventUseCases
+    search: SearchUseCase
+    answers: AnswerUseCases
+    admin: AdminUseCases
+    collections: CollectionUseCases
+    documents: DocumentUseCases
+    status: StatusUseCases
+    memory: Memory
+    retriever: Retriever
+    jobs: Jobs
+    rebuilder: Rebuilder
+    stores: Stores
+
+    def close(self) -> None:
+        self.jobs.shutdown()
+        self.rebuilder.wait()
+        self.stores.close()
+
+
+def build_services(
+    settings: Settings,
+    stores: Stores,
+    *,
+    clock: Callable[[], float] = time.time,
+    new_id: Callable[[], str] = new_id,
+) -> Services:
+    """The use cases over ``stores``; nothing is opened, recovered or started here."""
+    s = settings
+    cache: QueryCache[SearchOutcome] = QueryCache(s.query_cache_size, s.query_cache_seconds, clock)
+    memory = Memory(
+        stores.ledger,
+        stores.vectors,
+        stores.keywords,
+        stores.embedder,
+        chunk_words=s.chunk_words,
+        chunk_overlap=s.chunk_overlap,
+        clock=clock,
+        on_change=cache.invalidate,
+    )
+    retriever = Retriever(
+        stores.ledger,
+        stores.vectors,
+        stores.keywords,
+        stores.embedder,
+        rrf_k=s.rrf_k,
+        weights={"bm25": s.bm25_weight, "vector": s.vector_weight},
+        candidates=s.candidates,
+        rerank_candidates=s.rerank_candidates,
+        rerank_default=s.rerank == "on",
+        weighting=Weighting(s.tier_weights, s.c_recency_days),
+        mmr_lambda=s.mmr_lambda,
+        fusion=s.fusion,
+        keyword_share=s.keyword_share,
+        cache=cache,
+    )
+    answerer = Answerer(
+        retriever,
+        stores.embedder,
+        stores.interactions,
+        AnswerPolicy(
+            threshold=s.strong_match_threshold,
+            weights=s.answer_weights,
+            type_weights=s.type_weights,
+            freshness_days=s.freshness_days,
+        ),
+        new_id=new_id,
+        routine_similarity=s.routine_similarity,
+        routine_min_similar=s.routine_min_similar,
+    )
+    collections = Collections(
+        stores.catalog,
+        memory,
+        stores.files,
+        chunk_words=s.chunk_words,
+        chunk_overlap=s.chunk_overlap,
+        clock=clock,
+    )
+    jobs = lifecycle_jobs(s, memory, collections, clock)
+    rebuilder = Rebuilder(memory, clock)
+    degraded = stores.degraded
+    collection_cases = CollectionUseCases(
+        collections, stores.catalog, stores.files, clock=clock, new_id=new_id
+    )
+    return Services(
+        settings=s,
+        keys=KeyRing.load(s.api_keys, s.api_keys_file),
+        events=EventUseCases(
+            memory,
+            ExpiryPolicy(s.c_ttl_days, s.ttl_by_chain_type),
+            max_batch=s.max_batch,
+            clock=clock,
+            new_id=new_id,
+        ),
+        search=SearchUseCase(retriever, degraded, clock=clock),
+        answers=AnswerUseCases(answerer, stores.interactions, degraded, clock=clock),
+        admin=AdminUseCases(memory, jobs, rebuilder),
+        collections=collection_cases,
+        documents=DocumentUseCases(collection_cases, stores.catalog, stores.files),
+        status=StatusUseCases(
+            stores.ledger,
+            stores.vectors,
+            stores.keywords,
+            stores.embedder,
+            retriever,
+            degraded,
+            stores.disk_usage,
+        ),
+        memory=memory,
+        retriever=retriever,
+        jobs=jobs,
+        rebuilder=rebuilder,
+        stores=stores,
+    )

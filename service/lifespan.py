@@ -1,0 +1,86 @@
+"""The service's life: open the stores, recover, start the jobs, load the reranker, and
+close everything in reverse order at shutdown."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import anyio.to_thread
+
+from service.application import Services, build_services
+from service.application.services import new_id as fresh_id
+from service.composition import open_stores
+from service.domain.ports import Embedder
+from service.domain.retrieval import Retriever
+from service.settings import Settings
+
+log = logging.getLogger("strata")
+
+
+def open_services(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    clock: Callable[[], float] = time.time,
+    new_id: Callable[[], str] = fresh_id,
+) -> Services:
+    """The use cases over the stores of ``settings``, with interrupted writes finished and
+    the indexes made to match the ledger. The caller closes them."""
+    stores = open_stores(settings, embedder=embedder)
+    services = build_services(settings, stores, clock=clock, new_id=new_id)
+    memory = services.memory
+    memory.recover()
+    if not memory.indexes_match_ledger():
+        log.warning("indexes do not match the ledger; rebuilding them from it")
+        memory.rebuild()
+    memory.backfill()
+    return services
+
+
+def load_reranker(settings: Settings, retriever: Retriever) -> None:
+    """Load the cross-encoder; searches rerank once it is in."""
+    if not settings.reranker_model:
+        retriever.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
+        return
+    from service.stores.reranker import open_reranker
+
+    try:
+        reranker = open_reranker(
+            settings.reranker_model,
+            settings.reranker_backend,
+            settings.model_cache_dir,
+            threads=settings.model_threads,
+            max_length=settings.rerank_max_tokens,
+        )
+        retriever.reranker = reranker
+        retriever.reranker_problem = None
+        log.info("reranker %s loaded (%s)", settings.reranker_model, reranker.backend)
+    except Exception as exc:  # run without reranking, and say so
+        log.error("reranker %s could not be loaded: %s", settings.reranker_model, exc)
+        retriever.reranker_problem = f"reranker {settings.reranker_model} unavailable ({exc})"
+
+
+@asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[Services]:
+    """Services for a server process: blocking calls on ``search_threads`` threads, the
+    scheduler started, the reranker loaded off the start-up path; all closed on exit."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    limiter.total_tokens = settings.search_threads
+    services = open_services(settings)
+    for reason in services.stores.degraded:
+        log.warning("degraded: %s", reason)
+    if settings.jobs == "on":
+        services.jobs.start()
+    loader = threading.Thread(
+        target=load_reranker, args=(settings, services.retriever), name="reranker", daemon=True
+    )
+    loader.start()
+    try:
+        yield services
+    finally:
+        loader.join()
+        services.close()

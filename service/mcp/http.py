@@ -1,0 +1,70 @@
+"""The tools served by the service itself at ``/mcp`` (streamable HTTP), for the caller
+whose API key came with each request."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.datastructures import Headers
+from litestar.handlers import asgi
+from litestar.types import Receive, Scope, Send
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+
+from service.application import Services
+from service.auth import Principal
+from service.mcp.backends import Backend, LocalBackend
+from service.mcp.tools import build_server
+
+PRINCIPAL = "strata.principal"
+"""Scope key under which the ``/mcp`` endpoint hands the authenticated caller to the tools."""
+
+LOOPBACK = {
+    "allowed_hosts": ["127.0.0.1:*", "localhost:*", "[::1]:*"],
+    "allowed_origins": ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+}
+"""Hosts and origins /mcp accepts without API keys. The service is then open, on loopback
+only; checking Host and Origin keeps web pages out that reach it through a name resolving to
+127.0.0.1 (DNS rebinding). With keys, the key is the check."""
+
+
+def _local_backend(ctx: Context) -> Backend:
+    request = ctx.request_context.request  # the HTTP request that carried this tool call
+    if request is None or not isinstance(request.scope.get(PRINCIPAL), Principal):
+        raise ToolError("no authenticated caller for this request")
+    return LocalBackend(request.app.state.services, request.scope[PRINCIPAL])
+
+
+@asynccontextmanager
+async def mcp_lifespan(app: Litestar) -> AsyncIterator[None]:
+    """Run the ``/mcp`` session manager for the app's lifetime (after its services open)."""
+    services: Services = app.state.services
+    server = build_server(_local_backend)
+    # Stateless, plain JSON answers: each tool call is one request, authenticated on its own,
+    # so no session needs keeping (and any worker can answer it).
+    server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=services.settings.max_body_bytes,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=not services.keys.enabled, **LOOPBACK
+        ),
+    )
+    manager: StreamableHTTPSessionManager = server.session_manager
+    app.state.mcp = manager
+    async with manager.run():
+        yield
+
+
+@asgi("/mcp", is_mount=True, copy_scope=False)
+async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+    """MCP over streamable HTTP, with the REST API's keys (401 without a valid one)."""
+    app = scope["app"]
+    services: Services = app.state.services
+    principal = services.keys.authenticate(Headers.from_scope(scope).get("authorization"))
+    manager: StreamableHTTPSessionManager = app.state.mcp
+    await manager.handle_request({**scope, PRINCIPAL: principal}, receive, send)  # type: ignore[arg-type]

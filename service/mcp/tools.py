@@ -1,0 +1,197 @@
+"""strata's MCP tools, written once against ``Backend``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, Any, TypeVar
+
+import anyio.to_thread
+import httpx
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from schemas import wire
+from service.client import StrataClientError
+from service.errors import StrataError
+from service.mcp.arguments import convert, like
+from service.mcp.backends import Backend, Json
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """strata is a long-term memory. Use `search` or `retrieve` before answering \
+questions about past conversations, decisions, preferences or notes; `remember` what is worth \
+keeping (tier A: lasting facts and preferences; C: working context that expires after a week; \
+E: logs and exact strings, keyword-searchable only). Search hits from markdown collections carry \
+`file` and `lines`: read more of the file with `get`."""
+
+NAMESPACE = "Namespace to use. Default: the API key's only namespace, else 'default'."
+Namespace = Annotated[wire.Namespace | None, like(wire.SearchRequest, "namespace", NAMESPACE)]
+Tiers = Annotated[
+    list[wire.Tier] | None,
+    like(wire.SearchRequest, "tiers", "Tiers to search (A, C, E). Default: all."),
+]
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
+    """strata's tools; ``backend_of`` gives the backend acting for a tool call's caller."""
+    server: MCPServer = MCPServer(
+        "strata", title="strata memory", instructions=INSTRUCTIONS, version="0.1.0"
+    )
+
+    @server.tool(annotations=READ_ONLY)
+    async def search(
+        ctx: Context,
+        query: Annotated[str, like(wire.SearchRequest, "query", "What to look for.")],
+        namespace: Namespace = None,
+        tiers: Tiers = None,
+        mode: Annotated[
+            wire.Mode,
+            like(
+                wire.SearchRequest,
+                "mode",
+                "auto: hybrid when tier A or C is searched, else bm25. bm25: keywords only. "
+                "vector: meaning only, tiers A and C. hybrid: both, fused.",
+            ),
+        ] = "auto",
+        limit: Annotated[int, like(wire.SearchRequest, "limit", "Most hits to return.")] = 10,
+    ) -> Json:
+        """Search memory: BM25 keywords and vector similarity fused into one ranked list.
+
+        Each hit has its id, tier, text, a snippet of the best-matching part and a score in
+        [0, 1] (1.0: ranked first by every list searched). Hits from markdown collections
+        also carry `file` and `lines`, to read with `get`."""
+        body = {"query": query, "namespace": namespace, "tiers": tiers, "mode": mode}
+        request = convert({**body, "limit": limit}, wire.SearchRequest)
+        return await _run(backend_of(ctx).search, request)
+
+    @server.tool(annotations=READ_ONLY)
+    async def retrieve(
+        ctx: Context,
+        question: Annotated[str, like(wire.RetrieveRequest, "question", "The question to answer.")],
+        namespace: Namespace = None,
+        top_n: Annotated[
+            int, like(wire.RetrieveRequest, "top_n", "How many entries to return.")
+        ] = 5,
+        asker: Annotated[
+            str | None,
+            like(wire.RetrieveRequest, "asker", "Who asks (your agent's name), for the log."),
+        ] = None,
+    ) -> Json:
+        """Answer a question from memory: the best grounded entries (full text, each with
+        `relevance_score` and a blended `score`), `strong_match` (true when a near-direct
+        answer exists: act on it; false: say memory has no clear answer), and up to 4
+        `reasoning_patterns` (how to think about such questions, with `variants`).
+        Quote `interaction_id` when giving feedback."""
+        body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
+        return await _run(backend_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
+
+    @server.tool(annotations=READ_ONLY)
+    async def get(
+        ctx: Context,
+        id_or_path: Annotated[
+            str,
+            like(
+                wire.DocumentsRequest,
+                "pattern",
+                "An entry id (as a search hit's `id`), or a collection document's "
+                "path `<collection>/<relative path>` (as a search hit's `file`).",
+            ),
+        ],
+        namespace: Namespace = None,
+        from_line: Annotated[
+            int, Field(description="Documents only: first line to return.", ge=1)
+        ] = 1,
+        lines: Annotated[
+            int | None,
+            Field(description="Documents only: how many lines. Default: to the end.", ge=1),
+        ] = None,
+    ) -> Json:
+        """Read one entry by id, or lines of a collection document by path.
+
+        A path contains '/'; entry ids never do. Document lines come numbered."""
+        backend = backend_of(ctx)
+        if "/" in id_or_path:
+            return await _run(backend.document, id_or_path, from_line, lines)
+        return await _run(backend.entry, id_or_path, namespace)
+
+    @server.tool(annotations=READ_ONLY)
+    async def multi_get(
+        ctx: Context,
+        pattern: Annotated[
+            str,
+            like(
+                wire.DocumentsRequest,
+                "pattern",
+                "A glob over document paths (`notes/**/*.md`) or a comma-separated "
+                "list of paths (`notes/a.md, notes/b.md`).",
+            ),
+        ],
+        max_bytes: Annotated[
+            int, like(wire.DocumentsRequest, "max_bytes", "Skip files larger than this.")
+        ] = 65536,
+    ) -> Json:
+        """Read several collection documents at once. Files over `max_bytes` are listed under
+        `skipped` with the reason instead of being returned."""
+        request = convert({"pattern": pattern, "max_bytes": max_bytes}, wire.DocumentsRequest)
+        return await _run(backend_of(ctx).documents, request)
+
+    @server.tool(annotations=WRITES)
+    async def remember(
+        ctx: Context,
+        text: Annotated[str, like(wire.Event, "text", "What to remember.")],
+        tier: Annotated[
+            wire.Tier,
+            like(
+                wire.Event,
+                "tier",
+                "A: a lasting fact or preference (default). C: working context, "
+                "expires after a week. E: a log line or exact string, keyword search only.",
+            ),
+        ] = "A",
+        namespace: Namespace = None,
+        speaker: Annotated[str | None, like(wire.Event, "speaker", "Who said it.")] = None,
+        tags: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+            like(wire.Event, "tags", "Labels to filter by."),
+        ] = None,
+        chain_type: Annotated[
+            str | None, like(wire.Event, "chain_type", "Kind of record, e.g. 'standup'.")
+        ] = None,
+    ) -> Json:
+        """Store something in memory; returns its id."""
+        event = {
+            "text": text,
+            "tier": tier,
+            "namespace": namespace,
+            "speaker": speaker,
+            "chain_type": chain_type,
+            "tags": tags or [],
+        }
+        written = await _run(backend_of(ctx).write, convert(event, wire.Event))
+        return {"id": written["ids"][0], "tier": tier, "embedded": written["embedded"] > 0}
+
+    @server.tool(annotations=READ_ONLY)
+    async def status(ctx: Context) -> Json:
+        """Health of the service (model, stores, degradations) and what is stored: entries,
+        vectors and tokens per namespace and tier."""
+        return await _run(backend_of(ctx).status)
+
+    return server
+
+
+async def _run(call: Callable[..., T], *args: Any) -> T:
+    """Run a blocking backend call on a worker thread; strata's errors become tool errors
+    the model can read."""
+    try:
+        return await anyio.to_thread.run_sync(partial(call, *args))
+    except StrataError as exc:
+        raise ToolError(f"{exc.status} {exc.title}: {exc.detail}") from exc
+    except StrataClientError as exc:
+        raise ToolError(str(exc)) from exc
+    except httpx.TransportError as exc:
+        raise ToolError(f"cannot reach the strata service: {exc}") from exc

@@ -1,0 +1,296 @@
+"""Domain results as the wire types every front end answers with (REST, MCP, console)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from schemas import wire
+from service.application.admin import JobView, Promoted
+from service.application.answers import Retrieved, RoutineReport
+from service.application.collections import CollectionView, Scanned
+from service.application.documents import Document, Documents
+from service.application.events import EntryHistory, Found
+from service.application.search import Searched
+from service.application.status import Health
+from service.domain.answer import Answered
+from service.domain.interactions import DailyReport, Feedback
+from service.domain.models import Entry, SearchResult, WriteOutcome
+from service.domain.stats import Stats
+from service.domain.tiers import is_live
+from service.jobs.rebuild import RebuildStatus
+
+
+def format_time(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+
+
+def written(outcome: WriteOutcome) -> wire.EventsResponse:
+    return wire.EventsResponse(outcome.ids, outcome.embedded, outcome.indexed)
+
+
+def entry_out(found: Found) -> wire.EntryOut:
+    return wire.EntryOut(**_entry_fields(found.entry, found.now))
+
+
+def history_out(history: EntryHistory) -> wire.HistoryResponse:
+    return wire.HistoryResponse(
+        id=history.id,
+        namespace=history.namespace,
+        history=[
+            wire.HistoryItem(at=format_time(e.at) or "", action=e.action, actor=e.actor)
+            for e in history.events
+        ],
+    )
+
+
+def search_out(searched: Searched) -> wire.SearchResponse:
+    outcome = searched.outcome
+    return wire.SearchResponse(
+        results=[hit_out(r, searched.now) for r in outcome.results],
+        mode=outcome.mode,
+        took_ms=searched.took_ms,
+        degraded=searched.degraded,
+        relaxed=outcome.relaxed,
+    )
+
+
+def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
+    explain = None
+    if result.explain is not None:
+        explain = {
+            name: wire.ListRank(rank=e.rank, score=round(e.score, 6))
+            for name, e in result.explain.items()
+        }
+    place = _place(result.entry)
+    if place:
+        place["score_pct"] = round(result.score * 100)
+    return wire.SearchHit(
+        **place,
+        **_entry_fields(result.entry, now),
+        snippet=result.snippet,
+        score=result.score,
+        explain=explain,
+    )
+
+
+def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
+    answer, now = retrieved.answer, retrieved.now
+    return wire.RetrieveResponse(
+        interaction_id=answer.interaction_id,
+        entries=[retrieved_out(a, now) for a in answer.entries],
+        strong_match=answer.strong_match,
+        best_relevance=answer.best_relevance,
+        threshold=retrieved.threshold,
+        reasoning_patterns=[retrieved_out(a, now) for a in answer.patterns],
+        took_ms=answer.took_ms,
+        degraded=retrieved.degraded,
+    )
+
+
+def retrieved_out(answered: Answered, now: float) -> wire.RetrievedEntry:
+    parts = {name: round(value, 6) for name, value in answered.parts.items()}
+    return wire.RetrievedEntry(
+        **_place(answered.result.entry),
+        **_entry_fields(answered.result.entry, now),
+        snippet=answered.result.snippet,
+        relevance_score=answered.relevance,
+        score=answered.score,
+        parts=wire.AnswerParts(**parts),
+    )
+
+
+def feedback_out(feedback: Feedback) -> wire.FeedbackResponse:
+    return wire.FeedbackResponse(
+        feedback.interaction_id, feedback.rating, format_time(feedback.at) or ""
+    )
+
+
+def daily_out(report: DailyReport) -> wire.DailyReportResponse:
+    return wire.DailyReportResponse(
+        date=datetime.fromtimestamp(report.start, UTC).date().isoformat(),
+        namespace=report.namespace,
+        questions=report.questions,
+        strong_matches=report.strong_matches,
+        strong_match_rate=report.strong_match_rate,
+        feedback=report.feedback,
+        unanswered=[
+            wire.UnansweredQuestion(
+                i.id, i.question, i.asker, format_time(i.at) or "", i.best_relevance
+            )
+            for i in report.unanswered
+        ],
+    )
+
+
+def routine_out(report: RoutineReport) -> wire.RoutineCheckResponse:
+    check = report.check
+    return wire.RoutineCheckResponse(
+        similar=check.similar,
+        is_routine=check.is_routine,
+        similarity_threshold=report.similarity_threshold,
+        min_similar=report.min_similar,
+        examples=[
+            wire.SimilarExecution(
+                r.entry.id, r.entry.text, format_time(r.entry.timestamp) or "", similarity
+            )
+            for r, similarity in check.examples
+        ],
+        degraded=report.degraded,
+    )
+
+
+def promoted_out(promoted: Promoted) -> wire.PromoteResponse:
+    return wire.PromoteResponse(promoted.namespace, promoted.ids)
+
+
+def job_out(job: JobView) -> wire.JobOut:
+    return wire.JobOut(
+        name=job.name,
+        schedule=job.schedule,
+        next_run=format_time(job.next_run),
+        last_started=format_time(job.last_started),
+        last_finished=format_time(job.last_finished),
+        last_result=job.last_result,
+        last_error=job.last_error,
+        runs=job.runs,
+    )
+
+
+def rebuild_out(status: RebuildStatus) -> wire.RebuildOut:
+    return wire.RebuildOut(
+        state=status.state,  # type: ignore[arg-type]
+        done=status.done,
+        total=status.total,
+        started_at=format_time(status.started_at),
+        finished_at=format_time(status.finished_at),
+        error=status.error,
+    )
+
+
+def collection_out(view: CollectionView) -> wire.CollectionOut:
+    c = view.collection
+    return wire.CollectionOut(
+        name=c.name,
+        namespace=c.namespace,
+        path=c.path,
+        mask=c.mask,
+        tier=c.tier,  # type: ignore[arg-type]
+        files=view.files,
+        created_at=format_time(c.created_at) or "",
+        scanned_at=format_time(c.scanned_at),
+        scanning=wire.ScanProgress(*view.scanning) if view.scanning else None,
+    )
+
+
+def scan_out(scanned: Scanned) -> wire.ScanOut:
+    report = scanned.report
+    return wire.ScanOut(
+        collection=collection_out(scanned.view),
+        added=report.added,
+        changed=report.changed,
+        removed=report.removed,
+        unchanged=report.unchanged,
+        chunks=report.chunks,
+        skipped=report.skipped or [],
+    )
+
+
+def document_out(document: Document) -> wire.DocumentOut:
+    first = document.first_line
+    shown = document.lines
+    width = len(str(first + len(shown)))
+    numbered = "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(shown, start=first))
+    return wire.DocumentOut(
+        path=document.path,
+        title=document.title,
+        first_line=first,
+        last_line=first + len(shown) - 1,
+        total_lines=document.total_lines,
+        text=numbered,
+    )
+
+
+def documents_out(found: Documents) -> wire.DocumentsResponse:
+    return wire.DocumentsResponse(
+        [document_out(d) for d in found.documents],
+        [wire.Skipped(path, reason) for path, reason in found.skipped],
+    )
+
+
+def health_out(health: Health) -> wire.Health:
+    return wire.Health(
+        health.status,  # type: ignore[arg-type]
+        health.model,
+        health.reranker,
+        health.stores,
+        health.degraded,
+        health.model_backend,
+    )
+
+
+def stats_out(stats: Stats) -> wire.StatsResponse:
+    t = stats.totals
+    return wire.StatsResponse(
+        [
+            wire.NamespaceStats(
+                ns,
+                {
+                    tier: wire.TierStats(
+                        active=s.active,
+                        archived=s.archived,
+                        vectors=s.vectors,
+                        tokens_embedded=s.tokens_embedded,
+                        tokens=s.tokens,
+                    )
+                    for tier, s in tiers.items()
+                },
+            )
+            for ns, tiers in stats.namespaces.items()
+        ],
+        wire.Totals(
+            entries=t.entries,
+            vectors=t.vectors,
+            tokens_embedded=t.tokens_embedded,
+            tokens_full_rag=t.tokens_full_rag,
+            embedding_avoided=t.embedding_avoided,
+        ),
+        stats.disk,
+    )
+
+
+def _place(entry: Entry) -> dict[str, Any]:
+    """Where a chunk of a collection's file sits: its document path, title and lines."""
+    meta = entry.metadata
+    if "file" not in meta:
+        return {}
+    return {
+        "file": meta["file"],
+        "title": meta.get("title"),
+        "lines": f"{meta.get('line_start')}-{meta.get('line_end')}",
+    }
+
+
+def _entry_fields(entry: Entry, now: float) -> dict[str, Any]:
+    """Wire fields of an entry; an expired one shows as archived, as searches treat it."""
+    return {
+        "id": entry.id,
+        "namespace": entry.namespace,
+        "tier": entry.tier,
+        "text": entry.text,
+        "timestamp": format_time(entry.timestamp),
+        "speaker": entry.speaker,
+        "role": entry.role,
+        "chain_type": entry.chain_type,
+        "tags": list(entry.tags),
+        "expires_at": format_time(entry.expires_at),
+        "archived": entry.archived or not is_live(entry.expires_at, now),
+        "metadata": dict(entry.metadata),
+        "kind": entry.kind,
+        "type": entry.type,
+        "confidence": entry.confidence,
+        "variants": list(entry.variants),
+        "thread": entry.thread,
+    }
