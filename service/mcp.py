@@ -73,26 +73,26 @@ class RestBackend:
 
     def search(self, request: wire.SearchRequest) -> Json:
         options = msgspec.to_builtins(request)
-        return self.client.search(options.pop("query"), **options)
+        return _plain(self.client.search(options.pop("query"), **options))
 
     def retrieve(self, request: wire.RetrieveRequest) -> Json:
         options = msgspec.to_builtins(request)
-        return self.client.retrieve(options.pop("question"), **options)
+        return _plain(self.client.retrieve(options.pop("question"), **options))
 
     def entry(self, entry_id: str, namespace: str | None) -> Json:
-        return self.client.get_entry(entry_id, namespace)
+        return _plain(self.client.get_entry(entry_id, namespace))
 
     def document(self, path: str, from_line: int, lines: int | None) -> Json:
-        return self.client.get_document(path, from_line, lines)
+        return _plain(self.client.get_document(path, from_line, lines))
 
     def documents(self, request: wire.DocumentsRequest) -> Json:
-        return self.client.get_documents(request.pattern, request.max_bytes)
+        return _plain(self.client.get_documents(request.pattern, request.max_bytes))
 
     def write(self, event: wire.Event) -> Json:
-        return self.client.add_events([msgspec.to_builtins(event)])
+        return _plain(self.client.add_events([msgspec.to_builtins(event)]))
 
     def status(self) -> Json:
-        return {"health": self.client.health(), "stats": self.client.stats()}
+        return {"health": _plain(self.client.health()), "stats": _plain(self.client.stats())}
 
 
 class LocalBackend:
