@@ -4,8 +4,11 @@ from service.client import StrataClient
 
 with StrataClient("http://127.0.0.1:8080", api_key=None) as strata:
     strata.remember("We chose Postgres for billing.", tier="A", speaker="alice")
-    for hit in strata.search("which database?")["results"]:
-        print(hit["score"], hit["text"])
+    for hit in strata.search("which database?").results:
+        print(hit.score, hit.text)
+
+Each method returns the response decoded into its type from ``schemas.wire``; an error
+response raises ``StrataClientError``.
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+import msgspec
 
+from schemas import wire
 from service.errors import ConfigError
+
+T = TypeVar("T")
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 CONFIG_FILE = Path("~/.config/strata/config.toml")
@@ -87,7 +94,8 @@ class StrataClient:
     def close(self) -> None:
         self._http.close()
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _call(self, kind: type[T], method: str, path: str, **kwargs: Any) -> T:
+        """Send a request and decode its answer as ``kind``."""
         response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
             try:
@@ -95,47 +103,63 @@ class StrataClient:
             except ValueError:
                 problem = {"title": response.reason_phrase, "detail": response.text}
             raise StrataClientError(response.status_code, problem)
-        return response.json()
+        return msgspec.json.decode(response.content, type=kind)
 
     # -- events and entries
-    def add_events(self, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        return self._call("POST", "/v1/events", json={"events": list(events)})
+    def add_events(self, events: Sequence[Mapping[str, Any]]) -> wire.EventsResponse:
+        return self._call(wire.EventsResponse, "POST", "/v1/events", json={"events": list(events)})
 
     def remember(self, text: str, *, tier: str = "A", **fields: Any) -> str:
         """Record one event; returns its id."""
         event = {"text": text, "tier": tier, **{k: v for k, v in fields.items() if v is not None}}
-        return str(self.add_events([event])["ids"][0])
+        return self.add_events([event]).ids[0]
 
-    def search(self, query: str, **options: Any) -> dict[str, Any]:
+    def search(self, query: str, **options: Any) -> wire.SearchResponse:
         body = {"query": query, **{k: v for k, v in options.items() if v is not None}}
-        return self._call("POST", "/v1/search", json=body)
+        return self._call(wire.SearchResponse, "POST", "/v1/search", json=body)
 
-    def retrieve(self, question: str, **options: Any) -> dict[str, Any]:
+    def retrieve(self, question: str, **options: Any) -> wire.RetrieveResponse:
         """The best grounded entries, ``strong_match`` and the reasoning patterns."""
         body = {"question": question, **{k: v for k, v in options.items() if v is not None}}
-        return self._call("POST", "/v1/retrieve", json=body)
+        return self._call(wire.RetrieveResponse, "POST", "/v1/retrieve", json=body)
 
     def feedback(
         self, interaction_id: str, rating: str, comment: str | None = None
-    ) -> dict[str, Any]:
+    ) -> wire.FeedbackResponse:
         body = {"interaction_id": interaction_id, "rating": rating}
-        return self._call("POST", "/v1/feedback", json={**body, **_given(comment=comment)})
+        return self._call(
+            wire.FeedbackResponse, "POST", "/v1/feedback", json={**body, **_given(comment=comment)}
+        )
 
-    def daily_report(self, day: str | None = None, namespace: str | None = None) -> dict[str, Any]:
-        return self._call("GET", "/v1/reports/daily", params=_given(date=day, namespace=namespace))
+    def daily_report(
+        self, day: str | None = None, namespace: str | None = None
+    ) -> wire.DailyReportResponse:
+        return self._call(
+            wire.DailyReportResponse,
+            "GET",
+            "/v1/reports/daily",
+            params=_given(date=day, namespace=namespace),
+        )
 
-    def routine_check(self, task: str, namespace: str | None = None) -> dict[str, Any]:
-        return self._call("POST", "/v1/routine-check", json={"task": task, **_ns(namespace)})
+    def routine_check(self, task: str, namespace: str | None = None) -> wire.RoutineCheckResponse:
+        return self._call(
+            wire.RoutineCheckResponse,
+            "POST",
+            "/v1/routine-check",
+            json={"task": task, **_ns(namespace)},
+        )
 
-    def get_entry(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
-        return self._call("GET", f"/v1/entries/{entry_id}", params=_ns(namespace))
+    def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryOut:
+        return self._call(wire.EntryOut, "GET", f"/v1/entries/{entry_id}", params=_ns(namespace))
 
-    def delete_entry(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
-        return self._call("DELETE", f"/v1/entries/{entry_id}", params=_ns(namespace))
+    def delete_entry(self, entry_id: str, namespace: str | None = None) -> wire.DeleteResponse:
+        return self._call(
+            wire.DeleteResponse, "DELETE", f"/v1/entries/{entry_id}", params=_ns(namespace)
+        )
 
-    def history(self, entry_id: str, namespace: str | None = None) -> dict[str, Any]:
+    def history(self, entry_id: str, namespace: str | None = None) -> wire.HistoryResponse:
         path = f"/v1/entries/{entry_id}/history"
-        return self._call("GET", path, params=_ns(namespace))
+        return self._call(wire.HistoryResponse, "GET", path, params=_ns(namespace))
 
     # -- collections and documents
     def add_collection(
@@ -146,62 +170,67 @@ class StrataClient:
         mask: str | None = None,
         namespace: str | None = None,
         tier: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> wire.ScanOut:
         body = {"name": name, "path": path, "mask": mask, "namespace": namespace, "tier": tier}
         return self._call(
-            "POST", "/v1/collections", json={k: v for k, v in body.items() if v is not None}
+            wire.ScanOut,
+            "POST",
+            "/v1/collections",
+            json={k: v for k, v in body.items() if v is not None},
         )
 
-    def collections(self) -> dict[str, Any]:
-        return self._call("GET", "/v1/collections")
+    def collections(self) -> wire.CollectionsResponse:
+        return self._call(wire.CollectionsResponse, "GET", "/v1/collections")
 
-    def collection(self, name: str) -> dict[str, Any]:
-        return self._call("GET", f"/v1/collections/{name}")
+    def collection(self, name: str) -> wire.CollectionOut:
+        return self._call(wire.CollectionOut, "GET", f"/v1/collections/{name}")
 
-    def update_collection(self, name: str) -> dict[str, Any]:
-        return self._call("POST", f"/v1/collections/{name}/update")
+    def update_collection(self, name: str) -> wire.ScanOut:
+        return self._call(wire.ScanOut, "POST", f"/v1/collections/{name}/update")
 
-    def rename_collection(self, name: str, new_name: str) -> dict[str, Any]:
-        return self._call("PATCH", f"/v1/collections/{name}", json={"name": new_name})
+    def rename_collection(self, name: str, new_name: str) -> wire.CollectionOut:
+        return self._call(
+            wire.CollectionOut, "PATCH", f"/v1/collections/{name}", json={"name": new_name}
+        )
 
-    def remove_collection(self, name: str) -> dict[str, Any]:
-        return self._call("DELETE", f"/v1/collections/{name}")
+    def remove_collection(self, name: str) -> wire.CollectionOut:
+        return self._call(wire.CollectionOut, "DELETE", f"/v1/collections/{name}")
 
     def get_document(
         self, path: str, from_line: int = 1, lines: int | None = None
-    ) -> dict[str, Any]:
+    ) -> wire.DocumentOut:
         params: dict[str, Any] = {"path": path, "from": from_line}
         if lines is not None:
             params["lines"] = lines
-        return self._call("GET", "/v1/documents", params=params)
+        return self._call(wire.DocumentOut, "GET", "/v1/documents", params=params)
 
-    def get_documents(self, pattern: str, max_bytes: int = 65536) -> dict[str, Any]:
+    def get_documents(self, pattern: str, max_bytes: int = 65536) -> wire.DocumentsResponse:
         body = {"pattern": pattern, "max_bytes": max_bytes}
-        return self._call("POST", "/v1/documents/batch", json=body)
+        return self._call(wire.DocumentsResponse, "POST", "/v1/documents/batch", json=body)
 
     # -- service
-    def health(self) -> dict[str, Any]:
-        return self._call("GET", "/health")
+    def health(self) -> wire.Health:
+        return self._call(wire.Health, "GET", "/health")
 
-    def stats(self) -> dict[str, Any]:
-        return self._call("GET", "/v1/stats")
+    def stats(self) -> wire.StatsResponse:
+        return self._call(wire.StatsResponse, "GET", "/v1/stats")
 
     # -- admin
-    def promote(self, ids: Sequence[str], namespace: str | None = None) -> dict[str, Any]:
+    def promote(self, ids: Sequence[str], namespace: str | None = None) -> wire.PromoteResponse:
         body: dict[str, Any] = {"ids": list(ids), **_ns(namespace)}
-        return self._call("POST", "/v1/admin/promote", json=body)
+        return self._call(wire.PromoteResponse, "POST", "/v1/admin/promote", json=body)
 
-    def jobs(self) -> dict[str, Any]:
-        return self._call("GET", "/v1/admin/jobs")
+    def jobs(self) -> wire.JobsResponse:
+        return self._call(wire.JobsResponse, "GET", "/v1/admin/jobs")
 
-    def run_job(self, name: str) -> dict[str, Any]:
-        return self._call("POST", f"/v1/admin/jobs/{name}/run")
+    def run_job(self, name: str) -> wire.JobOut:
+        return self._call(wire.JobOut, "POST", f"/v1/admin/jobs/{name}/run")
 
-    def rebuild(self) -> dict[str, Any]:
-        return self._call("POST", "/v1/admin/rebuild")
+    def rebuild(self) -> wire.RebuildOut:
+        return self._call(wire.RebuildOut, "POST", "/v1/admin/rebuild")
 
-    def rebuild_status(self) -> dict[str, Any]:
-        return self._call("GET", "/v1/admin/rebuild")
+    def rebuild_status(self) -> wire.RebuildOut:
+        return self._call(wire.RebuildOut, "GET", "/v1/admin/rebuild")
 
 
 def _ns(namespace: str | None) -> dict[str, str]:

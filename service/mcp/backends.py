@@ -3,7 +3,7 @@ or a running service over REST."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import msgspec
 
@@ -16,16 +16,23 @@ from service.client import StrataClient
 Json = dict[str, Any]
 
 
-class Backend(Protocol):
-    """strata acting for one caller. Results are JSON-ready."""
+class Status(msgspec.Struct):
+    """The ``status`` tool's answer: the service's health and what it stores."""
 
-    def search(self, request: wire.SearchRequest) -> Json: ...
-    def retrieve(self, request: wire.RetrieveRequest) -> Json: ...
-    def entry(self, entry_id: str, namespace: str | None) -> Json: ...
-    def document(self, path: str, from_line: int, lines: int | None) -> Json: ...
-    def documents(self, request: wire.DocumentsRequest) -> Json: ...
-    def write(self, event: wire.Event) -> Json: ...
-    def status(self) -> Json: ...
+    health: wire.Health
+    stats: wire.StatsResponse
+
+
+class Backend(Protocol):
+    """strata acting for one caller; answers are the REST API's wire types."""
+
+    def search(self, request: wire.SearchRequest) -> wire.SearchResponse: ...
+    def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse: ...
+    def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut: ...
+    def document(self, path: str, from_line: int, lines: int | None) -> wire.DocumentOut: ...
+    def documents(self, request: wire.DocumentsRequest) -> wire.DocumentsResponse: ...
+    def write(self, event: wire.Event) -> wire.EventsResponse: ...
+    def status(self) -> Status: ...
 
 
 class LocalBackend:
@@ -35,34 +42,32 @@ class LocalBackend:
         self.services = services
         self.principal = principal
 
-    def search(self, request: wire.SearchRequest) -> Json:
-        return _plain(present.search_out(self.services.search.search(self.principal, request)))
+    def search(self, request: wire.SearchRequest) -> wire.SearchResponse:
+        return present.search_out(self.services.search.search(self.principal, request))
 
-    def retrieve(self, request: wire.RetrieveRequest) -> Json:
-        answered = self.services.answers.retrieve(self.principal, request)
-        return _plain(present.retrieve_out(answered))
+    def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse:
+        return present.retrieve_out(self.services.answers.retrieve(self.principal, request))
 
-    def entry(self, entry_id: str, namespace: str | None) -> Json:
-        found = self.services.events.get(self.principal, entry_id, namespace)
-        return _plain(present.entry_out(found))
+    def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut:
+        return present.entry_out(self.services.events.get(self.principal, entry_id, namespace))
 
-    def document(self, path: str, from_line: int, lines: int | None) -> Json:
+    def document(self, path: str, from_line: int, lines: int | None) -> wire.DocumentOut:
         found = self.services.documents.read(self.principal, path, from_line, lines)
-        return _plain(present.document_out(found))
+        return present.document_out(found)
 
-    def documents(self, request: wire.DocumentsRequest) -> Json:
+    def documents(self, request: wire.DocumentsRequest) -> wire.DocumentsResponse:
         found = self.services.documents.read_many(self.principal, request)
-        return _plain(present.documents_out(found))
+        return present.documents_out(found)
 
-    def write(self, event: wire.Event) -> Json:
-        return _plain(present.written(self.services.events.write(self.principal, [event])))
+    def write(self, event: wire.Event) -> wire.EventsResponse:
+        return present.written(self.services.events.write(self.principal, [event]))
 
-    def status(self) -> Json:
+    def status(self) -> Status:
         status = self.services.status
-        return {
-            "health": _plain(present.health_out(status.health())),
-            "stats": _plain(present.stats_out(status.stats(self.principal))),
-        }
+        return Status(
+            present.health_out(status.health()),
+            present.stats_out(status.stats(self.principal)),
+        )
 
 
 class RestBackend:
@@ -71,29 +76,25 @@ class RestBackend:
     def __init__(self, client: StrataClient) -> None:
         self.client = client
 
-    def search(self, request: wire.SearchRequest) -> Json:
+    def search(self, request: wire.SearchRequest) -> wire.SearchResponse:
         options = msgspec.to_builtins(request)
         return self.client.search(options.pop("query"), **options)
 
-    def retrieve(self, request: wire.RetrieveRequest) -> Json:
+    def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse:
         options = msgspec.to_builtins(request)
         return self.client.retrieve(options.pop("question"), **options)
 
-    def entry(self, entry_id: str, namespace: str | None) -> Json:
+    def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut:
         return self.client.get_entry(entry_id, namespace)
 
-    def document(self, path: str, from_line: int, lines: int | None) -> Json:
+    def document(self, path: str, from_line: int, lines: int | None) -> wire.DocumentOut:
         return self.client.get_document(path, from_line, lines)
 
-    def documents(self, request: wire.DocumentsRequest) -> Json:
+    def documents(self, request: wire.DocumentsRequest) -> wire.DocumentsResponse:
         return self.client.get_documents(request.pattern, request.max_bytes)
 
-    def write(self, event: wire.Event) -> Json:
+    def write(self, event: wire.Event) -> wire.EventsResponse:
         return self.client.add_events([msgspec.to_builtins(event)])
 
-    def status(self) -> Json:
-        return {"health": self.client.health(), "stats": self.client.stats()}
-
-
-def _plain(value: msgspec.Struct) -> Json:
-    return cast(Json, msgspec.to_builtins(value))
+    def status(self) -> Status:
+        return Status(self.client.health(), self.client.stats())

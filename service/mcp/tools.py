@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import anyio.to_thread
 import httpx
+import msgspec
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -172,8 +173,8 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
             "chain_type": chain_type,
             "tags": tags or [],
         }
-        written = await _run(backend_of(ctx).write, convert(event, wire.Event))
-        return {"id": written["ids"][0], "tier": tier, "embedded": written["embedded"] > 0}
+        written = await _call(backend_of(ctx).write, convert(event, wire.Event))
+        return {"id": written.ids[0], "tier": tier, "embedded": written.embedded > 0}
 
     @server.tool(annotations=READ_ONLY)
     async def status(ctx: Context) -> Json:
@@ -184,7 +185,12 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
     return server
 
 
-async def _run(call: Callable[..., T], *args: Any) -> T:
+async def _run(call: Callable[..., msgspec.Struct], *args: Any) -> Json:
+    """A backend call's answer as JSON."""
+    return cast(Json, msgspec.to_builtins(await _call(call, *args)))
+
+
+async def _call(call: Callable[..., T], *args: Any) -> T:
     """Run a blocking backend call on a worker thread; strata's errors become tool errors
     the model can read."""
     try:

@@ -1,12 +1,15 @@
-"""Where the client finds the service URL and API key."""
+"""Where the client finds the service URL and API key, and what it makes of the answers."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
+import msgspec
 import pytest
 
-from service.client import DEFAULT_URL, connection
+from schemas import wire
+from service.client import DEFAULT_URL, StrataClient, StrataClientError, connection
 from service.errors import ConfigError
 
 
@@ -40,3 +43,27 @@ def test_a_broken_file_is_a_config_error(tmp_path: Path) -> None:
     broken.write_text("url = [unclosed")
     with pytest.raises(ConfigError, match=r"config\.toml"):
         connection(None, None, {"STRATA_CONFIG": str(broken)})
+
+
+def answering(status: int, body: bytes) -> StrataClient:
+    """A client of a service that gives every request this answer."""
+    reply = httpx.MockTransport(lambda _: httpx.Response(status, content=body))
+    return StrataClient("http://strata.test", api_key="k", transport=reply)
+
+
+def test_answers_come_back_as_wire_types() -> None:
+    sent = wire.PromoteResponse("default", ["q1"])
+    with answering(200, msgspec.json.encode(sent)) as client:
+        assert client.promote(["q1"]) == sent
+
+
+def test_an_error_answer_raises_with_its_problem() -> None:
+    problem = {"type": "about:blank", "title": "Not found", "status": 404, "detail": "no q9"}
+    client = answering(404, msgspec.json.encode(problem))
+    with client, pytest.raises(StrataClientError, match="404 Not found: no q9") as raised:
+        client.get_entry("q9")
+    assert raised.value.status == 404 and raised.value.problem == problem
+    client = answering(502, b"<html>bad gateway</html>")
+    with client, pytest.raises(StrataClientError, match="502 Bad Gateway") as raised:
+        client.health()
+    assert raised.value.problem["detail"] == "<html>bad gateway</html>"

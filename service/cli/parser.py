@@ -1,0 +1,133 @@
+"""The ``strata`` command line: its commands, their arguments, and the function each runs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import get_args
+
+from schemas import wire
+from service.cli import commands
+from service.cli.calibrate import calibrate
+from service.cli.serve import serve
+
+TIERS = get_args(wire.Tier)
+MODES = get_args(wire.Mode)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser; each command sets ``run``, the function that takes the parsed
+    arguments and returns the exit code."""
+    top = argparse.ArgumentParser(
+        prog="strata",
+        description="Tiered memory for AI agents. Client commands use STRATA_URL "
+        "(default http://127.0.0.1:8080) and STRATA_API_KEY.",
+    )
+    top.add_argument("--url", help="service URL (default $STRATA_URL)")
+    top.add_argument("--api-key", help="API key (default $STRATA_API_KEY)")
+    subparsers = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serving = subparsers.add_parser("serve", help="run the REST service")
+    serving.add_argument("--host", help="interface to bind (default 127.0.0.1)")
+    serving.add_argument("--port", type=int, help="port (default 8080)")
+    serving.add_argument("--data-dir", help="where entries are kept (default ./strata-data)")
+    serving.set_defaults(run=serve)
+
+    add = subparsers.add_parser("add", help="record an event")
+    add.add_argument("text")
+    add.add_argument("--tier", choices=TIERS, default="A")
+    add.add_argument("--id")
+    add.add_argument("--namespace")
+    add.add_argument("--speaker")
+    add.add_argument("--chain-type")
+    add.add_argument("--tag", action="append", dest="tags", help="repeatable")
+    add.set_defaults(run=commands.add)
+
+    search = subparsers.add_parser("search", help="search memory")
+    search.add_argument("query")
+    search.add_argument("--mode", choices=MODES, default="auto")
+    search.add_argument("--tier", action="append", dest="tiers", choices=TIERS, help="repeatable")
+    search.add_argument("-n", "--limit", type=int, default=10)
+    search.add_argument("--namespace")
+    search.add_argument("--include-archived", action="store_true")
+    fmt = search.add_mutually_exclusive_group()
+    for name in ("json", "md", "csv"):
+        fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)
+    search.set_defaults(run=commands.search, format="text")
+
+    retrieve = subparsers.add_parser(
+        "retrieve", help="the best grounded entries for a question, with a strong-match verdict"
+    )
+    retrieve.add_argument("question")
+    retrieve.add_argument("-n", "--top-n", type=int, default=5)
+    retrieve.add_argument("--asker", help="who asks, kept in the interaction log")
+    retrieve.add_argument("--namespace")
+    retrieve.add_argument("--json", action="store_true")
+    retrieve.set_defaults(run=commands.retrieve)
+
+    calibrating = subparsers.add_parser(
+        "calibrate",
+        help="sweep the strong_match threshold on a BEIR-format set (runs locally, in a "
+        "throw-away data directory, with the STRATA_* settings)",
+    )
+    calibrating.add_argument("--dataset", required=True, help="folder with corpus.jsonl, ...")
+    calibrating.add_argument("-n", "--top-n", type=int, default=5)
+    calibrating.add_argument("--max-queries", type=int)
+    calibrating.add_argument("--json", action="store_true")
+    calibrating.set_defaults(run=calibrate)
+
+    get = subparsers.add_parser(
+        "get", help="show an entry by id, or a document by <collection>/<path>[:line]"
+    )
+    get.add_argument("id", help="entry id, or document path (with '/'), optionally :LINE")
+    get.add_argument("--namespace")
+    get.add_argument("--history", action="store_true", help="show what happened to an entry")
+    get.add_argument("-l", "--lines", type=int, help="how many lines of a document")
+    get.set_defaults(run=commands.get)
+
+    multi = subparsers.add_parser("multi-get", help="documents matching a glob or a list")
+    multi.add_argument("pattern")
+    multi.add_argument("--max-bytes", type=int, default=65536)
+    multi.set_defaults(run=commands.multi_get)
+
+    collection = subparsers.add_parser("collection", help="folders of markdown kept searchable")
+    actions = collection.add_subparsers(dest="action", required=True, metavar="ACTION")
+    c_add = actions.add_parser("add", help="register a folder and index it (admin)")
+    c_add.add_argument("name")
+    c_add.add_argument("path", help="folder on the service's machine")
+    c_add.add_argument("--mask", help="glob of files to index (default **/*.md)")
+    c_add.add_argument("--namespace")
+    c_add.add_argument("--tier", choices=TIERS)
+    c_add.set_defaults(run=commands.collection_add)
+    actions.add_parser("list", help="list collections").set_defaults(run=commands.collection_list)
+    for verb, run, text in [
+        ("update", commands.collection_update, "re-scan for changes"),
+        ("remove", commands.collection_remove, "forget it (admin)"),
+    ]:
+        action = actions.add_parser(verb, help=text)
+        action.add_argument("name")
+        action.set_defaults(run=run)
+
+    status = subparsers.add_parser("status", help="health and stats of the service")
+    status.set_defaults(run=commands.status)
+
+    mcp = subparsers.add_parser(
+        "mcp",
+        help="serve the MCP tools over stdio, backed by the service at --url",
+        description="Serve strata's MCP tools on stdin/stdout for an MCP client. Tool calls go "
+        "to the service at --url ($STRATA_URL) with --api-key ($STRATA_API_KEY), given before "
+        "the command: strata --url http://127.0.0.1:8080 mcp",
+    )
+    mcp.set_defaults(run=commands.mcp)
+
+    promote = subparsers.add_parser("promote", help="make tier C entries tier A (admin)")
+    promote.add_argument("ids", nargs="+")
+    promote.add_argument("--namespace")
+    promote.set_defaults(run=commands.promote)
+
+    jobs = subparsers.add_parser("jobs", help="list the lifecycle jobs, or run one (admin)")
+    jobs.add_argument("--run", dest="job", metavar="NAME", help="run this job now")
+    jobs.set_defaults(run=commands.jobs)
+
+    rebuild = subparsers.add_parser("rebuild", help="rebuild the indexes from the ledger (admin)")
+    rebuild.set_defaults(run=commands.rebuild)
+    return top

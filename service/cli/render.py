@@ -1,0 +1,122 @@
+"""What the ``strata`` commands print: wire responses as text, markdown, CSV or JSON, and
+the progress bar. Each renderer returns the whole text, every line newline-terminated,
+for a command to write as is."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from schemas import wire
+
+BAR_WIDTH = 30
+
+
+def as_json(value: Any) -> str:
+    """``value`` (wire structs, or plain data holding them) as indented JSON, in the
+    fields and order the service sent."""
+    return json.dumps(msgspec.to_builtins(value), indent=2, ensure_ascii=False) + "\n"
+
+
+def search_text(found: wire.SearchResponse) -> str:
+    """Two lines a hit: score, tier and where it is, then its snippet."""
+    lines = []
+    for hit in found.results:
+        flag = " (archived)" if hit.archived else ""
+        lines.append(f"{hit.score:.3f}  {hit.tier}  {_where(hit)}{flag}")
+        lines.append(f"       {hit.snippet}")
+    return _joined(lines)
+
+
+def search_md(found: wire.SearchResponse) -> str:
+    """A markdown table of the hits."""
+    lines = ["| score | tier | id | snippet |", "|---:|---|---|---|"]
+    for hit in found.results:
+        snippet = hit.snippet.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {hit.score:.3f} | {hit.tier} | {hit.id} | {snippet} |")
+    return _joined(lines)
+
+
+def search_csv(found: wire.SearchResponse) -> str:
+    """CSV with a header row, one row a hit."""
+    out = io.StringIO()
+    rows = csv.writer(out)
+    rows.writerow(["score", "tier", "id", "namespace", "timestamp", "snippet"])
+    for hit in found.results:
+        rows.writerow([hit.score, hit.tier, hit.id, hit.namespace, hit.timestamp, hit.snippet])
+    return out.getvalue()
+
+
+def search_json(found: wire.SearchResponse) -> str:
+    return as_json(found)
+
+
+SEARCH_FORMATS = {"text": search_text, "md": search_md, "csv": search_csv, "json": search_json}
+"""Renderers of a search by the format flag that picks them."""
+
+
+def retrieve_text(found: wire.RetrieveResponse) -> str:
+    """The verdict, then each entry and reasoning pattern with its variants."""
+    verdict = "strong match" if found.strong_match else "no strong match"
+    lines = [
+        f"{verdict} (best relevance {found.best_relevance:.3f}, "
+        f"threshold {found.threshold:.2f}); interaction {found.interaction_id}"
+    ]
+    for entry in found.entries:
+        lines.append(
+            f"{entry.score:.3f}  rel {entry.relevance_score:.3f}  {entry.tier}  {_where(entry)}"
+        )
+        lines.append(f"       {entry.snippet}")
+    for pattern in found.reasoning_patterns:
+        lines.append(f"pattern {pattern.id}: {pattern.text}")
+        lines.extend(f"       - {variant}" for variant in pattern.variants)
+    return _joined(lines)
+
+
+def degraded_text(reasons: Iterable[str]) -> str:
+    """Why a response is degraded, a line a reason (for stderr)."""
+    return _joined(f"degraded: {reason}" for reason in reasons)
+
+
+def documents_text(found: wire.DocumentsResponse) -> str:
+    """Each document under a ``==> path <==`` header, followed by a blank line."""
+    return "".join(f"==> {doc.path} <==\n{doc.text}\n\n" for doc in found.documents)
+
+
+def skipped_text(found: wire.DocumentsResponse) -> str:
+    """The documents left out and why (for stderr)."""
+    return _joined(f"skipped {s.path}: {s.reason}" for s in found.skipped)
+
+
+def collections_text(found: wire.CollectionsResponse) -> str:
+    """A tab-separated line a collection: name, files, tier, namespace, folder."""
+    return _joined(
+        f"{c.name}\t{c.files} files\t{c.tier}\t{c.namespace}\t{c.path}" for c in found.collections
+    )
+
+
+def progress_bar(done: int, total: int, label: str = "") -> str:
+    """A bar that redraws itself over the current line (it starts with a carriage return)."""
+    filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+    bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}"
+    return f"\r{label + ' ' if label else ''}{bar}"
+
+
+def show_progress(done: int, total: int, label: str = "") -> None:
+    """Draw the progress bar on stderr."""
+    print(progress_bar(done, total, label), end="", file=sys.stderr)
+
+
+def _where(hit: wire.SearchHit | wire.RetrievedEntry) -> str:
+    """A collection chunk's ``file:lines``, else the entry's id."""
+    return f"{hit.file}:{hit.lines}" if hit.file else hit.id
+
+
+def _joined(lines: Iterable[str]) -> str:
+    return "".join(f"{line}\n" for line in lines)

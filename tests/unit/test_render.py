@@ -1,0 +1,171 @@
+"""What the `strata` commands print for a service's answers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import msgspec
+
+from schemas import wire
+from service.cli import render
+
+ENTRY: dict[str, Any] = {
+    "id": "adr-7",
+    "namespace": "default",
+    "tier": "A",
+    "text": "Services talk over gRPC.",
+    "timestamp": "2024-05-01T12:00:00Z",
+    "speaker": "alice",
+    "role": None,
+    "chain_type": None,
+    "tags": [],
+    "expires_at": None,
+    "archived": False,
+    "metadata": {},
+    "kind": "memory",
+    "type": None,
+    "confidence": None,
+    "variants": [],
+    "thread": None,
+}
+
+
+def hit(**fields: Any) -> wire.SearchHit:
+    return msgspec.convert(
+        {**ENTRY, "snippet": "talk over gRPC", "score": 0.8, **fields}, wire.SearchHit
+    )
+
+
+def found(*hits: wire.SearchHit, degraded: list[str] | None = None) -> wire.SearchResponse:
+    return wire.SearchResponse(list(hits), "hybrid", 3.5, degraded or [])
+
+
+def answered(**fields: Any) -> wire.RetrievedEntry:
+    parts = {"relevance": 0.7, "type": 0.5, "confidence": 0.5, "freshness": 1.0}
+    values = {"snippet": "talk over gRPC", "relevance_score": 0.71, "score": 0.66, "parts": parts}
+    return msgspec.convert({**ENTRY, **values, **fields}, wire.RetrievedEntry)
+
+
+def retrieved(**fields: Any) -> wire.RetrieveResponse:
+    values: dict[str, Any] = {
+        "interaction_id": "i-1",
+        "entries": [answered()],
+        "strong_match": True,
+        "best_relevance": 0.71,
+        "threshold": 0.35,
+        "reasoning_patterns": [],
+        "took_ms": 12.0,
+        "degraded": [],
+    }
+    return wire.RetrieveResponse(**{**values, **fields})
+
+
+def test_a_text_hit_shows_score_tier_place_and_snippet() -> None:
+    chunk = hit(id="c1", file="notes/deploys.md", lines="1-3", archived=True)
+    assert render.search_text(found(hit(), chunk)) == (
+        "0.800  A  adr-7\n"
+        "       talk over gRPC\n"
+        "0.800  A  notes/deploys.md:1-3 (archived)\n"
+        "       talk over gRPC\n"
+    )
+
+
+def test_nothing_found_prints_nothing() -> None:
+    assert render.search_text(found()) == ""
+    assert render.search_md(found()) == "| score | tier | id | snippet |\n|---:|---|---|---|\n"
+
+
+def test_markdown_rows_keep_a_snippet_in_its_cell() -> None:
+    table = render.search_md(found(hit(snippet="a | b\nc")))
+    assert table.splitlines()[2] == "| 0.800 | A | adr-7 | a \\| b c |"
+
+
+def test_csv_rows_read_back_as_the_hits() -> None:
+    text = 'said "no", then left'
+    rows = list(csv.DictReader(io.StringIO(render.search_csv(found(hit(snippet=text))))))
+    assert rows == [
+        {
+            "score": "0.8",
+            "tier": "A",
+            "id": "adr-7",
+            "namespace": "default",
+            "timestamp": "2024-05-01T12:00:00Z",
+            "snippet": text,
+        }
+    ]
+
+
+def test_json_is_what_the_service_sent_indented() -> None:
+    """The service's own encoding, decoded as the client does, prints as the body itself
+    would: same fields, same order, defaults left out where the service leaves them out."""
+    sent = msgspec.json.encode(
+        found(hit(text="naïve ünïcode"), hit(id="c1", file="n/a.md", lines="2-4", score_pct=80))
+    )
+    decoded = msgspec.json.decode(sent, type=wire.SearchResponse)
+    printed = render.search_json(decoded)
+    assert printed == json.dumps(json.loads(sent), indent=2, ensure_ascii=False) + "\n"
+    first, chunk = json.loads(printed)["results"]
+    assert "file" not in first and "explain" not in first
+    assert chunk["file"] == "n/a.md" and chunk["score_pct"] == 80
+    assert "naïve ünïcode" in printed
+
+
+def test_json_of_several_answers_together() -> None:
+    health = wire.Health("ok", "all-MiniLM-L6-v2", None, {"ledger": 3}, [])
+    printed = json.loads(render.as_json({"health": health, "promoted": ["q1"]}))
+    assert printed["health"]["model"] == "all-MiniLM-L6-v2"
+    assert printed["health"]["stores"] == {"ledger": 3} and printed["promoted"] == ["q1"]
+
+
+def test_retrieve_gives_the_verdict_first() -> None:
+    lines = render.retrieve_text(retrieved()).splitlines()
+    assert lines[0] == "strong match (best relevance 0.710, threshold 0.35); interaction i-1"
+    assert lines[1:] == ["0.660  rel 0.710  A  adr-7", "       talk over gRPC"]
+    weak = render.retrieve_text(retrieved(strong_match=False, entries=[]))
+    assert weak == "no strong match (best relevance 0.710, threshold 0.35); interaction i-1\n"
+
+
+def test_retrieve_lists_patterns_with_their_variants() -> None:
+    pattern = answered(id="p1", kind="pattern", text="Weigh the data first.", variants=["x", "y"])
+    lines = render.retrieve_text(retrieved(reasoning_patterns=[pattern])).splitlines()
+    assert lines[-3:] == ["pattern p1: Weigh the data first.", "       - x", "       - y"]
+
+
+def test_degraded_reasons_a_line_each() -> None:
+    assert render.degraded_text(["chroma unreachable", "no model"]) == (
+        "degraded: chroma unreachable\ndegraded: no model\n"
+    )
+    assert render.degraded_text([]) == ""
+
+
+def test_documents_under_headers_and_the_skipped_with_reasons() -> None:
+    doc = wire.DocumentOut(
+        path="notes/a.md", title="A", first_line=1, last_line=1, total_lines=1, text="1| # A"
+    )
+    docs = wire.DocumentsResponse([doc], [wire.Skipped("notes/big.md", "larger than 1000 bytes")])
+    assert render.documents_text(docs) == "==> notes/a.md <==\n1| # A\n\n"
+    assert render.skipped_text(docs) == "skipped notes/big.md: larger than 1000 bytes\n"
+
+
+def test_collections_a_tab_separated_line_each() -> None:
+    notes = wire.CollectionOut(
+        name="notes",
+        namespace="default",
+        path="/srv/notes",
+        mask="**/*.md",
+        tier="A",
+        files=12,
+        created_at="2024-05-01T12:00:00Z",
+        scanned_at=None,
+    )
+    listed = render.collections_text(wire.CollectionsResponse([notes]))
+    assert listed == "notes\t12 files\tA\tdefault\t/srv/notes\n"
+
+
+def test_progress_bar_fills_with_the_work_done() -> None:
+    assert render.progress_bar(5, 10) == f"\r[{'#' * 15}{'.' * 15}] 5/10"
+    assert render.progress_bar(0, 0, "indexing") == f"\rindexing [{'#' * 30}] 0/0"
+    assert render.progress_bar(0, 4).count("#") == 0
