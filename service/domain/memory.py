@@ -6,10 +6,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.domain.chunking import chunk_text
+from service.domain.group_commit import GroupCommit, Pending
 from service.domain.models import (
     Chunk,
     Entry,
@@ -33,13 +34,10 @@ GROUP_ENTRIES = 2000
 """A group commit takes no more writes once it holds this many entries."""
 
 
-@dataclass
-class _PendingWrite:
+@dataclass(frozen=True)
+class _Write:
     entries: list[Entry]
     actor: str
-    stored: list[StoredEntry] = field(default_factory=list)
-    done: bool = False
-    error: Exception | None = None
 
 
 class Memory:
@@ -76,64 +74,32 @@ class Memory:
         self.on_change = on_change
         """Told the namespaces of every change, once the indexes hold it."""
         self._lock = threading.Lock()
-        self._turn = threading.Lock()
-        """Held by the one writer committing a group."""
-        self._queue: list[_PendingWrite] = []
-        self._queue_lock = threading.Lock()
+        """Held by every change to stored entries, from the ledger to the indexes."""
+        self._writes: GroupCommit[_Write] = GroupCommit(
+            self._commit, lambda w: {e.key for e in w.entries}, GROUP_ENTRIES
+        )
 
     def write(self, entries: Sequence[Entry], actor: str = "") -> WriteOutcome:
         """Store entries durably and index them; returns once both are done.
 
-        Concurrent writes are committed as a group: whoever holds the turn takes every
-        write waiting, embeds their chunks in one model call, records them in the ledger
-        and updates each index once for all of them.
+        Concurrent writes are committed as a group: one model call embeds all their
+        chunks, the ledger records them, and each index is updated once for all of them.
         """
-        pending = _PendingWrite(list(entries), actor)
-        with self._queue_lock:
-            self._queue.append(pending)
-        while not pending.done:
-            with self._turn:
-                if not pending.done:
-                    self._commit(self._take_group())
-        if pending.error is not None:
-            raise pending.error
-        stored = pending.stored
+        stored: list[StoredEntry] = self._writes.submit(_Write(list(entries), actor)).result
         embedded = sum(1 for s in stored if s.entry.embedded and s.has_vectors)
         return WriteOutcome([e.id for e in entries], embedded=embedded, indexed=len(stored))
 
-    def _take_group(self) -> list[_PendingWrite]:
-        """The writes waiting, in arrival order, up to the first that touches a key an
-        earlier one of the group writes (it goes in the next group)."""
-        with self._queue_lock:
-            group: list[_PendingWrite] = []
-            keys: set[str] = set()
-            for pending in self._queue:
-                mine = {e.key for e in pending.entries}
-                if group and (mine & keys or len(keys) >= GROUP_ENTRIES):
-                    break
-                group.append(pending)
-                keys |= mine
-            del self._queue[: len(group)]
-        return group
-
-    def _commit(self, group: list[_PendingWrite]) -> None:
-        try:
-            stored = self.prepare([e for pending in group for e in pending.entries])
-            with self._lock:
-                stored = self._in_threads(stored)
-                at = self.clock()
-                start = 0
-                for pending in group:
-                    pending.stored = stored[start : start + len(pending.entries)]
-                    start += len(pending.entries)
-                    self.ledger.put(pending.stored, actor=pending.actor, at=at)
-                self._index(stored)
-        except Exception as error:
+    def _commit(self, group: list[Pending[_Write]]) -> None:
+        stored = self.prepare([e for pending in group for e in pending.write.entries])
+        with self._lock:
+            stored = self._in_threads(stored)
+            at = self.clock()
+            start = 0
             for pending in group:
-                pending.error = error
-        finally:
-            for pending in group:
-                pending.done = True
+                pending.result = stored[start : start + len(pending.write.entries)]
+                start += len(pending.write.entries)
+                self.ledger.put(pending.result, actor=pending.write.actor, at=at)
+            self._index(stored)
 
     def prepare(self, entries: Sequence[Entry]) -> list[StoredEntry]:
         """Chunk every entry and embed the chunks of embedded tiers, in one model call.

@@ -433,7 +433,7 @@ def _writers_blocked_behind_first(memory, embedder, batches) -> list:
         threading.Event().wait(0.001)
     for thread in threads[1:]:
         thread.start()
-    while len(memory._queue) < len(batches) - 1:
+    while memory._writes.waiting < len(batches) - 1:
         threading.Event().wait(0.001)
     release.set()
     for thread in threads:
