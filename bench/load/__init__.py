@@ -46,7 +46,7 @@ For each corpus size in ``--entries`` (``10k``, ``1M`` are understood):
    after the searches; VmHWM, its peak) and the size on disk of its data directory, plus
    ``GET /v1/stats``'s breakdown. The process is found as the child started by ``--serve``,
    else from ``--pid``, else as the listener of the ``--url`` port when it is local.
-5. **Peers** (``bench/load/peers.py``), once the service has stopped, built from a second pass
+5. **Peers** (``bench.load.peers``), once the service has stopped, built from a second pass
    over the same stream: the reference design (brute-force NumPy cosine + SQLite FTS5
    BM25, RRF), Chroma alone and Tantivy alone. The same queries run in-process at
    ``--peer-concurrency``. Query embedding is inside every vector and hybrid timing,
