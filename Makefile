@@ -32,4 +32,4 @@ schemas: install
 	$(BIN)/python -m schemas.generate
 
 bench-quality: install
-	$(BIN)/python bench/quality.py $(ARGS)
+	$(BIN)/python -m bench.quality $(ARGS)

@@ -1,6 +1,6 @@
 """Build a cross-encoder the size of ms-marco-MiniLM-L-6-v2 with random weights, for latency.
 
-Usage: ``python bench/build_cross_encoder.py OUT_DIR`` then start the service with
+Usage: ``python -m bench.build_cross_encoder OUT_DIR`` then start the service with
 ``STRATA_RERANKER_MODEL=OUT_DIR``. Its scores are meaningless; its cost is the real model's:
 6 layers, hidden size 384, 12 heads, the MiniLM word-piece vocabulary.
 """

@@ -2,15 +2,16 @@
 
 Usage::
 
-    python bench/embedders.py [--backends torch,onnx,onnx-int8] [--texts 1000]
+    python -m bench.embedders [--backends torch,onnx,onnx-int8] [--texts 1000]
         [--queries 200] [--threads 0] [--json OUT]
 
 All three run the bundled all-MiniLM-L6-v2. For each backend: ingest throughput (texts/s,
 batches of 64) on short events (15-40 words) and on longer ones (40-120 words), both drawn
-from ``bench/load.py``'s generated workload; the latency of embedding one query (5-12
-words) at p50/p95; and agreement with torch: the mean and lowest cosine between a text's
-vectors, and overlap@10 of brute-force top-10 searches of the queries over the short texts.
-Retrieval quality on the dev sets is ``bench/quality.py`` with ``STRATA_EMBEDDING_BACKEND``.
+from ``bench.load``'s generated workload; the latency of embedding one query (5-12 words)
+at p50/p95; and agreement with torch: the mean and lowest cosine between a text's vectors,
+and overlap@10 of brute-force top-10 searches of the queries over the short texts.
+Retrieval quality on the dev sets is ``python -m bench.quality`` with
+``STRATA_EMBEDDING_BACKEND``.
 """
 
 from __future__ import annotations
@@ -28,11 +29,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from load import Workload, machine_info
-
+from bench.common import machine_info, percentile
+from bench.load.workload import Workload
 from service.stores.embedder import (
     BACKENDS,
     OnnxEmbedder,
@@ -59,10 +57,6 @@ def build(backend: str, cache: Path, threads: int) -> Any:
     return OnnxEmbedder(
         Path(default_model_path()), cache, quantized=backend == "onnx-int8", threads=threads
     )
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values), q))
 
 
 def measure(embedder: Any, short: list[str], longer: list[str], queries: list[str]) -> dict:

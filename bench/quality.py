@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/quality.py DATASET_DIR [--url http://127.0.0.1:8080] [--api-key KEY]
+    python -m bench.quality DATASET_DIR [--url http://127.0.0.1:8080] [--api-key KEY]
         [--tier A] [--modes bm25,vector,hybrid] [--max-queries N] [--batch 256]
         [--no-ingest] [--namespace-prefix bench] [--json OUT] [--plot OUT.png] [--serve]
 
@@ -31,16 +31,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
-import os
-import platform
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +42,16 @@ from typing import Any
 import httpx
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.common import (
+    REQUEST_TIMEOUT_S,
+    auth_headers,
+    machine_info,
+    percentile,
+    pyplot,
+    search_fields,
+    write_json,
+)
+from bench.server import serve
 from service.beir import (
     Doc,
     Qrels,
@@ -61,8 +64,6 @@ from service.beir import (
 )
 
 SEARCH_LIMIT = 100
-HEALTH_TIMEOUT_S = 180.0
-REQUEST_TIMEOUT_S = 300.0
 
 
 @dataclass
@@ -100,13 +101,6 @@ def mrr_at_k(ranked: Sequence[str], rels: Mapping[str, int], k: int) -> float:
         if rels.get(doc, 0) > 0:
             return 1.0 / (i + 1)
     return 0.0
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0-100, linear interpolation); NaN for no values."""
-    if not values:
-        return float("nan")
-    return float(np.percentile(np.asarray(values, dtype=float), q))
 
 
 def mean(values: Sequence[float]) -> float:
@@ -158,10 +152,7 @@ def run_queries(
         payload = {
             "query": q.text,
             "namespace": namespace_for(prefix, q.namespace),
-            # "hybrid+rerank" is hybrid search with the cross-encoder pass.
-            "mode": mode.removesuffix("+rerank"),
-            "rerank": mode.endswith("+rerank"),
-            "limit": SEARCH_LIMIT,
+            **search_fields(mode, SEARCH_LIMIT),
         }
         start = time.perf_counter()
         resp = client.post("/v1/search", json=payload)
@@ -195,66 +186,7 @@ def score_run(run: ModeRun, qrels: Qrels) -> dict[str, float]:
     }
 
 
-# --------------------------------------------------------------------------- --serve
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serve(api_key: str | None) -> Iterator[str]:
-    """Run ``python -m service serve`` on a free port; yields its base URL."""
-    port = _free_port()
-    repo_root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ)
-    if api_key:
-        env["STRATA_API_KEYS"] = f"{api_key}=admin"
-    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        log_path = Path(tmp) / "server.log"
-        cmd = [sys.executable, "-m", "service", "serve", "--port", str(port)]
-        cmd += ["--data-dir", str(Path(tmp) / "data")]
-        with log_path.open("wb") as log:
-            proc = subprocess.Popen(cmd, cwd=repo_root, env=env, stdout=log, stderr=log)
-            try:
-                url = f"http://127.0.0.1:{port}"
-                _wait_healthy(url, proc, log_path)
-                yield url
-            finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log_path: Path) -> None:
-    deadline = time.monotonic() + HEALTH_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            _fail_serve(f"service exited with code {proc.returncode}", log_path)
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
-                print(f"service up at {url}", file=sys.stderr)
-                return
-        time.sleep(0.5)
-    _fail_serve(f"service not healthy after {HEALTH_TIMEOUT_S:.0f} s", log_path)
-
-
-def _fail_serve(message: str, log_path: Path) -> None:
-    tail = log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
-    print(f"{message}\n--- server log (tail) ---\n{tail}", file=sys.stderr)
-    raise SystemExit(1)
-
-
 # --------------------------------------------------------------------------- report
-
-
-def machine_info() -> dict[str, Any]:
-    return {"platform": platform.platform(), "cpu_count": os.cpu_count()}
 
 
 def print_report(
@@ -310,7 +242,7 @@ def benchmark(args: argparse.Namespace, url: str) -> dict[str, Any]:
         queries = queries[: args.max_queries]
     id_map = {d.id: d.source_id for d in docs}
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    headers = {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {}
+    headers = auth_headers(args.api_key)
 
     ingest_s: float | None = None
     with httpx.Client(base_url=url, headers=headers, timeout=REQUEST_TIMEOUT_S) as client:
@@ -347,8 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"request to {url} failed: {exc!r}", file=sys.stderr)
             return 1
     if args.json is not None:
-        args.json.write_text(json.dumps(_finite(report), indent=2, allow_nan=False) + "\n")
-        print(f"wrote {args.json}", file=sys.stderr)
+        write_json(args.json, report)
     if args.plot is not None:
         plot(report, args.plot)
     return 0
@@ -356,13 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def plot(report: Mapping[str, Any], out: Path) -> None:
     """Quality (nDCG@10, R@10, R@100, MRR@10) and p50/p95 latency per mode, side by side."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed (pip install -e '.[bench]'): no plot", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return
     modes = list(report["modes"])
     metrics = ["ndcg@10", "recall@10", "recall@100", "mrr@10"]
@@ -385,17 +311,6 @@ def plot(report: Mapping[str, Any], out: Path) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     print(f"wrote {out}", file=sys.stderr)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities replaced by None, for strict JSON."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Selective embedding on a synthetic agent workload: how much embedding work tiers avoid.
 
-Usage: ``python bench/workload.py [--url URL | --serve] [--days 30] [--seed 7]``
+Usage: ``python -m bench.workload [--url URL | --serve] [--days 30] [--seed 7]``
 
 Per 30 days the workload holds 50 architectural decisions (tier A, 40-120 words),
 200 discussion turns (tier C, 15-60 words) and 2000 execution log lines (tier E,
@@ -20,7 +20,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-from quality import machine_info, serve
+
+from bench.common import machine_info
+from bench.server import serve
 
 PER_30_DAYS = {"A": 50, "C": 200, "E": 2000}
 WORDS = {"A": (40, 120), "C": (15, 60), "E": (8, 40)}
