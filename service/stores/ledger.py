@@ -55,29 +55,14 @@ CREATE TABLE IF NOT EXISTS history (
 CREATE INDEX IF NOT EXISTS history_key ON history(key, at);
 """
 
+# The columns an entry is written to and read from.
+# fmt: off
 _FIELDS = (
-    "key",
-    "id",
-    "namespace",
-    "tier",
-    "text",
-    "speaker",
-    "role",
-    "chain_type",
-    "tags",
-    "timestamp",
-    "expires_at",
-    "metadata",
-    "archived",
-    "kind",
-    "type",
-    "confidence",
-    "variants",
-    "thread",
-    "context",
-    "tokens",
+    "key", "id", "namespace", "tier", "text", "speaker", "role", "chain_type", "tags",
+    "timestamp", "expires_at", "metadata", "archived", "kind", "type", "confidence",
+    "variants", "thread", "context", "tokens",
 )
-"""The columns an entry is written to and read from."""
+# fmt: on
 _COLUMNS = ", ".join(_FIELDS)
 _VALUES = ", ".join(f":{name}" for name in _FIELDS)
 
