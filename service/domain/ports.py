@@ -191,6 +191,29 @@ class InteractionLog(Protocol):
         ...
 
 
+class Files(Protocol):
+    """The server's own files, read only under a collection's root, never outside it."""
+
+    def folder(self, path: str) -> str | None:
+        """The absolute real path of ``path`` when it is an existing folder, else None."""
+        ...
+
+    def list(self, root: str, mask: str) -> list[str]:
+        """Relative POSIX paths of the regular files under ``root`` matching the glob
+        ``mask``, sorted; files whose real location is outside ``root`` are left out."""
+        ...
+
+    def size(self, root: str, relative: str) -> int | None:
+        """Bytes of the regular file ``relative`` under ``root``; None when there is none.
+        Raises ``Forbidden`` (service.errors) if ``relative`` would leave the root."""
+        ...
+
+    def read(self, root: str, relative: str) -> bytes | None:
+        """The bytes of the regular file ``relative`` under ``root``; None when there is
+        none. Raises ``Forbidden`` if ``relative`` would leave the root."""
+        ...
+
+
 class Clock(Protocol):
     def __call__(self) -> float:
         """Seconds since the epoch."""
@@ -205,6 +228,7 @@ __all__ = [
     "Chunk",
     "Clock",
     "Embedder",
+    "Files",
     "IdFactory",
     "KeywordStore",
     "Ledger",

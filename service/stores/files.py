@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
@@ -28,3 +29,31 @@ def list_files(root: Path, mask: str) -> Iterator[str]:
     for path in sorted(base.glob(mask)):
         if path.is_file() and path.resolve().is_relative_to(base):
             yield path.relative_to(base).as_posix()
+
+
+class LocalFiles:
+    """The ``Files`` port on this machine's disk."""
+
+    def folder(self, path: str) -> str | None:
+        found = Path(path).expanduser()
+        return str(found.resolve()) if found.is_dir() else None
+
+    def list(self, root: str, mask: str) -> list[str]:
+        return sorted(list_files(Path(root), mask))
+
+    def size(self, root: str, relative: str) -> int | None:
+        target = resolve_inside(Path(root), relative)
+        try:
+            status = target.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+    def read(self, root: str, relative: str) -> bytes | None:
+        target = resolve_inside(Path(root), relative)
+        if not target.is_file():
+            return None
+        try:
+            return target.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None  # gone, or replaced by a folder, since the check
