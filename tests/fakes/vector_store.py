@@ -9,12 +9,10 @@ from tests.fakes.entries import common
 
 
 def vector_matches(entry: Entry, f: Filters) -> bool:
-    """As the vector store filters one tier's collection: no tier or archived condition
-    (the collection is the tier; archived entries are never upserted), expiry unless
-    ``include_archived``."""
-    return common(entry, f) and (
-        f.include_archived or entry.expires_at is None or entry.expires_at > f.now
-    )
+    """As Chroma filters one tier's collection: no tier or archived condition (the
+    collection is the tier; archived entries are never upserted), and no expiry condition
+    (the caller checks expiry against the ledger; the expiry sweep drops the vectors)."""
+    return common(entry, f)
 
 
 class FakeVectorStore:
