@@ -20,8 +20,8 @@ from tests.fakes import FakeClock
 
 if TYPE_CHECKING:
     from service.resources import Resources
-    from service.stores.chroma import ChromaVectorStore
     from service.settings import Settings
+    from service.stores.chroma import ChromaVectorStore
 
 BIN = Path(sys.executable).parent
 
@@ -32,6 +32,21 @@ ENVIRONMENT = {
     "STRATA_MODEL_CACHE": str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "models"),
 }
 """Set for the whole run where the environment does not set them already."""
+
+
+SLOW_FIXTURES = {"embedder", "chroma_server"}
+"""Fixtures that load the real model or start a server."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` what loads the model or starts servers: the end-to-end tests, and tests
+    using ``SLOW_FIXTURES`` (those reaching one through ``request.getfixturevalue`` are
+    marked where they do)."""
+    e2e = Path(__file__).parent / "e2e"
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if item.path.is_relative_to(e2e) or uses & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -157,8 +157,16 @@ def test_missing_vectors_are_of_embedded_tiers_only(ledger: Ledger) -> None:
 
 
 def test_vectors_are_read_alone_for_entries_that_have_them(ledger: Ledger) -> None:
-    ledger.put([stored("a"), stored("e", "E")])
-    assert ledger.vectors(["ns:a", "ns:e", "ns:missing"]) == {"ns:a": [(0.5, -0.25), (0.5, -0.25)]}
+    a = stored("a")
+    half = StoredEntry(
+        stored("half").entry,
+        (Chunk("ns:half", 0, "t", (0.5, -0.25)), Chunk("ns:half", 1, "more")),
+    )
+    ledger.put([a, stored("e", "E"), half])
+    assert ledger.vectors(["ns:a", "ns:e", "ns:half", "ns:missing"]) == {
+        "ns:a": [(0.5, -0.25), (0.5, -0.25)],
+        "ns:half": [(0.5, -0.25)],
+    }
     assert ledger.vectors([]) == {}
 
 

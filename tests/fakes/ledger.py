@@ -128,11 +128,13 @@ class FakeLedger:
         return {k: self.entries[k] for k in keys if self._live(k)}
 
     def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
-        return {
-            k: [c.vector for c in s.chunks if c.vector is not None]
-            for k, s in self.get(keys).items()
-            if s.has_vectors
+        """As SQLite reads them: the chunks that have a vector, whatever the entry's state."""
+        found = {
+            k: [c.vector for c in self.entries[k].chunks if c.vector is not None]
+            for k in keys
+            if k in self.entries
         }
+        return {k: vectors for k, vectors in found.items() if vectors}
 
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
         for key, s in reversed(self.entries.items()):
