@@ -109,6 +109,14 @@ def test_filters(store: KeywordStore) -> None:
     assert search(store, "build", namespace="other") == ["other:4"]
 
 
+def test_question_words_match_nothing_unless_the_query_has_nothing_else(
+    store: KeywordStore,
+) -> None:
+    put(store, entry("1", "what a day it was"), entry("2", "the billing run"))
+    assert search(store, "what about billing?") == ["ns:2"]
+    assert search(store, "what was it?") == ["ns:1"]
+
+
 def test_speaker_is_searchable(store: KeywordStore) -> None:
     put(store, entry("1", "I like hiking", speaker="Caroline"), entry("2", "I like hiking"))
     assert search(store, "what does caroline like")[0] == "ns:1"

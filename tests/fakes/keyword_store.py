@@ -6,11 +6,22 @@ from collections.abc import Iterable, Sequence
 
 from service.domain.models import Filters, Hit, StoredEntry
 from service.domain.texts import keyword_text
+from service.stores.tantivy import QUERY_STOPWORDS
 from tests.fakes.entries import matches, words
+
+_STOPWORDS = frozenset(QUERY_STOPWORDS)
+
+
+def query_terms(text: str) -> set[str]:
+    """The query's words without question words, as Tantivy's query analysis drops them;
+    all of its words when it has no others."""
+    found = set(words(text))
+    return found - _STOPWORDS or found
 
 
 class FakeKeywordStore:
-    """Entries by key; the score of a match is how many query words its text holds."""
+    """Entries by key; the score of a match grows with how many query words its text
+    holds."""
 
     def __init__(self) -> None:
         self.entries: dict[str, StoredEntry] = {}
@@ -28,7 +39,7 @@ class FakeKeywordStore:
             self.entries[s.entry.key] = s
 
     def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
-        terms = set(words(text))
+        terms = query_terms(text)
         hits = []
         for key, s in self.entries.items():
             if not matches(s.entry, filters):
@@ -43,7 +54,7 @@ class FakeKeywordStore:
         return hits[:limit]
 
     def score_bound(self, text: str) -> float:
-        return 2.2 * len(set(words(text)))
+        return 2.2 * len(query_terms(text))
 
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
         """The new set replaces the old at once; if ``batches`` raises, the old stays."""
