@@ -1,4 +1,5 @@
-"""Shared fixtures: the real model once per session, real stores per test."""
+"""Shared fixtures: the environment of the run, the real model once per session, real
+stores per test, a clock the test sets."""
 
 from __future__ import annotations
 
@@ -8,20 +9,60 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# Servers the tests start export the ONNX model once for the whole run, not once each.
-os.environ.setdefault(
-    "STRATA_MODEL_CACHE", str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "models")
-)
+from tests.fakes import FakeClock
+
+if TYPE_CHECKING:
+    from service.application import Services
+    from service.settings import Settings
+    from service.stores.chroma import ChromaVectorStore
 
 BIN = Path(sys.executable).parent
+
+ENVIRONMENT = {
+    "HF_HUB_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    # Servers the tests start export the ONNX model once for the whole run, not once each.
+    "STRATA_MODEL_CACHE": str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "models"),
+}
+"""Set for the whole run where the environment does not set them already."""
+
+
+SLOW_FIXTURES = {"embedder", "chroma_server"}
+"""Fixtures that load the real model or start a server."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` what loads the model or starts servers: the end-to-end tests, and tests
+    using ``SLOW_FIXTURES`` (those reaching one through ``request.getfixturevalue`` are
+    marked where they do)."""
+    e2e = Path(__file__).parent / "e2e"
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if item.path.is_relative_to(e2e) or uses & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def environment() -> Iterator[None]:
+    """``ENVIRONMENT`` for the run, restored after it."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in ENVIRONMENT.items():
+            if name not in os.environ:
+                patch.setenv(name, value)
+        yield
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """A clock at 2027-01-15T08:00:00Z that moves only when the test sets or advances it."""
+    return FakeClock()
 
 
 def free_port() -> int:
@@ -90,7 +131,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=["embedded", pytest.param("server", marks=pytest.mark.slow)])
 def chroma_url(request: pytest.FixtureRequest) -> str:
     """Empty for the embedded PersistentClient, else the URL of the test Chroma server."""
     if request.param == "embedded":
@@ -99,8 +140,30 @@ def chroma_url(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def vector_store(chroma_url: str, tmp_path: Path):
+def chroma_store(tmp_path: Path) -> Callable[[str], ChromaVectorStore]:
+    """Opens a Chroma vector store embedded in ``tmp_path`` (for ``""``) or on the server at
+    a URL, under a fresh collection prefix, which keeps tests apart on the shared server."""
     from service.stores.chroma import ChromaVectorStore, connect
 
-    # A fresh collection prefix keeps tests apart on the shared server.
-    return ChromaVectorStore(connect(tmp_path, chroma_url), prefix=f"t{uuid.uuid4().hex[:12]}")
+    def open_at(url: str) -> ChromaVectorStore:
+        return ChromaVectorStore(connect(tmp_path, url), prefix=f"t{uuid.uuid4().hex[:12]}")
+
+    return open_at
+
+
+@pytest.fixture
+def open_stores(embedder, clock: FakeClock) -> Iterator[Callable[[Settings], Services]]:
+    """Opens every real store for some settings, with the session's model and the test's
+    clock; what it opened is closed when the test ends."""
+    from service.lifespan import open_services
+
+    opened: list[Services] = []
+
+    def open_for(settings: Settings) -> Services:
+        resources = open_services(settings, embedder=embedder, clock=clock)
+        opened.append(resources)
+        return resources
+
+    yield open_for
+    for resources in reversed(opened):
+        resources.close()

@@ -228,6 +228,7 @@ __all__ = [
     "Chunk",
     "Clock",
     "Embedder",
+    "Files",
     "IdFactory",
     "KeywordStore",
     "Ledger",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from service.domain.collections import Collection, IndexedFile
@@ -35,19 +36,20 @@ class SqliteCatalog(SqliteFile):
     def add(self, c: Collection) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO collections VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO collections (id, name, namespace, path, mask, tier, created_at, "
+                "scanned_at) VALUES (?,?,?,?,?,?,?,?)",
                 (c.id, c.name, c.namespace, c.path, c.mask, c.tier, c.created_at, c.scanned_at),
             )
 
     def get(self, name: str) -> Collection | None:
         with self._lock:
             row = self._db.execute("SELECT * FROM collections WHERE name = ?", (name,)).fetchone()
-        return Collection(*row) if row else None
+        return None if row is None else _collection(row)
 
     def all(self) -> list[Collection]:
         with self._lock:
             rows = self._db.execute("SELECT * FROM collections ORDER BY name").fetchall()
-        return [Collection(*row) for row in rows]
+        return [_collection(row) for row in rows]
 
     def rename(self, old: str, new: str) -> None:
         with self._lock:
@@ -68,12 +70,12 @@ class SqliteCatalog(SqliteFile):
             rows = self._db.execute(
                 "SELECT path, hash, chunks FROM files WHERE collection = ?", (collection_id,)
             ).fetchall()
-        return {row[0]: IndexedFile(*row) for row in rows}
+        return {row["path"]: IndexedFile(row["path"], row["hash"], row["chunks"]) for row in rows}
 
     def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO files VALUES (?,?,?,?)",
+                "INSERT OR REPLACE INTO files (collection, path, hash, chunks) VALUES (?,?,?,?)",
                 (collection_id, indexed.path, indexed.hash, indexed.chunks),
             )
 
@@ -82,3 +84,16 @@ class SqliteCatalog(SqliteFile):
             self._db.execute(
                 "DELETE FROM files WHERE collection = ? AND path = ?", (collection_id, path)
             )
+
+
+def _collection(row: sqlite3.Row) -> Collection:
+    return Collection(
+        id=row["id"],
+        name=row["name"],
+        namespace=row["namespace"],
+        path=row["path"],
+        mask=row["mask"],
+        tier=row["tier"],
+        created_at=row["created_at"],
+        scanned_at=row["scanned_at"],
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
@@ -31,19 +32,28 @@ def list_files(root: Path, mask: str) -> Iterator[str]:
 
 
 class LocalFiles:
-    """The ``Files`` port on this machine's file system."""
+    """The ``Files`` port on this machine's disk."""
 
     def folder(self, path: str) -> str | None:
-        folder = Path(path).expanduser()
-        return str(folder.resolve()) if folder.is_dir() else None
+        found = Path(path).expanduser()
+        return str(found.resolve()) if found.is_dir() else None
 
     def list(self, root: str, mask: str) -> list[str]:
-        return list(list_files(Path(root), mask))
+        return sorted(list_files(Path(root), mask))
 
     def size(self, root: str, relative: str) -> int | None:
         target = resolve_inside(Path(root), relative)
-        return target.stat().st_size if target.is_file() else None
+        try:
+            status = target.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return status.st_size if stat.S_ISREG(status.st_mode) else None
 
     def read(self, root: str, relative: str) -> bytes | None:
         target = resolve_inside(Path(root), relative)
-        return target.read_bytes() if target.is_file() else None
+        if not target.is_file():
+            return None
+        try:
+            return target.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None  # gone, or replaced by a folder, since the check

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from service.domain.interactions import Feedback, Interaction, InteractionResult
@@ -68,7 +69,8 @@ class SqliteInteractionLog(SqliteFile):
         f = feedback
         with self._lock:
             self._db.execute(
-                "INSERT INTO feedback VALUES (?,?,?,?,?)",
+                "INSERT INTO feedback (interaction_id, at, rating, comment, actor) "
+                "VALUES (?,?,?,?,?)",
                 (f.interaction_id, f.at, f.rating, f.comment, f.actor),
             )
 
@@ -87,18 +89,28 @@ class SqliteInteractionLog(SqliteFile):
                 "WHERE i.namespace = ? AND i.at >= ? AND i.at < ? ORDER BY f.at, f.rowid",
                 (namespace, start, end),
             ).fetchall()
-        return [_interaction(r) for r in asked], [Feedback(*r) for r in given]
+        return [_interaction(r) for r in asked], [_feedback(r) for r in given]
 
 
-def _interaction(row: tuple) -> Interaction:
+def _interaction(row: sqlite3.Row) -> Interaction:
     return Interaction(
-        id=row[0],
-        at=row[1],
-        namespace=row[2],
-        asker=row[3],
-        question=row[4],
-        results=[InteractionResult(*r) for r in json.loads(row[5])],
-        strong_match=bool(row[6]),
-        best_relevance=row[7],
-        took_ms=row[8],
+        id=row["id"],
+        at=row["at"],
+        namespace=row["namespace"],
+        asker=row["asker"],
+        question=row["question"],
+        results=[InteractionResult(*r) for r in json.loads(row["results"])],
+        strong_match=bool(row["strong_match"]),
+        best_relevance=row["best_relevance"],
+        took_ms=row["took_ms"],
+    )
+
+
+def _feedback(row: sqlite3.Row) -> Feedback:
+    return Feedback(
+        interaction_id=row["interaction_id"],
+        at=row["at"],
+        rating=row["rating"],
+        comment=row["comment"],
+        actor=row["actor"],
     )

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from service.domain.models import Chunk, Entry, HistoryEvent, StoredEntry
-from service.stores.sqlite import SqliteFile
+from service.stores.sqlite import SqliteFile, Transaction, select_in
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -55,12 +55,16 @@ CREATE TABLE IF NOT EXISTS history (
 CREATE INDEX IF NOT EXISTS history_key ON history(key, at);
 """
 
-_COLUMNS = (
-    "key, id, namespace, tier, text, speaker, role, chain_type, tags, timestamp, "
-    "expires_at, metadata, archived, kind, type, confidence, variants, thread, context, tokens"
+# The columns an entry is written to and read from.
+# fmt: off
+_FIELDS = (
+    "key", "id", "namespace", "tier", "text", "speaker", "role", "chain_type", "tags",
+    "timestamp", "expires_at", "metadata", "archived", "kind", "type", "confidence",
+    "variants", "thread", "context", "tokens",
 )
-_TOKENS = 19
-"""Position of ``tokens`` in ``_COLUMNS``."""
+# fmt: on
+_COLUMNS = ", ".join(_FIELDS)
+_VALUES = ", ".join(f":{name}" for name in _FIELDS)
 
 ADDED_COLUMNS = {
     "kind": "TEXT NOT NULL DEFAULT 'memory'",
@@ -74,7 +78,7 @@ ADDED_COLUMNS = {
 
 
 def _add_missing_columns(db: sqlite3.Connection) -> None:
-    present = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
+    present = {row["name"] for row in db.execute("PRAGMA table_info(entries)")}
     for name, declaration in ADDED_COLUMNS.items():
         if name not in present:
             db.execute(f"ALTER TABLE entries ADD COLUMN {name} {declaration}")
@@ -101,15 +105,14 @@ class SqliteLedger(SqliteFile):
     ) -> None:
         """Record entries as pending indexing, and in each one's history: ``action``, or
         created / updated as the key is new or not."""
-        rows = [(*_entry_row(s.entry), s.tokens) for s in stored]
+        rows = [_entry_values(s) for s in stored]
         chunks = [(c.key, c.number, c.text, _pack(c.vector)) for s in stored for c in s.chunks]
-        with self._lock, self._transaction():
+        with self._lock, Transaction(self._db):
             keys = [s.entry.key for s in stored]
             existing = set(self._present(keys))
             self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
             self._db.executemany(
-                f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')",
+                f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) VALUES ({_VALUES}, 'pending')",
                 rows,
             )
             now = time.time() if at is None else at
@@ -131,7 +134,7 @@ class SqliteLedger(SqliteFile):
         return existing
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
-        with self._lock, self._transaction():
+        with self._lock, Transaction(self._db):
             self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
             now = time.time() if at is None else at
             self._db.executemany(
@@ -143,7 +146,7 @@ class SqliteLedger(SqliteFile):
             rows = self._db.execute(
                 "SELECT at, action, actor FROM history WHERE key = ? ORDER BY at, rowid", (key,)
             ).fetchall()
-        return [HistoryEvent(*row) for row in rows]
+        return [HistoryEvent(row["at"], row["action"], row["actor"]) for row in rows]
 
     def select_keys(
         self,
@@ -165,7 +168,7 @@ class SqliteLedger(SqliteFile):
             args.append(older_than)
         with self._lock:
             rows = self._db.execute(sql + " LIMIT ?", [*args, limit]).fetchall()
-        return [r[0] for r in rows]
+        return [row["key"] for row in rows]
 
     def missing_vectors(self, limit: int = 500) -> list[str]:
         """Keys of tier A and C entries written while no model was loaded."""
@@ -176,40 +179,49 @@ class SqliteLedger(SqliteFile):
                 "LIMIT ?",
                 (limit,),
             ).fetchall()
-        return [r[0] for r in rows]
+        return [row["key"] for row in rows]
 
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
         """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT e.namespace, e.tier, e.archived, COUNT(*), SUM(COALESCE(v.n, 0)), "
-                "SUM(CASE WHEN v.n > 0 THEN e.tokens ELSE 0 END), SUM(e.tokens) "
+                "SELECT e.namespace, e.tier, e.archived, COUNT(*) AS entries, "
+                "SUM(COALESCE(v.n, 0)) AS vectors, "
+                "SUM(CASE WHEN v.n > 0 THEN e.tokens ELSE 0 END) AS embedded, "
+                "SUM(e.tokens) AS tokens "
                 "FROM entries e LEFT JOIN (SELECT key, COUNT(*) AS n FROM chunks "
                 "WHERE vector IS NOT NULL GROUP BY key) v ON v.key = e.key "
                 "WHERE e.state != 'deleting' GROUP BY e.namespace, e.tier, e.archived"
             ).fetchall()
-        return [(r[0], r[1], bool(r[2]), *r[3:]) for r in rows]
+        return [
+            (
+                r["namespace"],
+                r["tier"],
+                bool(r["archived"]),
+                r["entries"],
+                r["vectors"],
+                r["embedded"],
+                r["tokens"],
+            )
+            for r in rows
+        ]
 
     def vector_count(self) -> int:
         """Chunks the vector index should hold: those of live tier A and C entries."""
         with self._lock:
             row = self._db.execute(
-                "SELECT COUNT(*) FROM chunks c JOIN entries e ON e.key = c.key "
+                "SELECT COUNT(*) AS n FROM chunks c JOIN entries e ON e.key = c.key "
                 "WHERE e.tier IN ('A', 'C') AND e.archived = 0 AND c.vector IS NOT NULL "
                 "AND e.state != 'deleting'"
             ).fetchone()
-        return int(row[0])
+        return int(row["n"])
 
     def _present(self, keys: Sequence[str]) -> list[str]:
-        """The given keys that have a row, in the given order: one query per 500 keys."""
-        found: set[str] = set()
-        for start in range(0, len(keys), 500):
-            part = list(keys[start : start + 500])
-            marks = ",".join("?" * len(part))
-            found.update(
-                row[0]
-                for row in self._db.execute(f"SELECT key FROM entries WHERE key IN ({marks})", part)
-            )
+        """The given keys that have a row, in the given order."""
+        found = {
+            row["key"]
+            for row in select_in(self._db, "SELECT key FROM entries WHERE key IN ({keys})", keys)
+        }
         return [key for key in keys if key in found]
 
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
@@ -223,34 +235,28 @@ class SqliteLedger(SqliteFile):
         return None if row is None else _row_entry(row)
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
-        if not keys:
-            return {}
-        found: dict[str, StoredEntry] = {}
         with self._lock:
-            for start in range(0, len(keys), 500):
-                part = list(keys[start : start + 500])
-                marks = ",".join("?" * len(part))
-                rows = self._db.execute(
-                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({marks}) "
+            rows = list(
+                select_in(
+                    self._db,
+                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({{keys}}) "
                     "AND state != 'deleting'",
-                    part,
-                ).fetchall()
-                found.update(self._hydrate(rows))
-        return found
+                    keys,
+                )
+            )
+            return self._hydrate(rows)
 
     def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
         """The chunk vectors of the entries that have them, without the rest of the entry."""
         found: dict[str, list[tuple[float, ...]]] = {}
         with self._lock:
-            for start in range(0, len(keys), 500):
-                part = list(keys[start : start + 500])
-                marks = ",".join("?" * len(part))
-                for key, blob in self._db.execute(
-                    f"SELECT key, vector FROM chunks WHERE key IN ({marks}) "
-                    "AND vector IS NOT NULL ORDER BY key, number",
-                    part,
-                ):
-                    found.setdefault(key, []).append(_unpack(blob) or ())
+            for row in select_in(
+                self._db,
+                "SELECT key, vector FROM chunks WHERE key IN ({keys}) "
+                "AND vector IS NOT NULL ORDER BY key, number",
+                keys,
+            ):
+                found.setdefault(row["key"], []).append(_unpack(row["vector"]) or ())
         return found
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
@@ -260,7 +266,8 @@ class SqliteLedger(SqliteFile):
             ).fetchall()
             pending = list(self._hydrate(rows).values())
             deleting = [
-                r[0] for r in self._db.execute("SELECT key FROM entries WHERE state = 'deleting'")
+                row["key"]
+                for row in self._db.execute("SELECT key FROM entries WHERE state = 'deleting'")
             ]
         return pending, deleting
 
@@ -276,15 +283,15 @@ class SqliteLedger(SqliteFile):
                 if not rows:
                     return
                 hydrated = list(self._hydrate(rows).values())
-            after = rows[-1][0]
+            after = rows[-1]["key"]
             yield hydrated
 
     def count(self) -> dict[str, int]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT tier, COUNT(*) FROM entries WHERE state != 'deleting' GROUP BY tier"
+                "SELECT tier, COUNT(*) AS n FROM entries WHERE state != 'deleting' GROUP BY tier"
             ).fetchall()
-        return {tier: n for tier, n in rows}
+        return {row["tier"]: row["n"] for row in rows}
 
     def _existing(self, keys: Sequence[str]) -> list[str]:
         with self._lock:
@@ -293,82 +300,75 @@ class SqliteLedger(SqliteFile):
     def _set_state(self, keys: list[str], state: str) -> None:
         if not keys:
             return
-        with self._lock, self._transaction():
+        with self._lock, Transaction(self._db):
             self._db.executemany(
                 "UPDATE entries SET state = ? WHERE key = ?", [(state, k) for k in keys]
             )
 
-    def _hydrate(self, rows: list[tuple]) -> dict[str, StoredEntry]:
-        keys = [r[0] for r in rows]
+    def _hydrate(self, rows: list[sqlite3.Row]) -> dict[str, StoredEntry]:
+        """Entries of ``rows`` (read with ``_COLUMNS``) with their chunks, by key."""
+        keys = [row["key"] for row in rows]
         chunks: dict[str, list[Chunk]] = {k: [] for k in keys}
-        marks = ",".join("?" * len(keys))
-        for key, number, text, blob in self._db.execute(
-            f"SELECT key, number, text, vector FROM chunks WHERE key IN ({marks}) "
+        for c in select_in(
+            self._db,
+            "SELECT key, number, text, vector FROM chunks WHERE key IN ({keys}) "
             "ORDER BY key, number",
             keys,
         ):
-            chunks[key].append(Chunk(key, number, text, _unpack(blob)))
-        return {r[0]: StoredEntry(_row_entry(r), tuple(chunks[r[0]]), r[_TOKENS]) for r in rows}
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        self.db.execute("ROLLBACK" if kind else "COMMIT")
+            chunks[c["key"]].append(Chunk(c["key"], c["number"], c["text"], _unpack(c["vector"])))
+        return {
+            row["key"]: StoredEntry(_row_entry(row), tuple(chunks[row["key"]]), row["tokens"])
+            for row in rows
+        }
 
 
-def _entry_row(e: Entry) -> tuple:
-    return (
-        e.key,
-        e.id,
-        e.namespace,
-        e.tier,
-        e.text,
-        e.speaker,
-        e.role,
-        e.chain_type,
-        json.dumps(list(e.tags)),
-        e.timestamp,
-        e.expires_at,
-        json.dumps(dict(e.metadata)),
-        int(e.archived),
-        e.kind,
-        e.type,
-        e.confidence,
-        json.dumps(list(e.variants)),
-        e.thread,
-        e.context,
-    )
+def _entry_values(s: StoredEntry) -> dict[str, object]:
+    """An entry's column values, named as in ``_FIELDS``."""
+    e = s.entry
+    return {
+        "key": e.key,
+        "id": e.id,
+        "namespace": e.namespace,
+        "tier": e.tier,
+        "text": e.text,
+        "speaker": e.speaker,
+        "role": e.role,
+        "chain_type": e.chain_type,
+        "tags": json.dumps(list(e.tags)),
+        "timestamp": e.timestamp,
+        "expires_at": e.expires_at,
+        "metadata": json.dumps(dict(e.metadata)),
+        "archived": int(e.archived),
+        "kind": e.kind,
+        "type": e.type,
+        "confidence": e.confidence,
+        "variants": json.dumps(list(e.variants)),
+        "thread": e.thread,
+        "context": e.context,
+        "tokens": s.tokens,
+    }
 
 
-def _row_entry(r: tuple) -> Entry:
+def _row_entry(row: sqlite3.Row) -> Entry:
     return Entry(
-        id=r[1],
-        namespace=r[2],
-        tier=r[3],
-        text=r[4],
-        speaker=r[5],
-        role=r[6],
-        chain_type=r[7],
-        tags=tuple(json.loads(r[8])),
-        timestamp=r[9],
-        expires_at=r[10],
-        metadata=json.loads(r[11]),
-        archived=bool(r[12]),
-        kind=r[13],
-        type=r[14],
-        confidence=r[15],
-        variants=tuple(json.loads(r[16])),
-        thread=r[17],
-        context=r[18],
+        id=row["id"],
+        namespace=row["namespace"],
+        tier=row["tier"],
+        text=row["text"],
+        speaker=row["speaker"],
+        role=row["role"],
+        chain_type=row["chain_type"],
+        tags=tuple(json.loads(row["tags"])),
+        timestamp=row["timestamp"],
+        expires_at=row["expires_at"],
+        metadata=json.loads(row["metadata"]),
+        archived=bool(row["archived"]),
+        kind=row["kind"],
+        type=row["type"],
+        confidence=row["confidence"],
+        variants=tuple(json.loads(row["variants"])),
+        thread=row["thread"],
+        context=row["context"],
     )
 
 

@@ -9,7 +9,15 @@ import pytest
 from litestar.testing import TestClient
 
 from service.settings import Settings
-from tests.integration.test_api import ADMIN, AGENT_ONE, Clock, client_for, problem, write
+from tests.fakes import FakeClock
+from tests.integration.test_api import (
+    ADMIN,
+    AGENT_ONE,
+    OpenStores,
+    client_for,
+    problem,
+    write,
+)
 
 DAY = 86_400
 DECISIONS = [
@@ -38,19 +46,14 @@ DECISIONS = [
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator[TestClient]:
+    yield from client_for(open_stores(Settings(data_dir=tmp_path, chroma_url=chroma_url)))
 
 
 @pytest.fixture
-def client(tmp_path: Path, chroma_url: str, embedder, clock: Clock) -> Iterator[TestClient]:
-    yield from client_for(Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder, clock)
-
-
-@pytest.fixture
-def keyed(tmp_path: Path, embedder, clock: Clock) -> Iterator[TestClient]:
+def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-    yield from client_for(Settings(data_dir=tmp_path, api_keys=keys), embedder, clock)
+    yield from client_for(open_stores(Settings(data_dir=tmp_path, api_keys=keys)))
 
 
 def retrieve(client: TestClient, question: str, **fields) -> dict:
@@ -95,7 +98,7 @@ def test_tier_e_entries_get_a_relevance_too(client: TestClient) -> None:
     assert log["relevance_score"] > max(others)
 
 
-def test_feedback_and_the_daily_report(client: TestClient, clock: Clock) -> None:
+def test_feedback_and_the_daily_report(client: TestClient, clock: FakeClock) -> None:
     write(client, *DECISIONS)
     first = retrieve(client, "Did we decide to use PostgreSQL for billing?", asker="pm-bot")
     missed = retrieve(client, "Who won the football world cup in 1998?", asker="dev-bot")

@@ -2,54 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.lifespan import open_services
+from service.application import Services
 from service.settings import Settings
+from tests.fakes import FakeClock
 
 ADMIN = "admin-key-0123456789"
 AGENT_ONE = "agent-one-0123456789"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+OpenStores = Callable[[Settings], Services]
 
 
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-def client_for(settings: Settings, embedder, clock) -> Iterator[TestClient]:
-    resources = open_services(settings, embedder=embedder, clock=clock)
-    try:
-        with TestClient(create_app(services=resources)) as client:
-            yield client
-    finally:
-        resources.close()
+def client_for(resources: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=resources)) as client:
+        yield client
 
 
 @pytest.fixture
-def client(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[TestClient]:
+def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator[TestClient]:
     settings = Settings(
         data_dir=tmp_path, chroma_url=chroma_url, max_batch=5, max_body_bytes=100_000
     )
-    yield from client_for(settings, embedder, clock)
+    yield from client_for(open_stores(settings))
 
 
 @pytest.fixture
-def keyed(tmp_path: Path, embedder, clock) -> Iterator[TestClient]:
+def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-    yield from client_for(Settings(data_dir=tmp_path, api_keys=keys), embedder, clock)
+    yield from client_for(open_stores(Settings(data_dir=tmp_path, api_keys=keys)))
 
 
 def write(client: TestClient, *events: dict, headers=None) -> dict:
@@ -134,7 +121,7 @@ def test_get_and_delete(client: TestClient) -> None:
     assert search(client, "standup", namespace="team")["results"] == []
 
 
-def test_expired_c_entries_leave_search(client: TestClient, clock: Clock) -> None:
+def test_expired_c_entries_leave_search(client: TestClient, clock: FakeClock) -> None:
     write(client, {"id": "c", "tier": "C", "text": "flaky test discussion", "ttl_days": 1})
     assert ids(search(client, "flaky test")) == ["c"]
     clock.now += 2 * 86_400
@@ -253,7 +240,7 @@ def test_health_and_openapi(client: TestClient) -> None:
     assert {"/v1/events", "/v1/search", "/v1/entries/{entry_id}", "/health"} <= set(spec["paths"])
 
 
-def test_tier_weights_and_c_recency_shape_the_score(client: TestClient, clock: Clock) -> None:
+def test_tier_weights_and_c_recency_shape_the_score(client: TestClient, clock: FakeClock) -> None:
     week_ago = "2027-01-08T08:00:00Z"  # the test clock reads 2027-01-15T08:00:00Z
     write(
         client,

@@ -10,9 +10,9 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
-from service.lifespan import open_services
 from service.settings import Settings
-from tests.integration.test_api import Clock, search, write
+from tests.fakes import FakeClock
+from tests.integration.test_api import OpenStores, search, write
 
 ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
 AGENT = {"Authorization": "Bearer agent-key-0123456789"}
@@ -21,16 +21,8 @@ DAY = 86_400
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def opened(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[Services]:
-    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS)
-    resources = open_services(settings, embedder=embedder, clock=clock)
-    yield resources
-    resources.close()
+def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Services:
+    return open_stores(Settings(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS))
 
 
 @pytest.fixture
@@ -51,7 +43,7 @@ def run_job(client: TestClient, name: str) -> dict:
 
 
 def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
-    client: TestClient, opened: Services, clock: Clock
+    client: TestClient, opened: Services, clock: FakeClock
 ) -> None:
     write(
         client,
@@ -130,7 +122,7 @@ def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
     assert run_job(client, "optimize_indexes")["runs"] == 1
 
 
-def test_old_e_entries_are_archived(client: TestClient, clock: Clock) -> None:
+def test_old_e_entries_are_archived(client: TestClient, clock: FakeClock) -> None:
     write(
         client,
         {"id": "old", "tier": "E", "text": "cron ran", "timestamp": "2020-01-01T00:00:00Z"},

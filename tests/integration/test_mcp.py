@@ -16,28 +16,18 @@ from mcp import Client
 from service.app import create_app
 from service.application import Services
 from service.client import StrataClient
-from service.lifespan import open_services
 from service.mcp import Backend, LocalBackend, RestBackend, build_server
 from service.settings import Settings
+from tests.integration.test_api import OpenStores
 
 ADMIN = "admin-key-0123456789"
 ALICE = "alice-key-0123456789"
 
 
-class Clock:
-    now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def resources(tmp_path: Path, embedder) -> Iterator[Services]:
+def resources(tmp_path: Path, open_stores: OpenStores) -> Services:
     keys = f"{ADMIN}=admin;{ALICE}=agent:alice"
-    settings = Settings(data_dir=tmp_path / "data", api_keys=keys, jobs="off")
-    opened = open_services(settings, embedder=embedder, clock=Clock())
-    yield opened
-    opened.close()
+    return open_stores(Settings(data_dir=tmp_path / "data", api_keys=keys, jobs="off"))
 
 
 @pytest.fixture

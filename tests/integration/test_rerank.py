@@ -20,8 +20,6 @@ from service.stores.embedder import open_embedder
 from service.stores.reranker import open_reranker
 from tests.integration.test_api import write
 
-MODEL_CACHE = Path(os.environ["STRATA_MODEL_CACHE"])
-
 
 @pytest.fixture(scope="session")
 def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
@@ -113,19 +111,20 @@ def test_onnx_gives_the_scores_torch_gives(tiny_cross_encoder: str, tmp_path: Pa
 def test_a_model_missing_here_is_named_and_loads_no_torch(tmp_path: Path) -> None:
     """An ONNX service never imports torch: not for its embedder (export already cached), not
     for a reranker that is not on this machine."""
+    model_cache = Path(os.environ["STRATA_MODEL_CACHE"])
     script = f"""
 import sys
 from pathlib import Path
 from service.stores.embedder import open_embedder
 from service.stores.reranker import open_reranker
-assert open_embedder("", "onnx-int8", Path({str(MODEL_CACHE)!r})).backend == "onnx-int8"
+assert open_embedder("", "onnx-int8", Path({str(model_cache)!r})).backend == "onnx-int8"
 try:
     open_reranker("cross-encoder/not-on-this-machine", "onnx", Path({str(tmp_path)!r}))
 except FileNotFoundError as exc:
     print(exc)
 print("torch" in sys.modules)
 """
-    open_embedder("", "onnx-int8", MODEL_CACHE)  # export once, outside the child
+    open_embedder("", "onnx-int8", model_cache)  # export once, outside the child
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )

@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from service.domain.cache import QueryCache
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fakes import FakeClock
 
 
 def test_a_kept_value_is_returned_for_the_same_namespace_and_key() -> None:
@@ -39,8 +32,7 @@ def test_a_value_computed_across_a_write_is_not_kept() -> None:
     assert cache.get("ns", "q") is None
 
 
-def test_values_expire_after_their_time() -> None:
-    clock = Clock()
+def test_values_expire_after_their_time(clock: FakeClock) -> None:
     cache: QueryCache[str] = QueryCache(size=4, seconds=30, clock=clock)
     cache.put("ns", "q", "outcome", cache.generation("ns"))
     clock.now += 30

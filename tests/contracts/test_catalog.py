@@ -1,0 +1,92 @@
+"""The catalog's contract: FakeCatalog and SqliteCatalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.domain.collections import Collection, IndexedFile
+from service.domain.ports import Catalog
+from service.stores.catalog import SqliteCatalog
+from tests.fakes import T0, FakeCatalog
+
+
+@pytest.fixture(params=["fake", "sqlite"])
+def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Catalog:
+    if request.param == "fake":
+        return FakeCatalog()
+    return SqliteCatalog(tmp_path / "catalog.sqlite3")
+
+
+def collection(name: str, id: str | None = None) -> Collection:
+    return Collection(id or f"id-{name}", name, "ns", f"/srv/{name}", "**/*.md", "A", T0)
+
+
+def test_collections_read_back_by_name_in_name_order(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    catalog.add(collection("adr"))
+    assert catalog.get("notes") == collection("notes")
+    assert catalog.get("missing") is None
+    assert [c.name for c in catalog.all()] == ["adr", "notes"]
+
+
+def test_a_name_or_id_is_taken_once(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    with pytest.raises(Exception):  # noqa: B017 (each store refuses in its own words)
+        catalog.add(collection("notes", id="another"))
+    with pytest.raises(Exception):  # noqa: B017
+        catalog.add(collection("other", id="id-notes"))
+    assert catalog.all() == [collection("notes")]
+
+
+def test_renaming_keeps_the_id_and_the_files(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2))
+    catalog.rename("notes", "docs")
+    assert catalog.get("notes") is None
+    renamed = catalog.get("docs")
+    assert renamed is not None and renamed.id == "id-notes"
+    assert catalog.files("id-notes") == {"a.md": IndexedFile("a.md", "h1", 2)}
+    catalog.rename("missing", "whatever")
+    assert [c.name for c in catalog.all()] == ["docs"]
+
+
+def test_a_scan_is_recorded_with_its_time(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    catalog.scanned("id-notes", T0 + 60)
+    found = catalog.get("notes")
+    assert found is not None and found.scanned_at == T0 + 60
+
+
+def test_files_are_kept_per_collection_and_replaced_by_path(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    catalog.add(collection("adr"))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2))
+    catalog.set_file("id-notes", IndexedFile("b.md", "h2", 1))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h3", 5))
+    catalog.set_file("id-adr", IndexedFile("a.md", "h9", 1))
+    assert catalog.files("id-notes") == {
+        "a.md": IndexedFile("a.md", "h3", 5),
+        "b.md": IndexedFile("b.md", "h2", 1),
+    }
+    catalog.remove_file("id-notes", "a.md")
+    catalog.remove_file("id-notes", "missing.md")
+    assert list(catalog.files("id-notes")) == ["b.md"]
+    assert list(catalog.files("id-adr")) == ["a.md"]
+    assert catalog.files("id-missing") == {}
+
+
+def test_a_file_of_no_collection_is_refused(catalog: Catalog) -> None:
+    with pytest.raises(Exception):  # noqa: B017 (each store refuses in its own words)
+        catalog.set_file("id-missing", IndexedFile("a.md", "h1", 1))
+
+
+def test_removing_a_collection_forgets_its_files(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2))
+    catalog.remove("id-notes")
+    assert catalog.get("notes") is None
+    assert catalog.files("id-notes") == {}
+    catalog.add(collection("notes"))  # the name is free again, with no files
+    assert catalog.files("id-notes") == {}

@@ -1,0 +1,79 @@
+"""The interaction log's contract: FakeInteractionLog and SqliteInteractionLog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.domain.interactions import Feedback, Interaction, InteractionResult
+from service.domain.ports import InteractionLog
+from service.stores.interactions import SqliteInteractionLog
+from tests.fakes import T0, FakeInteractionLog
+
+DAY = 86_400
+
+
+@pytest.fixture(params=["fake", "sqlite"])
+def log(request: pytest.FixtureRequest, tmp_path: Path) -> InteractionLog:
+    if request.param == "fake":
+        return FakeInteractionLog()
+    return SqliteInteractionLog(tmp_path / "interactions.sqlite3")
+
+
+def asked(id: str, at: float, namespace: str = "ns", strong: bool = True) -> Interaction:
+    return Interaction(
+        id=id,
+        at=at,
+        namespace=namespace,
+        asker="agent:one",
+        question=f"question {id}?",
+        results=[InteractionResult("a", 0.81, 0.5), InteractionResult("b", 0.25, 0.125)],
+        strong_match=strong,
+        best_relevance=0.81,
+        took_ms=12.5,
+    )
+
+
+def test_an_interaction_reads_back_as_recorded(log: InteractionLog) -> None:
+    weak = Interaction("w", T0, "ns", None, "anything?", [], False, 0.0, 1.0)
+    log.record(asked("1", T0))
+    log.record(weak)
+    assert log.get("1") == asked("1", T0)
+    assert log.get("w") == weak
+    assert log.get("missing") is None
+
+
+def test_an_id_is_recorded_once(log: InteractionLog) -> None:
+    log.record(asked("1", T0))
+    with pytest.raises(Exception):  # noqa: B017 (each store refuses in its own words)
+        log.record(asked("1", T0 + 5))
+    assert log.get("1") == asked("1", T0)
+
+
+def test_feedback_on_no_interaction_is_refused(log: InteractionLog) -> None:
+    with pytest.raises(Exception):  # noqa: B017 (each store refuses in its own words)
+        log.add_feedback(Feedback("missing", T0, "up", None, "agent:one"))
+
+
+def test_a_day_holds_what_was_asked_in_it_and_the_feedback_on_that(log: InteractionLog) -> None:
+    # Recorded out of time order, in two namespaces, across a day's edges.
+    log.record(asked("late", T0 + 3600))
+    log.record(asked("early", T0))
+    log.record(asked("tie", T0))
+    log.record(asked("next-day", T0 + DAY))
+    log.record(asked("day-before", T0 - 1))
+    log.record(asked("elsewhere", T0 + 10, namespace="other"))
+    given = [
+        Feedback("late", T0 + 4000, "down", "wrong doc", "agent:one"),
+        Feedback("early", T0 + 5000, "up", None, "agent:two"),
+        Feedback("early", T0 + 2 * DAY, "down", None, "agent:one"),  # given later, still counts
+        Feedback("next-day", T0 + DAY + 1, "up", None, "agent:one"),
+        Feedback("elsewhere", T0 + 20, "up", None, "agent:one"),
+    ]
+    for item in [given[2], given[1], given[0], *given[3:]]:
+        log.add_feedback(item)
+    interactions, feedback = log.between("ns", T0, T0 + DAY)
+    assert [i.id for i in interactions] == ["early", "tie", "late"]
+    assert feedback == given[:3]
+    assert log.between("nobody", T0, T0 + DAY) == ([], [])

@@ -1,0 +1,200 @@
+"""The keyword store's contract: FakeKeywordStore and TantivyKeywordStore."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from service.domain.models import Chunk, Entry, StoredEntry, Tier
+from service.domain.ports import KeywordStore
+from service.stores.tantivy import TantivyKeywordStore
+from tests.fakes import T0, FakeKeywordStore, make_entry, make_filters
+
+NOW = T0 + 1
+"""The ``now`` of ``make_filters``."""
+
+
+@pytest.fixture(params=["fake", "tantivy"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> KeywordStore:
+    if request.param == "fake":
+        return FakeKeywordStore()
+    return TantivyKeywordStore(tmp_path / "index")
+
+
+def stored(*entries: Entry) -> list[StoredEntry]:
+    return [StoredEntry(e, (Chunk(e.key, 0, e.text),)) for e in entries]
+
+
+def put(store: KeywordStore, *entries: Entry) -> None:
+    store.apply(stored(*entries), ())
+
+
+def entry(id: str, text: str, tier: Tier = "E", **fields) -> Entry:
+    return make_entry(id, text, tier, **fields)
+
+
+def search(store: KeywordStore, text: str, limit: int = 10, **changes) -> list[str]:
+    return [h.key for h in store.search(text, make_filters(**changes), limit)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["deploy AND (", 'title:"x', "a:b", "*", "+-!^~", "deploy OR", "[1 TO", "\\", "ünïcödé ✓"],
+)
+def test_query_syntax_in_user_text_never_raises(store: KeywordStore, query: str) -> None:
+    put(store, entry("1", "deploy failed"))
+    assert search(store, query) in ([], ["ns:1"])
+
+
+def test_visible_right_after_write_and_gone_after_delete(store: KeywordStore) -> None:
+    put(store, entry("1", "migrate the billing tables"), entry("2", "billing report"))
+    assert set(search(store, "billing")) == {"ns:1", "ns:2"}
+    store.apply((), ["ns:1", "ns:missing"])
+    assert search(store, "billing") == ["ns:2"]
+    assert store.count() == 1
+
+
+def test_writes_and_deletes_of_one_call_land_together(store: KeywordStore) -> None:
+    put(store, entry("old", "billing"))
+    store.apply(stored(entry("new", "billing")), ["ns:old"])
+    assert search(store, "billing") == ["ns:new"]
+
+
+def test_rewriting_a_key_replaces_the_document(store: KeywordStore) -> None:
+    put(store, entry("1", "first version"))
+    put(store, entry("1", "second edition"))
+    assert search(store, "first") == []
+    assert search(store, "second") == ["ns:1"]
+    assert store.count() == 1
+
+
+def test_more_of_the_query_matched_ranks_first_up_to_the_limit(store: KeywordStore) -> None:
+    put(
+        store,
+        entry("one", "the cache was cold this morning"),
+        entry("both", "the cache invalidation was slow this morning"),
+        entry("none", "lunch menu for the week"),
+        entry("other", "a cache miss storm at noon"),
+    )
+    assert search(store, "cache invalidation")[0] == "ns:both"
+    assert set(search(store, "cache invalidation")) == {"ns:both", "ns:one", "ns:other"}
+    assert len(search(store, "cache invalidation", limit=2)) == 2
+    assert search(store, "") == []
+
+
+def test_filters(store: KeywordStore) -> None:
+    put(
+        store,
+        entry("1", "build log", speaker="ci", chain_type="build", tags=("nightly", "x")),
+        entry("2", "build log", tier="C", expires_at=NOW - 1),
+        entry("3", "build log", tier="A", timestamp=T0 - 7200, archived=True),
+        entry("4", "build log", namespace="other"),
+        entry("5", "build log", tier="A", kind="pattern", expires_at=NOW + 60),
+    )
+    assert set(search(store, "build")) == {"ns:1", "ns:5"}
+    assert search(store, "build", speaker="ci", chain_type="build", tags=("nightly",)) == ["ns:1"]
+    assert search(store, "build", tags=("nightly", "y")) == []
+    assert search(store, "build", speaker="someone") == []
+    assert search(store, "build", tiers=("E",)) == ["ns:1"]
+    assert search(store, "build", kind="pattern") == ["ns:5"]
+    assert set(search(store, "build", include_archived=True, tiers=("A", "C"))) == {
+        "ns:2",
+        "ns:3",
+        "ns:5",
+    }
+    assert search(store, "build", include_archived=True, until=T0 - 3600) == ["ns:3"]
+    assert set(search(store, "build", since=T0 - 60)) == {"ns:1", "ns:5"}
+    assert search(store, "build", namespace="other") == ["other:4"]
+
+
+def test_question_words_match_nothing_unless_the_query_has_nothing_else(
+    store: KeywordStore,
+) -> None:
+    put(store, entry("1", "what a day it was"), entry("2", "the billing run"))
+    assert search(store, "what about billing?") == ["ns:2"]
+    assert search(store, "what was it?") == ["ns:1"]
+
+
+def test_speaker_is_searchable(store: KeywordStore) -> None:
+    put(store, entry("1", "I like hiking", speaker="Caroline"), entry("2", "I like hiking"))
+    assert search(store, "what does caroline like")[0] == "ns:1"
+
+
+@pytest.mark.parametrize("speaker", [None, "Caroline"])
+def test_no_score_exceeds_the_bound(store: KeywordStore, speaker: str | None) -> None:
+    put(
+        store,
+        entry("1", "caroline went hiking", speaker=speaker),
+        entry("2", "a long note about hiking boots and hiking trails and more hiking"),
+        *[entry(f"f{n}", f"filler text number {n}") for n in range(8)],
+    )
+    for text in ("hiking", "caroline hiking", "caroline", "boots trails"):
+        bound = store.score_bound(text)
+        hits = store.search(text, make_filters(), 10)
+        assert hits and all(0 < h.score <= bound for h in hits), (text, hits, bound)
+    assert store.score_bound("") == 0
+
+
+def test_no_score_exceeds_the_bound_when_the_query_names_a_speaker(
+    store: KeywordStore, request: pytest.FixtureRequest
+) -> None:
+    if isinstance(store, TantivyKeywordStore):
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="score_bound counts the text field only, while search also scores "
+                "the speaker's name in speaker_text: a short turn by a rare speaker among "
+                "long turns by others scores up to ~1.2 x the bound",
+            )
+        )
+    put(
+        store,
+        entry("x", "hi", speaker="Caroline", metadata={"file": "a.md"}),
+        *[
+            entry(f"f{n}", " ".join(["filler"] * 40), speaker="Bob", metadata={"file": "b.md"})
+            for n in range(20)
+        ],
+    )
+    bound = store.score_bound("caroline")
+    [hit] = store.search("caroline", make_filters(), 10)
+    assert hit.score <= bound
+
+
+def test_replace_all_swaps_the_whole_index(store: KeywordStore) -> None:
+    put(store, entry("old", "billing"))
+    store.replace_all([stored(entry("a", "billing")), stored(entry("b", "billing"))])
+    assert set(search(store, "billing")) == {"ns:a", "ns:b"}
+    assert store.count() == 2
+
+
+def test_replace_all_that_fails_keeps_the_old_index(store: KeywordStore) -> None:
+    put(store, entry("old", "billing"))
+
+    def batches() -> Iterator[Sequence[StoredEntry]]:
+        yield stored(entry("a", "billing"))
+        raise RuntimeError("the ledger went away")
+
+    with pytest.raises(RuntimeError):
+        store.replace_all(batches())
+    assert search(store, "billing") == ["ns:old"]
+    put(store, entry("after", "billing"))  # and it still takes writes
+    assert set(search(store, "billing")) == {"ns:old", "ns:after"}
+
+
+def test_optimize_keeps_every_document(store: KeywordStore) -> None:
+    for n in range(5):
+        put(store, entry(str(n), "billing"))
+    store.apply((), ["ns:0"])
+    store.optimize()
+    assert store.count() == 4
+    put(store, entry("5", "billing"))
+    assert len(search(store, "billing")) == 5
+
+
+def test_clear_empties_the_index(store: KeywordStore) -> None:
+    put(store, entry("1", "billing"), entry("2", "billing", namespace="other"))
+    store.clear()
+    assert store.count() == 0
+    assert search(store, "billing") == []

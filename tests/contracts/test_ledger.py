@@ -1,0 +1,198 @@
+"""The ledger's contract: FakeLedger and SqliteLedger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.domain.models import Chunk, StoredEntry, Tier
+from service.domain.ports import Ledger
+from service.stores.ledger import SqliteLedger
+from tests.fakes import T0, FakeLedger, make_entry
+
+
+@pytest.fixture(params=["fake", "sqlite"])
+def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Ledger:
+    if request.param == "fake":
+        return FakeLedger()
+    return SqliteLedger(tmp_path / "ledger.sqlite3")
+
+
+def stored(id: str, tier: Tier = "A", tokens: int = 0, **fields) -> StoredEntry:
+    """An entry of two chunks, with vectors unless it is of tier E; of tier C, it expires
+    at T0 + 10."""
+    if tier == "C":
+        fields = {"expires_at": T0 + 10, **fields}
+    e = make_entry(
+        id, f"text {id}", tier, speaker="ann", tags=("x", "y"), metadata={"n": 1}, **fields
+    )
+    vector = (0.5, -0.25) if tier != "E" else None
+    return StoredEntry(
+        e, (Chunk(e.key, 0, e.text, vector), Chunk(e.key, 1, "more", vector)), tokens
+    )
+
+
+def keys(entries: list[StoredEntry]) -> set[str]:
+    return {s.entry.key for s in entries}
+
+
+def test_an_entry_reads_back_as_written(ledger: Ledger) -> None:
+    item = stored("1", thread="t", context="before", kind="pattern", variants=("a", "b"))
+    ledger.put([item])
+    assert ledger.get(["ns:1", "ns:missing"]) == {"ns:1": item}
+    assert ledger.count() == {"A": 1}
+
+
+def test_states_drive_recovery(ledger: Ledger) -> None:
+    ledger.put([stored("1"), stored("2", "E"), stored("3", "C")])
+    ledger.mark_synced(["ns:2", "ns:missing"])
+    assert ledger.mark_deleting(["ns:3", "ns:missing"]) == ["ns:3"]
+    pending, deleting = ledger.unsynced()
+    assert keys(pending) == {"ns:1"}
+    assert deleting == ["ns:3"]
+    assert "ns:3" not in ledger.get(["ns:3"])
+    assert ledger.count() == {"A": 1, "E": 1}
+    ledger.remove(["ns:3"])
+    assert ledger.unsynced()[1] == []
+
+
+def test_writing_an_entry_being_deleted_brings_it_back_as_pending(ledger: Ledger) -> None:
+    ledger.put([stored("1")])
+    ledger.mark_synced(["ns:1"])
+    ledger.mark_deleting(["ns:1"])
+    ledger.put([stored("1")])
+    assert keys(ledger.unsynced()[0]) == {"ns:1"}
+    assert ledger.unsynced()[1] == []
+    assert "ns:1" in ledger.get(["ns:1"])
+
+
+def test_replacing_a_key_replaces_its_chunks(ledger: Ledger) -> None:
+    ledger.put([stored("1")])
+    e = stored("1", "E")
+    single = StoredEntry(e.entry, e.chunks[:1])
+    ledger.put([single])
+    assert ledger.get(["ns:1"])["ns:1"] == single
+
+
+def test_scan_visits_every_live_entry_once_in_key_order(ledger: Ledger) -> None:
+    ledger.put([stored(f"{n:02}") for n in range(25)])
+    ledger.mark_deleting(["ns:07"])
+    batches = list(ledger.scan(batch=4))
+    assert [len(b) for b in batches] == [4] * 6
+    scanned = [s.entry.key for batch in batches for s in batch]
+    assert scanned == sorted(f"ns:{n:02}" for n in range(25) if n != 7)
+
+
+def test_select_keys_for_the_lifecycle_jobs(ledger: Ledger) -> None:
+    ledger.put(
+        [
+            stored("a", "C"),
+            stored("b", "A"),
+            stored("e", "E"),
+            stored("old", "E", archived=True),
+            stored("gone", "E"),
+        ]
+    )
+    ledger.mark_deleting(["ns:gone"])
+    assert ledger.select_keys(tier="C", expires_before=T0) == []
+    assert ledger.select_keys(tier="C", expires_before=T0 + 60) == ["ns:a"]
+    assert ledger.select_keys(tier="E", older_than=T0 + 1) == ["ns:e"]
+    assert ledger.select_keys(tier="E", older_than=T0 - 60) == []
+    assert ledger.select_keys(tier="E", archived=True) == ["ns:old"]
+    assert ledger.select_keys(tier="A", expires_before=T0 + 60) == []
+
+
+def test_select_keys_stops_at_the_limit(ledger: Ledger) -> None:
+    ledger.put([stored(str(n), "E") for n in range(5)])
+    assert len(ledger.select_keys(tier="E", limit=3)) == 3
+
+
+def test_history_outlives_the_entry(ledger: Ledger) -> None:
+    ledger.put([stored("1")], actor="key:1", at=10.0)
+    ledger.put([stored("1")], actor="key:2", at=20.0)
+    ledger.put([stored("1")], actor="scheduler", action="archived", at=30.0)
+    ledger.remove(["ns:1"], actor="key:1", at=40.0)
+    assert [(h.at, h.action, h.actor) for h in ledger.history("ns:1")] == [
+        (10.0, "created", "key:1"),
+        (20.0, "updated", "key:2"),
+        (30.0, "archived", "scheduler"),
+        (40.0, "deleted", "key:1"),
+    ]
+    assert ledger.history("ns:never") == []
+
+
+def test_stats_count_vectors_and_tokens(ledger: Ledger) -> None:
+    ledger.put(
+        [
+            stored("a", tokens=30),
+            stored("e", "E", tokens=70),
+            stored("old", "A", tokens=5, archived=True),
+            stored("gone", "A", tokens=9),
+        ]
+    )
+    ledger.mark_deleting(["ns:gone"])
+    assert sorted(ledger.stats()) == [
+        ("ns", "A", False, 1, 2, 30, 30),
+        ("ns", "A", True, 1, 2, 5, 5),
+        ("ns", "E", False, 1, 0, 0, 70),
+    ]
+    assert ledger.vector_count() == 2  # live A and C chunks only
+    assert ledger.missing_vectors() == []
+
+
+def test_missing_vectors_are_of_embedded_tiers_only(ledger: Ledger) -> None:
+    a, c = stored("a"), stored("c", "C")
+    ledger.put(
+        [
+            StoredEntry(a.entry, (a.chunks[0], Chunk("ns:a", 1, "more"))),
+            StoredEntry(c.entry, tuple(Chunk("ns:c", n, "t") for n in range(2))),
+            stored("e", "E"),
+            StoredEntry(stored("gone").entry, (Chunk("ns:gone", 0, "t"),)),
+        ]
+    )
+    ledger.mark_deleting(["ns:gone"])
+    assert sorted(ledger.missing_vectors()) == ["ns:a", "ns:c"]
+    assert len(ledger.missing_vectors(limit=1)) == 1
+
+
+def test_vectors_are_read_alone_for_entries_that_have_them(ledger: Ledger) -> None:
+    a = stored("a")
+    half = StoredEntry(
+        stored("half").entry,
+        (Chunk("ns:half", 0, "t", (0.5, -0.25)), Chunk("ns:half", 1, "more")),
+    )
+    ledger.put([a, stored("e", "E"), half])
+    assert ledger.vectors(["ns:a", "ns:e", "ns:half", "ns:missing"]) == {
+        "ns:a": [(0.5, -0.25), (0.5, -0.25)],
+        "ns:half": [(0.5, -0.25)],
+    }
+    assert ledger.vectors([]) == {}
+
+
+def test_vectors_keep_single_precision(ledger: Ledger) -> None:
+    e = make_entry("a", "text")
+    ledger.put([StoredEntry(e, (Chunk(e.key, 0, "text", (0.1, 0.2, 0.3)),))])
+    assert ledger.vectors(["ns:a"])["ns:a"][0] == pytest.approx((0.1, 0.2, 0.3), rel=1e-6)
+
+
+def test_the_last_entry_of_a_thread_is_the_one_written_last(ledger: Ledger) -> None:
+    ledger.put([stored("1", thread="t"), stored("2", thread="t"), stored("x", thread="other")])
+    ledger.put([stored("3", thread="t", namespace="elsewhere")])
+    assert ledger.last_in_thread("ns", "t") == stored("2", thread="t").entry
+    ledger.put([stored("1", thread="t")])  # rewritten: now the latest
+    assert ledger.last_in_thread("ns", "t") == stored("1", thread="t").entry
+    ledger.mark_deleting(["ns:1"])
+    assert ledger.last_in_thread("ns", "t") == stored("2", thread="t").entry
+    assert ledger.last_in_thread("ns", "none") is None
+
+
+def test_any_number_of_keys_is_read_and_flagged(ledger: Ledger) -> None:
+    """More keys than one SQLite statement binds."""
+    many = [stored(f"{n:04}") for n in range(1200)]
+    ledger.put(many)
+    wanted = [s.entry.key for s in many]
+    assert len(ledger.get(wanted)) == 1200
+    assert len(ledger.vectors(wanted)) == 1200
+    assert ledger.mark_deleting([*wanted[:1100], "ns:missing"]) == wanted[:1100]
+    assert ledger.count() == {"A": 100}

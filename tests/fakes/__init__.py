@@ -1,0 +1,72 @@
+"""In-memory stand-ins for the ports in ``service.domain.ports``, for fast unit tests.
+
+``tests/contracts`` holds each fake to the real adapter it stands for:
+
+- ``FakeLedger`` keeps entry states and history like ``SqliteLedger``;
+- ``FakeVectorStore`` holds one record per chunk in one collection per embedded tier, like
+  ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
+  keeps archived entries out of it;
+- ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``;
+- ``FakeCatalog``, ``FakeInteractionLog`` and ``FakeFiles`` stand for ``SqliteCatalog``,
+  ``SqliteInteractionLog`` and ``LocalFiles``;
+- ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
+  test sets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tests.fakes.catalog import FakeCatalog
+from tests.fakes.clock import CLOCK_START, FakeClock
+from tests.fakes.embedder import FakeEmbedder
+from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
+from tests.fakes.files import FakeFiles
+from tests.fakes.interactions import FakeInteractionLog
+from tests.fakes.keyword_store import FakeKeywordStore
+from tests.fakes.ledger import FakeLedger
+from tests.fakes.reranker import FakeReranker
+from tests.fakes.vector_store import FakeVectorStore, vector_matches
+
+__all__ = [
+    "CLOCK_START",
+    "T0",
+    "FakeCatalog",
+    "FakeClock",
+    "FakeEmbedder",
+    "FakeFiles",
+    "FakeInteractionLog",
+    "FakeKeywordStore",
+    "FakeLedger",
+    "FakeReranker",
+    "FakeVectorStore",
+    "live",
+    "make_entry",
+    "make_filters",
+    "matches",
+    "vector_matches",
+    "words",
+]
+
+if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port.
+    from service.domain.ports import (
+        Catalog,
+        Clock,
+        Embedder,
+        Files,
+        InteractionLog,
+        KeywordStore,
+        Ledger,
+        Reranker,
+        VectorStore,
+    )
+
+    _embedder: Embedder = FakeEmbedder()
+    _ledger: Ledger = FakeLedger()
+    _vectors: VectorStore = FakeVectorStore()
+    _keywords: KeywordStore = FakeKeywordStore()
+    _catalog: Catalog = FakeCatalog()
+    _interactions: InteractionLog = FakeInteractionLog()
+    _files: Files = FakeFiles()
+    _reranker: Reranker = FakeReranker()
+    _clock: Clock = FakeClock()

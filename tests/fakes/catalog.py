@@ -1,0 +1,58 @@
+"""An in-memory catalog of file collections."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from service.domain.collections import Collection, IndexedFile
+
+
+class FakeCatalog:
+    """Collections by id, and the files indexed from each by path."""
+
+    def __init__(self) -> None:
+        self.collections: dict[str, Collection] = {}
+        self.indexed: dict[str, dict[str, IndexedFile]] = {}
+
+    def _named(self, name: str) -> Collection | None:
+        return next((c for c in self.collections.values() if c.name == name), None)
+
+    def add(self, c: Collection) -> None:
+        if c.id in self.collections or self._named(c.name) is not None:
+            raise ValueError(f"collection {c.name!r} ({c.id}) exists")
+        self.collections[c.id] = c
+        self.indexed[c.id] = {}
+
+    def get(self, name: str) -> Collection | None:
+        return self._named(name)
+
+    def all(self) -> list[Collection]:
+        return sorted(self.collections.values(), key=lambda c: c.name)
+
+    def rename(self, old: str, new: str) -> None:
+        found = self._named(old)
+        if found is None:
+            return
+        if new != old and self._named(new) is not None:
+            raise ValueError(f"a collection named {new!r} exists")
+        self.collections[found.id] = replace(found, name=new)
+
+    def remove(self, collection_id: str) -> None:
+        self.collections.pop(collection_id, None)
+        self.indexed.pop(collection_id, None)
+
+    def scanned(self, collection_id: str, at: float) -> None:
+        found = self.collections.get(collection_id)
+        if found is not None:
+            self.collections[collection_id] = replace(found, scanned_at=at)
+
+    def files(self, collection_id: str) -> dict[str, IndexedFile]:
+        return dict(self.indexed.get(collection_id, {}))
+
+    def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
+        if collection_id not in self.collections:
+            raise ValueError(f"no collection {collection_id!r}")
+        self.indexed[collection_id][indexed.path] = indexed
+
+    def remove_file(self, collection_id: str, path: str) -> None:
+        self.indexed.get(collection_id, {}).pop(path, None)

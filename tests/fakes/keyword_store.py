@@ -1,0 +1,74 @@
+"""An in-memory keyword store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from service.domain.models import Filters, Hit, StoredEntry
+from service.domain.texts import keyword_text
+from service.stores.tantivy import QUERY_STOPWORDS
+from tests.fakes.entries import matches, words
+
+_STOPWORDS = frozenset(QUERY_STOPWORDS)
+
+
+def query_terms(text: str) -> set[str]:
+    """The query's words without question words, as Tantivy's query analysis drops them;
+    all of its words when it has no others."""
+    found = set(words(text))
+    return found - _STOPWORDS or found
+
+
+class FakeKeywordStore:
+    """Entries by key; the score of a match grows with how many query words its text
+    holds."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, StoredEntry] = {}
+        self.optimized = 0
+        """How many times ``optimize`` ran."""
+
+    @property
+    def keys(self) -> set[str]:
+        return set(self.entries)
+
+    def apply(self, upserts: Sequence[StoredEntry], deletes: Sequence[str]) -> None:
+        for key in deletes:
+            self.entries.pop(key, None)
+        for s in upserts:
+            self.entries[s.entry.key] = s
+
+    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+        terms = query_terms(text)
+        hits = []
+        for key, s in self.entries.items():
+            if not matches(s.entry, filters):
+                continue
+            document = words(keyword_text(s.entry))
+            # Saturating in each term's count, as BM25 is (k1 = 1.2).
+            counts = [document.count(t) for t in terms]
+            score = sum(n * 2.2 / (n + 1.2) for n in counts)
+            if score > 0:
+                hits.append(Hit(key, score))
+        hits.sort(key=lambda h: -h.score)
+        return hits[:limit]
+
+    def score_bound(self, text: str) -> float:
+        return 2.2 * len(query_terms(text))
+
+    def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
+        """The new set replaces the old at once; if ``batches`` raises, the old stays."""
+        fresh: dict[str, StoredEntry] = {}
+        for batch in batches:
+            for s in batch:
+                fresh[s.entry.key] = s
+        self.entries = fresh
+
+    def optimize(self) -> None:
+        self.optimized += 1
+
+    def count(self) -> int:
+        return len(self.entries)
+
+    def clear(self) -> None:
+        self.entries.clear()

@@ -1,0 +1,161 @@
+"""An in-memory ledger."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from service.domain.models import EMBEDDED_TIERS, Entry, HistoryEvent, StoredEntry
+
+
+class FakeLedger:
+    """Entries by key with their state: ``pending``, ``synced`` or ``deleting``; and the
+    history of every key, kept after the entry is removed."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.entries: dict[str, StoredEntry] = {}
+        self.states: dict[str, str] = {}
+        self.events: dict[str, list[HistoryEvent]] = {}
+        self.clock = clock
+        """Time of history events recorded without ``at`` (the real ledger uses time.time)."""
+        self.scan_batch = 500
+        """Batch size of ``scan`` when the caller gives none."""
+
+    def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
+        when = self.clock() if at is None else at
+        self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
+
+    def _live(self, key: str) -> bool:
+        return key in self.entries and self.states[key] != "deleting"
+
+    def put(
+        self,
+        stored: Sequence[StoredEntry],
+        *,
+        actor: str = "",
+        action: str | None = None,
+        at: float | None = None,
+    ) -> None:
+        existing = {s.entry.key for s in stored if s.entry.key in self.entries}
+        for s in stored:
+            key = s.entry.key
+            self.entries.pop(key, None)  # a rewrite arrives last, as a new row does
+            self.entries[key] = s
+            self.states[key] = "pending"
+            self._record(key, action or ("updated" if key in existing else "created"), actor, at)
+
+    def mark_synced(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            if key in self.states:
+                self.states[key] = "synced"
+
+    def mark_deleting(self, keys: Sequence[str]) -> list[str]:
+        existing = [k for k in keys if k in self.entries]
+        for key in existing:
+            self.states[key] = "deleting"
+        return existing
+
+    def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
+        for key in keys:
+            self.entries.pop(key, None)
+            self.states.pop(key, None)
+            self._record(key, "deleted", actor, at)
+
+    def history(self, key: str) -> list[HistoryEvent]:
+        return sorted(self.events.get(key, []), key=lambda e: e.at)
+
+    def select_keys(
+        self,
+        *,
+        tier: str,
+        archived: bool = False,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        limit: int = 1000,
+    ) -> list[str]:
+        found = [
+            key
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.tier == tier
+            and s.entry.archived == archived
+            and (
+                expires_before is None
+                or (s.entry.expires_at is not None and s.entry.expires_at <= expires_before)
+            )
+            and (older_than is None or s.entry.timestamp < older_than)
+        ]
+        return found[:limit]
+
+    def missing_vectors(self, limit: int = 500) -> list[str]:
+        found = [
+            key
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.tier in EMBEDDED_TIERS
+            and any(c.vector is None for c in s.chunks)
+        ]
+        return found[:limit]
+
+    def vector_count(self) -> int:
+        return sum(
+            1
+            for key, s in self.entries.items()
+            if self._live(key) and s.entry.tier in EMBEDDED_TIERS and not s.entry.archived
+            for c in s.chunks
+            if c.vector is not None
+        )
+
+    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
+        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
+        groups: dict[tuple[str, str, bool], list[int]] = {}
+        for key, s in self.entries.items():
+            if not self._live(key):
+                continue
+            e = s.entry
+            row = groups.setdefault((e.namespace, e.tier, e.archived), [0, 0, 0, 0])
+            vectors = sum(1 for c in s.chunks if c.vector is not None)
+            row[0] += 1
+            row[1] += vectors
+            row[2] += s.tokens if vectors else 0
+            row[3] += s.tokens
+        return [
+            (ns, tier, arch, entries, vectors, embedded, tokens)
+            for (ns, tier, arch), (entries, vectors, embedded, tokens) in sorted(groups.items())
+        ]
+
+    def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
+        return {k: self.entries[k] for k in keys if self._live(k)}
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
+        """As SQLite reads them: the chunks that have a vector, whatever the entry's state."""
+        found = {
+            k: [c.vector for c in self.entries[k].chunks if c.vector is not None]
+            for k in keys
+            if k in self.entries
+        }
+        return {k: vectors for k, vectors in found.items() if vectors}
+
+    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
+        for key, s in reversed(self.entries.items()):
+            if s.entry.namespace == namespace and s.entry.thread == thread and self._live(key):
+                return s.entry
+        return None
+
+    def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
+        pending = [self.entries[k] for k, s in self.states.items() if s == "pending"]
+        deleting = [k for k, s in self.states.items() if s == "deleting"]
+        return pending, deleting
+
+    def scan(self, batch: int | None = None) -> Iterator[list[StoredEntry]]:
+        size = batch or self.scan_batch
+        entries = [self.entries[k] for k in sorted(self.entries) if self._live(k)]
+        for start in range(0, len(entries), size):
+            yield entries[start : start + size]
+
+    def count(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for key, s in self.entries.items():
+            if self._live(key):
+                counts[s.entry.tier] = counts.get(s.entry.tier, 0) + 1
+        return counts
