@@ -86,6 +86,8 @@ class SentenceTransformerEmbedder:
         return [tuple(v.tolist()) for v in vectors]
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
         window = int(self._model.max_seq_length or 512)
         encoded = self._model.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
         return [min(len(ids), window) for ids in encoded]
