@@ -10,39 +10,10 @@ from litestar.testing import TestClient
 
 from service.settings import Settings
 from tests.fakes import FakeClock
-from tests.integration.test_api import (
-    ADMIN,
-    AGENT_ONE,
-    OpenStores,
-    client_for,
-    problem,
-    write,
-)
+from tests.http import ADMIN, AGENT_ONE, DECISIONS, retrieve, write
+from tests.integration.test_api import OpenStores, client_for
 
 DAY = 86_400
-DECISIONS = [
-    {
-        "id": "db",
-        "tier": "A",
-        "text": "We decided to use PostgreSQL for the billing service: it needs transactions.",
-        "type": "decision",
-        "confidence": 0.9,
-    },
-    {
-        "id": "chat",
-        "tier": "C",
-        "text": "Should the search team try Elasticsearch or stay on Tantivy?",
-        "type": "position",
-    },
-    {"id": "log1", "tier": "E", "text": "deploy billing-api v2.3.1 to staging: ok"},
-    {
-        "id": "how",
-        "tier": "A",
-        "kind": "pattern",
-        "text": "When choosing a datastore, weigh transactional guarantees before speed.",
-        "variants": ["payments: require ACID", "analytics: prefer a columnar store"],
-    },
-]
 
 
 @pytest.fixture
@@ -54,12 +25,6 @@ def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator
 def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
     yield from client_for(open_stores(Settings(data_dir=tmp_path, api_keys=keys)))
-
-
-def retrieve(client: TestClient, question: str, **fields) -> dict:
-    response = client.post("/v1/retrieve", json={"question": question, **fields})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient) -> None:
@@ -123,13 +88,6 @@ def test_feedback_and_the_daily_report(client: TestClient, clock: FakeClock) -> 
     assert tomorrow["questions"] == 0 and tomorrow["strong_match_rate"] is None
 
 
-def test_retrieve_never_writes_knowledge(client: TestClient) -> None:
-    write(client, *DECISIONS)
-    before = client.get("/v1/stats").json()["totals"]
-    retrieve(client, "Which database did we pick for billing?")
-    assert client.get("/v1/stats").json()["totals"] == before
-
-
 def test_routine_check_counts_similar_executions(client: TestClient) -> None:
     write(
         client,
@@ -162,49 +120,6 @@ def test_search_by_kind(client: TestClient) -> None:
     write(client, *DECISIONS)
     found = client.post("/v1/search", json={"query": "datastore", "kind": "pattern"}).json()
     assert [r["id"] for r in found["results"]] == ["how"]
-
-
-@pytest.mark.parametrize(
-    ("path", "body", "field"),
-    [
-        ("/v1/retrieve", {"question": "  "}, "question"),
-        ("/v1/retrieve", {"question": "x", "top_n": 0}, "top_n"),
-        ("/v1/retrieve", {"question": "x", "colour": 1}, "body"),
-        ("/v1/feedback", {"interaction_id": "x", "rating": "meh"}, "rating"),
-        ("/v1/routine-check", {"task": ""}, "task"),
-    ],
-)
-def test_bad_answer_requests_name_the_field(
-    client: TestClient, path: str, body: dict, field: str
-) -> None:
-    found = problem(client.post(path, json=body), 422)
-    fields = [e["field"] for e in found.get("errors", [])]
-    assert field in fields or field in found["detail"]
-
-
-def test_bad_report_date_and_unknown_interaction(client: TestClient) -> None:
-    problem(client.get("/v1/reports/daily", params={"date": "yesterday"}), 422)
-    problem(client.post("/v1/feedback", json={"interaction_id": "nope", "rating": "up"}), 404)
-
-
-def test_interactions_stay_in_their_namespace(keyed: TestClient) -> None:
-    admin = {"Authorization": f"Bearer {ADMIN}"}
-    agent = {"Authorization": f"Bearer {AGENT_ONE}"}
-    write(keyed, {**DECISIONS[0], "namespace": "two"}, headers=admin)
-    theirs = keyed.post(
-        "/v1/retrieve", json={"question": "billing database", "namespace": "two"}, headers=admin
-    ).json()
-    assert theirs["entries"][0]["id"] == "db"
-    mine = keyed.post("/v1/retrieve", json={"question": "billing database"}, headers=agent)
-    assert mine.status_code == 200 and mine.json()["entries"] == []
-    stolen = keyed.post(
-        "/v1/feedback",
-        json={"interaction_id": theirs["interaction_id"], "rating": "down"},
-        headers=agent,
-    )
-    problem(stolen, 404)
-    problem(keyed.get("/v1/reports/daily", params={"namespace": "two"}, headers=agent), 403)
-    assert keyed.get("/v1/reports/daily", headers=agent).json()["questions"] == 1
 
 
 def test_a_reply_is_found_by_what_it_answers(client: TestClient) -> None:

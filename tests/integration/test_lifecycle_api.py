@@ -12,7 +12,8 @@ from service.app import create_app
 from service.application import Services
 from service.settings import Settings
 from tests.fakes import FakeClock
-from tests.integration.test_api import OpenStores, search, write
+from tests.http import search, write
+from tests.integration.test_api import OpenStores
 
 ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
 AGENT = {"Authorization": "Bearer agent-key-0123456789"}
@@ -93,33 +94,6 @@ def test_promote_moves_the_stored_vector_to_tier_a(
     history = client.get("/v1/entries/c1/history").json()["history"]
     assert [h["action"] for h in history] == ["created", "promoted"]
     assert history[1]["actor"].startswith("key:")
-
-
-def test_admin_endpoints_need_an_admin_key(client: TestClient) -> None:
-    for method, path in [
-        ("post", "/v1/admin/promote"),
-        ("get", "/v1/admin/jobs"),
-        ("post", "/v1/admin/jobs/expire_c_tier/run"),
-        ("post", "/v1/admin/rebuild"),
-        ("get", "/v1/admin/rebuild"),
-    ]:
-        kwargs = {"json": {"ids": ["x"]}} if path.endswith("promote") else {}
-        response = getattr(client, method)(path, headers=AGENT, **kwargs)
-        assert response.status_code == 403, (path, response.text)
-
-
-def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
-    jobs = {j["name"]: j for j in client.get("/v1/admin/jobs").json()["jobs"]}
-    assert set(jobs) == {
-        "expire_c_tier",
-        "archive_e_tier",
-        "optimize_indexes",
-        "backfill_embeddings",
-    }
-    assert jobs["expire_c_tier"]["schedule"] == "0 * * * *"
-    assert jobs["expire_c_tier"]["runs"] == 0
-    assert client.post("/v1/admin/jobs/nope/run").status_code == 404
-    assert run_job(client, "optimize_indexes")["runs"] == 1
 
 
 def test_old_e_entries_are_archived(client: TestClient, clock: FakeClock) -> None:

@@ -18,7 +18,7 @@ from service.lifespan import load_reranker, open_services
 from service.settings import Settings
 from service.stores.embedder import open_embedder
 from service.stores.reranker import open_reranker
-from tests.integration.test_api import write
+from tests.http import write
 
 
 @pytest.fixture(scope="session")

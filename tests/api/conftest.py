@@ -1,0 +1,67 @@
+"""The web app over the use cases on fakes: the REST contract in milliseconds, no model."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+
+import pytest
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.application import Services, Stores, build_services
+from service.settings import Settings
+from tests.fakes import (
+    FakeCatalog,
+    FakeClock,
+    FakeEmbedder,
+    FakeFiles,
+    FakeInteractionLog,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+)
+from tests.http import KEYS
+
+
+@pytest.fixture
+def files() -> FakeFiles:
+    return FakeFiles()
+
+
+@pytest.fixture
+def services_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Services]:
+    """Services on fresh fakes for ``STRATA_*`` settings given as keyword arguments."""
+
+    def build(**env: str) -> Services:
+        settings = Settings.from_env({f"STRATA_{k.upper()}": v for k, v in env.items()})
+        stores = Stores(
+            ledger=FakeLedger(clock),
+            vectors=FakeVectorStore(),
+            keywords=FakeKeywordStore(),
+            catalog=FakeCatalog(),
+            interactions=FakeInteractionLog(),
+            files=files,
+            embedder=FakeEmbedder(),
+        )
+        ids = (f"id{n}" for n in itertools.count(1))
+        return build_services(settings, stores, clock=clock, new_id=lambda: next(ids))
+
+    return build
+
+
+def serve(services: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=services)) as client:
+        yield client
+
+
+@pytest.fixture
+def client(services_for: Callable[..., Services]) -> Iterator[TestClient]:
+    """Open mode (no keys), a batch limit of 5 events and a body limit of 100 kB."""
+    yield from serve(services_for(max_batch="5", max_body_bytes="100000"))
+
+
+@pytest.fixture
+def keyed(services_for: Callable[..., Services]) -> Iterator[TestClient]:
+    """An admin key and an agent key scoped to namespace ``one``."""
+    yield from serve(services_for(api_keys=KEYS))

@@ -1,0 +1,88 @@
+"""Admin endpoints: roles, promotion, and the jobs as listed and run by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from litestar.testing import TestClient
+
+from service.application import Services
+from tests.api.conftest import serve
+from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem, write
+
+
+@pytest.fixture
+def services(services_for: Callable[..., Services]) -> Services:
+    return services_for(api_keys=KEYS)
+
+
+@pytest.fixture
+def client(services: Services) -> Iterator[TestClient]:
+    yield from serve(services)
+
+
+def run_job(client: TestClient, name: str) -> dict:
+    response = client.post(f"/v1/admin/jobs/{name}/run", headers=AS_ADMIN)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_admin_endpoints_need_an_admin_key(client: TestClient) -> None:
+    for method, path in [
+        ("post", "/v1/admin/promote"),
+        ("get", "/v1/admin/jobs"),
+        ("post", "/v1/admin/jobs/expire_c_tier/run"),
+        ("post", "/v1/admin/rebuild"),
+        ("get", "/v1/admin/rebuild"),
+    ]:
+        kwargs = {"json": {"ids": ["x"]}} if path.endswith("promote") else {}
+        problem(getattr(client, method)(path, headers=AS_AGENT, **kwargs), 403)
+        assert getattr(client, method)(path, **kwargs).status_code == 401
+
+
+def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
+    listed = client.get("/v1/admin/jobs", headers=AS_ADMIN).json()["jobs"]
+    jobs = {j["name"]: j for j in listed}
+    assert set(jobs) == {
+        "expire_c_tier",
+        "archive_e_tier",
+        "optimize_indexes",
+        "backfill_embeddings",
+    }
+    assert jobs["expire_c_tier"]["schedule"] == "0 * * * *"
+    assert jobs["expire_c_tier"]["runs"] == 0
+    problem(client.post("/v1/admin/jobs/nope/run", headers=AS_ADMIN), 404)
+    assert run_job(client, "optimize_indexes")["runs"] == 1
+
+
+def test_promote_names_each_bad_id_and_changes_nothing(client: TestClient) -> None:
+    write(
+        client,
+        {"id": "talk", "tier": "C", "text": "we could shard by tenant", "namespace": "one"},
+        {"id": "fact", "tier": "A", "text": "shards are per tenant", "namespace": "one"},
+        headers=AS_ADMIN,
+    )
+    body = {"ids": ["talk", "fact", "ghost"], "namespace": "one"}
+    found = problem(client.post("/v1/admin/promote", json=body, headers=AS_ADMIN), 422)
+    assert [e["field"] for e in found["errors"]] == ["ids[1]", "ids[2]"]
+    entry = client.get("/v1/entries/talk", params={"namespace": "one"}, headers=AS_ADMIN).json()
+    assert entry["tier"] == "C"
+    body = {"ids": ["talk", "talk"], "namespace": "one"}
+    promoted = client.post("/v1/admin/promote", json=body, headers=AS_ADMIN).json()
+    assert promoted == {"namespace": "one", "promoted": ["talk"]}
+    history = client.get(
+        "/v1/entries/talk/history", params={"namespace": "one"}, headers=AS_ADMIN
+    ).json()["history"]
+    assert [h["action"] for h in history] == ["created", "promoted"]
+
+
+def test_rebuild_runs_in_the_background_and_reports_its_state(
+    client: TestClient, services: Services
+) -> None:
+    write(client, {"tier": "E", "text": "deploy ok", "namespace": "one"}, headers=AS_ADMIN)
+    started = client.post("/v1/admin/rebuild", headers=AS_ADMIN)
+    assert started.status_code == 202 and started.json()["total"] == 1
+    services.rebuilder.wait(30)
+    state = client.get("/v1/admin/rebuild", headers=AS_ADMIN).json()
+    assert state["state"] == "done" and state["done"] == 1

@@ -1,0 +1,127 @@
+"""The events, entries and search endpoints: validation, limits, keys and scopes."""
+
+from __future__ import annotations
+
+import pytest
+from litestar.testing import TestClient
+
+from tests.http import ADMIN, AGENT_ONE, problem, search, write
+
+
+def test_get_and_delete(client: TestClient) -> None:
+    write(
+        client,
+        {
+            "id": "x",
+            "tier": "C",
+            "text": "standup notes",
+            "namespace": "team",
+            "timestamp": "2027-01-15T10:00:00+01:00",
+            "ttl_days": 2,
+            "metadata": {"ticket": "T-1"},
+        },
+    )
+    entry = client.get("/v1/entries/x", params={"namespace": "team"}).json()
+    assert entry["timestamp"] == "2027-01-15T09:00:00Z"
+    assert entry["expires_at"] == "2027-01-17T09:00:00Z"
+    assert entry["metadata"] == {"ticket": "T-1"}
+    assert client.get("/v1/entries/x").status_code == 404
+    assert client.delete("/v1/entries/x", params={"namespace": "team"}).status_code == 200
+    assert client.get("/v1/entries/x", params={"namespace": "team"}).status_code == 404
+    assert client.delete("/v1/entries/x", params={"namespace": "team"}).status_code == 404
+    assert search(client, "standup", namespace="team")["results"] == []
+
+
+def test_namespaces_isolate(client: TestClient) -> None:
+    write(client, {"id": "1", "tier": "A", "text": "secret plan", "namespace": "red"})
+    write(client, {"id": "1", "tier": "A", "text": "secret plan", "namespace": "blue"})
+    found = search(client, "secret plan", namespace="red")
+    assert [(r["id"], r["namespace"]) for r in found["results"]] == [("1", "red")]
+    assert search(client, "secret plan")["results"] == []
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        ({"tier": "A", "text": ""}, "events[1].text"),
+        ({"tier": "A", "text": "   "}, "events[1].text"),
+        ({"tier": "B", "text": "x"}, "events[1].tier"),
+        ({"tier": "A", "text": "x", "timestamp": "last week"}, "events[1].timestamp"),
+        ({"tier": "A", "text": "x", "ttl_days": 3}, "events[1].ttl_days"),
+        ({"tier": "A", "text": "x", "namespace": "a b"}, "events[1].namespace"),
+        ({"tier": "A", "text": "x", "metadata": {"k": [1]}}, "events[1].metadata[...]"),
+        ({"tier": "A", "text": "x", "colour": "red"}, "events[1]"),
+        ({"tier": "A"}, "events[1]"),
+        ({"tier": "A", "text": "x", "confidence": 1.5}, "events[1].confidence"),
+        ({"tier": "A", "text": "x", "kind": "idea"}, "events[1].kind"),
+        ({"tier": "A", "text": "x", "variants": ["y"]}, "events[1].variants"),
+    ],
+)
+def test_a_bad_event_rejects_the_whole_batch(client: TestClient, event: dict, field: str) -> None:
+    good = {"id": "good", "tier": "A", "text": "fine"}
+    body = problem(client.post("/v1/events", json={"events": [good, event]}), 422)
+    assert field in [e["field"] for e in body["errors"]]
+    assert client.get("/v1/entries/good").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("request_body", "field"),
+    [
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "limit": 101}, "limit"),
+        ({"query": ""}, "query"),
+        ({"query": "x", "tiers": ["Z"]}, "tiers[0]"),
+        ({"query": "x", "mode": "magic"}, "mode"),
+        ({"query": "x", "since": "soon"}, "since"),
+        ({"query": "x", "tiers": ["E"], "mode": "vector"}, "tiers"),
+        ({"query": "x", "min_score": 2}, "min_score"),
+        ({"query": "x", "kind": "idea"}, "kind"),
+    ],
+)
+def test_bad_search_names_the_field(client: TestClient, request_body: dict, field: str) -> None:
+    body = problem(client.post("/v1/search", json=request_body), 422)
+    assert field in [e["field"] for e in body["errors"]]
+
+
+def test_malformed_and_oversized_requests(client: TestClient) -> None:
+    problem(
+        client.post(
+            "/v1/events", content=b'{"events": [', headers={"content-type": "application/json"}
+        ),
+        400,
+    )
+    too_many = [{"tier": "E", "text": "x"}] * 6
+    assert "events" in problem(client.post("/v1/events", json={"events": too_many}), 413)["detail"]
+    huge = [{"tier": "E", "text": "x" * 60_000}] * 2
+    problem(client.post("/v1/events", json={"events": huge}), 413)
+    assert client.post("/v1/search", json={"query": "x"}).json()["results"] == []
+
+
+def test_api_keys_roles_and_namespace_scopes(keyed: TestClient) -> None:
+    event = {"events": [{"tier": "A", "text": "roadmap", "namespace": "one"}]}
+    problem(keyed.post("/v1/events", json=event), 401)
+    problem(keyed.post("/v1/events", json=event, headers={"Authorization": "Bearer nope"}), 401)
+    agent = {"Authorization": f"Bearer {AGENT_ONE}"}
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    assert keyed.post("/v1/events", json=event, headers=agent).status_code == 201
+    other = {"events": [{"tier": "A", "text": "roadmap", "namespace": "two"}]}
+    problem(keyed.post("/v1/events", json=other, headers=agent), 403)
+    assert keyed.post("/v1/events", json=other, headers=admin).status_code == 201
+    # The agent's only namespace is its default, for writes and searches; another is refused.
+    unnamed = {"events": [{"id": "n", "tier": "E", "text": "no namespace given"}]}
+    assert keyed.post("/v1/events", json=unnamed, headers=agent).status_code == 201
+    assert keyed.get("/v1/entries/n", headers=agent).json()["namespace"] == "one"
+    found = keyed.post("/v1/search", json={"query": "roadmap"}, headers=agent).json()
+    assert [r["namespace"] for r in found["results"]] == ["one"]
+    problem(
+        keyed.post("/v1/search", json={"query": "roadmap", "namespace": "two"}, headers=agent), 403
+    )
+    assert keyed.get("/health").status_code == 200
+    assert keyed.get("/schema/openapi.json").status_code == 200
+
+
+def test_health_and_openapi(client: TestClient) -> None:
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["model"] == "fake-bag-of-words"
+    spec = client.get("/schema/openapi.json").json()
+    assert {"/v1/events", "/v1/search", "/v1/entries/{entry_id}", "/health"} <= set(spec["paths"])
