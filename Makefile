@@ -25,6 +25,7 @@ serve: install
 
 test: install
 	$(BIN)/ruff check service schemas tests bench
+	$(BIN)/ruff format --check service schemas tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest $(ARGS)
 

@@ -11,8 +11,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct, field
 
-from service.domain.interactions import Rating
-from service.domain.models import ID_PATTERN, NAMESPACE_PATTERN, Kind, Mode, Tier
+from service.domain.interactions import Rating as Rating
+from service.domain.models import ID_PATTERN, NAMESPACE_PATTERN
+from service.domain.models import Kind as Kind
+from service.domain.models import Mode as Mode
+from service.domain.models import Tier as Tier
 
 Id = Annotated[str, Meta(pattern=ID_PATTERN, description="Entry id")]
 Namespace = Annotated[str, Meta(pattern=NAMESPACE_PATTERN, description="Isolated space of entries")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
@@ -9,12 +11,12 @@ from service.application import Services
 from service.auth import Principal
 
 
-def services_of(request: Request) -> Services:
+def services_of(request: Request[Any, Any, Any]) -> Services:
     services: Services = request.app.state.services
     return services
 
 
-def principal_of(request: Request) -> Principal:
+def principal_of(request: Request[Any, Any, Any]) -> Principal:
     return services_of(request).keys.authenticate(request.headers.get("authorization"))
 
 

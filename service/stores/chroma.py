@@ -44,7 +44,7 @@ def connect(data_dir: Path, url: str = "") -> Any:
 
 def forget_clients() -> None:
     """Drop the clients Chroma caches per path, so a path can be opened afresh."""
-    from chromadb.api.client import SharedSystemClient
+    from chromadb.api.shared_system_client import SharedSystemClient
 
     SharedSystemClient.clear_system_cache()
 
