@@ -44,13 +44,15 @@ def clock() -> Clock:
 
 @pytest.fixture
 def client(tmp_path: Path, chroma_url: str, embedder, clock: Clock) -> Iterator[TestClient]:
-    yield from client_for(Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder, clock)
+    yield from client_for(
+        Settings().replace(data_dir=tmp_path, chroma_url=chroma_url), embedder, clock
+    )
 
 
 @pytest.fixture
 def keyed(tmp_path: Path, embedder, clock: Clock) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-    yield from client_for(Settings(data_dir=tmp_path, api_keys=keys), embedder, clock)
+    yield from client_for(Settings().replace(data_dir=tmp_path, api_keys=keys), embedder, clock)
 
 
 def retrieve(client: TestClient, question: str, **fields) -> dict:

@@ -40,7 +40,7 @@ def client_for(settings: Settings, embedder, clock) -> Iterator[TestClient]:
 
 @pytest.fixture
 def client(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[TestClient]:
-    settings = Settings(
+    settings = Settings().replace(
         data_dir=tmp_path, chroma_url=chroma_url, max_batch=5, max_body_bytes=100_000
     )
     yield from client_for(settings, embedder, clock)
@@ -49,7 +49,7 @@ def client(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[TestCli
 @pytest.fixture
 def keyed(tmp_path: Path, embedder, clock) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-    yield from client_for(Settings(data_dir=tmp_path, api_keys=keys), embedder, clock)
+    yield from client_for(Settings().replace(data_dir=tmp_path, api_keys=keys), embedder, clock)
 
 
 def write(client: TestClient, *events: dict, headers=None) -> dict:

@@ -27,7 +27,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def opened(tmp_path: Path, chroma_url: str, embedder, clock) -> Iterator[Services]:
-    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS)
+    settings = Settings().replace(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS)
     resources = open_services(settings, embedder=embedder, clock=clock)
     yield resources
     resources.close()

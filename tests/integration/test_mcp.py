@@ -34,7 +34,7 @@ class Clock:
 @pytest.fixture
 def resources(tmp_path: Path, embedder) -> Iterator[Services]:
     keys = f"{ADMIN}=admin;{ALICE}=agent:alice"
-    settings = Settings(data_dir=tmp_path / "data", api_keys=keys, jobs="off")
+    settings = Settings().replace(data_dir=tmp_path / "data", api_keys=keys, jobs="off")
     opened = open_services(settings, embedder=embedder, clock=Clock())
     yield opened
     opened.close()

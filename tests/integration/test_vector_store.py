@@ -7,13 +7,14 @@ import time
 from service.domain.memory import Memory
 from service.domain.models import Entry, Filters
 from service.stores.chroma import ChromaVectorStore
+from tests.settings import CHUNKING
 
 NOW = time.time()
 
 
 def stored(embedder, *entries: Entry):
     """Chunk and embed entries the way the write path does."""
-    return Memory(None, None, None, embedder).prepare(entries)
+    return Memory(None, None, None, embedder, CHUNKING).prepare(entries)
 
 
 def entry(id: str, text: str, tier: str = "A", **fields) -> Entry:

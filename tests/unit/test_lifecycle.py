@@ -12,6 +12,7 @@ from service.domain.models import Filters, HistoryEvent, Tier
 from service.domain.tiers import DAY
 from service.errors import InvalidInput
 from service.jobs import lifecycle
+from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,
     FakeEmbedder,
@@ -20,6 +21,9 @@ from tests.fakes import (
     FakeVectorStore,
     make_entry,
 )
+from tests.settings import CHUNKING
+
+FIVE_WORDS = ChunkingSettings(chunk_words=5, chunk_overlap=1)
 
 NOW = T0 + 100
 """When the jobs run: after entries expiring at T0 + 10, before those at T0 + 1000."""
@@ -68,9 +72,7 @@ def stores() -> Stores:
         FakeEmbedder(),
     )
     clock = Clock()
-    memory = Memory(
-        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=clock
-    )
+    memory = Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=clock)
     return Stores(ledger, vectors, keywords, embedder, clock, memory)
 
 
@@ -324,7 +326,9 @@ def test_promote_twice_is_refused_the_second_time(stores: Stores) -> None:
 
 
 def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: Stores) -> None:
-    without = Memory(stores.ledger, stores.vectors, stores.keywords, None, clock=stores.clock)
+    without = Memory(
+        stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
+    )
     without.write([make_entry("c", "talk about caching", "C")])
     assert without.promote(["ns:c"]) == 1
     assert stores.vectors.keys == set()
@@ -343,7 +347,9 @@ def test_optimize_indexes_optimizes_the_keyword_store(stores: Stores) -> None:
 
 
 def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> None:
-    without = Memory(stores.ledger, stores.vectors, stores.keywords, None, clock=stores.clock)
+    without = Memory(
+        stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
+    )
     without.write([make_entry("a", "x", "A")])
     assert lifecycle.backfill_embeddings(without) == {"embedded": 0}
     assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}
