@@ -53,6 +53,6 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         dependencies=DEPENDENCIES,
         lifespan=[lifespan, mcp_lifespan],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        request_max_body_size=settings.max_body_bytes,
+        request_max_body_size=settings.server.max_body_bytes,
         openapi_config=OpenAPIConfig(title="strata", version="0.1.0", path="/schema"),
     )

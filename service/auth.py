@@ -89,6 +89,8 @@ class KeyRing:
                 rows = json.loads(Path(file).read_text())
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"STRATA_API_KEYS_FILE {file}: {exc}") from exc
+            if rows == []:  # a server trusting this file would be open to anyone
+                raise ConfigError(f"STRATA_API_KEYS_FILE {file}: holds no keys")
             for n, row in enumerate(rows if isinstance(rows, list) else [None]):
                 if not isinstance(row, dict) or not isinstance(row.get("key"), str):
                     raise ConfigError(f"STRATA_API_KEYS_FILE {file}: entry {n} needs a 'key'")

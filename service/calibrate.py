@@ -9,7 +9,6 @@ returned. Nothing touches a running service or its data.
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -103,7 +102,7 @@ def observe(
     queries = queries[:max_queries] if max_queries else queries
     source = {(namespace_for(PREFIX, d.metadata.get("namespace")), d.id): d.source_id for d in docs}
     with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
-        local = dataclasses.replace(settings, data_dir=Path(scratch), chroma_url="", jobs="off")
+        local = settings.replace(data_dir=Path(scratch), chroma_url="", jobs="off")
         services = open_services(local)
         try:
             load_reranker(local, services.retriever)

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from service.application import Stores
 from service.domain.ports import Embedder
-from service.settings import Settings
+from service.settings import Settings, StorageSettings
 from service.stores.catalog import SqliteCatalog
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
 from service.stores.files import LocalFiles
@@ -29,15 +29,15 @@ NO_MODEL = (
 
 
 def open_stores(settings: Settings, *, embedder: Embedder | None = None) -> Stores:
-    """Open every store under ``settings.data_dir``; ``embedder`` skips loading the model."""
+    """Open every store under the data directory; ``embedder`` skips loading the model."""
     degraded: list[str] = []
     if embedder is None:
         embedder, degraded = load_embedder(settings)
-    data = settings.data_dir
+    data = settings.storage.data_dir
     data.mkdir(parents=True, exist_ok=True)
     ledger = SqliteLedger(data / "ledger.sqlite3")
-    if settings.chroma_url:
-        vectors = ChromaVectorStore(connect(data, settings.chroma_url))
+    if settings.storage.chroma_url:
+        vectors = ChromaVectorStore(connect(data, settings.storage.chroma_url))
     else:
         vectors = open_or_reset(
             "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
@@ -63,7 +63,7 @@ def open_stores(settings: Settings, *, embedder: Embedder | None = None) -> Stor
         files=LocalFiles(),
         embedder=embedder,
         degraded=degraded,
-        disk_usage=lambda: disk_usage(settings),
+        disk_usage=lambda: disk_usage(settings.storage),
         close=close,
     )
 
@@ -74,10 +74,10 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
 
     try:
         embedder = open_embedder(
-            settings.embedding_model,
-            settings.embedding_backend,
-            settings.model_cache_dir,
-            settings.model_threads,
+            settings.models.embedding_model,
+            settings.models.embedding_backend,
+            settings.storage.model_cache_dir,
+            settings.models.model_threads,
         )
         return embedder, []
     except Exception as exc:  # the service still answers BM25 searches without a model
@@ -102,13 +102,13 @@ def open_or_reset(
         return opener()
 
 
-def disk_usage(settings: Settings) -> dict[str, int | None]:
+def disk_usage(storage: StorageSettings) -> dict[str, int | None]:
     """Bytes on disk per store; None for one that lives elsewhere (a Chroma server)."""
-    data = settings.data_dir
+    data = storage.data_dir
     return {
         "ledger": sum(_size(p) for p in data.glob("ledger.sqlite3*")),
         "tantivy": _size(data / "tantivy"),
-        "chroma": None if settings.chroma_url else _size(data / "chroma"),
+        "chroma": None if storage.chroma_url else _size(data / "chroma"),
     }
 
 

@@ -43,25 +43,26 @@ def open_services(
 
 def load_reranker(settings: Settings, retriever: Retriever) -> None:
     """Load the cross-encoder; searches rerank once it is in."""
-    if not settings.reranker_model:
+    models = settings.models
+    if not models.reranker_model:
         retriever.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
         return
     from service.stores.reranker import open_reranker
 
     try:
         reranker = open_reranker(
-            settings.reranker_model,
-            settings.reranker_backend,
-            settings.model_cache_dir,
-            threads=settings.model_threads,
-            max_length=settings.rerank_max_tokens,
+            models.reranker_model,
+            models.reranker_backend,
+            settings.storage.model_cache_dir,
+            threads=models.model_threads,
+            max_length=models.rerank_max_tokens,
         )
         retriever.reranker = reranker
         retriever.reranker_problem = None
-        log.info("reranker %s loaded (%s)", settings.reranker_model, reranker.backend)
+        log.info("reranker %s loaded (%s)", models.reranker_model, reranker.backend)
     except Exception as exc:  # run without reranking, and say so
-        log.error("reranker %s could not be loaded: %s", settings.reranker_model, exc)
-        retriever.reranker_problem = f"reranker {settings.reranker_model} unavailable ({exc})"
+        log.error("reranker %s could not be loaded: %s", models.reranker_model, exc)
+        retriever.reranker_problem = f"reranker {models.reranker_model} unavailable ({exc})"
 
 
 @asynccontextmanager
@@ -69,11 +70,11 @@ async def running(settings: Settings) -> AsyncIterator[Services]:
     """Services for a server process: blocking calls on ``search_threads`` threads, the
     scheduler started, the reranker loaded off the start-up path; all closed on exit."""
     limiter = anyio.to_thread.current_default_thread_limiter()
-    limiter.total_tokens = settings.search_threads
+    limiter.total_tokens = settings.server.search_threads
     services = open_services(settings)
     for reason in services.stores.degraded:
         log.warning("degraded: %s", reason)
-    if settings.jobs == "on":
+    if settings.lifecycle.jobs == "on":
         services.jobs.start()
     loader = threading.Thread(
         target=load_reranker, args=(settings, services.retriever), name="reranker", daemon=True

@@ -123,7 +123,7 @@ def run_size(args: argparse.Namespace, entries: int, reranker_note: str) -> dict
         entries, args.seed, args.namespaces, args.days, args.namespace_prefix, time.time()
     )
     settings = service_settings()
-    workload.c_ttl_days = settings.c_ttl_days
+    workload.c_ttl_days = settings.lifecycle.c_ttl_days
     with contextlib.ExitStack() as stack:
         if args.serve:
             url = stack.enter_context(serve(args.api_key))

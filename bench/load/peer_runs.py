@@ -34,10 +34,10 @@ def run_peers(
             Path(tmp),
             workload.namespaces,
             args.peers,
-            rrf_k=settings.rrf_k,
-            depth=settings.candidates,
+            rrf_k=settings.search.rrf_k,
+            depth=settings.search.candidates,
             chroma_url=args.chroma_url or "",
-            backend=settings.embedding_backend,
+            backend=settings.models.embedding_backend,
         )
         try:
             print(f"building peers: {', '.join(args.peers)}", file=sys.stderr)

@@ -24,7 +24,7 @@ def resolve_reranker(args: argparse.Namespace) -> tuple[str | None, str]:
         return args.reranker_model, f"{args.reranker_model} (--reranker-model)"
     if "STRATA_RERANKER_MODEL" in os.environ:
         return None, f"{os.environ['STRATA_RERANKER_MODEL']} (STRATA_RERANKER_MODEL)"
-    default = service_settings().reranker_model
+    default = service_settings().models.reranker_model
     with contextlib.suppress(Exception):
         from huggingface_hub import try_to_load_from_cache
 

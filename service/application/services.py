@@ -15,7 +15,7 @@ from service.application.events import EventUseCases
 from service.application.search import SearchUseCase
 from service.application.status import StatusUseCases
 from service.auth import KeyRing
-from service.domain.answer import Answerer, AnswerPolicy
+from service.domain.answer import Answerer
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections
 from service.domain.memory import Memory
@@ -93,14 +93,15 @@ def build_services(
 ) -> Services:
     """The use cases over ``stores``; nothing is opened, recovered or started here."""
     s = settings
-    cache: QueryCache[SearchOutcome] = QueryCache(s.query_cache_size, s.query_cache_seconds, clock)
+    cache: QueryCache[SearchOutcome] = QueryCache(
+        s.search.query_cache_size, s.search.query_cache_seconds, clock
+    )
     memory = Memory(
         stores.ledger,
         stores.vectors,
         stores.keywords,
         stores.embedder,
-        chunk_words=s.chunk_words,
-        chunk_overlap=s.chunk_overlap,
+        s.chunking,
         clock=clock,
         on_change=cache.invalidate,
     )
@@ -109,40 +110,13 @@ def build_services(
         stores.vectors,
         stores.keywords,
         stores.embedder,
-        rrf_k=s.rrf_k,
-        weights={"bm25": s.bm25_weight, "vector": s.vector_weight},
-        candidates=s.candidates,
-        rerank_candidates=s.rerank_candidates,
-        rerank_default=s.rerank == "on",
-        weighting=Weighting(s.tier_weights, s.c_recency_days),
-        mmr_lambda=s.mmr_lambda,
-        fusion=s.fusion,
-        keyword_share=s.keyword_share,
+        s.search,
+        weighting=Weighting(s.search.tier_weights, s.search.c_recency_days),
         cache=cache,
     )
-    answerer = Answerer(
-        retriever,
-        stores.embedder,
-        stores.interactions,
-        AnswerPolicy(
-            threshold=s.strong_match_threshold,
-            weights=s.answer_weights,
-            type_weights=s.type_weights,
-            freshness_days=s.freshness_days,
-        ),
-        new_id=new_id,
-        routine_similarity=s.routine_similarity,
-        routine_min_similar=s.routine_min_similar,
-    )
-    collections = Collections(
-        stores.catalog,
-        memory,
-        stores.files,
-        chunk_words=s.chunk_words,
-        chunk_overlap=s.chunk_overlap,
-        clock=clock,
-    )
-    jobs = lifecycle_jobs(s, memory, collections, clock)
+    answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
+    collections = Collections(stores.catalog, memory, stores.files, s.chunking, clock=clock)
+    jobs = lifecycle_jobs(s.lifecycle, memory, collections, clock)
     rebuilder = Rebuilder(memory, clock)
     degraded = stores.degraded
     collection_cases = CollectionUseCases(
@@ -150,11 +124,11 @@ def build_services(
     )
     return Services(
         settings=s,
-        keys=KeyRing.load(s.api_keys, s.api_keys_file),
+        keys=KeyRing.load(s.server.api_keys, s.server.api_keys_file),
         events=EventUseCases(
             memory,
-            ExpiryPolicy(s.c_ttl_days, s.ttl_by_chain_type),
-            max_batch=s.max_batch,
+            ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
+            max_batch=s.server.max_batch,
             clock=clock,
             new_id=new_id,
         ),

@@ -7,12 +7,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from service.domain.interactions import Interaction, InteractionResult
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
 from service.domain.ports import Embedder, InteractionLog
 from service.domain.retrieval import Retriever, cosine
+from service.settings import AnswerSettings
 
 PATTERNS = 4
 """Most reasoning patterns a retrieve returns."""
@@ -24,36 +25,38 @@ UNKNOWN_CONFIDENCE = 0.5
 """Confidence of an entry recorded without one."""
 NO_RELEVANCE = "embedding model unavailable: relevance is the fused retrieval score"
 NO_ROUTINE_CHECK = "embedding model unavailable: routine check not possible"
-DEFAULT_WEIGHTS = {"relevance": 0.6, "type": 0.15, "confidence": 0.15, "freshness": 0.1}
 
 
 @dataclass(frozen=True)
 class AnswerPolicy:
-    """How an entry's final score blends relevance, type, confidence and freshness."""
+    """How an entry's final score blends relevance, type, confidence and freshness, and
+    the best relevance that makes a strong match."""
 
-    threshold: float = 0.35
-    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    type_weights: Mapping[str, float] = field(default_factory=dict)
-    freshness_days: float = 30.0
+    settings: AnswerSettings
+
+    @property
+    def threshold(self) -> float:
+        return self.settings.strong_match_threshold
 
     def parts(self, entry: Entry, match: float, now: float) -> dict[str, float]:
         """The four parts of an entry's score. Its relevance part is ``match``, the score
         the retrieval stages gave it (fusion of BM25 and vectors, the reranker's blend
         when reranked): ordering by the raw cosine instead measured R@5 0.337 against
         0.479 on locomo-dev (300 questions)."""
-        types = self.type_weights
+        types = self.settings.type_weights
         age_days = max(0.0, now - entry.timestamp) / 86_400
         return {
             "relevance": match,
             "type": types.get(entry.type, UNKNOWN_TYPE) if entry.type else UNKNOWN_TYPE,
             "confidence": UNKNOWN_CONFIDENCE if entry.confidence is None else entry.confidence,
-            "freshness": math.exp(-age_days / self.freshness_days),
+            "freshness": math.exp(-age_days / self.settings.freshness_days),
         }
 
     def score(self, parts: Mapping[str, float]) -> float:
         """Weighted mean of the parts, in [0, 1] (weights are normalised to sum to 1)."""
-        total = sum(self.weights.values()) or 1.0
-        return sum(self.weights.get(name, 0.0) * v for name, v in parts.items()) / total
+        weights = self.settings.answer_weights
+        total = sum(weights.values()) or 1.0
+        return sum(weights.get(name, 0.0) * v for name, v in parts.items()) / total
 
 
 @dataclass(frozen=True)
@@ -92,19 +95,17 @@ class Answerer:
         retriever: Retriever,
         embedder: Embedder | None,
         log: InteractionLog,
-        policy: AnswerPolicy,
+        settings: AnswerSettings,
         *,
         new_id: Callable[[], str],
-        routine_similarity: float = 0.7,
-        routine_min_similar: int = 5,
     ) -> None:
         self.retriever = retriever
         self.embedder = embedder
         self.log = log
-        self.policy = policy
+        self.policy = AnswerPolicy(settings)
         self.new_id = new_id
-        self.routine_similarity = routine_similarity
-        self.routine_min_similar = routine_min_similar
+        self.routine_similarity = settings.routine_similarity
+        self.routine_min_similar = settings.routine_min_similar
 
     def retrieve(
         self, question: str, namespace: str, now: float, *, top_n: int = 5, asker: str | None = None

@@ -28,7 +28,7 @@ class QueryCache(Generic[V]):
     """
 
     def __init__(
-        self, size: int = 512, seconds: float = 30.0, clock: Callable[[], float] = time.monotonic
+        self, size: int, seconds: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.size = size
         self.seconds = seconds

@@ -12,6 +12,7 @@ from service.domain.markdown import chunk_markdown, title_of
 from service.domain.memory import Memory
 from service.domain.models import Entry, entry_key
 from service.domain.ports import Catalog, Files
+from service.settings import ChunkingSettings
 
 FILE_BATCH = 32
 
@@ -65,16 +66,14 @@ class Collections:
         catalog: Catalog,
         memory: Memory,
         files: Files,
+        chunking: ChunkingSettings,
         *,
-        chunk_words: int = 150,
-        chunk_overlap: int = 30,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.catalog = catalog
         self.memory = memory
         self.files = files
-        self.chunk_words = chunk_words
-        self.chunk_overlap = chunk_overlap
+        self.chunking = chunking
         self.clock = clock
         self._scanning: dict[str, tuple[int, int]] = {}
 
@@ -162,6 +161,7 @@ class Collections:
     def entries_for(self, collection: Collection, path: str, text: str) -> list[Entry]:
         title = title_of(text, PurePosixPath(path).name)
         now = self.clock()
+        size = self.chunking
         return [
             Entry(
                 id=chunk_id(collection, path, n),
@@ -179,7 +179,7 @@ class Collections:
                     "line_end": chunk.last,
                 },
             )
-            for n, chunk in enumerate(chunk_markdown(text, self.chunk_words, self.chunk_overlap))
+            for n, chunk in enumerate(chunk_markdown(text, size.chunk_words, size.chunk_overlap))
         ]
 
     def _forget(self, collection: Collection, indexed: IndexedFile, actor: str) -> None:

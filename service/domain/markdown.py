@@ -85,7 +85,7 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
-def chunk_markdown(text: str, words: int = 150, overlap: int = 30) -> list[MarkdownChunk]:
+def chunk_markdown(text: str, words: int, overlap: int) -> list[MarkdownChunk]:
     """Pack blocks into chunks of about ``words`` words.
 
     A heading always starts a new chunk; a chunk carries its section's heading. The last

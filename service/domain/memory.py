@@ -23,6 +23,7 @@ from service.domain.models import (
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.texts import embedding_input, turn_text
 from service.errors import FieldError, InvalidInput
+from service.settings import ChunkingSettings
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +59,8 @@ class Memory:
         vectors: VectorStore,
         keywords: KeywordStore,
         embedder: Embedder | None,
+        chunking: ChunkingSettings,
         *,
-        chunk_words: int = 150,
-        chunk_overlap: int = 30,
         clock: Callable[[], float] = time.time,
         on_change: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
@@ -68,8 +68,7 @@ class Memory:
         self.vectors = vectors
         self.keywords = keywords
         self.embedder = embedder
-        self.chunk_words = chunk_words
-        self.chunk_overlap = chunk_overlap
+        self.chunking = chunking
         self.clock = clock
         self.on_change = on_change
         """Told the namespaces of every change, once the indexes hold it."""
@@ -107,7 +106,8 @@ class Memory:
         Without a model, tier A and C entries are kept without vectors and embedded by
         ``backfill`` once a model is loaded.
         """
-        pieces = [chunk_text(e.text, self.chunk_words, self.chunk_overlap) for e in entries]
+        size = self.chunking
+        pieces = [chunk_text(e.text, size.chunk_words, size.chunk_overlap) for e in entries]
         inputs = [
             [embedding_input(e, piece) for piece in chunks]
             for e, chunks in zip(entries, pieces, strict=True)

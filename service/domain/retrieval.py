@@ -28,6 +28,7 @@ from service.domain.models import (
 from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, VectorStore
 from service.domain.snippets import best_chunk, query_terms, snippet
 from service.errors import InvalidInput
+from service.settings import SearchSettings
 
 NO_EMBEDDER = "embedding model unavailable: vector search skipped, BM25 only"
 QUERY_VECTORS = 256
@@ -48,34 +49,28 @@ class Retriever:
         vectors: VectorStore,
         keywords: KeywordStore,
         embedder: Embedder | None,
+        settings: SearchSettings,
         *,
-        rrf_k: float = 10.0,
-        weights: Mapping[str, float] | None = None,
-        candidates: int = 50,
         reranker: Reranker | None = None,
-        rerank_candidates: int = 30,
-        rerank_default: bool = False,
         weighting: Weighting | None = None,
-        mmr_lambda: float = 1.0,
-        fusion: str = "score",
-        keyword_share: float = 0.7,
         cache: QueryCache[SearchOutcome] | None = None,
     ) -> None:
+        """``weighting``: the tier and recency factors scores are scaled by; None: none."""
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
         self.embedder = embedder
-        self.rrf_k = rrf_k
-        self.weights = dict(weights or {"bm25": 1.0, "vector": 1.0})
-        self.candidates = candidates
+        self.rrf_k = settings.rrf_k
+        self.weights = settings.list_weights
+        self.candidates = settings.candidates
         self.reranker = reranker
-        self.rerank_candidates = rerank_candidates
-        self.rerank_default = rerank_default
+        self.rerank_candidates = settings.rerank_candidates
+        self.rerank_default = settings.rerank == "on"
         self.weighting = weighting
-        self.mmr_lambda = mmr_lambda
-        self.fusion = fusion
+        self.mmr_lambda = settings.mmr_lambda
+        self.fusion = settings.fusion
         """``score`` (``blend``) or ``rrf`` (``fuse``)."""
-        self.keyword_share = keyword_share
+        self.keyword_share = settings.keyword_share
         self.cache = cache
         self._query_vectors: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
@@ -276,7 +271,7 @@ class Weighting:
     stay in [0, 1]) and, for tier C, decay exp(-age_days / c_recency_days)."""
 
     tier_weights: Mapping[str, float]
-    c_recency_days: float = 3.5
+    c_recency_days: float
 
     def factors(self, entry: Entry, now: float) -> dict[str, float]:
         top = max(self.tier_weights.values(), default=1.0) or 1.0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from service.domain.models import Tier
 
@@ -12,8 +12,8 @@ DAY = 86_400.0
 
 @dataclass(frozen=True)
 class ExpiryPolicy:
-    c_ttl_days: float = 7.0
-    ttl_by_chain_type: Mapping[str, float] = field(default_factory=dict)
+    c_ttl_days: float
+    ttl_by_chain_type: Mapping[str, float]
 
     def expires_at(
         self, tier: Tier, timestamp: float, ttl_days: float | None, chain_type: str | None

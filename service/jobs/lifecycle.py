@@ -9,7 +9,7 @@ from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.tiers import DAY
 from service.jobs.scheduler import Jobs
-from service.settings import Settings
+from service.settings import LifecycleSettings
 
 SCHEDULER = "scheduler"
 
@@ -56,7 +56,10 @@ def rescan_collections(collections: Collections) -> dict[str, Any]:
 
 
 def lifecycle_jobs(
-    settings: Settings, memory: Memory, collections: Collections, clock: Callable[[], float]
+    settings: LifecycleSettings,
+    memory: Memory,
+    collections: Collections,
+    clock: Callable[[], float],
 ) -> Jobs:
     """The lifecycle jobs on their configured schedules."""
     jobs = Jobs(clock)

@@ -49,7 +49,7 @@ async def mcp_lifespan(app: Litestar) -> AsyncIterator[None]:
     server.streamable_http_app(
         stateless_http=True,
         json_response=True,
-        max_request_body_size=services.settings.max_body_bytes,
+        max_request_body_size=services.settings.server.max_body_bytes,
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=not services.keys.enabled, **LOOPBACK
         ),

@@ -16,14 +16,13 @@ from service.stores.onnx_runtime import load_tokenizer, open_session, padded_bat
 
 log = logging.getLogger(__name__)
 
-DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 TOKEN_BUDGET = 512
 """Tokens (with padding) per ONNX call: about five question-passage pairs. Measured on two
 cores, 30 pairs of ~100 tokens: 154 ms in fours against 296 ms in one batch of 32."""
 
 
 def open_reranker(
-    model: str, backend: str, cache_dir: Path, *, threads: int = 0, max_length: int = 256
+    model: str, backend: str, cache_dir: Path, *, max_length: int, threads: int = 0
 ) -> OnnxCrossEncoder | CrossEncoderReranker:
     """The reranker for ``backend``; an ONNX backend falls back to torch (and logs why) for a
     model it cannot run. Raises ``FileNotFoundError`` when the model is not on this machine."""
@@ -71,9 +70,9 @@ class OnnxCrossEncoder:
         model_dir: Path,
         cache_dir: Path,
         *,
+        max_length: int,
         quantized: bool = False,
         threads: int = 0,
-        max_length: int = 256,
         batch_size: int = 64,
         name: str = "",
     ) -> None:
@@ -112,7 +111,7 @@ class CrossEncoderReranker:
     """sentence-transformers' ``CrossEncoder`` on torch, scores squashed to [0, 1]."""
 
     def __init__(
-        self, model_dir: Path, *, max_length: int = 256, threads: int = 0, name: str = ""
+        self, model_dir: Path, *, max_length: int, threads: int = 0, name: str = ""
     ) -> None:
         import torch
         from sentence_transformers import CrossEncoder

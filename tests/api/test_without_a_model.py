@@ -22,7 +22,8 @@ with TestClient(create_app(services=services)) as client:
     written = client.post("/v1/events", json={"events": [{"tier": "A", "text": "hello"}]})
     assert written.status_code == 201, written.text
     assert client.post("/v1/search", json={"query": "hello"}).json()["results"]
-loaded = sorted({"torch", "onnxruntime", "sentence_transformers", "transformers"} & set(sys.modules))
+runtimes = {"torch", "onnxruntime", "sentence_transformers", "transformers"}
+loaded = sorted(runtimes & set(sys.modules))
 print(",".join(loaded))
 """
 

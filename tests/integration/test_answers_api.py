@@ -18,13 +18,13 @@ DAY = 86_400
 
 @pytest.fixture
 def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator[TestClient]:
-    yield from client_for(open_stores(Settings(data_dir=tmp_path, chroma_url=chroma_url)))
+    yield from client_for(open_stores(Settings().replace(data_dir=tmp_path, chroma_url=chroma_url)))
 
 
 @pytest.fixture
 def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-    yield from client_for(open_stores(Settings(data_dir=tmp_path, api_keys=keys)))
+    yield from client_for(open_stores(Settings().replace(data_dir=tmp_path, api_keys=keys)))
 
 
 def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient) -> None:

@@ -24,7 +24,7 @@ def client_for(resources: Services) -> Iterator[TestClient]:
 
 @pytest.fixture
 def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator[TestClient]:
-    settings = Settings(
+    settings = Settings().replace(
         data_dir=tmp_path, chroma_url=chroma_url, max_batch=5, max_body_bytes=100_000
     )
     yield from client_for(open_stores(settings))
@@ -33,7 +33,7 @@ def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator
 @pytest.fixture
 def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-    yield from client_for(open_stores(Settings(data_dir=tmp_path, api_keys=keys)))
+    yield from client_for(open_stores(Settings().replace(data_dir=tmp_path, api_keys=keys)))
 
 
 def test_write_then_search_every_mode(client: TestClient) -> None:

@@ -46,7 +46,7 @@ def notes(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def opened(tmp_path: Path, embedder) -> Iterator[Services]:
-    resources = open_services(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+    resources = open_services(Settings().replace(data_dir=tmp_path / "data"), embedder=embedder)
     yield resources
     resources.close()
 
@@ -191,7 +191,7 @@ def test_a_running_scan_shows_its_progress(
 def test_the_rescan_job_picks_up_edits_when_scheduled(
     tmp_path: Path, embedder, notes: Path
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
+    settings = Settings().replace(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
     resources = open_services(settings, embedder=embedder)
     try:
         with TestClient(create_app(services=resources)) as client:

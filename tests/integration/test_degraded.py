@@ -24,7 +24,7 @@ def entry(id: str, text: str, tier: str = "A") -> Entry:
 def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
     tmp_path: Path, embedder
 ) -> None:
-    broken = Settings(data_dir=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
+    broken = Settings().replace(data_dir=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
     degraded = open_services(broken)
     try:
         assert (
@@ -39,7 +39,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
     finally:
         degraded.close()
 
-    healthy = open_services(Settings(data_dir=tmp_path), embedder=embedder)
+    healthy = open_services(Settings().replace(data_dir=tmp_path), embedder=embedder)
     try:
         found = healthy.retriever.search(query("branching strategy", mode="vector"))
         assert [r.entry.id for r in found.results] == ["1"]
@@ -49,7 +49,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
 
 
 def reopen_after(tmp_path: Path, embedder, damage) -> list[str]:
-    settings = Settings(data_dir=tmp_path)
+    settings = Settings().replace(data_dir=tmp_path)
     first = open_services(settings, embedder=embedder)
     first.memory.write([entry("a", "postgres replication lag"), entry("e", "lag alert", "E")])
     first.close()

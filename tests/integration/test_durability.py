@@ -10,7 +10,7 @@ from service.settings import Settings
 
 
 def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, embedder) -> None:
-    settings = Settings(data_dir=tmp_path, chroma_url=chroma_url)
+    settings = Settings().replace(data_dir=tmp_path, chroma_url=chroma_url)
     first = open_services(settings, embedder=embedder)
     now = time.time()
     kept = Entry(
@@ -35,7 +35,9 @@ def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, 
 
 
 def test_rebuild_recreates_indexes_from_the_ledger(tmp_path, chroma_url, embedder) -> None:
-    resources = open_services(Settings(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder)
+    resources = open_services(
+        Settings().replace(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
+    )
     try:
         now = time.time()
         resources.memory.write(

@@ -23,7 +23,7 @@ DAY = 86_400
 
 @pytest.fixture
 def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Services:
-    return open_stores(Settings(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS))
+    return open_stores(Settings().replace(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS))
 
 
 @pytest.fixture

@@ -20,6 +20,8 @@ from service.stores.embedder import open_embedder
 from service.stores.reranker import open_reranker
 from tests.http import write
 
+TOKENS = Settings().models.rerank_max_tokens
+
 
 @pytest.fixture(scope="session")
 def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
@@ -43,7 +45,7 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def opened(tmp_path: Path, embedder, reranker_model: str) -> Services:
-    settings = Settings(data_dir=tmp_path, reranker_model=reranker_model)
+    settings = Settings().replace(data_dir=tmp_path, reranker_model=reranker_model)
     resources = open_services(settings, embedder=embedder)
     load_reranker(settings, resources.retriever)
     return resources
@@ -96,14 +98,15 @@ PASSAGES = [
 
 
 def test_onnx_gives_the_scores_torch_gives(tiny_cross_encoder: str, tmp_path: Path) -> None:
-    torch_scores = open_reranker(tiny_cross_encoder, "torch", tmp_path).score("deploy", PASSAGES)
-    onnx = open_reranker(tiny_cross_encoder, "onnx", tmp_path)
+    torch = open_reranker(tiny_cross_encoder, "torch", tmp_path, max_length=TOKENS)
+    torch_scores = torch.score("deploy", PASSAGES)
+    onnx = open_reranker(tiny_cross_encoder, "onnx", tmp_path, max_length=TOKENS)
     assert onnx.backend == "onnx"
     scores = onnx.score("deploy", PASSAGES)
     assert np.allclose(scores, torch_scores, atol=1e-4)
     # Order and batching do not change a passage's score.
     assert np.allclose(onnx.score("deploy", PASSAGES[::-1])[::-1], scores, atol=1e-5)
-    int8 = open_reranker(tiny_cross_encoder, "onnx-int8", tmp_path)
+    int8 = open_reranker(tiny_cross_encoder, "onnx-int8", tmp_path, max_length=TOKENS)
     assert int8.backend == "onnx-int8"
     assert np.allclose(int8.score("deploy", PASSAGES), torch_scores, atol=0.05)
 
@@ -119,7 +122,9 @@ from service.stores.embedder import open_embedder
 from service.stores.reranker import open_reranker
 assert open_embedder("", "onnx-int8", Path({str(model_cache)!r})).backend == "onnx-int8"
 try:
-    open_reranker("cross-encoder/not-on-this-machine", "onnx", Path({str(tmp_path)!r}))
+    open_reranker(
+        "cross-encoder/not-on-this-machine", "onnx", Path({str(tmp_path)!r}), max_length={TOKENS}
+    )
 except FileNotFoundError as exc:
     print(exc)
 print("torch" in sys.modules)

@@ -19,6 +19,7 @@ from tests.fakes import (
     FakeVectorStore,
     make_entry,
 )
+from tests.settings import CHUNKING, answer_settings, search_settings
 
 DAY = 86_400
 
@@ -32,14 +33,14 @@ class Ids:
         return f"i{self.n}"
 
 
-def answerer(*, threshold: float = 0.6, embedder: bool = True, **policy) -> Answerer:
+def answerer(*, threshold: float = 0.6, embedder: bool = True) -> Answerer:
     ledger, vectors, keywords, model = (
         FakeLedger(),
         FakeVectorStore(),
         FakeKeywordStore(),
         FakeEmbedder(),
     )
-    memory = Memory(ledger, vectors, keywords, model)
+    memory = Memory(ledger, vectors, keywords, model, CHUNKING)
     memory.write(
         [
             make_entry("pg", "we decided on postgres for billing", "A", type="decision"),
@@ -54,18 +55,18 @@ def answerer(*, threshold: float = 0.6, embedder: bool = True, **policy) -> Answ
             ),
         ]
     )
-    retriever = Retriever(ledger, vectors, keywords, model if embedder else None)
+    retriever = Retriever(ledger, vectors, keywords, model if embedder else None, search_settings())
     return Answerer(
         retriever,
         model if embedder else None,
         FakeInteractionLog(),
-        AnswerPolicy(threshold=threshold, **policy),
+        answer_settings(strong_match_threshold=threshold),
         new_id=Ids(),
     )
 
 
 def test_policy_blends_the_four_parts_with_their_weights() -> None:
-    policy = AnswerPolicy(type_weights={"decision": 1.0}, freshness_days=10)
+    policy = AnswerPolicy(answer_settings(type_weights={"decision": 1.0}, freshness_days=10))
     entry = make_entry("x", "t", "A", type="decision", confidence=0.8)
     parts = policy.parts(entry, 0.5, T0 + 10 * DAY)
     assert parts == pytest.approx(
@@ -76,7 +77,7 @@ def test_policy_blends_the_four_parts_with_their_weights() -> None:
 
 
 def test_unknown_type_and_missing_confidence_count_half() -> None:
-    parts = AnswerPolicy().parts(make_entry("x", "t", "A", type="rumour"), 1.0, T0)
+    parts = AnswerPolicy(answer_settings()).parts(make_entry("x", "t", "A", type="rumour"), 1.0, T0)
     assert (parts["type"], parts["confidence"]) == (0.5, 0.5)
 
 

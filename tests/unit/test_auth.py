@@ -131,6 +131,14 @@ def test_unreadable_or_malformed_file_names_the_file(tmp_path) -> None:
         KeyRing.load("", str(tmp_path / "missing.json"))
 
 
+def test_file_without_keys_is_refused(tmp_path) -> None:
+    # Settings take a keys file as keys configured: one holding none must not open access.
+    path = tmp_path / "keys.json"
+    path.write_text("[]")
+    with pytest.raises(ConfigError, match="holds no keys"):
+        KeyRing.load(f"{AGENT_KEY}=agent", str(path))
+
+
 def test_file_row_without_a_key_is_a_config_error(tmp_path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(json.dumps([{"role": "admin"}]))

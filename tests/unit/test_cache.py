@@ -52,6 +52,6 @@ def test_the_least_recently_used_value_goes_first() -> None:
 
 
 def test_size_zero_keeps_nothing() -> None:
-    cache: QueryCache[str] = QueryCache(size=0)
+    cache: QueryCache[str] = QueryCache(size=0, seconds=30)
     cache.put("ns", "q", "outcome", cache.generation("ns"))
     assert cache.get("ns", "q") is None

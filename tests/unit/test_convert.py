@@ -12,6 +12,7 @@ from service.application.inputs import parse_time, to_entries, to_query
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
 from service.present import format_time
+from tests.settings import expiry_policy
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC).timestamp()
 
@@ -26,7 +27,7 @@ def convert(*events: wire.Event, policy: ExpiryPolicy | None = None, namespace=a
         list(events),
         now=NOW,
         new_id=lambda: next(ids),
-        policy=policy or ExpiryPolicy(),
+        policy=policy or expiry_policy(),
         namespace=namespace,
     )
 

@@ -13,6 +13,7 @@ from service.domain.retrieval import Retriever
 from service.domain.tiers import DAY
 from service.errors import InvalidInput
 from service.jobs import lifecycle
+from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,
     FakeClock,
@@ -22,9 +23,12 @@ from tests.fakes import (
     FakeVectorStore,
     make_entry,
 )
+from tests.settings import CHUNKING, search_settings
 
 NOW = T0 + 100
 """When the jobs run: after entries expiring at T0 + 10, before those at T0 + 1000."""
+
+FIVE_WORDS = ChunkingSettings(chunk_words=5, chunk_overlap=1)
 
 
 @dataclasses.dataclass
@@ -62,9 +66,7 @@ def stores(clock: FakeClock) -> Stores:
         FakeEmbedder(),
     )
     clock.now = T0
-    memory = Memory(
-        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=clock
-    )
+    memory = Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=clock)
     return Stores(ledger, vectors, keywords, embedder, clock, memory)
 
 
@@ -89,7 +91,9 @@ def test_expired_c_entries_are_hidden_before_the_job_runs(stores: Stores) -> Non
     assert stores.keyword_ids("standup") == {"live", "fact"}
     # The vector store keeps them until the job; the retriever checks expiry in the ledger.
     assert stores.vector_ids("C", "standup notes") == {"gone", "live"}
-    retriever = Retriever(stores.ledger, stores.vectors, stores.keywords, stores.embedder)
+    retriever = Retriever(
+        stores.ledger, stores.vectors, stores.keywords, stores.embedder, search_settings()
+    )
     for mode in ("vector", "hybrid"):
         found = retriever.search(SearchQuery("standup notes", filters(), mode=mode)).results
         assert {r.entry.id for r in found} == {"live", "fact"}
@@ -322,7 +326,9 @@ def test_promote_twice_is_refused_the_second_time(stores: Stores) -> None:
 
 
 def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: Stores) -> None:
-    without = Memory(stores.ledger, stores.vectors, stores.keywords, None, clock=stores.clock)
+    without = Memory(
+        stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
+    )
     without.write([make_entry("c", "talk about caching", "C")])
     assert without.promote(["ns:c"]) == 1
     assert stores.vectors.keys == set()
@@ -341,7 +347,9 @@ def test_optimize_indexes_optimizes_the_keyword_store(stores: Stores) -> None:
 
 
 def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> None:
-    without = Memory(stores.ledger, stores.vectors, stores.keywords, None, clock=stores.clock)
+    without = Memory(
+        stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
+    )
     without.write([make_entry("a", "x", "A")])
     assert lifecycle.backfill_embeddings(without) == {"embedded": 0}
     assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}

@@ -6,7 +6,11 @@ import pytest
 
 from service.domain.memory import Memory
 from service.domain.models import HistoryEvent
+from service.settings import ChunkingSettings
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
+from tests.settings import CHUNKING
+
+FIVE_WORDS = ChunkingSettings(chunk_words=5, chunk_overlap=1)
 
 
 @pytest.fixture
@@ -31,9 +35,7 @@ def embedder() -> FakeEmbedder:
 
 @pytest.fixture
 def memory(ledger, vectors, keywords, embedder) -> Memory:
-    return Memory(
-        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=lambda: T0
-    )
+    return Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0)
 
 
 def test_write_records_and_indexes_every_entry(memory, ledger, vectors, keywords) -> None:
@@ -171,7 +173,7 @@ def test_recover_with_nothing_pending_does_nothing(memory) -> None:
 def test_without_a_model_embedded_tiers_are_stored_without_vectors(
     ledger, vectors, keywords
 ) -> None:
-    memory = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")])
     assert (outcome.embedded, outcome.indexed) == (0, 2)
     stored = ledger.get(["ns:a"])["ns:a"]
@@ -188,9 +190,7 @@ def test_without_a_model_embedded_tiers_are_stored_without_vectors(
 def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
     ledger, vectors, keywords, embedder
 ) -> None:
-    without = Memory(
-        ledger, vectors, keywords, None, chunk_words=5, chunk_overlap=1, clock=lambda: T0
-    )
+    without = Memory(ledger, vectors, keywords, None, FIVE_WORDS, clock=lambda: T0)
     assert without.backfill() == 0  # nothing to embed with
     without.write(
         [
@@ -199,9 +199,7 @@ def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
             make_entry("e", "GET /health 200", "E"),
         ]
     )
-    with_model = Memory(
-        ledger, vectors, keywords, embedder, chunk_words=5, chunk_overlap=1, clock=lambda: T0 + 42
-    )
+    with_model = Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0 + 42)
     assert with_model.backfill() == 2
     assert sorted(embedder.texts) == sorted(
         ["alice: alice likes tea", "standup moved one two three", "three four"]
@@ -222,10 +220,10 @@ def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
 def test_backfill_embeds_archived_entries_but_keeps_them_out_of_the_vector_index(
     ledger, vectors, keywords, embedder
 ) -> None:
-    without = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    without = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     without.write([make_entry("c", "old standup", "C")])
     without.set_archived(["ns:c"], True)
-    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     assert memory.backfill() == 1
     stored = ledger.get(["ns:c"])["ns:c"]
     assert stored.has_vectors and stored.entry.archived
@@ -248,10 +246,10 @@ class HookedEmbedder(FakeEmbedder):
 def test_backfill_skips_entries_deleted_or_rewritten_while_it_embedded(
     ledger, vectors, keywords
 ) -> None:
-    without = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    without = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     without.write([make_entry("gone", "to be deleted", "A"), make_entry("new", "old text", "A")])
     embedder = HookedEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
 
     def race() -> None:
         embedder.hook = lambda: None
@@ -286,13 +284,13 @@ def test_tokens_are_counted_by_the_model_for_every_tier(memory, ledger) -> None:
 
 
 def test_without_a_model_tokens_are_estimated_from_words(ledger, vectors, keywords) -> None:
-    memory = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     memory.write([make_entry("a", "one two three four five six", "A")])
     assert ledger.get(["ns:a"])["ns:a"].tokens == 6 * 4 // 3
 
 
 def test_without_a_model_tier_e_is_still_written(ledger, vectors, keywords) -> None:
-    memory = Memory(ledger, vectors, keywords, None, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E")])
     assert (outcome.embedded, outcome.indexed) == (0, 1)
     assert keywords.keys == {"ns:e"}
@@ -323,7 +321,7 @@ def test_archiving_and_restoring_never_re_embed(memory, embedder) -> None:
 
 def test_history_records_who_did_what_and_when(ledger, vectors, keywords, embedder) -> None:
     now = [100.0]
-    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: now[0])
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: now[0])
     memory.write([make_entry("a", "first", "A")], actor="key:1")
     now[0] = 200.0
     memory.write([make_entry("a", "second", "A")], actor="alice")
@@ -455,7 +453,7 @@ def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
     ledger, vectors, keywords
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [[make_entry(f"w{n}", f"decision number {n}", "A")] for n in range(4)]
     results = _writers_blocked_behind_first(memory, embedder, batches)
     assert [r.ids for r in results] == [["w0"], ["w1"], ["w2"], ["w3"]]
@@ -469,7 +467,7 @@ def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
 
 def test_writes_of_the_same_key_are_applied_in_arrival_order(ledger, vectors, keywords) -> None:
     embedder = GateEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [
         [make_entry("first", "unrelated", "A")],
         [make_entry("x", "old text", "A")],
@@ -484,7 +482,7 @@ def test_writes_of_the_same_key_are_applied_in_arrival_order(ledger, vectors, ke
 
 def test_a_failed_group_commit_fails_every_write_in_it(ledger, vectors, keywords) -> None:
     embedder = GateEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, clock=lambda: T0)
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     original = embedder.embed
 
     def embed_failing_on_groups(texts):

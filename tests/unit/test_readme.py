@@ -1,13 +1,14 @@
-"""The README's configuration table lists every setting with its real default."""
+"""The README's configuration tables list every setting, in its group, with its real default."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
 
-from service.settings import PREFIX, Settings
+from msgspec.structs import fields
+
+from service.settings import Settings, variable
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 ROW = re.compile(r"^\|\s*`?(STRATA_[A-Z0-9_]+)`?\s*\|\s*(.*?)\s*\|")
@@ -22,26 +23,34 @@ def render(value: object) -> str:
     return str(value)
 
 
-def documented() -> dict[str, str]:
-    """Variable name to shown default, from the table of the ``## Configuration`` section."""
+def documented() -> dict[str, tuple[str, str]]:
+    """Variable name to the heading it is listed under and its shown default, from the
+    tables of the ``## Configuration`` section."""
     section = README.read_text(encoding="utf-8").split("\n## Configuration", 1)[1]
     section = section.split("\n## ", 1)[0]
-    rows = [ROW.match(line) for line in section.splitlines()]
-    return {m.group(1): m.group(2).strip("`") for m in rows if m}
+    found, heading = {}, ""
+    for line in section.splitlines():
+        if line.startswith("### "):
+            heading = line[4:].strip().lower()
+        elif m := ROW.match(line):
+            found[m.group(1)] = (heading, m.group(2).strip("`"))
+    return found
 
 
-def defaults() -> dict[str, str]:
-    values = {}
-    for f in dataclasses.fields(Settings):
-        value = f.default_factory() if f.default is dataclasses.MISSING else f.default
-        values[PREFIX + f.name.upper()] = render(value)
-    return values
+def defaults() -> dict[str, tuple[str, str]]:
+    """Variable name to its group and its default, from the settings."""
+    settings = Settings()
+    return {
+        variable(f.name): (group.name, render(getattr(getattr(settings, group.name), f.name)))
+        for group in fields(Settings)
+        for f in fields(group.type)
+    }
 
 
 def test_readme_lists_every_setting_and_nothing_else() -> None:
     assert set(documented()) == set(defaults())
 
 
-def test_readme_shows_each_settings_default() -> None:
+def test_readme_shows_each_setting_in_its_group_with_its_default() -> None:
     shown = documented()
     assert {name: shown.get(name) for name in defaults()} == defaults()

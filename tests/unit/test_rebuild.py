@@ -11,6 +11,7 @@ from service.domain.memory import Memory
 from service.domain.models import StoredEntry
 from service.errors import Conflict
 from service.jobs.rebuild import Rebuilder
+from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,
     FakeEmbedder,
@@ -20,6 +21,9 @@ from tests.fakes import (
     make_entry,
     make_filters,
 )
+from tests.settings import CHUNKING
+
+FOUR_WORDS = ChunkingSettings(chunk_words=4, chunk_overlap=1)
 
 
 @dataclasses.dataclass
@@ -39,9 +43,7 @@ def stores() -> Stores:
         FakeKeywordStore(),
         FakeEmbedder(),
     )
-    memory = Memory(
-        ledger, vectors, keywords, embedder, chunk_words=4, chunk_overlap=1, clock=lambda: T0
-    )
+    memory = Memory(ledger, vectors, keywords, embedder, FOUR_WORDS, clock=lambda: T0)
     return Stores(ledger, vectors, keywords, embedder, memory)
 
 
@@ -258,7 +260,9 @@ def test_rebuilder_runs_in_the_background_and_reports_status(stores: Stores) -> 
 
 def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
     ledger = GatedLedger()
-    memory = Memory(ledger, FakeVectorStore(), FakeKeywordStore(), FakeEmbedder(), clock=lambda: T0)
+    memory = Memory(
+        ledger, FakeVectorStore(), FakeKeywordStore(), FakeEmbedder(), CHUNKING, clock=lambda: T0
+    )
     memory.write([make_entry("a", "x", "A")])
     rebuilder = Rebuilder(memory, clock=lambda: T0)
     rebuilder.start()
@@ -278,7 +282,12 @@ def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
 
 def test_rebuilder_reports_a_failure(stores: Stores) -> None:
     memory = Memory(
-        stores.ledger, stores.vectors, FailingKeywordStore(), stores.embedder, clock=lambda: T0
+        stores.ledger,
+        stores.vectors,
+        FailingKeywordStore(),
+        stores.embedder,
+        CHUNKING,
+        clock=lambda: T0,
     )
     rebuilder = Rebuilder(memory, clock=lambda: T0)
     rebuilder.start()

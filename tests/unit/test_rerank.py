@@ -15,6 +15,7 @@ from tests.fakes import (
     make_entry,
     make_filters,
 )
+from tests.settings import CHUNKING, search_settings
 
 
 class KeywordReranker:
@@ -38,7 +39,7 @@ def retriever(reranker: KeywordReranker | None, **options) -> Retriever:
         FakeKeywordStore(),
         FakeEmbedder(),
     )
-    memory = Memory(ledger, vectors, keywords, embedder)
+    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING)
     # Repeating "cache" ranks n0 first by BM25; only n7 mentions "golden".
     memory.write(
         [
@@ -47,9 +48,8 @@ def retriever(reranker: KeywordReranker | None, **options) -> Retriever:
         ]
     )
     # Rank fusion: the position-aware blend is about ranks.
-    return Retriever(
-        ledger, vectors, keywords, embedder, reranker=reranker, fusion="rrf", **options
-    )
+    settings = search_settings(fusion="rrf", **options)
+    return Retriever(ledger, vectors, keywords, embedder, settings, reranker=reranker)
 
 
 def query(**options) -> SearchQuery:
@@ -84,9 +84,9 @@ def test_rerank_is_off_by_default_and_explained_when_on() -> None:
 
 def test_default_on_and_missing_reranker_degrades() -> None:
     reranker = KeywordReranker("golden")
-    retriever(reranker, rerank_default=True).search(query())
+    retriever(reranker, rerank="on").search(query())
     assert len(reranker.seen) == 1
-    outcome = retriever(None, rerank_default=True).search(query())
+    outcome = retriever(None, rerank="on").search(query())
     assert outcome.degraded == [NO_RERANKER]
 
 

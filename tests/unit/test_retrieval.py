@@ -10,6 +10,7 @@ from service.domain.memory import Memory
 from service.domain.models import Filters, Hit, SearchQuery
 from service.domain.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
 from service.errors import InvalidInput
+from service.settings import ChunkingSettings
 from tests.fakes import (
     FakeEmbedder,
     FakeKeywordStore,
@@ -18,6 +19,7 @@ from tests.fakes import (
     make_entry,
     make_filters,
 )
+from tests.settings import CHUNKING, search_settings
 
 
 @dataclasses.dataclass
@@ -28,13 +30,17 @@ class Stores:
     embedder: FakeEmbedder
     memory: Memory
 
-    def retriever(self, *, embedder: bool = True, **options) -> Retriever:
+    def retriever(
+        self, *, embedder: bool = True, weighting=None, cache=None, **options
+    ) -> Retriever:
         return Retriever(
             self.ledger,
             self.vectors,
             self.keywords,
             self.embedder if embedder else None,
-            **options,
+            search_settings(**options),
+            weighting=weighting,
+            cache=cache,
         )
 
 
@@ -46,7 +52,9 @@ def stores() -> Stores:
         FakeKeywordStore(),
         FakeEmbedder(),
     )
-    memory = Memory(ledger, vectors, keywords, embedder, chunk_words=20, chunk_overlap=5)
+    memory = Memory(
+        ledger, vectors, keywords, embedder, ChunkingSettings(chunk_words=20, chunk_overlap=5)
+    )
     return Stores(ledger, vectors, keywords, embedder, memory)
 
 
@@ -213,7 +221,7 @@ class LeakyKeywordStore(FakeKeywordStore):
 
 def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
     keywords = LeakyKeywordStore()
-    memory = Memory(stores.ledger, stores.vectors, keywords, stores.embedder)
+    memory = Memory(stores.ledger, stores.vectors, keywords, stores.embedder, CHUNKING)
     memory.write(
         [
             make_entry("mine", "deployment failed", "A", namespace="ns"),
@@ -221,7 +229,9 @@ def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
             make_entry("log", "deployment failed", "E", namespace="other"),
         ]
     )
-    retriever = Retriever(stores.ledger, stores.vectors, keywords, stores.embedder)
+    retriever = Retriever(
+        stores.ledger, stores.vectors, keywords, stores.embedder, search_settings()
+    )
     outcome = retriever.search(query("deployment failed badly"))
     assert [(r.entry.namespace, r.entry.id) for r in outcome.results] == [("ns", "mine")]
 
@@ -283,7 +293,9 @@ class RecordingKeywordStore(FakeKeywordStore):
 @pytest.mark.parametrize(("limit", "depth"), [(5, 50), (40, 120)])
 def test_each_list_is_asked_for_enough_candidates(stores: Stores, limit, depth) -> None:
     keywords = RecordingKeywordStore()
-    retriever = Retriever(stores.ledger, stores.vectors, keywords, None, candidates=50)
+    retriever = Retriever(
+        stores.ledger, stores.vectors, keywords, None, search_settings(candidates=50)
+    )
     retriever.search(query("x", mode="bm25", limit=limit))
     assert keywords.limits == [depth]
 
@@ -323,12 +335,18 @@ class PinnedVectorStore(FakeVectorStore):
 def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> None:
     vectors = PinnedVectorStore(chunk=2)
     memory = Memory(
-        stores.ledger, vectors, stores.keywords, stores.embedder, chunk_words=4, chunk_overlap=0
+        stores.ledger,
+        vectors,
+        stores.keywords,
+        stores.embedder,
+        ChunkingSettings(chunk_words=4, chunk_overlap=0),
     )
     memory.write(
         [make_entry("long", "revenue grew this quarter while costs fell sharply overall", "A")]
     )
-    retriever = Retriever(stores.ledger, vectors, stores.keywords, stores.embedder)
+    retriever = Retriever(
+        stores.ledger, vectors, stores.keywords, stores.embedder, search_settings()
+    )
     result = retriever.search(query("revenue", mode="vector")).results[0]
     assert result.snippet == "overall"
     result = retriever.search(query("revenue", mode="bm25")).results[0]
@@ -384,7 +402,7 @@ def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> No
             make_entry("e", "kubernetes upgrade", "E"),
         ]
     )
-    weighted = stores.retriever(weighting=Weighting({"A": 1.0, "E": 0.5}))
+    weighted = stores.retriever(weighting=Weighting({"A": 1.0, "E": 0.5}, c_recency_days=0))
     outcome = weighted.search(query("kubernetes upgrade"))
     by_id = {r.entry.id: r for r in outcome.results}
     assert by_id["e"].relevance == pytest.approx(0.7 * 1.0 / 2.2)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+from msgspec.structs import fields
 
 from service.errors import ConfigError
-from service.settings import Settings
+from service.settings import Settings, is_loopback, variable
+
+KEYS = {"STRATA_API_KEYS": "admin-key-0123456789=admin"}
+REFUSED = "refusing to listen on 0.0.0.0 without API keys"
 
 
 def test_empty_environment_gives_the_defaults() -> None:
@@ -31,33 +34,38 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
             "PORT": "1",
         }
     )
-    assert settings.host == "0.0.0.0"
-    assert settings.port == 9000
-    assert settings.data_dir == Path("/var/lib/strata")
-    assert settings.c_ttl_days == 2.5
-    assert settings.rrf_k == 10.0
-    assert settings.api_keys == "k=admin"
-    assert (settings.chunk_words, settings.chunk_overlap) == (200, 40)
+    assert settings.server.host == "0.0.0.0"
+    assert settings.server.port == 9000
+    assert settings.storage.data_dir == Path("/var/lib/strata")
+    assert settings.lifecycle.c_ttl_days == 2.5
+    assert settings.search.rrf_k == 10.0
+    assert settings.server.api_keys == "k=admin"
+    assert (settings.chunking.chunk_words, settings.chunking.chunk_overlap) == (200, 40)
 
 
 def test_every_field_has_its_variable() -> None:
     samples = {int: "7", float: "0.5", Path: "/tmp/x", str: "text"}
-    for f in dataclasses.fields(Settings):
-        if f.name in ("ttl_by_chain_type", "tier_weights", "chunk_words", "chunk_overlap"):
-            continue  # covered below: a mapping, and a pair checked together
-        default = getattr(Settings(), f.name)
-        kind = type(default)
-        kind = Path if issubclass(kind, Path) else kind
-        if isinstance(default, dict):
-            changed = {name: weight / 2 for name, weight in default.items()}
-            settings = Settings.from_env({f"STRATA_{f.name.upper()}": json.dumps(changed)})
-            assert getattr(settings, f.name) == changed, f.name
-            continue
-        # A switch accepts only its own words: set it to the other one.
-        switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
-        sample = switches.get(default, samples[kind])
-        settings = Settings.from_env({f"STRATA_{f.name.upper()}": sample})
-        assert getattr(settings, f.name) == kind(sample), f.name
+    # A switch accepts only its own words: set it to the other one.
+    switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
+    defaults = Settings()
+    for group in fields(Settings):
+        for f in fields(group.type):
+            if f.name in ("ttl_by_chain_type", "tier_weights", "chunk_words", "chunk_overlap"):
+                continue  # covered below: a mapping, and a pair checked together
+
+            def read(raw: str, group: str = group.name, name: str = f.name) -> object:
+                # With keys configured, any host may be set.
+                parsed = Settings.from_env({**KEYS, variable(name): raw})
+                return getattr(getattr(parsed, group), name)
+
+            default = getattr(getattr(defaults, group.name), f.name)
+            if isinstance(default, dict):
+                changed = {name: weight / 2 for name, weight in default.items()}
+                assert read(json.dumps(changed)) == changed, f.name
+                continue
+            kind = Path if isinstance(default, Path) else type(default)
+            sample = switches.get(default, samples[kind])
+            assert read(sample) == kind(sample), f.name
 
 
 def test_empty_variable_counts_as_unset() -> None:
@@ -65,22 +73,22 @@ def test_empty_variable_counts_as_unset() -> None:
 
 
 def test_empty_reranker_model_turns_reranking_off() -> None:
-    assert Settings.from_env({"STRATA_RERANKER_MODEL": ""}).reranker_model == ""
+    assert Settings.from_env({"STRATA_RERANKER_MODEL": ""}).models.reranker_model == ""
 
 
 def test_overrides_win_over_the_environment() -> None:
     settings = Settings.from_env(
-        {"STRATA_PORT": "9000", "STRATA_HOST": "0.0.0.0"}, port=7000, data_dir="/srv/data"
+        {"STRATA_PORT": "9000", "STRATA_HOST": "0.0.0.0", **KEYS}, port=7000, data_dir="/srv/data"
     )
-    assert settings.port == 7000
-    assert settings.host == "0.0.0.0"
-    assert settings.data_dir == Path("/srv/data")
+    assert settings.server.port == 7000
+    assert settings.server.host == "0.0.0.0"
+    assert settings.storage.data_dir == Path("/srv/data")
 
 
 def test_none_overrides_are_ignored() -> None:
     settings = Settings.from_env({"STRATA_PORT": "9000"}, port=None, host=None)
-    assert settings.port == 9000
-    assert settings.host == "127.0.0.1"
+    assert settings.server.port == 9000
+    assert settings.server.host == "127.0.0.1"
 
 
 @pytest.mark.parametrize(
@@ -100,7 +108,7 @@ def test_bad_number_names_the_variable(name: str, raw: str) -> None:
 
 def test_ttl_by_chain_type_is_a_json_object_of_days() -> None:
     settings = Settings.from_env({"STRATA_TTL_BY_CHAIN_TYPE": '{"standup": 2, "retro": "0.5"}'})
-    assert settings.ttl_by_chain_type == {"standup": 2.0, "retro": 0.5}
+    assert settings.lifecycle.ttl_by_chain_type == {"standup": 2.0, "retro": 0.5}
 
 
 @pytest.mark.parametrize(
@@ -124,16 +132,38 @@ def test_bad_ttl_by_chain_type_names_the_variable(raw: str) -> None:
         ({"STRATA_MAX_BATCH": "0"}, "STRATA_MAX_BATCH"),
         ({"STRATA_CHUNK_WORDS": "30", "STRATA_CHUNK_OVERLAP": "30"}, "STRATA_CHUNK_OVERLAP"),
         ({"STRATA_RRF_K": "0"}, "STRATA_RRF_K"),
-        ({"STRATA_BM25_WEIGHT": "-1"}, "weights"),
-        ({"STRATA_VECTOR_WEIGHT": "-0.1"}, "weights"),
+        ({"STRATA_BM25_WEIGHT": "-1"}, "STRATA_BM25_WEIGHT"),
+        ({"STRATA_VECTOR_WEIGHT": "-0.1"}, "STRATA_VECTOR_WEIGHT"),
         ({"STRATA_JOBS": "yes"}, "STRATA_JOBS"),
         ({"STRATA_E_ARCHIVE_DAYS": "-1"}, "STRATA_E_ARCHIVE_DAYS"),
         ({"STRATA_E_DELETE_DAYS": "-0.5"}, "STRATA_E_DELETE_DAYS"),
+        ({"STRATA_KEYWORD_SHARE": "1.5"}, "STRATA_KEYWORD_SHARE"),
+        ({"STRATA_MMR_LAMBDA": "0"}, "STRATA_MMR_LAMBDA"),
+        ({"STRATA_RERANK_MAX_TOKENS": "3"}, "STRATA_RERANK_MAX_TOKENS"),
+        ({"STRATA_TYPE_WEIGHTS": '{"fact": 2}'}, "STRATA_TYPE_WEIGHTS"),
+        ({"STRATA_ANSWER_WEIGHTS": '{"relevance": 1}'}, "STRATA_ANSWER_WEIGHTS"),
+        ({"STRATA_QUERY_CACHE_SIZE": "-1"}, "STRATA_QUERY_CACHE_SIZE"),
     ],
 )
 def test_inconsistent_values_are_refused(environ: dict[str, str], variable: str) -> None:
     with pytest.raises(ConfigError, match=variable):
         Settings.from_env(environ)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "words"),
+    [
+        ("STRATA_FUSION", "x", "score, rrf"),
+        ("STRATA_EMBEDDING_BACKEND", "gpu", "onnx-int8, onnx, torch"),
+        ("STRATA_RERANKER_BACKEND", "ONNX", "onnx-int8, onnx, torch"),
+        ("STRATA_RERANK", "yes", "on, off"),
+        ("STRATA_JOBS", "true", "on, off"),
+    ],
+)
+def test_a_word_setting_names_its_words(name: str, raw: str, words: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({name: raw})
+    assert str(raised.value) == f"{name}: expected one of {words}, got {raw!r}"
 
 
 def test_overrides_are_validated_too() -> None:
@@ -148,13 +178,54 @@ def test_negative_chunk_overlap_is_refused() -> None:
 
 
 def test_settings_are_frozen() -> None:
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        Settings().port = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        Settings().server.port = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        Settings().server = Settings().server  # type: ignore[misc]
 
 
 def test_tier_weights_are_parsed_and_checked() -> None:
     parsed = Settings.from_env({"STRATA_TIER_WEIGHTS": '{"A": 2, "E": 1}'})
-    assert parsed.tier_weights == {"A": 2.0, "E": 1.0}
+    assert parsed.search.tier_weights == {"A": 2.0, "E": 1.0}
     for bad in ('{"B": 1}', '{"A": 0}', "[1]"):
-        with pytest.raises(ConfigError):
+        with pytest.raises(ConfigError, match="STRATA_TIER_WEIGHTS"):
             Settings.from_env({"STRATA_TIER_WEIGHTS": bad})
+
+
+def test_replace_changes_settings_by_name_and_checks_them(tmp_path: Path) -> None:
+    changed = Settings().replace(data_dir=tmp_path, max_batch=5, jobs="off")
+    assert changed.storage.data_dir == tmp_path
+    assert (changed.server.max_batch, changed.lifecycle.jobs) == (5, "off")
+    assert changed.search == Settings().search
+    with pytest.raises(ConfigError, match="STRATA_MAX_BATCH"):
+        changed.replace(max_batch=0)
+    with pytest.raises(TypeError, match="colour"):
+        changed.replace(colour="red")
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "example.com", "::"])
+def test_a_host_beyond_loopback_needs_api_keys(host: str) -> None:
+    with pytest.raises(ConfigError, match=f"refusing to listen on {host} without API keys"):
+        Settings.from_env({"STRATA_HOST": host})
+    with pytest.raises(ConfigError, match="refusing"):
+        Settings.from_env({"STRATA_API_KEYS": " ; "}, host=host)
+    assert Settings.from_env({"STRATA_HOST": host, **KEYS}).server.has_keys
+    keys_file = Settings.from_env({"STRATA_HOST": host, "STRATA_API_KEYS_FILE": "keys.json"})
+    assert keys_file.server.host == host
+
+
+def test_the_host_flag_is_held_to_the_same_rule() -> None:
+    with pytest.raises(ConfigError) as raised:
+        Settings.from_env({}, host="0.0.0.0")
+    assert str(raised.value) == (
+        f"{REFUSED}; set STRATA_API_KEYS or STRATA_API_KEYS_FILE, or bind to 127.0.0.1"
+    )
+    with pytest.raises(ConfigError, match=REFUSED):
+        Settings().replace(host="0.0.0.0")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_loopback_needs_no_keys(host: str) -> None:
+    assert is_loopback(host)
+    settings = Settings.from_env({"STRATA_HOST": host})
+    assert (settings.server.host, settings.server.has_keys) == (host, False)

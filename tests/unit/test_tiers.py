@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.domain.tiers import DAY, ExpiryPolicy, is_live
+from tests.settings import expiry_policy
 
 T0 = 1_700_000_000.0
 
@@ -17,15 +18,15 @@ def test_tiers_a_and_e_never_expire_whatever_is_configured(tier) -> None:
 
 
 def test_tier_c_lives_seven_days_by_default() -> None:
-    assert ExpiryPolicy().expires_at("C", T0, None, None) == T0 + 7 * DAY
+    assert expiry_policy().expires_at("C", T0, None, None) == T0 + 7 * DAY
 
 
 def test_tier_c_default_is_configurable() -> None:
-    assert ExpiryPolicy(c_ttl_days=0.5).expires_at("C", T0, None, None) == T0 + 0.5 * DAY
+    assert expiry_policy(c_ttl_days=0.5).expires_at("C", T0, None, None) == T0 + 0.5 * DAY
 
 
 def test_chain_type_lifetime_applies_to_its_chain_only() -> None:
-    policy = ExpiryPolicy(ttl_by_chain_type={"standup": 2})
+    policy = expiry_policy(ttl_by_chain_type={"standup": 2})
     assert policy.expires_at("C", T0, None, "standup") == T0 + 2 * DAY
     assert policy.expires_at("C", T0, None, "planning") == T0 + 7 * DAY
     assert policy.expires_at("C", T0, None, None) == T0 + 7 * DAY
@@ -38,7 +39,7 @@ def test_event_ttl_wins_over_chain_type_and_default() -> None:
 
 
 def test_expiry_counts_from_the_event_timestamp() -> None:
-    policy = ExpiryPolicy()
+    policy = expiry_policy()
     assert (
         policy.expires_at("C", T0 + 100, None, None) == policy.expires_at("C", T0, None, None) + 100
     )
