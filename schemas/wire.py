@@ -22,7 +22,9 @@ Namespace = Annotated[str, Meta(pattern=NAMESPACE_PATTERN, description="Isolated
 Label = Annotated[str, Meta(min_length=1, max_length=200)]
 Text = Annotated[str, Meta(min_length=1, max_length=1_000_000)]
 Timestamp = Annotated[str, Meta(description="ISO 8601; without an offset it is UTC")]
-Scalar = str | int | float | bool | None
+MetadataKey = Annotated[str, Meta(min_length=1, max_length=200)]
+Scalar = Annotated[str, Meta(max_length=10_000)] | int | float | bool | None
+Metadata = Annotated[dict[MetadataKey, Scalar], Meta(max_length=64)]
 Score = Annotated[float, Meta(ge=0, le=1)]
 Variant = Annotated[str, Meta(min_length=1, max_length=10_000)]
 
@@ -40,7 +42,7 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     tags: Annotated[list[Label], Meta(max_length=64)] = field(default_factory=list)
     timestamp: Timestamp | None = None
     ttl_days: Annotated[float, Meta(gt=0, le=36_500)] | None = None
-    metadata: dict[str, Scalar] = field(default_factory=dict)
+    metadata: Metadata = field(default_factory=dict)
     kind: Kind = "memory"
     """``pattern``: a reasoning pattern, given back with its variants by ``/v1/retrieve``."""
     type: Label | None = None

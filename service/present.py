@@ -15,16 +15,25 @@ from service.application.search import Searched
 from service.application.status import Health
 from service.domain.answer import Answered
 from service.domain.interactions import DailyReport, Feedback
-from service.domain.models import Entry, SearchResult, WriteOutcome
+from service.domain.models import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    Entry,
+    SearchResult,
+    WriteOutcome,
+)
 from service.domain.stats import Stats
 from service.domain.tiers import is_live
 from service.jobs.rebuild import RebuildStatus
 
 
 def format_time(seconds: float | None) -> str | None:
+    """ISO 8601 in UTC; a time beyond what a date can hold (only rows written before times
+    were checked can carry one) shows as the nearest that can."""
     if seconds is None:
         return None
-    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+    bounded = min(max(seconds, EARLIEST_TIME), LATEST_TIME)
+    return datetime.fromtimestamp(bounded, UTC).isoformat().replace("+00:00", "Z")
 
 
 def written(outcome: WriteOutcome) -> wire.EventsResponse:

@@ -10,18 +10,21 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from schemas import wire
-from service.domain.models import TIERS, Entry, Filters, SearchQuery
+from service.domain.models import EARLIEST_TIME, LATEST_TIME, TIERS, Entry, Filters, SearchQuery
 from service.domain.tiers import ExpiryPolicy
 from service.errors import FieldError, InvalidInput
 
 NamespaceOf = Callable[[str | None, str], str]
 """Resolves a requested namespace for the caller (field name for errors); raises if denied."""
 
-METADATA_VALUE_CHARS = 10_000
+
+LATEST_TEXT = "9999-12-31T23:59:59Z"
+TIME_RANGE = f"1970-01-01T00:00:00Z to {LATEST_TEXT}"
 
 
 def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None:
-    """Epoch seconds of an ISO 8601 timestamp; naive times are taken as UTC."""
+    """Epoch seconds of an ISO 8601 timestamp; naive times are taken as UTC. Times outside
+    1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z (after the offset) are refused."""
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -29,7 +32,14 @@ def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    try:
+        seconds = moment.timestamp()
+    except (OverflowError, ValueError, OSError):
+        seconds = -1.0
+    if not EARLIEST_TIME <= seconds <= LATEST_TIME:
+        errors.append(FieldError(field, f"outside the supported range, {TIME_RANGE}"))
+        return None
+    return seconds
 
 
 def to_entries(
@@ -57,13 +67,12 @@ def to_entries(
             errors.append(FieldError(f"{where}.ttl_days", "only tier C entries expire"))
         if event.variants and event.kind != "pattern":
             errors.append(FieldError(f"{where}.variants", "only entries of kind pattern have"))
-        for key, value in event.metadata.items():
-            if isinstance(value, str) and len(value) > METADATA_VALUE_CHARS:
-                errors.append(
-                    FieldError(
-                        f"{where}.metadata.{key}", f"longer than {METADATA_VALUE_CHARS} chars"
-                    )
-                )
+        expires_at = policy.expires_at(event.tier, timestamp, event.ttl_days, event.chain_type)
+        if expires_at is not None and expires_at > LATEST_TIME:
+            blamed = "ttl_days" if event.ttl_days is not None else "timestamp"
+            errors.append(
+                FieldError(f"{where}.{blamed}", f"the entry would expire after {LATEST_TEXT}")
+            )
         entry_id = event.id or new_id()
         if (ns, entry_id) in seen:
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
@@ -79,9 +88,7 @@ def to_entries(
                 role=event.role,
                 chain_type=event.chain_type,
                 tags=tuple(dict.fromkeys(event.tags)),
-                expires_at=policy.expires_at(
-                    event.tier, timestamp, event.ttl_days, event.chain_type
-                ),
+                expires_at=expires_at,
                 metadata=dict(event.metadata),
                 kind=event.kind,
                 type=event.type,

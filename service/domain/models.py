@@ -20,6 +20,11 @@ ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,128}$"
 """An entry id, unique within its namespace."""
 DEFAULT_NAMESPACE = "default"
 
+EARLIEST_TIME = 0.0
+"""1970-01-01T00:00:00Z: the earliest time an entry may carry."""
+LATEST_TIME = 253_402_300_799.0
+"""9999-12-31T23:59:59Z: the latest time an entry may carry, its expiry included."""
+
 
 def entry_key(namespace: str, entry_id: str) -> str:
     """The store-wide key of an entry; ids are unique within a namespace."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from service.domain.models import Entry
+from service.domain.models import EARLIEST_TIME, LATEST_TIME, Entry
 
 CONTEXT_CHARS = 1000
 """Most of the previous turn kept as an entry's context."""
@@ -30,7 +30,7 @@ def keyword_text(entry: Entry) -> str:
     parts = [entry.context] if entry.context else []
     parts.append(f"{entry.speaker}: {entry.text}" if entry.speaker else entry.text)
     parts.extend(entry.variants)
-    if "file" not in entry.metadata:
+    if "file" not in entry.metadata and EARLIEST_TIME <= entry.timestamp <= LATEST_TIME:
         day = datetime.fromtimestamp(entry.timestamp, UTC)
         parts.append(f"(on {day.day} {day:%B %Y})")
     return "\n".join(parts)

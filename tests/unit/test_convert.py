@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
 from schemas import wire
@@ -115,13 +116,13 @@ def test_every_bad_field_of_the_batch_is_reported() -> None:
             wire.Event(text="   ", tier="A"),
             wire.Event(text="ok", tier="E"),
             wire.Event(text="ok", tier="A", ttl_days=3, timestamp="not a time"),
-            wire.Event(text="ok", tier="E", metadata={"blob": "x" * 10_001}),
+            wire.Event(text="ok", tier="C", timestamp="9999-12-30T00:00:00Z"),
         )
     assert fields_of(raised) == [
         "events[0].text",
         "events[2].timestamp",
         "events[2].ttl_days",
-        "events[3].metadata.blob",
+        "events[3].timestamp",
     ]
     assert "events[2].ttl_days" in raised.value.detail
 
@@ -133,8 +134,40 @@ def test_ttl_days_only_for_tier_c(tier) -> None:
     assert raised.value.errors == [FieldError("events[0].ttl_days", "only tier C entries expire")]
 
 
-def test_metadata_string_of_exactly_the_limit_is_accepted() -> None:
-    assert convert(wire.Event(text="x", tier="E", metadata={"blob": "x" * 10_000}))
+def test_metadata_is_bounded_by_the_wire_schema() -> None:
+    def event(metadata: dict[str, object]) -> wire.Event:
+        return msgspec.convert({"text": "x", "tier": "E", "metadata": metadata}, wire.Event)
+
+    assert convert(event({"blob": "x" * 10_000, "k" * 200: 1}))
+    for bad in [{"blob": "x" * 10_001}, {"": 1}, {"k" * 201: 1}, {f"k{n}": n for n in range(65)}]:
+        with pytest.raises(msgspec.ValidationError):
+            event(bad)
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "ttl_days", "field"),
+    [
+        ("9999-12-31T23:59:59-00:01", None, "events[0].timestamp"),
+        ("0001-01-01T00:00:00+00:01", None, "events[0].timestamp"),
+        ("1969-12-31T23:59:59Z", None, "events[0].timestamp"),
+        ("9999-12-30T00:00:00Z", None, "events[0].timestamp"),
+        ("9999-12-01T00:00:00Z", 36_500, "events[0].ttl_days"),
+    ],
+)
+def test_times_outside_the_supported_range_are_refused(
+    timestamp: str, ttl_days: float | None, field: str
+) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        convert(wire.Event(text="x", tier="C", timestamp=timestamp, ttl_days=ttl_days))
+    assert fields_of(raised) == [field]
+
+
+def test_the_edges_of_the_supported_range_are_accepted() -> None:
+    first, last = convert(
+        wire.Event(text="x", tier="E", timestamp="1970-01-01T00:00:00Z"),
+        wire.Event(text="y", tier="E", timestamp="9999-12-31T23:59:59Z"),
+    )
+    assert (first.timestamp, last.timestamp) == (0.0, 253_402_300_799.0)
 
 
 def test_duplicate_id_in_a_batch_names_the_second() -> None:
