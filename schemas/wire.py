@@ -361,6 +361,21 @@ class JobOut(Struct, kw_only=True):
     runs: int
 
 
+class QuarantinedEntry(Struct):
+    namespace: str
+    id: str
+    reason: str
+    """Why it could not be indexed."""
+    at: str
+
+
+class QuarantineResponse(Struct):
+    """Entries kept in the ledger but set aside, out of every read, because they could not
+    be indexed; writing an entry again (same id) or deleting it takes it out."""
+
+    entries: list[QuarantinedEntry]
+
+
 class JobsResponse(Struct):
     jobs: list[JobOut]
 
@@ -395,6 +410,8 @@ class Totals(Struct, kw_only=True):
     """Tokens embedding every entry, of every tier, would have cost."""
     embedding_avoided: float
     """Share of the full-RAG embedding work not done: 1 - embedded / full."""
+    quarantined: int = 0
+    """Entries set aside because they could not be indexed (``/v1/admin/quarantine``)."""
 
 
 class StatsResponse(Struct):

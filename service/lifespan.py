@@ -14,6 +14,7 @@ import anyio.to_thread
 from service.application import Services, build_services
 from service.application.services import new_id as fresh_id
 from service.composition import open_stores
+from service.domain.memory import Memory
 from service.domain.ports import Embedder
 from service.domain.retrieval import Retriever
 from service.settings import Settings
@@ -32,13 +33,23 @@ def open_services(
     the indexes made to match the ledger. The caller closes them."""
     stores = open_stores(settings, embedder=embedder)
     services = build_services(settings, stores, clock=clock, new_id=new_id)
-    memory = services.memory
-    memory.recover()
-    if not memory.indexes_match_ledger():
-        log.warning("indexes do not match the ledger; rebuilding them from it")
-        memory.rebuild()
-    memory.backfill()
+    catch_up(services.memory, stores.degraded)
     return services
+
+
+def catch_up(memory: Memory, degraded: list[str]) -> None:
+    """Finish what a crash interrupted and make the indexes match the ledger. A failure
+    here never stops the service from starting: it is logged and reported in ``/health``,
+    and the ``recover_pending`` job tries again."""
+    try:
+        memory.recover()
+        if not memory.indexes_match_ledger():
+            log.warning("indexes do not match the ledger; rebuilding them from it")
+            memory.rebuild()
+        memory.backfill()
+    except Exception as exc:  # start anyway: the ledger holds every acknowledged write
+        log.exception("catching up with the ledger failed")
+        degraded.append(f"indexes behind the ledger ({type(exc).__name__}: {exc})")
 
 
 def load_reranker(settings: Settings, retriever: Retriever) -> None:

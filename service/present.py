@@ -19,8 +19,10 @@ from service.domain.models import (
     EARLIEST_TIME,
     LATEST_TIME,
     Entry,
+    Quarantined,
     SearchResult,
     WriteOutcome,
+    key_namespace,
 )
 from service.domain.stats import Stats
 from service.domain.tiers import is_live
@@ -229,6 +231,17 @@ def documents_out(found: Documents) -> wire.DocumentsResponse:
     )
 
 
+def quarantine_out(aside: list[Quarantined]) -> wire.QuarantineResponse:
+    return wire.QuarantineResponse(
+        [
+            wire.QuarantinedEntry(
+                key_namespace(q.key), q.key.split(":", 1)[1], q.reason, format_time(q.at) or ""
+            )
+            for q in aside
+        ]
+    )
+
+
 def health_out(health: Health) -> wire.Health:
     return wire.Health(
         health.status,  # type: ignore[arg-type]
@@ -265,6 +278,7 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
             tokens_embedded=t.tokens_embedded,
             tokens_full_rag=t.tokens_full_rag,
             embedding_avoided=t.embedding_avoided,
+            quarantined=t.quarantined,
         ),
         stats.disk,
     )

@@ -214,6 +214,9 @@ class LifecycleSettings(Group, frozen=True):
     """When ``archive_e_tier`` archives (and optionally deletes) old tier E entries."""
     optimize_cron: str = "0 4 * * *"
     """When ``optimize_indexes`` merges Tantivy segments and collects garbage."""
+    recover_cron: str = "* * * * *"
+    """When ``recover_pending`` applies to the indexes the writes an index failed to take
+    (and sets aside, in quarantine, entries that cannot be indexed)."""
     backfill_cron: str = "*/15 * * * *"
     """When ``backfill_embeddings`` embeds A/C entries written while no model was loaded."""
     rescan_cron: str = ""

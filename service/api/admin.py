@@ -37,6 +37,11 @@ class AdminController(Controller):
         """Rebuild Chroma and Tantivy from the ledger in the background."""
         return present.rebuild_out(services.admin.start_rebuild(principal))
 
+    @get("/quarantine", sync_to_thread=True)
+    def quarantine(self, services: ServicesDep, principal: PrincipalDep) -> wire.QuarantineResponse:
+        """Entries set aside because they could not be indexed, with the reason."""
+        return present.quarantine_out(services.status.quarantined(principal))
+
     @get("/rebuild", sync_to_thread=False)
     def rebuild_status(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
         return present.rebuild_out(services.admin.rebuild_status(principal))

@@ -7,9 +7,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.auth import Principal
+from service.domain.models import Quarantined, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
+
+QUARANTINE_SHOWN = 1000
+"""Most quarantined entries listed or counted."""
+
+
+def may_see(principal: Principal, aside: Quarantined) -> bool:
+    return principal.may_use(key_namespace(aside.key))
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,10 @@ class StatusUseCases:
             degraded.append(f"chroma unreachable: {exc}")
             stores["chroma"] = "unreachable"
         stores["tantivy"] = self.keywords.count()
+        aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
+        stores["quarantined"] = aside
+        if aside:
+            degraded.append(f"{aside} entries set aside in quarantine: see /v1/admin/quarantine")
         reranker = self.retriever.reranker
         if self.retriever.reranker_problem:
             degraded.append(self.retriever.reranker_problem)
@@ -68,4 +80,12 @@ class StatusUseCases:
     def stats(self, principal: Principal) -> Stats:
         """Entries, vectors and tokens per namespace and tier; an agent key sees its
         namespaces."""
-        return replace(summarize(self.ledger.stats(), principal.may_use), disk=self.disk_usage())
+        summary = summarize(self.ledger.stats(), principal.may_use)
+        aside = [q for q in self.ledger.quarantined(QUARANTINE_SHOWN) if may_see(principal, q)]
+        totals = replace(summary.totals, quarantined=len(aside))
+        return replace(summary, totals=totals, disk=self.disk_usage())
+
+    def quarantined(self, principal: Principal) -> list[Quarantined]:
+        """Entries set aside because they could not be indexed, with the reason (admins)."""
+        principal.require_admin()
+        return [q for q in self.ledger.quarantined(QUARANTINE_SHOWN) if may_see(principal, q)]

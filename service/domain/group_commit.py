@@ -19,6 +19,8 @@ class Pending(Generic[W]):
     done: bool = False
     error: Exception | None = None
     result: list[Any] = field(default_factory=list)
+    indexed: bool = True
+    """False when the write is stored but its indexing is left for later."""
 
 
 class GroupCommit(Generic[W]):
@@ -26,8 +28,8 @@ class GroupCommit(Generic[W]):
     that touches a key a write already taken touches (it goes in the next group) or once
     the group holds ``most_keys`` keys, and commits them with one call of ``commit``.
 
-    ``commit`` fills each pending write's ``result``; if it raises, every write of the
-    group fails with that error."""
+    ``commit`` fills each pending write's ``result``, or its ``error`` to fail it alone; if
+    ``commit`` raises, every write of the group fails with that error."""
 
     def __init__(
         self,
@@ -81,7 +83,7 @@ class GroupCommit(Generic[W]):
             self._commit(group)
         except Exception as error:
             for pending in group:
-                pending.error = error
+                pending.error = pending.error or error
         finally:
             for pending in group:
                 pending.done = True

@@ -9,19 +9,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from service.domain.chunking import chunk_text
+from service.domain import indexable
 from service.domain.group_commit import GroupCommit, Pending
 from service.domain.models import (
-    Chunk,
     Entry,
     HistoryEvent,
+    IndexUnavailable,
+    Recovered,
     StoredEntry,
     Tier,
     WriteOutcome,
     key_namespace,
 )
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
-from service.domain.texts import embedding_input, turn_text
+from service.domain.preparation import in_threads, prepare
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings
 
@@ -39,6 +40,10 @@ GROUP_ENTRIES = 2000
 class _Write:
     entries: list[Entry]
     actor: str
+
+
+Ready = tuple[Pending[_Write], list[StoredEntry]]
+"""A write of a group and its entries, chunked and embedded."""
 
 
 class Memory:
@@ -84,74 +89,66 @@ class Memory:
         Concurrent writes are committed as a group: one model call embeds all their
         chunks, the ledger records them, and each index is updated once for all of them.
         """
-        stored: list[StoredEntry] = self._writes.submit(_Write(list(entries), actor)).result
+        done = self._writes.submit(_Write(list(entries), actor))
+        stored: list[StoredEntry] = done.result
         embedded = sum(1 for s in stored if s.entry.embedded and s.has_vectors)
-        return WriteOutcome([e.id for e in entries], embedded=embedded, indexed=len(stored))
+        indexed = len(stored) if done.indexed else 0
+        return WriteOutcome([e.id for e in entries], embedded=embedded, indexed=indexed)
 
     def _commit(self, group: list[Pending[_Write]]) -> None:
-        stored = self.prepare([e for pending in group for e in pending.write.entries])
+        ready = self._prepared(group)
         with self._lock:
-            stored = self._in_threads(stored)
+            stored = in_threads(
+                [s for _, batch in ready for s in batch], self.ledger.last_in_thread
+            )
             at = self.clock()
-            start = 0
+            start, durable = 0, []
+            for pending, batch in ready:
+                mine = stored[start : start + len(batch)]
+                start += len(batch)
+                try:
+                    self.ledger.put(mine, actor=pending.write.actor, at=at)
+                except Exception as error:  # nothing of this write was stored
+                    pending.error = error
+                    continue
+                pending.result = mine
+                durable.extend(mine)
+            # The writes are durable: they are acknowledged whatever befalls the indexes.
+            # Entries left pending are applied by ``recover`` (at start and on schedule).
+            try:
+                self._index(durable)
+            except Exception:
+                log.exception("indexing %d written entries failed; they stay pending", len(durable))
+                for pending, _ in ready:
+                    pending.indexed = False
+
+    def _prepared(
+        self, group: list[Pending[_Write]]
+    ) -> list[tuple[Pending[_Write], list[StoredEntry]]]:
+        """Each write's entries chunked and embedded: the whole group in one model call,
+        or, if that fails, each write on its own, so that a failure fails only its write."""
+        try:
+            stored = self.prepare([e for pending in group for e in pending.write.entries])
+        except Exception:
+            if len(group) == 1:
+                raise
+            ready = []
             for pending in group:
-                pending.result = stored[start : start + len(pending.write.entries)]
-                start += len(pending.write.entries)
-                self.ledger.put(pending.result, actor=pending.write.actor, at=at)
-            self._index(stored)
+                try:
+                    ready.append((pending, self.prepare(pending.write.entries)))
+                except Exception as error:
+                    pending.error = error
+            return ready
+        ready, start = [], 0
+        for pending in group:
+            size = len(pending.write.entries)
+            ready.append((pending, stored[start : start + size]))
+            start += size
+        return ready
 
     def prepare(self, entries: Sequence[Entry]) -> list[StoredEntry]:
-        """Chunk every entry and embed the chunks of embedded tiers, in one model call.
-
-        Without a model, tier A and C entries are kept without vectors and embedded by
-        ``backfill`` once a model is loaded.
-        """
-        size = self.chunking
-        pieces = [chunk_text(e.text, size.chunk_words, size.chunk_overlap) for e in entries]
-        inputs = [
-            [embedding_input(e, piece) for piece in chunks]
-            for e, chunks in zip(entries, pieces, strict=True)
-        ]
-        tokens = self._count_tokens(inputs)
-        wanted = [
-            text for e, texts in zip(entries, inputs, strict=True) if e.embedded for text in texts
-        ]
-        vectors = iter(self.embedder.embed(wanted)) if wanted and self.embedder else None
-        stored = []
-        for entry, chunks, count in zip(entries, pieces, tokens, strict=True):
-            built = tuple(
-                Chunk(entry.key, n, text, next(vectors) if entry.embedded and vectors else None)
-                for n, text in enumerate(chunks)
-            )
-            stored.append(StoredEntry(entry, built, count))
-        return stored
-
-    def _in_threads(self, stored: Sequence[StoredEntry]) -> list[StoredEntry]:
-        """Give each entry of a thread the turn before it, in arrival order, as context.
-        Called under the write lock, so concurrent writers see one order."""
-        last: dict[tuple[str, str], Entry | None] = {}
-        placed = []
-        for s in stored:
-            e = s.entry
-            if e.thread is None:
-                placed.append(s)
-                continue
-            where = (e.namespace, e.thread)
-            if where not in last:
-                last[where] = self.ledger.last_in_thread(*where)
-            before = last[where]
-            context = None if before is None or before.key == e.key else turn_text(before)
-            placed.append(StoredEntry(replace(e, context=context), s.chunks, s.tokens))
-            last[where] = e
-        return placed
-
-    def _count_tokens(self, inputs: list[list[str]]) -> list[int]:
-        flat = [text for texts in inputs for text in texts]
-        if self.embedder is not None:
-            counts = iter(self.embedder.count_tokens(flat))
-        else:  # about four word pieces for every three English words
-            counts = iter(len(text.split()) * 4 // 3 for text in flat)
-        return [sum(next(counts) for _ in texts) for texts in inputs]
+        """Chunk every entry and embed the chunks of embedded tiers, in one model call."""
+        return prepare(entries, self.embedder, self.chunking)
 
     def _index(self, stored: Sequence[StoredEntry]) -> None:
         keys = [s.entry.key for s in stored]
@@ -291,17 +288,45 @@ class Memory:
             self.ledger.put(changed, actor=actor, action=action, at=self.clock())
             self._index(changed)
 
-    def recover(self) -> tuple[int, int]:
-        """Finish writes and deletes interrupted by a crash. Returns (re-indexed, removed)."""
+    def recover(self) -> Recovered:
+        """Finish the writes and deletes not yet applied to the indexes (interrupted by a
+        crash, or by an index that failed). An entry that cannot be indexed is set aside
+        in quarantine with the reason, so that one row never blocks the rest."""
         with self._lock:
             pending, deleting = self.ledger.unsynced()
-            if pending:
-                self._index(pending)
+            reasons = {s.entry.key: reason for s in pending if (reason := indexable.problem(s))}
+            ready = [s for s in pending if s.entry.key not in reasons]
+            reasons |= self._index_each(ready)
+            if reasons:
+                self.ledger.quarantine(reasons, at=self.clock())
+                for key, reason in reasons.items():
+                    log.error("entry %s set aside in quarantine: %s", key, reason)
             if deleting:
                 self._remove(deleting, "recovery")
+        done = Recovered(len(pending) - len(reasons), len(deleting), len(reasons))
         if pending or deleting:
-            log.info("recovered %d pending writes and %d deletes", len(pending), len(deleting))
-        return len(pending), len(deleting)
+            log.info("recovered %s", done)
+        return done
+
+    def _index_each(self, stored: list[StoredEntry]) -> dict[str, str]:
+        """Index ``stored`` at once or, if that fails, one entry at a time; the entries that
+        fail alone while others succeed are returned with the reason. If every one fails,
+        the fault is the index's, not theirs: the error is raised and they stay pending."""
+        try:
+            self._index(stored)
+            return {}
+        except Exception:
+            if len(stored) == 1:
+                raise
+        failed: dict[str, str] = {}
+        for s in stored:
+            try:
+                self._index([s])
+            except Exception as exc:
+                failed[s.entry.key] = f"indexing failed ({type(exc).__name__}: {exc})"
+        if len(failed) == len(stored):
+            raise IndexUnavailable(f"no entry of {len(stored)} could be indexed")
+        return failed
 
     def backfill(self, batch: int = 256) -> int:
         """Embed tier A and C entries written while no model was loaded."""
@@ -343,10 +368,17 @@ class Memory:
         with self._lock:
             keep: set[str] = set()
             seen: set[str] = set()
+            aside: dict[str, str] = {}
 
             def batches() -> Iterator[list[StoredEntry]]:
                 nonlocal total
-                for batch in self.ledger.scan():
+                for scanned in self.ledger.scan():
+                    batch = []
+                    for s in scanned:
+                        if reason := indexable.problem(s):
+                            aside[s.entry.key] = reason
+                        else:
+                            batch.append(s)
                     live = [s for s in batch if s.in_vector_index]
                     # Drop records an entry no longer has (another tier, older chunks).
                     self.vectors.delete([s.entry.key for s in batch])
@@ -360,5 +392,7 @@ class Memory:
 
             self.keywords.replace_all(batches())
             self.vectors.delete([k for k in self.vectors.entry_keys() if k not in keep])
+            if aside:
+                self.ledger.quarantine(aside, at=self.clock())
             self._changed(seen)
         return total

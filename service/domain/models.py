@@ -111,6 +111,16 @@ class HistoryEvent:
 
 
 @dataclass(frozen=True)
+class Quarantined:
+    """An entry set aside because it could not be indexed; kept in the ledger, out of every
+    read, until it is written again or deleted."""
+
+    key: str
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True)
 class Filters:
     """Conditions every search result meets, applied inside each store."""
 
@@ -184,3 +194,16 @@ class WriteOutcome:
     ids: list[str]
     embedded: int
     indexed: int
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What ``recover`` finished: entries indexed and removed, and entries set aside."""
+
+    indexed: int
+    removed: int
+    quarantined: int
+
+
+class IndexUnavailable(Exception):
+    """The indexes refused every entry: they, not the entries, are at fault."""

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from service.domain.collections import Collection, IndexedFile
 
 from service.domain.interactions import Feedback, Interaction
-from service.domain.models import Chunk, Entry, Filters, HistoryEvent, Hit, StoredEntry, Tier
+from service.domain.models import (
+    Chunk,
+    Entry,
+    Filters,
+    HistoryEvent,
+    Hit,
+    Quarantined,
+    StoredEntry,
+    Tier,
+)
 
 
 class Embedder(Protocol):
@@ -102,6 +111,15 @@ class Ledger(Protocol):
 
     def mark_deleting(self, keys: Sequence[str]) -> list[str]:
         """Flag existing entries for removal; returns the keys that existed."""
+        ...
+
+    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        """Set entries that cannot be indexed aside, each with the reason: they leave every
+        read (``get``, ``scan``, ``count``, ``unsynced``, ...) until written again or removed."""
+        ...
+
+    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
+        """The entries set aside, oldest first."""
         ...
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None: ...

@@ -27,6 +27,8 @@ class Totals:
     """Tokens had every entry been embedded, as plain RAG would."""
     embedding_avoided: float
     """Share of those tokens the tiers left unembedded."""
+    quarantined: int = 0
+    """Entries set aside because they could not be indexed."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ def optimize_indexes(memory: Memory) -> dict[str, Any]:
     return {"documents": memory.optimize()}
 
 
+def recover_pending(memory: Memory) -> dict[str, Any]:
+    """Apply to the indexes the writes and deletes they have not taken yet."""
+    done = memory.recover()
+    return {"indexed": done.indexed, "removed": done.removed, "quarantined": done.quarantined}
+
+
 def backfill_embeddings(memory: Memory) -> dict[str, Any]:
     """Embed tier A and C entries stored while no model was loaded."""
     return {"embedded": memory.backfill()}
@@ -70,6 +76,7 @@ def lifecycle_jobs(
         lambda: archive_e_tier(memory, clock(), settings.e_archive_days, settings.e_delete_days),
     )
     jobs.add("optimize_indexes", settings.optimize_cron, lambda: optimize_indexes(memory))
+    jobs.add("recover_pending", settings.recover_cron, lambda: recover_pending(memory))
     jobs.add("backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(memory))
     if settings.rescan_cron:
         jobs.add(

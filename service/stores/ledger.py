@@ -6,86 +6,18 @@ import json
 import sqlite3
 import time
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from service.domain.models import Chunk, Entry, HistoryEvent, StoredEntry
-from service.stores.sqlite import SqliteFile, Transaction, select_in
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    key TEXT PRIMARY KEY,
-    id TEXT NOT NULL,
-    namespace TEXT NOT NULL,
-    tier TEXT NOT NULL,
-    text TEXT NOT NULL,
-    speaker TEXT,
-    role TEXT,
-    chain_type TEXT,
-    tags TEXT NOT NULL,
-    timestamp REAL NOT NULL,
-    expires_at REAL,
-    metadata TEXT NOT NULL,
-    archived INTEGER NOT NULL DEFAULT 0,
-    tokens INTEGER NOT NULL DEFAULT 0,
-    state TEXT NOT NULL,
-    kind TEXT NOT NULL DEFAULT 'memory',
-    type TEXT,
-    confidence REAL,
-    variants TEXT NOT NULL DEFAULT '[]',
-    thread TEXT,
-    context TEXT
-);
-CREATE INDEX IF NOT EXISTS entries_tier_time ON entries(tier, archived, timestamp);
-CREATE INDEX IF NOT EXISTS entries_state ON entries(state) WHERE state != 'synced';
-CREATE INDEX IF NOT EXISTS entries_expiry ON entries(expires_at) WHERE expires_at IS NOT NULL;
-CREATE TABLE IF NOT EXISTS chunks (
-    key TEXT NOT NULL REFERENCES entries(key) ON DELETE CASCADE,
-    number INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    vector BLOB,
-    PRIMARY KEY (key, number)
-);
-CREATE TABLE IF NOT EXISTS history (
-    key TEXT NOT NULL,
-    at REAL NOT NULL,
-    action TEXT NOT NULL,
-    actor TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS history_key ON history(key, at);
-"""
-
-# The columns an entry is written to and read from.
-# fmt: off
-_FIELDS = (
-    "key", "id", "namespace", "tier", "text", "speaker", "role", "chain_type", "tags",
-    "timestamp", "expires_at", "metadata", "archived", "kind", "type", "confidence",
-    "variants", "thread", "context", "tokens",
+from service.domain.models import Chunk, Entry, HistoryEvent, Quarantined, StoredEntry
+from service.stores.ledger_schema import (
+    _COLUMNS,
+    _VALUES,
+    LIVE,
+    SCHEMA,
+    add_missing_columns,
 )
-# fmt: on
-_COLUMNS = ", ".join(_FIELDS)
-_VALUES = ", ".join(f":{name}" for name in _FIELDS)
-
-ADDED_COLUMNS = {
-    "kind": "TEXT NOT NULL DEFAULT 'memory'",
-    "type": "TEXT",
-    "confidence": "REAL",
-    "variants": "TEXT NOT NULL DEFAULT '[]'",
-    "thread": "TEXT",
-    "context": "TEXT",
-}
-"""Columns added after the first release: a ledger written before gets them at open."""
-
-
-def _add_missing_columns(db: sqlite3.Connection) -> None:
-    present = {row["name"] for row in db.execute("PRAGMA table_info(entries)")}
-    for name, declaration in ADDED_COLUMNS.items():
-        if name not in present:
-            db.execute(f"ALTER TABLE entries ADD COLUMN {name} {declaration}")
-    db.execute(
-        "CREATE INDEX IF NOT EXISTS entries_thread ON entries(namespace, thread) "
-        "WHERE thread IS NOT NULL"
-    )
+from service.stores.sqlite import SqliteFile, Transaction, select_in
 
 
 class SqliteLedger(SqliteFile):
@@ -93,7 +25,7 @@ class SqliteLedger(SqliteFile):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path, SCHEMA)
-        _add_missing_columns(self._db)
+        add_missing_columns(self._db)
 
     def put(
         self,
@@ -111,6 +43,7 @@ class SqliteLedger(SqliteFile):
             keys = [s.entry.key for s in stored]
             existing = set(self._present(keys))
             self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
+            self._db.executemany("DELETE FROM quarantine WHERE key = ?", [(k,) for k in keys])
             self._db.executemany(
                 f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) VALUES ({_VALUES}, 'pending')",
                 rows,
@@ -128,6 +61,25 @@ class SqliteLedger(SqliteFile):
     def mark_synced(self, keys: Iterable[str]) -> None:
         self._set_state(list(keys), "synced")
 
+    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        with self._lock, Transaction(self._db):
+            self._db.executemany(
+                "UPDATE entries SET state = 'quarantined' WHERE key = ?", [(k,) for k in reasons]
+            )
+            self._db.executemany(
+                "INSERT OR REPLACE INTO quarantine VALUES (?, ?, ?)",
+                [(k, reason, at) for k, reason in reasons.items()],
+            )
+
+    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT q.key, q.reason, q.at FROM quarantine q JOIN entries e ON e.key = q.key "
+                "WHERE e.state = 'quarantined' ORDER BY q.at, q.key LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [Quarantined(row["key"], row["reason"], row["at"]) for row in rows]
+
     def mark_deleting(self, keys: Sequence[str]) -> list[str]:
         existing = self._existing(keys)
         self._set_state(existing, "deleting")
@@ -136,6 +88,7 @@ class SqliteLedger(SqliteFile):
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
         with self._lock, Transaction(self._db):
             self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
+            self._db.executemany("DELETE FROM quarantine WHERE key = ?", [(k,) for k in keys])
             now = time.time() if at is None else at
             self._db.executemany(
                 "INSERT INTO history VALUES (?,?,?,?)", [(k, now, "deleted", actor) for k in keys]
@@ -158,7 +111,7 @@ class SqliteLedger(SqliteFile):
         limit: int = 1000,
     ) -> list[str]:
         """Keys of one tier's entries, by expiry or age; the lifecycle jobs' worklists."""
-        sql = "SELECT key FROM entries WHERE tier = ? AND archived = ? AND state != 'deleting'"
+        sql = f"SELECT key FROM entries WHERE tier = ? AND archived = ? AND {LIVE}"
         args: list[object] = [tier, int(archived)]
         if expires_before is not None:
             sql += " AND expires_at IS NOT NULL AND expires_at <= ?"
@@ -175,7 +128,7 @@ class SqliteLedger(SqliteFile):
         with self._lock:
             rows = self._db.execute(
                 "SELECT DISTINCT e.key FROM entries e JOIN chunks c ON c.key = e.key "
-                "WHERE e.tier IN ('A', 'C') AND c.vector IS NULL AND e.state != 'deleting' "
+                f"WHERE e.tier IN ('A', 'C') AND c.vector IS NULL AND e.{LIVE} "
                 "LIMIT ?",
                 (limit,),
             ).fetchall()
@@ -191,7 +144,7 @@ class SqliteLedger(SqliteFile):
                 "SUM(e.tokens) AS tokens "
                 "FROM entries e LEFT JOIN (SELECT key, COUNT(*) AS n FROM chunks "
                 "WHERE vector IS NOT NULL GROUP BY key) v ON v.key = e.key "
-                "WHERE e.state != 'deleting' GROUP BY e.namespace, e.tier, e.archived"
+                f"WHERE e.{LIVE} GROUP BY e.namespace, e.tier, e.archived"
             ).fetchall()
         return [
             (
@@ -212,7 +165,7 @@ class SqliteLedger(SqliteFile):
             row = self._db.execute(
                 "SELECT COUNT(*) AS n FROM chunks c JOIN entries e ON e.key = c.key "
                 "WHERE e.tier IN ('A', 'C') AND e.archived = 0 AND c.vector IS NOT NULL "
-                "AND e.state != 'deleting'"
+                f"AND e.{LIVE}"
             ).fetchone()
         return int(row["n"])
 
@@ -229,7 +182,7 @@ class SqliteLedger(SqliteFile):
         with self._lock:
             row = self._db.execute(
                 f"SELECT {_COLUMNS} FROM entries WHERE namespace = ? AND thread = ? "
-                "AND state != 'deleting' ORDER BY rowid DESC LIMIT 1",
+                f"AND {LIVE} ORDER BY rowid DESC LIMIT 1",
                 (namespace, thread),
             ).fetchone()
         return None if row is None else _row_entry(row)
@@ -239,8 +192,7 @@ class SqliteLedger(SqliteFile):
             rows = list(
                 select_in(
                     self._db,
-                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({{keys}}) "
-                    "AND state != 'deleting'",
+                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({{keys}}) AND {LIVE}",
                     keys,
                 )
             )
@@ -276,8 +228,7 @@ class SqliteLedger(SqliteFile):
         while True:
             with self._lock:
                 rows = self._db.execute(
-                    f"SELECT {_COLUMNS} FROM entries WHERE key > ? AND state != 'deleting' "
-                    "ORDER BY key LIMIT ?",
+                    f"SELECT {_COLUMNS} FROM entries WHERE key > ? AND {LIVE} ORDER BY key LIMIT ?",
                     (after, batch),
                 ).fetchall()
                 if not rows:
@@ -289,7 +240,7 @@ class SqliteLedger(SqliteFile):
     def count(self) -> dict[str, int]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT tier, COUNT(*) AS n FROM entries WHERE state != 'deleting' GROUP BY tier"
+                f"SELECT tier, COUNT(*) AS n FROM entries WHERE {LIVE} GROUP BY tier"
             ).fetchall()
         return {row["tier"]: row["n"] for row in rows}
 

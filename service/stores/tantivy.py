@@ -78,12 +78,18 @@ class TantivyKeywordStore:
     def apply(self, upserts: Sequence[StoredEntry], deletes: Sequence[str]) -> None:
         if not upserts and not deletes:
             return
+        documents = [self._document(stored) for stored in upserts]
         with self._lock:
-            for key in [*deletes, *(s.entry.key for s in upserts)]:
-                self._writer.delete_documents_by_term("key", key)
-            for stored in upserts:
-                self._writer.add_document(self._document(stored))
-            self._writer.commit()
+            try:
+                for key in [*deletes, *(s.entry.key for s in upserts)]:
+                    self._writer.delete_documents_by_term("key", key)
+                for document in documents:
+                    self._writer.add_document(document)
+                self._writer.commit()
+            except Exception:
+                # Nothing of a failed change may ride along with the next commit.
+                self._writer.rollback()
+                raise
         self.index.reload()
 
     def _document(self, stored: StoredEntry) -> tantivy.Document:

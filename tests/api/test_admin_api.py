@@ -48,6 +48,7 @@ def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
         "expire_c_tier",
         "archive_e_tier",
         "optimize_indexes",
+        "recover_pending",
         "backfill_embeddings",
     }
     assert jobs["expire_c_tier"]["schedule"] == "0 * * * *"

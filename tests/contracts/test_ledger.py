@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.models import Chunk, StoredEntry, Tier
+from service.domain.models import Chunk, Quarantined, StoredEntry, Tier
 from service.domain.ports import Ledger
 from service.stores.ledger import SqliteLedger
 from tests.fakes import T0, FakeLedger, make_entry
@@ -196,3 +196,26 @@ def test_any_number_of_keys_is_read_and_flagged(ledger: Ledger) -> None:
     assert len(ledger.vectors(wanted)) == 1200
     assert ledger.mark_deleting([*wanted[:1100], "ns:missing"]) == wanted[:1100]
     assert ledger.count() == {"A": 100}
+
+
+def test_a_quarantined_entry_leaves_every_read_until_written_again(ledger: Ledger) -> None:
+    ledger.put([stored("1"), stored("2", "E"), stored("3", "C")])
+    ledger.mark_synced(["ns:1", "ns:3"])
+    ledger.quarantine({"ns:2": "cannot be indexed: boom", "ns:missing": "x"}, at=T0)
+    assert ledger.quarantined() == [Quarantined("ns:2", "cannot be indexed: boom", T0)]
+    assert ledger.get(["ns:2"]) == {}
+    assert ledger.unsynced() == ([], [])
+    assert ledger.count() == {"A": 1, "C": 1}
+    assert "ns:2" not in {s.entry.key for batch in ledger.scan() for s in batch}
+    assert ledger.select_keys(tier="E") == []
+    ledger.put([stored("2", "E")])
+    assert ledger.quarantined() == []
+    assert keys(ledger.unsynced()[0]) == {"ns:2"}
+
+
+def test_a_quarantined_entry_can_be_deleted(ledger: Ledger) -> None:
+    ledger.put([stored("1")])
+    ledger.quarantine({"ns:1": "boom"}, at=T0)
+    assert ledger.mark_deleting(["ns:1"]) == ["ns:1"]
+    ledger.remove(["ns:1"])
+    assert ledger.quarantined() == [] and ledger.count() == {}

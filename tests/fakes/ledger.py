@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from service.domain.models import EMBEDDED_TIERS, Entry, HistoryEvent, StoredEntry
+from service.domain.models import EMBEDDED_TIERS, Entry, HistoryEvent, Quarantined, StoredEntry
 
 
 class FakeLedger:
-    """Entries by key with their state: ``pending``, ``synced`` or ``deleting``; and the
-    history of every key, kept after the entry is removed."""
+    """Entries by key with their state: ``pending``, ``synced``, ``deleting`` or
+    ``quarantined`` (with the reason); and the history of every key, kept after the entry
+    is removed."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.entries: dict[str, StoredEntry] = {}
         self.states: dict[str, str] = {}
         self.events: dict[str, list[HistoryEvent]] = {}
+        self.reasons: dict[str, Quarantined] = {}
         self.clock = clock
         """Time of history events recorded without ``at`` (the real ledger uses time.time)."""
         self.scan_batch = 500
@@ -26,7 +28,7 @@ class FakeLedger:
         self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
 
     def _live(self, key: str) -> bool:
-        return key in self.entries and self.states[key] != "deleting"
+        return key in self.entries and self.states[key] in ("pending", "synced")
 
     def put(
         self,
@@ -42,12 +44,23 @@ class FakeLedger:
             self.entries.pop(key, None)  # a rewrite arrives last, as a new row does
             self.entries[key] = s
             self.states[key] = "pending"
+            self.reasons.pop(key, None)
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         for key in keys:
             if key in self.states:
                 self.states[key] = "synced"
+
+    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        for key, reason in reasons.items():
+            if key in self.entries:
+                self.states[key] = "quarantined"
+                self.reasons[key] = Quarantined(key, reason, at)
+
+    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
+        aside = [q for k, q in self.reasons.items() if self.states.get(k) == "quarantined"]
+        return sorted(aside, key=lambda q: (q.at, q.key))[:limit]
 
     def mark_deleting(self, keys: Sequence[str]) -> list[str]:
         existing = [k for k in keys if k in self.entries]
@@ -59,6 +72,7 @@ class FakeLedger:
         for key in keys:
             self.entries.pop(key, None)
             self.states.pop(key, None)
+            self.reasons.pop(key, None)
             self._record(key, "deleted", actor, at)
 
     def history(self, key: str) -> list[HistoryEvent]:

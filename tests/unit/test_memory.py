@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.domain.memory import Memory
-from service.domain.models import HistoryEvent
+from service.domain.models import HistoryEvent, Recovered
 from service.settings import ChunkingSettings
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
 from tests.settings import CHUNKING
@@ -158,7 +158,7 @@ def test_recover_reindexes_pending_writes_and_finishes_deletes(
     memory.write([make_entry("gone", "to delete", "A")])
     ledger.mark_deleting(["ns:gone"])
     ledger.put(memory.prepare([make_entry("a", "alice likes tea", "A"), make_entry("e", "x", "E")]))
-    assert memory.recover() == (2, 1)
+    assert memory.recover() == Recovered(indexed=2, removed=1, quarantined=0)
     assert ledger.unsynced() == ([], [])
     assert vectors.keys == {"ns:a"}
     assert keywords.keys == {"ns:a", "ns:e"}
@@ -167,7 +167,7 @@ def test_recover_reindexes_pending_writes_and_finishes_deletes(
 
 def test_recover_with_nothing_pending_does_nothing(memory) -> None:
     memory.write([make_entry("a", "fine", "A")])
-    assert memory.recover() == (0, 0)
+    assert memory.recover() == Recovered(indexed=0, removed=0, quarantined=0)
 
 
 def test_without_a_model_embedded_tiers_are_stored_without_vectors(
@@ -480,19 +480,22 @@ def test_writes_of_the_same_key_are_applied_in_arrival_order(ledger, vectors, ke
     assert [e.action for e in ledger.history("ns:x")] == ["created", "updated"]
 
 
-def test_a_failed_group_commit_fails_every_write_in_it(ledger, vectors, keywords) -> None:
+def test_a_write_that_fails_in_a_group_fails_alone(ledger, vectors, keywords) -> None:
     embedder = GateEmbedder()
     memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     original = embedder.embed
 
-    def embed_failing_on_groups(texts):
-        if len(texts) > 1:
+    def embed_refusing_poison(texts):
+        if any("poison" in t for t in texts):
             raise RuntimeError("model failed")
         return original(texts)
 
-    embedder.embed = embed_failing_on_groups
-    batches = [[make_entry(f"w{n}", f"decision {n}", "A")] for n in range(3)]
+    embedder.embed = embed_refusing_poison
+    texts = ["first decision", "second decision", "poison pill", "third decision"]
+    batches = [[make_entry(f"w{n}", text, "A")] for n, text in enumerate(texts)]
     results = _writers_blocked_behind_first(memory, embedder, batches)
-    assert not isinstance(results[0], Exception)
-    assert all(isinstance(r, RuntimeError) for r in results[1:])
-    assert memory.get("ns:w1") is None and memory.get("ns:w2") is None
+    assert isinstance(results[2], RuntimeError)
+    assert [r.ids for n, r in enumerate(results) if n != 2] == [["w0"], ["w1"], ["w3"]]
+    assert memory.get("ns:w2") is None
+    assert ledger.states == {"ns:w0": "synced", "ns:w1": "synced", "ns:w3": "synced"}
+    assert set(keywords.entries) == {"ns:w0", "ns:w1", "ns:w3"}
