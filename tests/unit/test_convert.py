@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from schemas import wire
-from service.application.inputs import parse_time, to_entries, to_query
+from service.application.inputs import NamespaceOf, parse_time, to_entries, to_query
+from service.domain.models import Entry, Tier
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
 from service.present import format_time
@@ -21,7 +23,9 @@ def anyone(namespace: str | None, field: str) -> str:
     return namespace or "default"
 
 
-def convert(*events: wire.Event, policy: ExpiryPolicy | None = None, namespace=anyone):
+def convert(
+    *events: wire.Event, policy: ExpiryPolicy | None = None, namespace: NamespaceOf = anyone
+) -> list[Entry]:
     ids = (f"gen-{n}" for n in itertools.count(1))
     return to_entries(
         list(events),
@@ -127,7 +131,7 @@ def test_every_bad_field_of_the_batch_is_reported() -> None:
 
 
 @pytest.mark.parametrize("tier", ["A", "E"])
-def test_ttl_days_only_for_tier_c(tier) -> None:
+def test_ttl_days_only_for_tier_c(tier: Tier) -> None:
     with pytest.raises(InvalidInput) as raised:
         convert(wire.Event(text="x", tier=tier, ttl_days=1))
     assert raised.value.errors == [FieldError("events[0].ttl_days", "only tier C entries expire")]
@@ -157,7 +161,7 @@ def test_same_id_in_different_namespaces_is_fine() -> None:
 
 
 def test_namespace_check_names_the_event() -> None:
-    seen: list[tuple[str, str]] = []
+    seen: list[tuple[str | None, str]] = []
 
     def only_team(namespace: str | None, field: str) -> str:
         seen.append((namespace, field))
@@ -174,7 +178,7 @@ def test_namespace_check_names_the_event() -> None:
     assert seen == [("team", "events[0].namespace"), ("other", "events[1].namespace")]
 
 
-def search(**fields) -> wire.SearchRequest:
+def search(**fields: Any) -> wire.SearchRequest:
     return wire.SearchRequest(**{"query": "tea", **fields})
 
 
