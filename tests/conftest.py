@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from service.application import Services
     from service.settings import Settings
     from service.stores.chroma import ChromaVectorStore
+    from service.stores.embedder import SentenceTransformerEmbedder
 
 BIN = Path(sys.executable).parent
 
@@ -75,7 +76,7 @@ def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 1
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{process.args} exited with {process.returncode}")
+            raise RuntimeError(f"{process.args!r} exited with {process.returncode}")
         try:
             if httpx.get(url, timeout=2).status_code == 200:
                 return
@@ -95,7 +96,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture(scope="session")
-def embedder():
+def embedder() -> SentenceTransformerEmbedder:
     """The real all-MiniLM-L6-v2, loaded once."""
     from service.stores.embedder import SentenceTransformerEmbedder
 
@@ -152,7 +153,9 @@ def chroma_store(tmp_path: Path) -> Callable[[str], ChromaVectorStore]:
 
 
 @pytest.fixture
-def open_stores(embedder, clock: FakeClock) -> Iterator[Callable[[Settings], Services]]:
+def open_stores(
+    embedder: SentenceTransformerEmbedder, clock: FakeClock
+) -> Iterator[Callable[[Settings], Services]]:
     """Opens every real store for some settings, with the session's model and the test's
     clock; what it opened is closed when the test ends."""
     from service.lifespan import open_services

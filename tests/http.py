@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx
+from litestar import Litestar
 from litestar.testing import TestClient
 
 ADMIN = "admin-key-0123456789"
@@ -11,38 +15,50 @@ AS_ADMIN = {"Authorization": f"Bearer {ADMIN}"}
 AS_AGENT = {"Authorization": f"Bearer {AGENT_ONE}"}
 
 
-def problem(response, status: int) -> dict:
+def problem(response: httpx.Response, status: int) -> dict[str, Any]:
     """The problem-details body of a response that must have ``status``."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
+    body: dict[str, Any] = response.json()
     assert body["status"] == status and body["title"] and body["detail"]
     return body
 
 
-def write(client: TestClient, *events: dict, headers=None) -> dict:
+def write(
+    client: TestClient[Litestar],
+    *events: dict[str, Any],
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
     response = client.post("/v1/events", json={"events": list(events)}, headers=headers)
     assert response.status_code == 201, response.text
-    return response.json()
+    body: dict[str, Any] = response.json()
+    return body
 
 
-def search(client: TestClient, query: str, headers=None, **fields) -> dict:
+def search(
+    client: TestClient[Litestar],
+    query: str,
+    headers: dict[str, str] | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
     response = client.post("/v1/search", json={"query": query, **fields}, headers=headers)
     assert response.status_code == 200, response.text
-    return response.json()
+    body: dict[str, Any] = response.json()
+    return body
 
 
-def ids(found: dict) -> list[str]:
+def ids(found: dict[str, Any]) -> list[str]:
     return [r["id"] for r in found["results"]]
 
 
-def retrieve(client: TestClient, question: str, **fields) -> dict:
+def retrieve(client: TestClient[Litestar], question: str, **fields: Any) -> dict[str, Any]:
     response = client.post("/v1/retrieve", json={"question": question, **fields})
     assert response.status_code == 200, response.text
-    return response.json()
+    body: dict[str, Any] = response.json()
+    return body
 
 
-DECISIONS = [
+DECISIONS: list[dict[str, Any]] = [
     {
         "id": "db",
         "tier": "A",

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Callable, Iterator
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
@@ -50,18 +51,18 @@ def services_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Services]:
     return build
 
 
-def serve(services: Services) -> Iterator[TestClient]:
+def serve(services: Services) -> Iterator[TestClient[Litestar]]:
     with TestClient(create_app(services=services)) as client:
         yield client
 
 
 @pytest.fixture
-def client(services_for: Callable[..., Services]) -> Iterator[TestClient]:
+def client(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
     """Open mode (no keys), a batch limit of 5 events and a body limit of 100 kB."""
     yield from serve(services_for(max_batch="5", max_body_bytes="100000"))
 
 
 @pytest.fixture
-def keyed(services_for: Callable[..., Services]) -> Iterator[TestClient]:
+def keyed(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
     """An admin key and an agent key scoped to namespace ``one``."""
     yield from serve(services_for(api_keys=KEYS))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.application import Services
@@ -18,17 +20,18 @@ def services(services_for: Callable[..., Services]) -> Services:
 
 
 @pytest.fixture
-def client(services: Services) -> Iterator[TestClient]:
+def client(services: Services) -> Iterator[TestClient[Litestar]]:
     yield from serve(services)
 
 
-def run_job(client: TestClient, name: str) -> dict:
+def run_job(client: TestClient[Litestar], name: str) -> dict[str, Any]:
     response = client.post(f"/v1/admin/jobs/{name}/run", headers=AS_ADMIN)
     assert response.status_code == 200, response.text
-    return response.json()
+    record: dict[str, Any] = response.json()
+    return record
 
 
-def test_admin_endpoints_need_an_admin_key(client: TestClient) -> None:
+def test_admin_endpoints_need_an_admin_key(client: TestClient[Litestar]) -> None:
     for method, path in [
         ("post", "/v1/admin/promote"),
         ("get", "/v1/admin/jobs"),
@@ -41,7 +44,7 @@ def test_admin_endpoints_need_an_admin_key(client: TestClient) -> None:
         assert getattr(client, method)(path, **kwargs).status_code == 401
 
 
-def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
+def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient[Litestar]) -> None:
     listed = client.get("/v1/admin/jobs", headers=AS_ADMIN).json()["jobs"]
     jobs = {j["name"]: j for j in listed}
     assert set(jobs) == {
@@ -57,7 +60,7 @@ def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient) -> None:
     assert run_job(client, "optimize_indexes")["runs"] == 1
 
 
-def test_promote_names_each_bad_id_and_changes_nothing(client: TestClient) -> None:
+def test_promote_names_each_bad_id_and_changes_nothing(client: TestClient[Litestar]) -> None:
     write(
         client,
         {"id": "talk", "tier": "C", "text": "we could shard by tenant", "namespace": "one"},
@@ -79,7 +82,7 @@ def test_promote_names_each_bad_id_and_changes_nothing(client: TestClient) -> No
 
 
 def test_rebuild_runs_in_the_background_and_reports_its_state(
-    client: TestClient, services: Services
+    client: TestClient[Litestar], services: Services
 ) -> None:
     write(client, {"tier": "E", "text": "deploy ok", "namespace": "one"}, headers=AS_ADMIN)
     started = client.post("/v1/admin/rebuild", headers=AS_ADMIN)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from tests.http import ADMIN, AGENT_ONE, DECISIONS, problem, retrieve, write
 
 
-def test_retrieve_never_writes_knowledge(client: TestClient) -> None:
+def test_retrieve_never_writes_knowledge(client: TestClient[Litestar]) -> None:
     write(client, *DECISIONS)
     before = client.get("/v1/stats").json()["totals"]
     retrieve(client, "Which database did we pick for billing?")
@@ -26,19 +29,19 @@ def test_retrieve_never_writes_knowledge(client: TestClient) -> None:
     ],
 )
 def test_bad_answer_requests_name_the_field(
-    client: TestClient, path: str, body: dict, field: str
+    client: TestClient[Litestar], path: str, body: dict[str, Any], field: str
 ) -> None:
     found = problem(client.post(path, json=body), 422)
     fields = [e["field"] for e in found.get("errors", [])]
     assert field in fields or field in found["detail"]
 
 
-def test_bad_report_date_and_unknown_interaction(client: TestClient) -> None:
+def test_bad_report_date_and_unknown_interaction(client: TestClient[Litestar]) -> None:
     problem(client.get("/v1/reports/daily", params={"date": "yesterday"}), 422)
     problem(client.post("/v1/feedback", json={"interaction_id": "nope", "rating": "up"}), 404)
 
 
-def test_interactions_stay_in_their_namespace(keyed: TestClient) -> None:
+def test_interactions_stay_in_their_namespace(keyed: TestClient[Litestar]) -> None:
     admin = {"Authorization": f"Bearer {ADMIN}"}
     agent = {"Authorization": f"Bearer {AGENT_ONE}"}
     write(keyed, {**DECISIONS[0], "namespace": "two"}, headers=admin)

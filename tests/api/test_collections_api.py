@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.application import Services
@@ -29,18 +31,19 @@ def files() -> FakeFiles:
 
 
 @pytest.fixture
-def client(services_for: Callable[..., Services]) -> Iterator[TestClient]:
+def client(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
     yield from serve(services_for(api_keys=KEYS))
 
 
-def add(client: TestClient, namespace: str = "one") -> dict:
+def add(client: TestClient[Litestar], namespace: str = "one") -> dict[str, Any]:
     body = {"name": "notes", "path": ROOT, "namespace": namespace}
     response = client.post("/v1/collections", json=body, headers=AS_ADMIN)
     assert response.status_code == 201, response.text
-    return response.json()
+    added: dict[str, Any] = response.json()
+    return added
 
 
-def test_a_folder_is_indexed_and_its_documents_read_by_line(client: TestClient) -> None:
+def test_a_folder_is_indexed_and_its_documents_read_by_line(client: TestClient[Litestar]) -> None:
     scanned = add(client)
     assert (scanned["added"], scanned["collection"]["files"]) == (2, 2)
     doc = client.get(
@@ -53,7 +56,7 @@ def test_a_folder_is_indexed_and_its_documents_read_by_line(client: TestClient) 
     assert [d["path"] for d in found["documents"]] == ["notes/adr/012-bus.md"]
 
 
-def test_bad_collection_requests_name_the_field(client: TestClient) -> None:
+def test_bad_collection_requests_name_the_field(client: TestClient[Litestar]) -> None:
     relative = client.post("/v1/collections", json={"name": "x", "path": "notes"}, headers=AS_ADMIN)
     assert problem(relative, 422)["errors"][0]["field"] == "path"
     missing = client.post(
@@ -75,7 +78,7 @@ def test_bad_collection_requests_name_the_field(client: TestClient) -> None:
 
 
 def test_agents_see_only_their_namespaces_collections_and_cannot_change_them(
-    client: TestClient,
+    client: TestClient[Litestar],
 ) -> None:
     add(client, namespace="two")
     assert client.get("/v1/collections", headers=AS_AGENT).json()["collections"] == []
@@ -85,7 +88,7 @@ def test_agents_see_only_their_namespaces_collections_and_cannot_change_them(
     problem(client.post("/v1/collections", json={"name": "x", "path": ROOT}, headers=AS_AGENT), 403)
 
 
-def test_paths_never_leave_the_collection_root(client: TestClient) -> None:
+def test_paths_never_leave_the_collection_root(client: TestClient[Litestar]) -> None:
     add(client)
     for path in ["notes/../secret.md", "notes//etc/passwd", "notes/a\\..\\b.md"]:
         response = client.get("/v1/documents", params={"path": path}, headers=AS_ADMIN)

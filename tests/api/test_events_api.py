@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from tests.http import ADMIN, AGENT_ONE, problem, search, write
 
 
-def test_get_and_delete(client: TestClient) -> None:
+def test_get_and_delete(client: TestClient[Litestar]) -> None:
     write(
         client,
         {
@@ -32,7 +35,7 @@ def test_get_and_delete(client: TestClient) -> None:
     assert search(client, "standup", namespace="team")["results"] == []
 
 
-def test_namespaces_isolate(client: TestClient) -> None:
+def test_namespaces_isolate(client: TestClient[Litestar]) -> None:
     write(client, {"id": "1", "tier": "A", "text": "secret plan", "namespace": "red"})
     write(client, {"id": "1", "tier": "A", "text": "secret plan", "namespace": "blue"})
     found = search(client, "secret plan", namespace="red")
@@ -57,7 +60,9 @@ def test_namespaces_isolate(client: TestClient) -> None:
         ({"tier": "A", "text": "x", "variants": ["y"]}, "events[1].variants"),
     ],
 )
-def test_a_bad_event_rejects_the_whole_batch(client: TestClient, event: dict, field: str) -> None:
+def test_a_bad_event_rejects_the_whole_batch(
+    client: TestClient[Litestar], event: dict[str, Any], field: str
+) -> None:
     good = {"id": "good", "tier": "A", "text": "fine"}
     body = problem(client.post("/v1/events", json={"events": [good, event]}), 422)
     assert field in [e["field"] for e in body["errors"]]
@@ -78,12 +83,14 @@ def test_a_bad_event_rejects_the_whole_batch(client: TestClient, event: dict, fi
         ({"query": "x", "kind": "idea"}, "kind"),
     ],
 )
-def test_bad_search_names_the_field(client: TestClient, request_body: dict, field: str) -> None:
+def test_bad_search_names_the_field(
+    client: TestClient[Litestar], request_body: dict[str, Any], field: str
+) -> None:
     body = problem(client.post("/v1/search", json=request_body), 422)
     assert field in [e["field"] for e in body["errors"]]
 
 
-def test_malformed_and_oversized_requests(client: TestClient) -> None:
+def test_malformed_and_oversized_requests(client: TestClient[Litestar]) -> None:
     problem(
         client.post(
             "/v1/events", content=b'{"events": [', headers={"content-type": "application/json"}
@@ -97,7 +104,7 @@ def test_malformed_and_oversized_requests(client: TestClient) -> None:
     assert client.post("/v1/search", json={"query": "x"}).json()["results"] == []
 
 
-def test_api_keys_roles_and_namespace_scopes(keyed: TestClient) -> None:
+def test_api_keys_roles_and_namespace_scopes(keyed: TestClient[Litestar]) -> None:
     event = {"events": [{"tier": "A", "text": "roadmap", "namespace": "one"}]}
     problem(keyed.post("/v1/events", json=event), 401)
     problem(keyed.post("/v1/events", json=event, headers={"Authorization": "Bearer nope"}), 401)
@@ -120,7 +127,7 @@ def test_api_keys_roles_and_namespace_scopes(keyed: TestClient) -> None:
     assert keyed.get("/schema/openapi.json").status_code == 200
 
 
-def test_health_and_openapi(client: TestClient) -> None:
+def test_health_and_openapi(client: TestClient[Litestar]) -> None:
     health = client.get("/health").json()
     assert health["status"] == "ok" and health["model"] == "fake-bag-of-words"
     spec = client.get("/schema/openapi.json").json()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,11 +32,11 @@ def put(store: KeywordStore, *entries: Entry) -> None:
     store.apply(stored(*entries), ())
 
 
-def entry(id: str, text: str, tier: Tier = "E", **fields) -> Entry:
+def entry(id: str, text: str, tier: Tier = "E", **fields: Any) -> Entry:
     return make_entry(id, text, tier, **fields)
 
 
-def search(store: KeywordStore, text: str, limit: int = 10, **changes) -> list[str]:
+def search(store: KeywordStore, text: str, limit: int = 10, **changes: Any) -> list[str]:
     return [h.key for h in store.search(text, make_filters(**changes), limit)]
 
 

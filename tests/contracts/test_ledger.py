@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Ledger:
     return SqliteLedger(tmp_path / "ledger.sqlite3")
 
 
-def stored(id: str, tier: Tier = "A", tokens: int = 0, **fields) -> StoredEntry:
+def stored(id: str, tier: Tier = "A", tokens: int = 0, **fields: Any) -> StoredEntry:
     """An entry of two chunks, with vectors unless it is of tier E; of tier C, it expires
     at T0 + 10."""
     if tier == "C":

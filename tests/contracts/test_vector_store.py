@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def unit(v: Sequence[float]) -> tuple[float, ...]:
     return tuple(x / norm for x in v)
 
 
-def stored(id: str, *vectors: Sequence[float], tier: Tier = "A", **fields) -> StoredEntry:
+def stored(id: str, *vectors: Sequence[float], tier: Tier = "A", **fields: Any) -> StoredEntry:
     """An entry with one chunk per vector (one along X if none is given)."""
     e = make_entry(id, f"text {id}", tier, **fields)
     chunks = tuple(Chunk(e.key, n, f"chunk {n}", unit(v)) for n, v in enumerate(vectors or [X]))
@@ -41,7 +42,7 @@ def stored(id: str, *vectors: Sequence[float], tier: Tier = "A", **fields) -> St
 
 
 def search(
-    store: VectorStore, vector: Sequence[float], tier: Tier = "A", limit: int = 10, **changes
+    store: VectorStore, vector: Sequence[float], tier: Tier = "A", limit: int = 10, **changes: Any
 ) -> list[str]:
     return [h.key for h in store.search(tier, unit(vector), make_filters(**changes), limit)]
 

@@ -57,9 +57,10 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     """A tool's structured result, checked to be the same JSON as its text."""
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
-    assert result.structured_content is not None
-    assert json.loads(_text(result)) == result.structured_content
-    return result.structured_content
+    content: dict[str, Any] | None = result.structured_content
+    assert content is not None
+    assert json.loads(_text(result)) == content
+    return content
 
 
 def _text(result: CallToolResult) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.settings import Settings
@@ -17,17 +18,19 @@ DAY = 86_400
 
 
 @pytest.fixture
-def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator[TestClient]:
+def client(
+    tmp_path: Path, chroma_url: str, open_stores: OpenStores
+) -> Iterator[TestClient[Litestar]]:
     yield from client_for(open_stores(Settings().replace(data_dir=tmp_path, chroma_url=chroma_url)))
 
 
 @pytest.fixture
-def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
+def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient[Litestar]]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
     yield from client_for(open_stores(Settings().replace(data_dir=tmp_path, api_keys=keys)))
 
 
-def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient) -> None:
+def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient[Litestar]) -> None:
     write(client, *DECISIONS)
     found = retrieve(client, "Which database did we pick for billing?", asker="pm-bot")
     top = found["entries"][0]
@@ -45,7 +48,7 @@ def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient) 
 
 
 def test_strong_match_separates_a_direct_answer_from_an_unrelated_question(
-    client: TestClient,
+    client: TestClient[Litestar],
 ) -> None:
     write(client, *DECISIONS)
     direct = retrieve(client, "Did we decide to use PostgreSQL for the billing service?")
@@ -55,7 +58,7 @@ def test_strong_match_separates_a_direct_answer_from_an_unrelated_question(
     assert unrelated["strong_match"] is False
 
 
-def test_tier_e_entries_get_a_relevance_too(client: TestClient) -> None:
+def test_tier_e_entries_get_a_relevance_too(client: TestClient[Litestar]) -> None:
     write(client, *DECISIONS)
     found = retrieve(client, "deploy billing-api to staging", top_n=10)
     log = next(e for e in found["entries"] if e["id"] == "log1")
@@ -63,7 +66,7 @@ def test_tier_e_entries_get_a_relevance_too(client: TestClient) -> None:
     assert log["relevance_score"] > max(others)
 
 
-def test_feedback_and_the_daily_report(client: TestClient, clock: FakeClock) -> None:
+def test_feedback_and_the_daily_report(client: TestClient[Litestar], clock: FakeClock) -> None:
     write(client, *DECISIONS)
     first = retrieve(client, "Did we decide to use PostgreSQL for billing?", asker="pm-bot")
     missed = retrieve(client, "Who won the football world cup in 1998?", asker="dev-bot")
@@ -88,7 +91,7 @@ def test_feedback_and_the_daily_report(client: TestClient, clock: FakeClock) -> 
     assert tomorrow["questions"] == 0 and tomorrow["strong_match_rate"] is None
 
 
-def test_routine_check_counts_similar_executions(client: TestClient) -> None:
+def test_routine_check_counts_similar_executions(client: TestClient[Litestar]) -> None:
     write(
         client,
         *[{"tier": "E", "text": f"deploy billing-api v2.3.{n} to staging: ok"} for n in range(6)],
@@ -102,7 +105,7 @@ def test_routine_check_counts_similar_executions(client: TestClient) -> None:
     assert rare["is_routine"] is False and rare["similar"] <= 1
 
 
-def test_search_relaxes_a_filter_that_finds_nothing(client: TestClient) -> None:
+def test_search_relaxes_a_filter_that_finds_nothing(client: TestClient[Litestar]) -> None:
     write(client, *DECISIONS)
     strict = client.post(
         "/v1/search", json={"query": "PostgreSQL billing", "tiers": ["C"], "min_score": 0.99}
@@ -116,13 +119,13 @@ def test_search_relaxes_a_filter_that_finds_nothing(client: TestClient) -> None:
     assert off["results"] == [] and off["relaxed"] is False
 
 
-def test_search_by_kind(client: TestClient) -> None:
+def test_search_by_kind(client: TestClient[Litestar]) -> None:
     write(client, *DECISIONS)
     found = client.post("/v1/search", json={"query": "datastore", "kind": "pattern"}).json()
     assert [r["id"] for r in found["results"]] == ["how"]
 
 
-def test_a_reply_is_found_by_what_it_answers(client: TestClient) -> None:
+def test_a_reply_is_found_by_what_it_answers(client: TestClient[Litestar]) -> None:
     write(
         client,
         {

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
@@ -17,13 +18,15 @@ from tests.http import ADMIN, AGENT_ONE, ids, search, write
 OpenStores = Callable[[Settings], Services]
 
 
-def client_for(resources: Services) -> Iterator[TestClient]:
+def client_for(resources: Services) -> Iterator[TestClient[Litestar]]:
     with TestClient(create_app(services=resources)) as client:
         yield client
 
 
 @pytest.fixture
-def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator[TestClient]:
+def client(
+    tmp_path: Path, chroma_url: str, open_stores: OpenStores
+) -> Iterator[TestClient[Litestar]]:
     settings = Settings().replace(
         data_dir=tmp_path, chroma_url=chroma_url, max_batch=5, max_body_bytes=100_000
     )
@@ -31,12 +34,12 @@ def client(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Iterator
 
 
 @pytest.fixture
-def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient]:
+def keyed(tmp_path: Path, open_stores: OpenStores) -> Iterator[TestClient[Litestar]]:
     keys = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
     yield from client_for(open_stores(Settings().replace(data_dir=tmp_path, api_keys=keys)))
 
 
-def test_write_then_search_every_mode(client: TestClient) -> None:
+def test_write_then_search_every_mode(client: TestClient[Litestar]) -> None:
     written = write(
         client,
         {
@@ -69,7 +72,7 @@ def test_write_then_search_every_mode(client: TestClient) -> None:
     assert ids(search(client, "session caching", mode="vector", tiers=["C"])) == ["chat"]
 
 
-def test_reposting_an_id_replaces_the_entry(client: TestClient) -> None:
+def test_reposting_an_id_replaces_the_entry(client: TestClient[Litestar]) -> None:
     write(client, {"id": "x", "tier": "A", "text": "use tabs"})
     write(client, {"id": "x", "tier": "E", "text": "use spaces"})
     entry = client.get("/v1/entries/x").json()
@@ -78,7 +81,7 @@ def test_reposting_an_id_replaces_the_entry(client: TestClient) -> None:
     assert ids(search(client, "use", mode="vector")) == []
 
 
-def test_expired_c_entries_leave_search(client: TestClient, clock: FakeClock) -> None:
+def test_expired_c_entries_leave_search(client: TestClient[Litestar], clock: FakeClock) -> None:
     write(client, {"id": "c", "tier": "C", "text": "flaky test discussion", "ttl_days": 1})
     assert ids(search(client, "flaky test")) == ["c"]
     clock.now += 2 * 86_400
@@ -86,7 +89,9 @@ def test_expired_c_entries_leave_search(client: TestClient, clock: FakeClock) ->
     assert search(client, "flaky test", mode="vector")["results"] == []
 
 
-def test_long_text_is_chunked_and_snippet_is_the_matching_part(client: TestClient) -> None:
+def test_long_text_is_chunked_and_snippet_is_the_matching_part(
+    client: TestClient[Litestar],
+) -> None:
     filler = " ".join(f"word{n}" for n in range(400))
     write(client, {"id": "long", "tier": "A", "text": f"{filler} kubernetes autoscaling decision"})
     hit = search(client, "kubernetes autoscaling")["results"][0]
@@ -94,7 +99,9 @@ def test_long_text_is_chunked_and_snippet_is_the_matching_part(client: TestClien
     assert "kubernetes" in hit["snippet"] and len(hit["snippet"]) < 400
 
 
-def test_tier_weights_and_c_recency_shape_the_score(client: TestClient, clock: FakeClock) -> None:
+def test_tier_weights_and_c_recency_shape_the_score(
+    client: TestClient[Litestar], clock: FakeClock
+) -> None:
     week_ago = "2027-01-08T08:00:00Z"  # the test clock reads 2027-01-15T08:00:00Z
     write(
         client,

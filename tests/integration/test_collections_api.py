@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
+from service.domain.models import Entry, WriteOutcome
 from service.lifespan import open_services
 from service.settings import Settings
+from service.stores.embedder import SentenceTransformerEmbedder
 
 ADR = """# ADR 12: Event bus
 
@@ -45,25 +49,26 @@ def notes(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def opened(tmp_path: Path, embedder) -> Iterator[Services]:
+def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Services]:
     resources = open_services(Settings().replace(data_dir=tmp_path / "data"), embedder=embedder)
     yield resources
     resources.close()
 
 
 @pytest.fixture
-def client(opened: Services) -> Iterator[TestClient]:
+def client(opened: Services) -> Iterator[TestClient[Litestar]]:
     with TestClient(create_app(services=opened)) as client:
         yield client
 
 
-def add(client: TestClient, root: Path, name: str = "notes") -> dict:
+def add(client: TestClient[Litestar], root: Path, name: str = "notes") -> dict[str, Any]:
     response = client.post("/v1/collections", json={"name": name, "path": str(root)})
     assert response.status_code == 201, response.text
-    return response.json()
+    added: dict[str, Any] = response.json()
+    return added
 
 
-def test_index_search_and_fetch_by_line_range(client: TestClient, notes: Path) -> None:
+def test_index_search_and_fetch_by_line_range(client: TestClient[Litestar], notes: Path) -> None:
     scan = add(client, notes)
     assert (scan["added"], scan["collection"]["files"]) == (2, 2)
     found = client.post("/v1/search", json={"query": "which message bus did we pick?"}).json()
@@ -89,7 +94,9 @@ def test_index_search_and_fetch_by_line_range(client: TestClient, notes: Path) -
     assert listed["skipped"][0]["path"] == "notes/adr/012-event-bus.md"
 
 
-def test_code_fences_are_never_split(opened: Services, notes: Path, client: TestClient) -> None:
+def test_code_fences_are_never_split(
+    opened: Services, notes: Path, client: TestClient[Litestar]
+) -> None:
     add(client, notes)
     texts = [s.entry.text for batch in opened.stores.ledger.scan() for s in batch]
     fences = [t for t in texts if "```" in t]
@@ -106,7 +113,7 @@ def test_code_fences_are_never_split(opened: Services, notes: Path, client: Test
         "strata://notes/../secret.md",
     ],
 )
-def test_paths_never_escape_the_root(client: TestClient, notes: Path, path: str) -> None:
+def test_paths_never_escape_the_root(client: TestClient[Litestar], notes: Path, path: str) -> None:
     os.symlink(notes.parent / "secret.md", notes / "link.md")
     add(client, notes)
     response = client.get("/v1/documents", params={"path": path})
@@ -119,12 +126,20 @@ def test_paths_never_escape_the_root(client: TestClient, notes: Path, path: str)
 
 
 def test_rescan_reembeds_changed_files_only_and_forgets_removed(
-    client: TestClient, notes: Path, embedder, monkeypatch
+    client: TestClient[Litestar],
+    notes: Path,
+    embedder: SentenceTransformerEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     add(client, notes)
     embedded: list[str] = []
     original = embedder.embed
-    monkeypatch.setattr(embedder, "embed", lambda texts: embedded.extend(texts) or original(texts))
+
+    def recording(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        embedded.extend(texts)
+        return original(texts)
+
+    monkeypatch.setattr(embedder, "embed", recording)
     (notes / "people.md").write_text("Carol owns billing now.\n")
     (notes / "adr" / "012-event-bus.md").unlink()
     (notes / "new.md").write_text("# Runbook\n\nRestart the worker with make restart.\n")
@@ -143,7 +158,7 @@ def test_rescan_reembeds_changed_files_only_and_forgets_removed(
     assert (again["unchanged"], again["chunks"]) == (2, 0)
 
 
-def test_rename_list_and_remove(client: TestClient, notes: Path) -> None:
+def test_rename_list_and_remove(client: TestClient[Litestar], notes: Path) -> None:
     add(client, notes)
     assert (
         client.post("/v1/collections", json={"name": "notes", "path": str(notes)}).status_code
@@ -159,7 +174,7 @@ def test_rename_list_and_remove(client: TestClient, notes: Path) -> None:
     assert client.get("/v1/collections/kb").status_code == 404
 
 
-def test_bad_collection_requests(client: TestClient, notes: Path) -> None:
+def test_bad_collection_requests(client: TestClient[Litestar], notes: Path) -> None:
     relative = client.post("/v1/collections", json={"name": "x", "path": "notes"})
     assert relative.status_code == 422 and relative.json()["errors"][0]["field"] == "path"
     missing = client.post("/v1/collections", json={"name": "x", "path": str(notes / "nope")})
@@ -172,12 +187,12 @@ def test_bad_collection_requests(client: TestClient, notes: Path) -> None:
 
 
 def test_a_running_scan_shows_its_progress(
-    client: TestClient, opened: Services, notes: Path, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Litestar], opened: Services, notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen: list[dict | None] = []
+    seen: list[dict[str, Any] | None] = []
     write = opened.memory.write
 
-    def watched_write(entries, actor=""):
+    def watched_write(entries: Sequence[Entry], actor: str = "") -> WriteOutcome:
         seen.append(client.get("/v1/collections/notes").json()["scanning"])
         return write(entries, actor)
 
@@ -189,7 +204,7 @@ def test_a_running_scan_shows_its_progress(
 
 
 def test_the_rescan_job_picks_up_edits_when_scheduled(
-    tmp_path: Path, embedder, notes: Path
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, notes: Path
 ) -> None:
     settings = Settings().replace(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
     resources = open_services(settings, embedder=embedder)
@@ -206,6 +221,6 @@ def test_the_rescan_job_picks_up_edits_when_scheduled(
         resources.close()
 
 
-def test_no_rescan_job_unless_scheduled(client: TestClient) -> None:
+def test_no_rescan_job_unless_scheduled(client: TestClient[Litestar]) -> None:
     names = [j["name"] for j in client.get("/v1/admin/jobs").json()["jobs"]]
     assert "rescan_collections" not in names

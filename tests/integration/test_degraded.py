@@ -4,25 +4,27 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from chromadb.api.client import SharedSystemClient
+from chromadb.api.shared_system_client import SharedSystemClient
 
-from service.domain.models import Entry, Filters, SearchQuery
+from service.domain.models import Entry, Filters, Mode, SearchQuery, Tier
 from service.lifespan import open_services
 from service.settings import Settings
+from service.stores.embedder import SentenceTransformerEmbedder
 
 
-def query(text: str, mode: str = "auto") -> SearchQuery:
-    return SearchQuery(text, Filters("ns", ("A", "C", "E"), time.time()), mode=mode)  # type: ignore[arg-type]
+def query(text: str, mode: Mode = "auto") -> SearchQuery:
+    return SearchQuery(text, Filters("ns", ("A", "C", "E"), time.time()), mode=mode)
 
 
-def entry(id: str, text: str, tier: str = "A") -> Entry:
-    return Entry(id=id, namespace="ns", tier=tier, text=text, timestamp=time.time())  # type: ignore[arg-type]
+def entry(id: str, text: str, tier: Tier = "A") -> Entry:
+    return Entry(id=id, namespace="ns", tier=tier, text=text, timestamp=time.time())
 
 
 def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
-    tmp_path: Path, embedder
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
 ) -> None:
     broken = Settings().replace(data_dir=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
     degraded = open_services(broken)
@@ -48,7 +50,9 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
         healthy.close()
 
 
-def reopen_after(tmp_path: Path, embedder, damage) -> list[str]:
+def reopen_after(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, damage: Callable[[Path], None]
+) -> list[str]:
     settings = Settings().replace(data_dir=tmp_path)
     first = open_services(settings, embedder=embedder)
     first.memory.write([entry("a", "postgres replication lag"), entry("e", "lag alert", "E")])
@@ -66,7 +70,9 @@ def reopen_after(tmp_path: Path, embedder, damage) -> list[str]:
         second.close()
 
 
-def test_missing_tantivy_index_is_rebuilt(tmp_path: Path, embedder) -> None:
+def test_missing_tantivy_index_is_rebuilt(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
     assert reopen_after(tmp_path, embedder, lambda d: shutil.rmtree(d / "tantivy")) == [
         "a",
         "e",
@@ -74,14 +80,18 @@ def test_missing_tantivy_index_is_rebuilt(tmp_path: Path, embedder) -> None:
     ]
 
 
-def test_corrupt_tantivy_index_is_rebuilt(tmp_path: Path, embedder) -> None:
+def test_corrupt_tantivy_index_is_rebuilt(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
     def corrupt(d: Path) -> None:
         (d / "tantivy" / "meta.json").write_text("{ not json")
 
     assert reopen_after(tmp_path, embedder, corrupt) == ["a", "e", "a"]
 
 
-def test_missing_chroma_data_is_rebuilt(tmp_path: Path, embedder) -> None:
+def test_missing_chroma_data_is_rebuilt(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
     assert reopen_after(tmp_path, embedder, lambda d: shutil.rmtree(d / "chroma")) == [
         "a",
         "e",
@@ -89,7 +99,9 @@ def test_missing_chroma_data_is_rebuilt(tmp_path: Path, embedder) -> None:
     ]
 
 
-def test_corrupt_chroma_data_is_set_aside_and_rebuilt(tmp_path: Path, embedder) -> None:
+def test_corrupt_chroma_data_is_set_aside_and_rebuilt(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
     def corrupt(d: Path) -> None:
         (d / "chroma" / "chroma.sqlite3").write_bytes(b"garbage" * 100)
 

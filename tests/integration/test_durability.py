@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-from service.domain.models import Entry, Filters, SearchQuery
+from service.domain.models import TIERS, Entry, Filters, SearchQuery
 from service.lifespan import open_services
 from service.settings import Settings
+from service.stores.embedder import SentenceTransformerEmbedder
 
 
-def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, embedder) -> None:
+def test_pending_writes_and_deletes_are_finished_at_start(
+    tmp_path: Path, chroma_url: str, embedder: SentenceTransformerEmbedder
+) -> None:
     settings = Settings().replace(data_dir=tmp_path, chroma_url=chroma_url)
     first = open_services(settings, embedder=embedder)
     now = time.time()
@@ -34,7 +38,9 @@ def test_pending_writes_and_deletes_are_finished_at_start(tmp_path, chroma_url, 
         second.close()
 
 
-def test_rebuild_recreates_indexes_from_the_ledger(tmp_path, chroma_url, embedder) -> None:
+def test_rebuild_recreates_indexes_from_the_ledger(
+    tmp_path: Path, chroma_url: str, embedder: SentenceTransformerEmbedder
+) -> None:
     resources = open_services(
         Settings().replace(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
     )
@@ -45,7 +51,7 @@ def test_rebuild_recreates_indexes_from_the_ledger(tmp_path, chroma_url, embedde
                 Entry(
                     id=str(n),
                     namespace="ns",
-                    tier="ACE"[n % 3],
+                    tier=TIERS[n % 3],
                     text=f"note {n} about caching",
                     timestamp=now,
                     expires_at=now + 999 if n % 3 == 1 else None,

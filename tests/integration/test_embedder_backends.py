@@ -7,16 +7,16 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from service.stores.embedder import (
     OnnxEmbedder,
     SentenceTransformerEmbedder,
-    UnsupportedModel,
     default_model_path,
-    export_onnx,
     open_embedder,
 )
+from service.stores.onnx_export import UnsupportedModel, export_onnx
 
 TEXTS = [
     "We decided to keep PostgreSQL as the primary store for billing.",
@@ -31,11 +31,14 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("models")
 
 
-def cosines(a: list[tuple[float, ...]], b: list[tuple[float, ...]]) -> np.ndarray:
-    return np.sum(np.asarray(a) * np.asarray(b), axis=1)
+def cosines(a: list[tuple[float, ...]], b: list[tuple[float, ...]]) -> npt.NDArray[np.float64]:
+    sums: npt.NDArray[np.float64] = np.sum(np.asarray(a) * np.asarray(b), axis=1)
+    return sums
 
 
-def test_onnx_gives_the_vectors_torch_gives(embedder, cache: Path) -> None:
+def test_onnx_gives_the_vectors_torch_gives(
+    embedder: SentenceTransformerEmbedder, cache: Path
+) -> None:
     onnx = OnnxEmbedder(Path(default_model_path()), cache)
     vectors = onnx.embed(TEXTS)
     assert onnx.dimension == embedder.dimension == 384
@@ -50,7 +53,7 @@ def test_onnx_gives_the_vectors_torch_gives(embedder, cache: Path) -> None:
     assert cosines(vectors, alone).min() > 0.9999
 
 
-def test_int8_is_close_to_torch(embedder, cache: Path) -> None:
+def test_int8_is_close_to_torch(embedder: SentenceTransformerEmbedder, cache: Path) -> None:
     int8 = OnnxEmbedder(Path(default_model_path()), cache, quantized=True)
     assert int8.backend == "onnx-int8"
     exact = embedder.embed(TEXTS)

@@ -4,13 +4,14 @@ its file on disk."""
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from service.domain.models import Entry, StoredEntry
 from service.stores.ledger import SqliteLedger
 from tests.fakes import T0, make_entry
 
 
-def test_entries_survive_reopening(tmp_path) -> None:
+def test_entries_survive_reopening(tmp_path: Path) -> None:
     ledger = SqliteLedger(tmp_path / "l.db")
     item = StoredEntry(make_entry("1", "kept", tags=("x",), metadata={"n": 1}), (), 3)
     ledger.put([item], actor="key:1", at=T0)
@@ -21,7 +22,7 @@ def test_entries_survive_reopening(tmp_path) -> None:
     assert [(h.action, h.actor) for h in again.history("ns:1")] == [("created", "key:1")]
 
 
-def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path) -> None:
+def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "l.db")
     db.executescript(
         "CREATE TABLE entries (key TEXT PRIMARY KEY, id TEXT NOT NULL, namespace TEXT NOT NULL,"

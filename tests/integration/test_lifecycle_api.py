@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
 from service.settings import Settings
+from service.stores.embedder import SentenceTransformerEmbedder
 from tests.fakes import FakeClock
 from tests.http import search, write
 from tests.integration.test_api import OpenStores
@@ -27,24 +30,25 @@ def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Services
 
 
 @pytest.fixture
-def client(opened: Services) -> Iterator[TestClient]:
+def client(opened: Services) -> Iterator[TestClient[Litestar]]:
     with TestClient(create_app(services=opened)) as client:
         client.headers.update(ADMIN)
         yield client
 
 
-def ids(found: dict) -> list[str]:
+def ids(found: dict[str, Any]) -> list[str]:
     return [r["id"] for r in found["results"]]
 
 
-def run_job(client: TestClient, name: str) -> dict:
+def run_job(client: TestClient[Litestar], name: str) -> dict[str, Any]:
     response = client.post(f"/v1/admin/jobs/{name}/run")
     assert response.status_code == 200, response.text
-    return response.json()
+    record: dict[str, Any] = response.json()
+    return record
 
 
 def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
-    client: TestClient, opened: Services, clock: FakeClock
+    client: TestClient[Litestar], opened: Services, clock: FakeClock
 ) -> None:
     write(
         client,
@@ -71,15 +75,23 @@ def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
 
 
 def test_promote_moves_the_stored_vector_to_tier_a(
-    client: TestClient, opened: Services, embedder, monkeypatch
+    client: TestClient[Litestar],
+    opened: Services,
+    embedder: SentenceTransformerEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     write(
         client,
         {"id": "c1", "tier": "C", "text": "we will version the API in the URL path"},
         {"id": "e1", "tier": "E", "text": "build 42 ok"},
     )
-    calls = []
-    monkeypatch.setattr(embedder, "embed", lambda texts: calls.append(texts) or [])
+    calls: list[Sequence[str]] = []
+
+    def recording(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        calls.append(texts)
+        return []
+
+    monkeypatch.setattr(embedder, "embed", recording)
     bad = client.post("/v1/admin/promote", json={"ids": ["c1", "nope", "e1"]})
     assert bad.status_code == 422
     assert [e["field"] for e in bad.json()["errors"]] == ["ids[1]", "ids[2]"]
@@ -96,7 +108,7 @@ def test_promote_moves_the_stored_vector_to_tier_a(
     assert history[1]["actor"].startswith("key:")
 
 
-def test_old_e_entries_are_archived(client: TestClient, clock: FakeClock) -> None:
+def test_old_e_entries_are_archived(client: TestClient[Litestar], clock: FakeClock) -> None:
     write(
         client,
         {"id": "old", "tier": "E", "text": "cron ran", "timestamp": "2020-01-01T00:00:00Z"},
@@ -107,7 +119,7 @@ def test_old_e_entries_are_archived(client: TestClient, clock: FakeClock) -> Non
     assert set(ids(search(client, "cron", include_archived=True))) == {"old", "new"}
 
 
-def test_rebuild_gives_the_same_results(client: TestClient, opened: Services) -> None:
+def test_rebuild_gives_the_same_results(client: TestClient[Litestar], opened: Services) -> None:
     write(
         client,
         *[
@@ -126,7 +138,7 @@ def test_rebuild_gives_the_same_results(client: TestClient, opened: Services) ->
     assert after == before
 
 
-def test_stats_show_the_embedding_avoided(client: TestClient) -> None:
+def test_stats_show_the_embedding_avoided(client: TestClient[Litestar]) -> None:
     write(
         client,
         {"tier": "A", "text": "decision one two three"},

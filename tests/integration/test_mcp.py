@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 from litestar.testing import transport as litestar_transport
 from mcp import Client
@@ -31,16 +32,17 @@ def resources(tmp_path: Path, open_stores: OpenStores) -> Services:
 
 
 @pytest.fixture
-def rest(resources: Services) -> Iterator[TestClient]:
+def rest(resources: Services) -> Iterator[TestClient[Litestar]]:
     with TestClient(create_app(services=resources)) as client:
         yield client
 
 
-def backends(resources: Services, rest: TestClient, key: str) -> list[Backend]:
+def backends(resources: Services, rest: TestClient[Litestar], key: str) -> list[Backend]:
     principal = resources.keys.authenticate(f"Bearer {key}")
     client = StrataClient(
         "http://testserver.local",
         api_key=key,
+        # Litestar's test transport has httpx's handle_request but no BaseTransport base.
         transport=litestar_transport.TestClientTransport(rest),  # type: ignore[arg-type]
     )
     return [LocalBackend(resources, principal), RestBackend(client)]
@@ -54,16 +56,19 @@ def call_both(backends: list[Backend], tool: str, **arguments: Any) -> list[dict
             result = await client.call_tool(tool, arguments)
         if result.is_error:
             return {"error": "".join(getattr(c, "text", "") for c in result.content)}
-        assert result.structured_content is not None
+        content: dict[str, Any] | None = result.structured_content
+        assert content is not None
         # What differs between two identical calls: timing, and a fresh interaction id.
-        result.structured_content.pop("took_ms", None)
-        result.structured_content.pop("interaction_id", None)
-        return result.structured_content
+        content.pop("took_ms", None)
+        content.pop("interaction_id", None)
+        return content
 
     return [anyio.run(call, backend) for backend in backends]
 
 
-def test_both_backends_answer_alike(resources: Services, rest: TestClient, tmp_path: Path) -> None:
+def test_both_backends_answer_alike(
+    resources: Services, rest: TestClient[Litestar], tmp_path: Path
+) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "billing.md").write_text("# Billing\n\nInvoices are sent on the 1st.\n")
@@ -80,7 +85,7 @@ def test_both_backends_answer_alike(resources: Services, rest: TestClient, tmp_p
     (tea,) = call_both([remote], "remember", text="Alice drinks tea.", tier="C", tags=["diet"])
     assert peanuts["tier"] == "A" and tea["tier"] == "C" and peanuts["embedded"] and tea["embedded"]
 
-    for tool, arguments in [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("search", {"query": "what is alice allergic to?"}),
         ("search", {"query": "tea", "tiers": ["C"], "mode": "bm25"}),
         ("retrieve", {"question": "when are invoices sent?", "top_n": 2}),
@@ -89,7 +94,8 @@ def test_both_backends_answer_alike(resources: Services, rest: TestClient, tmp_p
         ("get", {"id_or_path": "notes/billing.md", "from_line": 3}),
         ("multi_get", {"pattern": "notes/*.md"}),
         ("status", {}),
-    ]:
+    ]
+    for tool, arguments in calls:
         here, there = call_both(alice, tool, **arguments)
         assert "error" not in here and here == there, (tool, here, there)
     for tool, arguments in [

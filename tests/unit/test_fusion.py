@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.fusion import fuse
+from service.domain.fusion import Fused, fuse
 
 K = 60.0
 
 
-def keys(fused) -> list[str]:
+def keys(fused: list[Fused]) -> list[str]:
     return [f.key for f in fused]
 
 

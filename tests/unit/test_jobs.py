@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC
+from typing import Any
 
 import pytest
 
@@ -42,9 +43,9 @@ def test_run_records_the_result_and_times(jobs: Jobs) -> None:
 
 
 def test_run_records_an_error_and_the_next_success_clears_it(jobs: Jobs) -> None:
-    outcomes = [ValueError("ledger is locked"), {"ok": 1}]
+    outcomes: list[Exception | dict[str, Any]] = [ValueError("ledger is locked"), {"ok": 1}]
 
-    def flaky() -> dict:
+    def flaky() -> dict[str, Any]:
         outcome = outcomes.pop(0)
         if isinstance(outcome, Exception):
             raise outcome
@@ -70,7 +71,7 @@ def test_unknown_job_is_not_found_and_names_the_jobs(jobs: Jobs) -> None:
 def test_running_job_cannot_be_started_again(jobs: Jobs) -> None:
     seen: list[Exception] = []
 
-    def reentrant() -> dict:
+    def reentrant() -> dict[str, Any]:
         # A second request while this run holds the job: refused, not queued.
         with pytest.raises(Conflict, match="already running") as raised:
             jobs.run("slow")
@@ -92,7 +93,7 @@ def test_other_jobs_may_run_while_one_runs(jobs: Jobs) -> None:
 
 
 def test_scheduled_turn_of_a_running_job_is_skipped(jobs: Jobs) -> None:
-    def job() -> dict:
+    def job() -> dict[str, Any]:
         jobs._scheduled("job")  # what the scheduler does when the cron fires meanwhile
         return {}
 
@@ -101,7 +102,7 @@ def test_scheduled_turn_of_a_running_job_is_skipped(jobs: Jobs) -> None:
 
 
 def test_failing_job_releases_it(jobs: Jobs) -> None:
-    def boom() -> dict:
+    def boom() -> dict[str, Any]:
         raise RuntimeError("boom")
 
     jobs.add("boom", NEVER_SOON, boom)

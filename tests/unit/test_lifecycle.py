@@ -53,8 +53,10 @@ class Stores:
         return [(h.action, h.actor) for h in self.ledger.history(f"ns:{id}")]
 
 
-def filters(**fields) -> Filters:
-    return Filters(namespace="ns", tiers=("A", "C", "E"), now=NOW, **fields)
+def filters(*, include_archived: bool = False) -> Filters:
+    return Filters(
+        namespace="ns", tiers=("A", "C", "E"), now=NOW, include_archived=include_archived
+    )
 
 
 @pytest.fixture
@@ -153,7 +155,9 @@ def test_expire_c_tier_on_exact_expiry_archives(stores: Stores) -> None:
     assert stores.vectors.keys == set()
 
 
-def test_expire_c_tier_handles_more_than_one_batch(stores: Stores, monkeypatch) -> None:
+def test_expire_c_tier_handles_more_than_one_batch(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(memory_module, "BATCH", 2)
     stores.memory.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
@@ -236,7 +240,9 @@ def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
     assert archived(stores) == set()
 
 
-def test_archive_e_tier_handles_more_than_one_batch(stores: Stores, monkeypatch) -> None:
+def test_archive_e_tier_handles_more_than_one_batch(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(memory_module, "BATCH", 2)
     stores.memory.write(
         [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
@@ -275,14 +281,17 @@ def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     calls = list(stores.embedder.calls)
     assert stores.memory.promote(["ns:gone"], "ops") == 1
     assert stores.embedder.calls == calls
-    entry = stores.memory.get("ns:gone").entry
+    gone = stores.memory.get("ns:gone")
+    assert gone is not None
+    entry = gone.entry
     assert (entry.tier, entry.expires_at, entry.archived) == ("A", None, False)
     assert stores.vector_ids("A", "standup notes") == {"gone", "fact"}
     assert "gone" in stores.keyword_ids("standup")
     assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "promoted"]
     # A decision never expires: the next expiry run leaves it alone.
     assert lifecycle.expire_c_tier(stores.memory, NOW + 10 * DAY)["archived"] == 1  # "live" only
-    assert not stores.memory.get("ns:gone").entry.archived
+    gone = stores.memory.get("ns:gone")
+    assert gone is not None and not gone.entry.archived
 
 
 def test_promote_refuses_unknown_and_non_c_ids_and_promotes_nothing(stores: Stores) -> None:
@@ -299,7 +308,8 @@ def test_promote_refuses_unknown_and_non_c_ids_and_promotes_nothing(stores: Stor
     assert "no such entry" in raised.value.errors[0].message
     assert "tier A" in raised.value.errors[1].message
     assert "tier E" in raised.value.errors[2].message
-    assert stores.memory.get("ns:c1").entry.tier == "C"
+    c1 = stores.memory.get("ns:c1")
+    assert c1 is not None and c1.entry.tier == "C"
     assert stores.vectors.tiers["C"].keys() == {"ns:c1"}
     assert stores.actions("c1") == [("created", "")]
 

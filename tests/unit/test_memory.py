@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import pytest
 
 from service.domain.memory import Memory
-from service.domain.models import HistoryEvent, Recovered
+from service.domain.models import Entry, HistoryEvent, Recovered, WriteOutcome
 from service.settings import ChunkingSettings
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
 from tests.settings import CHUNKING
@@ -34,11 +36,15 @@ def embedder() -> FakeEmbedder:
 
 
 @pytest.fixture
-def memory(ledger, vectors, keywords, embedder) -> Memory:
+def memory(
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
+) -> Memory:
     return Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0)
 
 
-def test_write_records_and_indexes_every_entry(memory, ledger, vectors, keywords) -> None:
+def test_write_records_and_indexes_every_entry(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     outcome = memory.write(
         [
             make_entry("a", "alice likes tea", "A"),
@@ -56,7 +62,7 @@ def test_write_records_and_indexes_every_entry(memory, ledger, vectors, keywords
     assert keywords.keys == {"ns:a", "ns:c", "ns:e"}
 
 
-def test_get_returns_the_entry_as_written(memory) -> None:
+def test_get_returns_the_entry_as_written(memory: Memory) -> None:
     entry = make_entry("a", "alice likes tea", "A", speaker="alice", tags=("pref",))
     memory.write([entry])
     stored = memory.get("ns:a")
@@ -65,7 +71,7 @@ def test_get_returns_the_entry_as_written(memory) -> None:
     assert memory.get("ns:missing") is None
 
 
-def test_long_entry_is_kept_as_chunks_with_one_vector_each(memory) -> None:
+def test_long_entry_is_kept_as_chunks_with_one_vector_each(memory: Memory) -> None:
     memory.write([make_entry("a", "one two three four five six seven eight nine", "A")])
     stored = memory.get("ns:a")
     assert stored is not None
@@ -77,7 +83,7 @@ def test_long_entry_is_kept_as_chunks_with_one_vector_each(memory) -> None:
     assert all(c.key == "ns:a" and c.vector is not None for c in stored.chunks)
 
 
-def test_embedded_tiers_embed_speaker_and_chunk(memory, embedder) -> None:
+def test_embedded_tiers_embed_speaker_and_chunk(memory: Memory, embedder: FakeEmbedder) -> None:
     memory.write(
         [
             make_entry("a", "I prefer tea", "A", speaker="alice"),
@@ -94,7 +100,7 @@ def test_embedded_tiers_embed_speaker_and_chunk(memory, embedder) -> None:
     assert len(embedder.calls) == 1  # one model call per write
 
 
-def test_stored_vector_is_that_of_speaker_and_chunk(memory, embedder) -> None:
+def test_stored_vector_is_that_of_speaker_and_chunk(memory: Memory, embedder: FakeEmbedder) -> None:
     memory.write([make_entry("a", "I prefer tea", "A", speaker="alice")])
     stored = memory.get("ns:a")
     assert stored is not None
@@ -102,7 +108,13 @@ def test_stored_vector_is_that_of_speaker_and_chunk(memory, embedder) -> None:
     assert stored.chunks[0].text == "I prefer tea"
 
 
-def test_tier_e_is_never_embedded(memory, ledger, vectors, keywords, embedder) -> None:
+def test_tier_e_is_never_embedded(
+    memory: Memory,
+    ledger: FakeLedger,
+    vectors: FakeVectorStore,
+    keywords: FakeKeywordStore,
+    embedder: FakeEmbedder,
+) -> None:
     outcome = memory.write([make_entry("e", "GET /health 200", "E", speaker="nginx")])
     assert outcome.embedded == 0
     assert embedder.calls == []
@@ -112,7 +124,9 @@ def test_tier_e_is_never_embedded(memory, ledger, vectors, keywords, embedder) -
     assert all(c.vector is None for c in stored.chunks)
 
 
-def test_writing_an_existing_id_replaces_it(memory, ledger, vectors, keywords) -> None:
+def test_writing_an_existing_id_replaces_it(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     memory.write([make_entry("a", "old words", "A")])
     memory.write([make_entry("a", "new words", "A")])
     stored = ledger.get(["ns:a"])["ns:a"]
@@ -122,21 +136,25 @@ def test_writing_an_existing_id_replaces_it(memory, ledger, vectors, keywords) -
     assert len(ledger.entries) == 1
 
 
-def test_replacing_with_another_tier_leaves_no_trace_of_the_old(memory, vectors, keywords) -> None:
+def test_replacing_with_another_tier_leaves_no_trace_of_the_old(
+    memory: Memory, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     memory.write([make_entry("a", "was a fact", "A")])
     memory.write([make_entry("a", "now a log line", "E")])
     assert vectors.keys == set()
     assert keywords.entries["ns:a"].entry.tier == "E"
 
 
-def test_same_id_in_another_namespace_is_another_entry(memory, ledger) -> None:
+def test_same_id_in_another_namespace_is_another_entry(memory: Memory, ledger: FakeLedger) -> None:
     memory.write([make_entry("a", "mine", "A", namespace="ns")])
     memory.write([make_entry("a", "theirs", "A", namespace="other")])
     assert ledger.get(["ns:a"])["ns:a"].entry.text == "mine"
     assert ledger.get(["other:a"])["other:a"].entry.text == "theirs"
 
 
-def test_delete_removes_from_ledger_and_both_indexes(memory, ledger, vectors, keywords) -> None:
+def test_delete_removes_from_ledger_and_both_indexes(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     memory.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
     assert memory.delete(["ns:a", "ns:e", "ns:missing"]) == ["ns:a", "ns:e"]
     assert ledger.entries == {}
@@ -145,14 +163,16 @@ def test_delete_removes_from_ledger_and_both_indexes(memory, ledger, vectors, ke
     assert memory.get("ns:a") is None
 
 
-def test_delete_of_nothing_known_changes_nothing(memory, keywords) -> None:
+def test_delete_of_nothing_known_changes_nothing(
+    memory: Memory, keywords: FakeKeywordStore
+) -> None:
     memory.write([make_entry("a", "kept", "A")])
     assert memory.delete(["ns:missing"]) == []
     assert keywords.keys == {"ns:a"}
 
 
 def test_recover_reindexes_pending_writes_and_finishes_deletes(
-    memory, ledger, vectors, keywords
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     # A crash after the ledger recorded these but before the indexes were updated.
     memory.write([make_entry("gone", "to delete", "A")])
@@ -165,13 +185,13 @@ def test_recover_reindexes_pending_writes_and_finishes_deletes(
     assert "ns:gone" not in ledger.entries
 
 
-def test_recover_with_nothing_pending_does_nothing(memory) -> None:
+def test_recover_with_nothing_pending_does_nothing(memory: Memory) -> None:
     memory.write([make_entry("a", "fine", "A")])
     assert memory.recover() == Recovered(indexed=0, removed=0, quarantined=0)
 
 
 def test_without_a_model_embedded_tiers_are_stored_without_vectors(
-    ledger, vectors, keywords
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")])
@@ -188,7 +208,7 @@ def test_without_a_model_embedded_tiers_are_stored_without_vectors(
 
 
 def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
-    ledger, vectors, keywords, embedder
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
     without = Memory(ledger, vectors, keywords, None, FIVE_WORDS, clock=lambda: T0)
     assert without.backfill() == 0  # nothing to embed with
@@ -218,7 +238,7 @@ def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
 
 
 def test_backfill_embeds_archived_entries_but_keeps_them_out_of_the_vector_index(
-    ledger, vectors, keywords, embedder
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
     without = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     without.write([make_entry("c", "old standup", "C")])
@@ -236,15 +256,15 @@ class HookedEmbedder(FakeEmbedder):
 
     def __init__(self) -> None:
         super().__init__()
-        self.hook = lambda: None
+        self.hook: Callable[[], None] = lambda: None
 
-    def embed(self, texts):
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         self.hook()
         return super().embed(texts)
 
 
 def test_backfill_skips_entries_deleted_or_rewritten_while_it_embedded(
-    ledger, vectors, keywords
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     without = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     without.write([make_entry("gone", "to be deleted", "A"), make_entry("new", "old text", "A")])
@@ -270,7 +290,7 @@ def test_backfill_skips_entries_deleted_or_rewritten_while_it_embedded(
     assert embedder.texts[-1] == "new text"
 
 
-def test_tokens_are_counted_by_the_model_for_every_tier(memory, ledger) -> None:
+def test_tokens_are_counted_by_the_model_for_every_tier(memory: Memory, ledger: FakeLedger) -> None:
     memory.write(
         [
             make_entry("a", "one two three four five six seven eight nine", "A"),
@@ -283,27 +303,34 @@ def test_tokens_are_counted_by_the_model_for_every_tier(memory, ledger) -> None:
     assert stored["ns:e"].tokens == len(["GET", "health", "200"]) + 2
 
 
-def test_without_a_model_tokens_are_estimated_from_words(ledger, vectors, keywords) -> None:
+def test_without_a_model_tokens_are_estimated_from_words(
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     memory.write([make_entry("a", "one two three four five six", "A")])
     assert ledger.get(["ns:a"])["ns:a"].tokens == 6 * 4 // 3
 
 
-def test_without_a_model_tier_e_is_still_written(ledger, vectors, keywords) -> None:
+def test_without_a_model_tier_e_is_still_written(
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E")])
     assert (outcome.embedded, outcome.indexed) == (0, 1)
     assert keywords.keys == {"ns:e"}
 
 
-def test_archiving_flags_entries_and_restoring_clears_the_flag(memory, keywords, vectors) -> None:
+def test_archiving_flags_entries_and_restoring_clears_the_flag(
+    memory: Memory, keywords: FakeKeywordStore, vectors: FakeVectorStore
+) -> None:
     memory.write([make_entry("a", "alice likes tea", "A")])
     assert memory.set_archived(["ns:a", "ns:missing"], True) == 1
     assert memory.set_archived(["ns:a"], True) == 0
     assert keywords.entries["ns:a"].entry.archived
     # Archived entries leave the vector index; the ledger keeps their vectors.
     assert vectors.keys == set()
-    assert memory.get("ns:a").has_vectors
+    archived = memory.get("ns:a")
+    assert archived is not None and archived.has_vectors
     assert memory.indexes_match_ledger()
     assert memory.set_archived(["ns:a"], False) == 1
     assert not keywords.entries["ns:a"].entry.archived
@@ -311,7 +338,7 @@ def test_archiving_flags_entries_and_restoring_clears_the_flag(memory, keywords,
     assert memory.indexes_match_ledger()
 
 
-def test_archiving_and_restoring_never_re_embed(memory, embedder) -> None:
+def test_archiving_and_restoring_never_re_embed(memory: Memory, embedder: FakeEmbedder) -> None:
     memory.write([make_entry("a", "alice likes tea", "A")])
     calls = len(embedder.calls)
     memory.set_archived(["ns:a"], True)
@@ -319,7 +346,9 @@ def test_archiving_and_restoring_never_re_embed(memory, embedder) -> None:
     assert len(embedder.calls) == calls
 
 
-def test_history_records_who_did_what_and_when(ledger, vectors, keywords, embedder) -> None:
+def test_history_records_who_did_what_and_when(
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
+) -> None:
     now = [100.0]
     memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: now[0])
     memory.write([make_entry("a", "first", "A")], actor="key:1")
@@ -344,25 +373,30 @@ def test_history_records_who_did_what_and_when(ledger, vectors, keywords, embedd
     assert ledger.history("ns:never") == []
 
 
-def test_unchanged_archive_flag_adds_no_history(memory, ledger) -> None:
+def test_unchanged_archive_flag_adds_no_history(memory: Memory, ledger: FakeLedger) -> None:
     memory.write([make_entry("a", "x", "A")])
     memory.set_archived(["ns:a"], False)
     assert [h.action for h in ledger.history("ns:a")] == ["created"]
 
 
-def test_update_metadata_keeps_text_and_vectors(memory, ledger, vectors, embedder) -> None:
+def test_update_metadata_keeps_text_and_vectors(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, embedder: FakeEmbedder
+) -> None:
     memory.write([make_entry("a", "alice likes tea", "A", metadata={"x": 1})])
     before = memory.get("ns:a")
     calls = len(embedder.calls)
     assert memory.update_metadata(["ns:a", "ns:missing"], {"y": 2}) == 1
     after = memory.get("ns:a")
+    assert after is not None and before is not None
     assert after.entry.metadata == {"x": 1, "y": 2}
     assert after.chunks == before.chunks and after.tokens == before.tokens
     assert len(embedder.calls) == calls
     assert vectors.tiers["A"]["ns:a"].entry.metadata == {"x": 1, "y": 2}
 
 
-def test_rebuild_recreates_both_indexes_from_the_ledger(memory, vectors, keywords) -> None:
+def test_rebuild_recreates_both_indexes_from_the_ledger(
+    memory: Memory, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     memory.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
     vectors.clear()
     keywords.apply((), ["ns:e"])
@@ -373,7 +407,9 @@ def test_rebuild_recreates_both_indexes_from_the_ledger(memory, vectors, keyword
     assert memory.indexes_match_ledger()
 
 
-def test_each_turn_of_a_thread_gets_the_turn_before_as_context(memory, ledger) -> None:
+def test_each_turn_of_a_thread_gets_the_turn_before_as_context(
+    memory: Memory, ledger: FakeLedger
+) -> None:
     memory.write(
         [
             make_entry("t1", "Did you book the flights?", "C", speaker="ann", thread="trip"),
@@ -393,25 +429,29 @@ def test_each_turn_of_a_thread_gets_the_turn_before_as_context(memory, ledger) -
     }
 
 
-def test_threads_do_not_cross_namespaces(memory, ledger) -> None:
+def test_threads_do_not_cross_namespaces(memory: Memory, ledger: FakeLedger) -> None:
     memory.write([make_entry("a", "first", "E", thread="t", namespace="one")])
     memory.write([make_entry("b", "second", "E", thread="t", namespace="two")])
     assert ledger.entries["two:b"].entry.context is None
 
 
-def test_rewriting_the_last_turn_does_not_make_it_its_own_context(memory, ledger) -> None:
+def test_rewriting_the_last_turn_does_not_make_it_its_own_context(
+    memory: Memory, ledger: FakeLedger
+) -> None:
     memory.write([make_entry("t1", "hello", "E", thread="t")])
     memory.write([make_entry("t1", "hello again", "E", thread="t")])
     assert ledger.entries["ns:t1"].entry.context is None
 
 
-def _writers_blocked_behind_first(memory, embedder, batches) -> list:
+def _writers_blocked_behind_first(
+    memory: Memory, embedder: GateEmbedder, batches: list[list[Entry]]
+) -> list[WriteOutcome | Exception | None]:
     """Starts a write of ``batches[0]`` whose model call waits until every other batch's
     writer has queued, then those writers; returns each writer's outcome or error."""
     import threading
 
     release = threading.Event()
-    results: list = [None] * len(batches)
+    results: list[WriteOutcome | Exception | None] = [None] * len(batches)
 
     def hook() -> None:
         embedder.hook = lambda: None
@@ -444,20 +484,21 @@ class GateEmbedder(HookedEmbedder):
         super().__init__()
         self.hook_started = False
 
-    def embed(self, texts):
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         self.hook_started = True
         return super().embed(texts)
 
 
 def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
-    ledger, vectors, keywords
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     embedder = GateEmbedder()
     memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [[make_entry(f"w{n}", f"decision number {n}", "A")] for n in range(4)]
     results = _writers_blocked_behind_first(memory, embedder, batches)
-    assert [r.ids for r in results] == [["w0"], ["w1"], ["w2"], ["w3"]]
-    assert all(r.embedded == 1 for r in results)
+    written = [r for r in results if isinstance(r, WriteOutcome)]
+    assert [r.ids for r in written] == [["w0"], ["w1"], ["w2"], ["w3"]]
+    assert all(r.embedded == 1 for r in written)
     # The first write alone, then the three that queued behind it in one model call.
     assert [len(call) for call in embedder.calls] == [1, 3]
     assert ledger.states == {f"ns:w{n}": "synced" for n in range(4)}
@@ -465,7 +506,9 @@ def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
     assert vectors.tiers["A"].keys() == {f"ns:w{n}" for n in range(4)}
 
 
-def test_writes_of_the_same_key_are_applied_in_arrival_order(ledger, vectors, keywords) -> None:
+def test_writes_of_the_same_key_are_applied_in_arrival_order(
+    ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
     embedder = GateEmbedder()
     memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [
@@ -475,27 +518,34 @@ def test_writes_of_the_same_key_are_applied_in_arrival_order(ledger, vectors, ke
     ]
     _writers_blocked_behind_first(memory, embedder, batches)
     assert [len(call) for call in embedder.calls] == [1, 1, 1]
-    assert memory.get("ns:x").entry.text == "new text"
+    x = memory.get("ns:x")
+    assert x is not None and x.entry.text == "new text"
     assert keywords.entries["ns:x"].entry.text == "new text"
     assert [e.action for e in ledger.history("ns:x")] == ["created", "updated"]
 
 
-def test_a_write_that_fails_in_a_group_fails_alone(ledger, vectors, keywords) -> None:
+def test_a_write_that_fails_in_a_group_fails_alone(
+    ledger: FakeLedger,
+    vectors: FakeVectorStore,
+    keywords: FakeKeywordStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     embedder = GateEmbedder()
     memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     original = embedder.embed
 
-    def embed_refusing_poison(texts):
+    def embed_refusing_poison(texts: Sequence[str]) -> list[tuple[float, ...]]:
         if any("poison" in t for t in texts):
             raise RuntimeError("model failed")
         return original(texts)
 
-    embedder.embed = embed_refusing_poison
+    monkeypatch.setattr(embedder, "embed", embed_refusing_poison)
     texts = ["first decision", "second decision", "poison pill", "third decision"]
     batches = [[make_entry(f"w{n}", text, "A")] for n, text in enumerate(texts)]
     results = _writers_blocked_behind_first(memory, embedder, batches)
     assert isinstance(results[2], RuntimeError)
-    assert [r.ids for n, r in enumerate(results) if n != 2] == [["w0"], ["w1"], ["w3"]]
+    written = [r for r in results if isinstance(r, WriteOutcome)]
+    assert [r.ids for r in written] == [["w0"], ["w1"], ["w3"]]
     assert memory.get("ns:w2") is None
     assert ledger.states == {"ns:w0": "synced", "ns:w1": "synced", "ns:w3": "synced"}
     assert set(keywords.entries) == {"ns:w0", "ns:w1", "ns:w3"}

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import pytest
 
 from service.domain.memory import Memory
-from service.domain.models import StoredEntry
+from service.domain.models import Chunk, StoredEntry, Tier
 from service.errors import Conflict
 from service.jobs.rebuild import Rebuilder
 from service.settings import ChunkingSettings
@@ -61,7 +62,9 @@ def write_mix(stores: Stores) -> None:
     stores.memory.set_archived(["ns:old_a", "ns:old_e"], True)
 
 
-def snapshot(stores: Stores) -> tuple[dict, dict]:
+def snapshot(
+    stores: Stores,
+) -> tuple[dict[Tier, dict[str, tuple[StoredEntry, Chunk]]], dict[str, StoredEntry]]:
     vectors = {tier: dict(records) for tier, records in stores.vectors.records.items()}
     return vectors, dict(stores.keywords.entries)
 
@@ -97,7 +100,9 @@ def test_indexes_match_on_empty_stores(stores: Stores) -> None:
         lambda s: s.keywords.apply(s.memory.prepare([make_entry("x", "stray", "E")]), ()),
     ],
 )
-def test_indexes_do_not_match_after_damage(stores: Stores, damage) -> None:
+def test_indexes_do_not_match_after_damage(
+    stores: Stores, damage: Callable[[Stores], object]
+) -> None:
     write_mix(stores)
     damage(stores)
     assert not stores.memory.indexes_match_ledger()
@@ -233,14 +238,14 @@ class GatedLedger(FakeLedger):
         self.scanning = threading.Event()
         self.gate = threading.Event()
 
-    def scan(self, batch: int | None = None):
+    def scan(self, batch: int | None = None) -> Iterator[list[StoredEntry]]:
         self.scanning.set()
         assert self.gate.wait(10), "test never opened the gate"
         yield from super().scan(batch)
 
 
 class FailingKeywordStore(FakeKeywordStore):
-    def replace_all(self, batches) -> None:
+    def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
         raise OSError("index directory is read-only")
 
 

@@ -32,7 +32,7 @@ class KeywordReranker:
         return [1.0 if self.word in p else 0.5 for p in passages]
 
 
-def retriever(reranker: KeywordReranker | None, **options) -> Retriever:
+def retriever(reranker: KeywordReranker | None, **options: object) -> Retriever:
     ledger, vectors, keywords, embedder = (
         FakeLedger(),
         FakeVectorStore(),
@@ -52,7 +52,7 @@ def retriever(reranker: KeywordReranker | None, **options) -> Retriever:
     return Retriever(ledger, vectors, keywords, embedder, settings, reranker=reranker)
 
 
-def query(**options) -> SearchQuery:
+def query(**options: bool) -> SearchQuery:
     return SearchQuery("cache", make_filters(), mode="bm25", limit=15, **options)
 
 
@@ -75,9 +75,9 @@ def test_rerank_is_off_by_default_and_explained_when_on() -> None:
     assert reranker.seen == []
     outcome = r.search(query(rerank=True, explain=True))
     assert len(reranker.seen[0]) == 5
-    ranks = [x.explain["rerank"].rank for x in outcome.results[:5]]
+    ranks = [(x.explain or {})["rerank"].rank for x in outcome.results[:5]]
     assert sorted(ranks) == [1, 2, 3, 4, 5]
-    assert all("rerank" not in x.explain for x in outcome.results[5:])
+    assert all(x.explain is not None and "rerank" not in x.explain for x in outcome.results[5:])
     scores = [x.score for x in outcome.results]
     assert scores == sorted(scores, reverse=True)
 

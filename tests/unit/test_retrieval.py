@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
+from service.domain.cache import QueryCache
 from service.domain.memory import Memory
-from service.domain.models import Filters, Hit, SearchQuery
+from service.domain.models import Filters, Hit, Mode, SearchOutcome, SearchQuery, Tier
 from service.domain.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
 from service.errors import InvalidInput
 from service.settings import ChunkingSettings
@@ -31,7 +34,12 @@ class Stores:
     memory: Memory
 
     def retriever(
-        self, *, embedder: bool = True, weighting=None, cache=None, **options
+        self,
+        *,
+        embedder: bool = True,
+        weighting: Weighting | None = None,
+        cache: QueryCache[SearchOutcome] | None = None,
+        **options: object,
     ) -> Retriever:
         return Retriever(
             self.ledger,
@@ -58,7 +66,9 @@ def stores() -> Stores:
     return Stores(ledger, vectors, keywords, embedder, memory)
 
 
-def query(text: str, mode="auto", limit: int = 10, explain: bool = False, **filters) -> SearchQuery:
+def query(
+    text: str, mode: Mode = "auto", limit: int = 10, explain: bool = False, **filters: Any
+) -> SearchQuery:
     return SearchQuery(text, make_filters(**filters), mode, limit, explain)
 
 
@@ -72,12 +82,12 @@ def query(text: str, mode="auto", limit: int = 10, explain: bool = False, **filt
         (("A", "C", "E"), "hybrid"),
     ],
 )
-def test_auto_is_bm25_for_tier_e_alone_else_hybrid(tiers, mode) -> None:
+def test_auto_is_bm25_for_tier_e_alone_else_hybrid(tiers: tuple[Tier, ...], mode: Mode) -> None:
     assert resolve_mode("auto", make_filters(tiers=tiers)) == mode
 
 
 @pytest.mark.parametrize("mode", ["bm25", "vector", "hybrid"])
-def test_explicit_mode_is_kept(mode) -> None:
+def test_explicit_mode_is_kept(mode: Mode) -> None:
     assert resolve_mode(mode, make_filters(tiers=("E",))) == mode
 
 
@@ -169,7 +179,7 @@ def test_vector_mode_searches_embedded_tiers_only(stores: Stores) -> None:
 
 
 @pytest.mark.parametrize("mode", ["auto", "hybrid", "vector"])
-def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mode) -> None:
+def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mode: Mode) -> None:
     stores.memory.write([make_entry("a", "deployment failed", "A")])
     outcome = stores.retriever(embedder=False).search(query("deployment", mode=mode, explain=True))
     assert outcome.mode == "bm25"
@@ -291,7 +301,7 @@ class RecordingKeywordStore(FakeKeywordStore):
 
 
 @pytest.mark.parametrize(("limit", "depth"), [(5, 50), (40, 120)])
-def test_each_list_is_asked_for_enough_candidates(stores: Stores, limit, depth) -> None:
+def test_each_list_is_asked_for_enough_candidates(stores: Stores, limit: int, depth: int) -> None:
     keywords = RecordingKeywordStore()
     retriever = Retriever(
         stores.ledger, stores.vectors, keywords, None, search_settings(candidates=50)
@@ -327,7 +337,9 @@ class PinnedVectorStore(FakeVectorStore):
         super().__init__()
         self.chunk = chunk
 
-    def search(self, tier, vector, filters, limit) -> list[Hit]:
+    def search(
+        self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
+    ) -> list[Hit]:
         hits = super().search(tier, vector, filters, limit)
         return [dataclasses.replace(h, chunk=self.chunk) for h in hits]
 
@@ -406,7 +418,9 @@ def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> No
     outcome = weighted.search(query("kubernetes upgrade"))
     by_id = {r.entry.id: r for r in outcome.results}
     assert by_id["e"].relevance == pytest.approx(0.7 * 1.0 / 2.2)
-    assert by_id["e"].score == pytest.approx(by_id["e"].relevance * 0.5)
+    relevance = by_id["e"].relevance
+    assert relevance is not None
+    assert by_id["e"].score == pytest.approx(relevance * 0.5)
     assert by_id["a"].relevance == pytest.approx(by_id["a"].score)
 
 
@@ -457,9 +471,7 @@ def test_kind_filter_finds_patterns_only(stores: Stores) -> None:
 def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes(
     stores: Stores,
 ) -> None:
-    from service.domain.cache import QueryCache
-
-    cache: QueryCache = QueryCache(size=8, seconds=60)
+    cache: QueryCache[SearchOutcome] = QueryCache(size=8, seconds=60)
     stores.memory.on_change = cache.invalidate
     retriever = stores.retriever(cache=cache)
     stores.memory.write([make_entry("a", "postgres chosen for billing", "A")])

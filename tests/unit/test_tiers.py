@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.domain.models import Tier
 from service.domain.tiers import DAY, ExpiryPolicy, is_live
 from tests.settings import expiry_policy
 
@@ -11,7 +12,7 @@ T0 = 1_700_000_000.0
 
 
 @pytest.mark.parametrize("tier", ["A", "E"])
-def test_tiers_a_and_e_never_expire_whatever_is_configured(tier) -> None:
+def test_tiers_a_and_e_never_expire_whatever_is_configured(tier: Tier) -> None:
     policy = ExpiryPolicy(c_ttl_days=1, ttl_by_chain_type={"standup": 2})
     assert policy.expires_at(tier, T0, None, None) is None
     assert policy.expires_at(tier, T0, 3.0, "standup") is None
@@ -40,9 +41,9 @@ def test_event_ttl_wins_over_chain_type_and_default() -> None:
 
 def test_expiry_counts_from_the_event_timestamp() -> None:
     policy = expiry_policy()
-    assert (
-        policy.expires_at("C", T0 + 100, None, None) == policy.expires_at("C", T0, None, None) + 100
-    )
+    at_t0 = policy.expires_at("C", T0, None, None)
+    assert at_t0 is not None
+    assert policy.expires_at("C", T0 + 100, None, None) == at_t0 + 100
 
 
 def test_entry_is_live_until_its_expiry_instant() -> None:
