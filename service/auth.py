@@ -81,9 +81,9 @@ class KeyRing:
         for item in filter(None, (part.strip() for part in spec.split(";"))):
             # Keys may end in base64 padding ("...=="); roles never contain "=".
             key, _, grant = item.rpartition("=")
-            role, _, scope = grant.partition(":")
+            role, scoped, scope = grant.partition(":")
             key = key.strip()
-            keys[key] = _principal(role.strip(), scope.split(",") if scope else None, key)
+            keys[key] = _principal(role.strip(), scope.split(",") if scoped else None, key)
         if file:
             try:
                 rows = json.loads(Path(file).read_text())
@@ -105,8 +105,17 @@ class KeyRing:
 
 
 def _principal(role: str, namespaces: list[str] | None, key: str, name: str = "") -> Principal:
+    """A key's principal; ``namespaces`` None: every namespace. A list that names none is a
+    mistake (it would read as "every namespace"), refused here."""
     if role not in ROLES:
         raise ConfigError(f"API key role must be one of {', '.join(ROLES)}, not {role!r}")
-    scope = frozenset(n.strip() for n in namespaces if n.strip()) if namespaces else None
     fingerprint = "key:" + hashlib.sha256(key.encode()).hexdigest()[:8]
+    scope = None
+    if namespaces is not None:
+        scope = frozenset(str(n).strip() for n in namespaces if str(n).strip())
+        if not scope:
+            raise ConfigError(
+                f"API key {name or fingerprint} has an empty namespace list: name its "
+                "namespaces, or give none for every namespace"
+            )
     return Principal(role, scope, name or fingerprint)

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 
+from service.auth import KeyRing
 from service.cli.exits import OK
 from service.settings import Settings
 
@@ -21,6 +22,7 @@ def serve(args: argparse.Namespace) -> int:
     # Settings refuse a host other than loopback without API keys.
     settings = Settings.from_env(os.environ, host=args.host, port=args.port, data_dir=args.data_dir)
     server = settings.server
+    KeyRing.load(server.api_keys, server.api_keys_file)  # a bad key refuses to start, here
     if not server.has_keys:
         log.warning("no API keys configured: open access, listening on loopback only")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

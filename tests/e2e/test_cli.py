@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import free_port
 from tests.e2e.test_server import Server
 
@@ -176,3 +178,17 @@ def test_cli_calibrate_sweeps_the_threshold_on_a_beir_set(tmp_path: Path) -> Non
         timeout=60,
     )
     assert missing.returncode == 2 and "BEIR" in missing.stderr
+
+
+@pytest.mark.parametrize("keys", ["agent-key-0123456789=agent:", "agent-key-0123456789=agent: ,"])
+def test_serve_refuses_a_key_with_an_empty_namespace_list(tmp_path: Path, keys: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "serve", "--data-dir", str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "STRATA_API_KEYS": keys},
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "empty namespace list" in done.stderr
+    assert not (tmp_path / "data").exists()

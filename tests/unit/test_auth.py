@@ -217,3 +217,19 @@ def test_require_admin() -> None:
     Principal("admin").require_admin()
     with pytest.raises(Forbidden, match="admin"):
         Principal("agent").require_admin()
+
+
+@pytest.mark.parametrize("spec", [f"{AGENT_KEY}=agent:", f"{AGENT_KEY}=agent: , ;"])
+def test_an_empty_namespace_list_in_the_spec_is_refused(spec: str) -> None:
+    with pytest.raises(ConfigError, match="empty namespace list"):
+        KeyRing.load(spec)
+
+
+@pytest.mark.parametrize("namespaces", [[], [""], ["  "]])
+def test_an_empty_namespace_list_in_the_file_is_refused(
+    tmp_path: Path, namespaces: list[str]
+) -> None:
+    path = tmp_path / "keys.json"
+    path.write_text(json.dumps([{"key": AGENT_KEY, "role": "agent", "namespaces": namespaces}]))
+    with pytest.raises(ConfigError, match="empty namespace list"):
+        KeyRing.load("", str(path))
