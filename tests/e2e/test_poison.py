@@ -5,6 +5,7 @@ index takes is set aside, never a reason not to start."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,39 @@ def test_after_every_poison_the_server_starts_again_with_every_acknowledged_writ
             assert client.get("/v1/entries/good0").status_code == 200
     finally:
         restarted.stop()
+
+
+def test_good_writes_beside_bad_ones_all_land(server_url: str) -> None:
+    """Writers post at once, some of them poison: each good batch is acknowledged and found,
+    each bad one refused, whatever group commit they share."""
+    results: dict[str, int] = {}
+
+    def post(name: str, events: list[dict[str, Any]]) -> None:
+        with httpx.Client(base_url=server_url, timeout=60) as client:
+            results[name] = client.post("/v1/events", json={"events": events}).status_code
+
+    batches: dict[str, list[dict[str, Any]]] = {}
+    for n in range(12):
+        good = [
+            {"id": f"c{n}-{i}", "tier": "ACE"[i % 3], "text": f"concurrent token{n}x{i}"}
+            for i in range(3)
+        ]
+        batches[f"good{n}"] = good
+        if n % 3 == 0:
+            batches[f"bad{n}"] = [*good[:1], POISONS[n % len(POISONS)][0]]
+    threads = [threading.Thread(target=post, args=item) for item in batches.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert {name: code for name, code in results.items() if name.startswith("bad")} == {
+        name: 422 for name in batches if name.startswith("bad")
+    }
+    assert all(code == 201 for name, code in results.items() if name.startswith("good"))
+    with httpx.Client(base_url=server_url, timeout=60) as client:
+        for name, events in batches.items():
+            if name.startswith("good"):
+                for event in events:
+                    token = event["text"].split()[-1]
+                    found = client.post("/v1/search", json={"query": token, "mode": "bm25"})
+                    assert [r["id"] for r in found.json()["results"]] == [event["id"]]
