@@ -30,25 +30,26 @@ def files() -> FakeFiles:
     return FakeFiles()
 
 
+def fake_services(clock: FakeClock, files: FakeFiles, **env: str) -> Services:
+    """Services on fresh fakes, for ``STRATA_*`` settings given as keyword arguments."""
+    settings = Settings.from_env({f"STRATA_{k.upper()}": v for k, v in env.items()})
+    stores = Stores(
+        ledger=FakeLedger(clock),
+        vectors=FakeVectorStore(),
+        keywords=FakeKeywordStore(),
+        catalog=FakeCatalog(),
+        interactions=FakeInteractionLog(),
+        files=files,
+        embedder=FakeEmbedder(),
+    )
+    ids = (f"id{n}" for n in itertools.count(1))
+    return build_services(settings, stores, clock=clock, new_id=lambda: next(ids))
+
+
 @pytest.fixture
 def services_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Services]:
-    """Services on fresh fakes for ``STRATA_*`` settings given as keyword arguments."""
-
-    def build(**env: str) -> Services:
-        settings = Settings.from_env({f"STRATA_{k.upper()}": v for k, v in env.items()})
-        stores = Stores(
-            ledger=FakeLedger(clock),
-            vectors=FakeVectorStore(),
-            keywords=FakeKeywordStore(),
-            catalog=FakeCatalog(),
-            interactions=FakeInteractionLog(),
-            files=files,
-            embedder=FakeEmbedder(),
-        )
-        ids = (f"id{n}" for n in itertools.count(1))
-        return build_services(settings, stores, clock=clock, new_id=lambda: next(ids))
-
-    return build
+    """``fake_services`` with the test's clock and files."""
+    return lambda **env: fake_services(clock, files, **env)
 
 
 def serve(services: Services) -> Iterator[TestClient[Litestar]]:
