@@ -142,6 +142,8 @@ class SearchSettings(Group, frozen=True):
     """Search outcomes kept for repeated queries; 0 turns the cache off."""
     query_cache_seconds: Days = 30.0
     """A cached outcome is used for at most this long (writes to its namespace drop it)."""
+    query_cache_bytes: Annotated[int, Meta(ge=0)] = 64 * 1024 * 1024
+    """Most memory the cached outcomes may take (their texts, snippets and passages)."""
 
     @property
     def list_weights(self) -> dict[str, float]:

@@ -94,7 +94,11 @@ def build_services(
     """The use cases over ``stores``; nothing is opened, recovered or started here."""
     s = settings
     cache: QueryCache[SearchOutcome] = QueryCache(
-        s.search.query_cache_size, s.search.query_cache_seconds, clock
+        s.search.query_cache_size,
+        s.search.query_cache_seconds,
+        clock,
+        max_bytes=s.search.query_cache_bytes,
+        weigh=lambda outcome: outcome.weight,
     )
     memory = Memory(
         stores.ledger,

@@ -17,6 +17,7 @@ class _Kept(Generic[V]):
     value: V
     at: float
     generation: int
+    size: int
 
 
 class QueryCache(Generic[V]):
@@ -24,15 +25,27 @@ class QueryCache(Generic[V]):
 
     Every write to a namespace moves its generation on, and a value computed at an older
     generation is never returned. ``seconds`` bounds what changes without a write (tier C
-    entries expiring, recency decay). ``size`` 0 turns the cache off.
+    entries expiring, recency decay). ``size`` 0 turns the cache off. ``max_bytes`` bounds
+    the memory the values take, as ``weigh`` estimates it; a value heavier than that is not
+    kept at all.
     """
 
     def __init__(
-        self, size: int, seconds: float, clock: Callable[[], float] = time.monotonic
+        self,
+        size: int,
+        seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        max_bytes: int,
+        weigh: Callable[[V], int],
     ) -> None:
         self.size = size
         self.seconds = seconds
         self.clock = clock
+        self.max_bytes = max_bytes
+        self.weigh = weigh
+        self.bytes = 0
+        """What the values kept weigh."""
         self._kept: OrderedDict[Hashable, _Kept[V]] = OrderedDict()
         self._generations: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -65,13 +78,19 @@ class QueryCache(Generic[V]):
     def put(self, namespace: str, key: Hashable, value: V, generation: int) -> None:
         if self.size <= 0:
             return
+        weight = self.weigh(value)
+        if weight > self.max_bytes:
+            return
         with self._lock:
             if generation != self._generations.get(namespace, 0):
                 return  # the namespace changed while the value was computed
-            self._kept[(namespace, key)] = _Kept(value, self.clock(), generation)
-            self._kept.move_to_end((namespace, key))
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+            old = self._kept.pop((namespace, key), None)
+            self.bytes -= old.size if old else 0
+            self._kept[(namespace, key)] = _Kept(value, self.clock(), generation, weight)
+            self.bytes += weight
+            while len(self._kept) > self.size or self.bytes > self.max_bytes:
+                _, dropped = self._kept.popitem(last=False)
+                self.bytes -= dropped.size
 
     def invalidate(self, namespaces: Iterable[str]) -> None:
         """A write changed these namespaces: nothing computed before it is returned."""

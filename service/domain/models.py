@@ -188,6 +188,12 @@ class SearchOutcome:
     degraded: list[str]
     relaxed: bool = False
 
+    @property
+    def weight(self) -> int:
+        """Bytes it holds, about: its texts (4 bytes a character at most) and a little more."""
+        texts = sum(len(r.entry.text) + len(r.snippet) + len(r.passage) for r in self.results)
+        return 4 * texts + 512 * (1 + len(self.results))
+
 
 @dataclass(frozen=True)
 class WriteOutcome:

@@ -471,7 +471,9 @@ def test_kind_filter_finds_patterns_only(stores: Stores) -> None:
 def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes(
     stores: Stores,
 ) -> None:
-    cache: QueryCache[SearchOutcome] = QueryCache(size=8, seconds=60)
+    cache: QueryCache[SearchOutcome] = QueryCache(
+        size=8, seconds=60, max_bytes=10**6, weigh=lambda o: o.weight
+    )
     stores.memory.on_change = cache.invalidate
     retriever = stores.retriever(cache=cache)
     stores.memory.write([make_entry("a", "postgres chosen for billing", "A")])
