@@ -126,6 +126,8 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     lines: str | None = None
     """Line range of the chunk in its file, as ``first-last``."""
     score_pct: int | None = None
+    truncated: bool = False
+    """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
 
 
 CollectionName = Annotated[str, Meta(pattern=NAMESPACE_PATTERN)]
@@ -240,6 +242,8 @@ class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
     file: str | None = None
     title: str | None = None
     lines: str | None = None
+    truncated: bool = False
+    """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
 
 
 class RetrieveResponse(Struct):
@@ -285,7 +289,9 @@ class DailyReportResponse(Struct, kw_only=True):
     feedback: dict[str, int]
     """Ratings given on that day's interactions: ``up`` and ``down``."""
     unanswered: list[UnansweredQuestion]
-    """The questions with no strong match, in the order asked."""
+    """The questions with no strong match, in the order asked (the first 500)."""
+    unanswered_total: int = 0
+    """How many questions had no strong match (``unanswered`` lists at most 500)."""
 
 
 class RoutineCheckRequest(Struct, forbid_unknown_fields=True, kw_only=True):

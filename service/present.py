@@ -28,6 +28,9 @@ from service.domain.stats import Stats
 from service.domain.tiers import is_live
 from service.jobs.rebuild import RebuildStatus
 
+UNANSWERED_SHOWN = 500
+"""Most unanswered questions a daily report lists."""
+
 
 def format_time(seconds: float | None) -> str | None:
     """ISO 8601 in UTC; a time beyond what a date can hold (only rows written before times
@@ -60,7 +63,7 @@ def history_out(history: EntryHistory) -> wire.HistoryResponse:
 def search_out(searched: Searched) -> wire.SearchResponse:
     outcome = searched.outcome
     return wire.SearchResponse(
-        results=[hit_out(r, searched.now) for r in outcome.results],
+        results=[hit_out(r, searched.now, searched.text_chars) for r in outcome.results],
         mode=outcome.mode,
         took_ms=searched.took_ms,
         degraded=searched.degraded,
@@ -68,7 +71,7 @@ def search_out(searched: Searched) -> wire.SearchResponse:
     )
 
 
-def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
+def hit_out(result: SearchResult, now: float, text_chars: int) -> wire.SearchHit:
     explain = None
     if result.explain is not None:
         explain = {
@@ -80,7 +83,7 @@ def hit_out(result: SearchResult, now: float) -> wire.SearchHit:
         place["score_pct"] = round(result.score * 100)
     return wire.SearchHit(
         **place,
-        **_entry_fields(result.entry, now),
+        **_entry_fields(result.entry, now, text_chars),
         snippet=result.snippet,
         score=result.score,
         explain=explain,
@@ -91,21 +94,21 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
     answer, now = retrieved.answer, retrieved.now
     return wire.RetrieveResponse(
         interaction_id=answer.interaction_id,
-        entries=[retrieved_out(a, now) for a in answer.entries],
+        entries=[retrieved_out(a, now, retrieved.text_chars) for a in answer.entries],
         strong_match=answer.strong_match,
         best_relevance=answer.best_relevance,
         threshold=retrieved.threshold,
-        reasoning_patterns=[retrieved_out(a, now) for a in answer.patterns],
+        reasoning_patterns=[retrieved_out(a, now, retrieved.text_chars) for a in answer.patterns],
         took_ms=answer.took_ms,
         degraded=retrieved.degraded,
     )
 
 
-def retrieved_out(answered: Answered, now: float) -> wire.RetrievedEntry:
+def retrieved_out(answered: Answered, now: float, text_chars: int) -> wire.RetrievedEntry:
     parts = {name: round(value, 6) for name, value in answered.parts.items()}
     return wire.RetrievedEntry(
         **_place(answered.result.entry),
-        **_entry_fields(answered.result.entry, now),
+        **_entry_fields(answered.result.entry, now, text_chars),
         snippet=answered.result.snippet,
         relevance_score=answered.relevance,
         score=answered.score,
@@ -131,8 +134,9 @@ def daily_out(report: DailyReport) -> wire.DailyReportResponse:
             wire.UnansweredQuestion(
                 i.id, i.question, i.asker, format_time(i.at) or "", i.best_relevance
             )
-            for i in report.unanswered
+            for i in report.unanswered[:UNANSWERED_SHOWN]
         ],
+        unanswered_total=len(report.unanswered),
     )
 
 
@@ -296,13 +300,16 @@ def _place(entry: Entry) -> dict[str, Any]:
     }
 
 
-def _entry_fields(entry: Entry, now: float) -> dict[str, Any]:
-    """Wire fields of an entry; an expired one shows as archived, as searches treat it."""
-    return {
+def _entry_fields(entry: Entry, now: float, text_chars: int | None = None) -> dict[str, Any]:
+    """Wire fields of an entry; an expired one shows as archived, as searches treat it.
+    With ``text_chars``, the text is cut there and ``truncated`` says so."""
+    cut = text_chars is not None and len(entry.text) > text_chars
+    fields = {"truncated": True} if cut else {}
+    return fields | {
         "id": entry.id,
         "namespace": entry.namespace,
         "tier": entry.tier,
-        "text": entry.text,
+        "text": entry.text[:text_chars] if cut else entry.text,
         "timestamp": format_time(entry.timestamp),
         "speaker": entry.speaker,
         "role": entry.role,

@@ -23,6 +23,8 @@ class Retrieved:
     now: float
     threshold: float
     degraded: list[str]
+    text_chars: int
+    """Most characters of an entry's text an answer carries."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +42,11 @@ class AnswerUseCases:
         interactions: InteractionLog,
         degraded: list[str],
         *,
+        text_chars: int,
         clock: Callable[[], float],
     ) -> None:
         self.answerer = answerer
+        self.text_chars = text_chars
         self.interactions = interactions
         self.degraded = degraded
         self.clock = clock
@@ -56,9 +60,8 @@ class AnswerUseCases:
         answer = self.answerer.retrieve(
             question, namespace, now, top_n=request.top_n, asker=request.asker
         )
-        return Retrieved(
-            answer, now, self.answerer.policy.threshold, [*self.degraded, *answer.degraded]
-        )
+        degraded = [*self.degraded, *answer.degraded]
+        return Retrieved(answer, now, self.answerer.policy.threshold, degraded, self.text_chars)
 
     def feedback(self, principal: Principal, request: wire.FeedbackRequest) -> Feedback:
         """Rate the answer of a retrieve the caller may see."""

@@ -20,13 +20,21 @@ class Searched:
     """The moment the search ran: entries expired by then show as archived."""
     took_ms: float
     degraded: list[str]
+    text_chars: int
+    """Most characters of an entry's text a hit carries."""
 
 
 class SearchUseCase:
     def __init__(
-        self, retriever: Retriever, degraded: list[str], *, clock: Callable[[], float]
+        self,
+        retriever: Retriever,
+        degraded: list[str],
+        *,
+        text_chars: int,
+        clock: Callable[[], float],
     ) -> None:
         self.retriever = retriever
+        self.text_chars = text_chars
         self.degraded = degraded
         """Why the service runs with less than it should (shared, filled at start)."""
         self.clock = clock
@@ -38,4 +46,5 @@ class SearchUseCase:
         query = to_query(request, namespace=principal.namespace(request.namespace), now=now)
         outcome = self.retriever.search(query)
         took = round((time.perf_counter() - started) * 1000, 2)
-        return Searched(outcome, now, took, [*self.degraded, *outcome.degraded])
+        degraded = [*self.degraded, *outcome.degraded]
+        return Searched(outcome, now, took, degraded, self.text_chars)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.application import Services
+from tests.api.conftest import serve
 from tests.http import ADMIN, AGENT_ONE, problem, search, write
 
 
@@ -132,3 +135,19 @@ def test_health_and_openapi(client: TestClient[Litestar]) -> None:
     assert health["status"] == "ok" and health["model"] == "fake-bag-of-words"
     spec = client.get("/schema/openapi.json").json()
     assert {"/v1/events", "/v1/search", "/v1/entries/{entry_id}", "/health"} <= set(spec["paths"])
+
+
+def test_hits_carry_a_bounded_text_and_the_entry_the_whole(
+    services_for: Callable[..., Services],
+) -> None:
+    long = "kubernetes autoscaling decision " + "filler " * 400
+    for client in serve(services_for(max_hit_chars="50")):
+        write(
+            client,
+            {"id": "long", "tier": "E", "text": long},
+            {"id": "short", "tier": "E", "text": "kubernetes"},
+        )
+        hits = {h["id"]: h for h in search(client, "kubernetes", mode="bm25")["results"]}
+        assert len(hits["long"]["text"]) == 50 and hits["long"]["truncated"] is True
+        assert "truncated" not in hits["short"]
+        assert client.get("/v1/entries/long").json()["text"] == long
