@@ -64,6 +64,12 @@ class ServerSettings(Group, frozen=True):
     """Most events accepted by one ``POST /v1/events``; more get 413."""
     max_body_bytes: Count = 16 * 1024 * 1024
     """Largest request body accepted; more get 413."""
+    max_documents: Count = 100
+    """Most documents one ``POST /v1/documents/batch`` returns; the rest are listed as
+    skipped."""
+    max_documents_bytes: Count = 10 * 1024 * 1024
+    """Most bytes of files one ``POST /v1/documents/batch`` returns in all; the rest are
+    listed as skipped."""
     search_threads: Count = 4
     """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
 

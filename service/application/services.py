@@ -136,7 +136,13 @@ def build_services(
         answers=AnswerUseCases(answerer, stores.interactions, degraded, clock=clock),
         admin=AdminUseCases(memory, jobs, rebuilder),
         collections=collection_cases,
-        documents=DocumentUseCases(collection_cases, stores.catalog, stores.files),
+        documents=DocumentUseCases(
+            collection_cases,
+            stores.catalog,
+            stores.files,
+            max_documents=s.server.max_documents,
+            max_bytes=s.server.max_documents_bytes,
+        ),
         status=StatusUseCases(
             stores.ledger,
             stores.vectors,
