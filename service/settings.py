@@ -67,6 +67,12 @@ class ServerSettings(Group, frozen=True):
     max_hit_chars: Count = 10_000
     """Most characters of an entry's text a search hit or retrieved entry carries (it says
     ``truncated``); ``GET /v1/entries/{id}`` gives the whole text."""
+    max_documents: Count = 100
+    """Most documents one ``POST /v1/documents/batch`` returns; the rest are listed as
+    skipped."""
+    max_documents_bytes: Count = 10 * 1024 * 1024
+    """Most bytes of files one ``POST /v1/documents/batch`` returns in all; the rest are
+    listed as skipped."""
     search_threads: Count = 4
     """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
 

@@ -72,7 +72,9 @@ class CollectionUseCases:
         return self._view(self.find(principal, name))
 
     def scan(self, principal: Principal, name: str) -> Scanned:
-        """Re-scan: changed files are re-embedded, removed ones leave the index."""
+        """Re-scan (admin: it reads the server's disk and embeds what changed): changed
+        files are re-embedded, removed ones leave the index."""
+        principal.require_admin()
         return self._scan(self.find(principal, name), principal)
 
     def rename(self, principal: Principal, name: str, new_name: str) -> CollectionView:

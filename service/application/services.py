@@ -146,7 +146,13 @@ def build_services(
         ),
         admin=AdminUseCases(memory, jobs, rebuilder),
         collections=collection_cases,
-        documents=DocumentUseCases(collection_cases, stores.catalog, stores.files),
+        documents=DocumentUseCases(
+            collection_cases,
+            stores.catalog,
+            stores.files,
+            max_documents=s.server.max_documents,
+            max_bytes=s.server.max_documents_bytes,
+        ),
         status=StatusUseCases(
             stores.ledger,
             stores.vectors,

@@ -100,7 +100,7 @@ def parser() -> argparse.ArgumentParser:
     c_add.set_defaults(run=commands.collection_add)
     actions.add_parser("list", help="list collections").set_defaults(run=commands.collection_list)
     for verb, run, text in [
-        ("update", commands.collection_update, "re-scan for changes"),
+        ("update", commands.collection_update, "re-scan for changes (admin)"),
         ("remove", commands.collection_remove, "forget it (admin)"),
     ]:
         action = actions.add_parser(verb, help=text)

@@ -15,6 +15,8 @@ from service.domain.ports import Catalog, Files
 from service.settings import ChunkingSettings
 
 FILE_BATCH = 32
+TITLE_LINES = 100
+"""A document's title is its first heading within this many lines, else its file name."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,18 @@ class IndexedFile:
     chunks: int
 
 
+@dataclass(frozen=True)
+class Lines:
+    """Some lines of a file, as ``str.splitlines`` cuts its UTF-8 text (bad bytes replaced)."""
+
+    lines: list[str]
+    """The lines asked for."""
+    head: list[str]
+    """The file's first lines, as many as asked for (fewer if it has fewer)."""
+    total: int
+    """Lines in the whole file."""
+
+
 @dataclass
 class ScanReport:
     added: int = 0
@@ -56,6 +70,19 @@ def chunk_id(collection: Collection, path: str, number: int) -> str:
 
 def document_path(collection: Collection, path: str) -> str:
     return f"{collection.name}/{path}"
+
+
+def leaves_root(relative: str) -> bool:
+    """Whether a relative path would leave its root as written: absolute, through ``..``,
+    or with a backslash or NUL (links pointing out are the file store's to catch)."""
+    rel = PurePosixPath(relative)
+    return rel.is_absolute() or ".." in rel.parts or "\\" in relative or "\x00" in relative
+
+
+def title_from(lines: Sequence[str], path: str) -> str:
+    """A document's title from its first lines: the first heading among its first
+    ``TITLE_LINES``, else the file name."""
+    return title_of("\n".join(lines[:TITLE_LINES]), PurePosixPath(path).name)
 
 
 class Collections:
@@ -159,7 +186,7 @@ class Collections:
         return len(entries)
 
     def entries_for(self, collection: Collection, path: str, text: str) -> list[Entry]:
-        title = title_of(text, PurePosixPath(path).name)
+        title = title_from(text.splitlines(), path)
         now = self.clock()
         size = self.chunking
         return [

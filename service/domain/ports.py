@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from service.domain.collections import Collection, IndexedFile
+    from service.domain.collections import Collection, IndexedFile, Lines
 
 from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
@@ -188,6 +188,10 @@ class Catalog(Protocol):
 
     def files(self, collection_id: str) -> dict[str, IndexedFile]: ...
 
+    def file(self, collection_id: str, path: str) -> IndexedFile | None:
+        """The file indexed at ``path`` (as a scan listed it) in the collection, if any."""
+        ...
+
     def set_file(self, collection_id: str, indexed: IndexedFile) -> None: ...
 
     def remove_file(self, collection_id: str, path: str) -> None: ...
@@ -218,7 +222,8 @@ class Files(Protocol):
 
     def list(self, root: str, mask: str) -> list[str]:
         """Relative POSIX paths of the regular files under ``root`` matching the glob
-        ``mask``, sorted; files whose real location is outside ``root`` are left out."""
+        ``mask`` (as ``service.domain.globs`` reads it), sorted; files whose real location is
+        outside ``root`` are left out."""
         ...
 
     def size(self, root: str, relative: str) -> int | None:
@@ -229,6 +234,16 @@ class Files(Protocol):
     def read(self, root: str, relative: str) -> bytes | None:
         """The bytes of the regular file ``relative`` under ``root``; None when there is
         none. Raises ``Forbidden`` if ``relative`` would leave the root."""
+        ...
+
+    def read_lines(
+        self, root: str, relative: str, first: int, count: int | None, head: int = 0
+    ) -> Lines | None:
+        """Lines ``first`` (from 1) to ``first + count - 1`` (to the end when ``count`` is
+        None), the first ``head`` lines and the count of all lines of the regular file
+        ``relative`` under ``root``; None when there is none. Only those lines are decoded
+        and held: the rest of the file is scanned for line ends, a chunk at a time. Raises
+        ``Forbidden`` if ``relative`` would leave the root."""
         ...
 
 

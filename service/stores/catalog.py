@@ -72,6 +72,14 @@ class SqliteCatalog(SqliteFile):
             ).fetchall()
         return {row["path"]: IndexedFile(row["path"], row["hash"], row["chunks"]) for row in rows}
 
+    def file(self, collection_id: str, path: str) -> IndexedFile | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT path, hash, chunks FROM files WHERE collection = ? AND path = ?",
+                (collection_id, path),
+            ).fetchone()
+        return None if row is None else IndexedFile(row["path"], row["hash"], row["chunks"])
+
     def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
         with self._lock:
             self._db.execute(

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.app import create_app
 from service.application import Services
 from tests.api.conftest import serve
 from tests.fakes import FakeFiles
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem
+
+Client = Callable[..., TestClient[Litestar]]
 
 ROOT = "/srv/notes"
 
@@ -25,6 +29,8 @@ def files() -> FakeFiles:
                 "adr/012-bus.md": b"# Event bus\n\nWe adopt NATS.\n",
                 "people.md": b"Alice owns billing.\n\nBob owns mobile.\n",
                 "skip.txt": b"not markdown",
+                ".env": b"API_TOKEN=hunter2\n",
+                ".git/config": b"[remote]\n  url = https://hunter2@example.com\n",
             }
         }
     )
@@ -93,3 +99,121 @@ def test_paths_never_leave_the_collection_root(client: TestClient[Litestar]) -> 
     for path in ["notes/../secret.md", "notes//etc/passwd", "notes/a\\..\\b.md"]:
         response = client.get("/v1/documents", params={"path": path}, headers=AS_ADMIN)
         assert response.status_code in (403, 404), (path, response.text)
+
+
+def batch(client: TestClient[Litestar], pattern: str, **fields: object) -> dict[str, Any]:
+    response = client.post(
+        "/v1/documents/batch", json={"pattern": pattern, **fields}, headers=AS_AGENT
+    )
+    assert response.status_code == 200, response.text
+    found: dict[str, Any] = response.json()
+    return found
+
+
+def paths(found: dict[str, Any]) -> list[str]:
+    return [d["path"] for d in found["documents"]]
+
+
+@pytest.fixture
+def client_for(services_for: Callable[..., Services]) -> Iterator[Client]:
+    """Clients with the test keys and other ``STRATA_*`` settings given as keywords."""
+    with ExitStack() as stack:
+        yield lambda **env: stack.enter_context(
+            TestClient(create_app(services=services_for(api_keys=KEYS, **env)))
+        )
+
+
+@pytest.mark.parametrize("path", ["notes/.env", "notes/.git/config", "notes/skip.txt"])
+def test_only_indexed_documents_are_served(client: TestClient[Litestar], path: str) -> None:
+    """Files under the root that no scan indexed (outside the mask) are as unknown as
+    missing ones, alone or in a list."""
+    add(client)
+    problem(client.get("/v1/documents", params={"path": path}, headers=AS_AGENT), 404)
+    listed = batch(client, f"{path}, notes/people.md")
+    assert paths(listed) == ["notes/people.md"]
+    assert listed["skipped"] == [{"path": path, "reason": "not an indexed document"}]
+    assert "hunter2" not in str(listed)
+
+
+def test_a_batch_reads_each_document_once(client: TestClient[Litestar]) -> None:
+    add(client)
+    named = "notes/people.md, notes/people.md, strata://notes/people.md, notes/./people.md"
+    assert paths(batch(client, named)) == ["notes/people.md"]
+    assert paths(batch(client, ",".join(["notes/people.md"] * 600))) == ["notes/people.md"]
+
+
+def test_a_batch_stops_at_the_document_bound(client_for: Client) -> None:
+    client = client_for(max_documents="1")
+    add(client)
+    found = batch(client, "notes/**/*.md")
+    assert paths(found) == ["notes/adr/012-bus.md"]
+    assert found["skipped"] == [{"path": "notes/people.md", "reason": "over the 1-document bound"}]
+
+
+def test_a_batch_stops_at_the_byte_bound(client_for: Client) -> None:
+    first = len(b"# Event bus\n\nWe adopt NATS.\n")
+    client = client_for(max_documents_bytes=str(first + 10))
+    add(client)
+    found = batch(client, "notes/adr/012-bus.md, notes/people.md, notes/adr/012-bus.md")
+    assert paths(found) == ["notes/adr/012-bus.md"]
+    assert found["skipped"] == [
+        {"path": "notes/people.md", "reason": f"over the {first + 10}-byte total bound"}
+    ]
+
+
+def test_a_line_range_is_read_without_reading_the_whole_file(
+    client: TestClient[Litestar], files: FakeFiles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(client)
+    read = files.read
+    whole: list[str] = []
+
+    def read_whole(root: str, relative: str) -> bytes | None:
+        whole.append(relative)
+        return read(root, relative)
+
+    monkeypatch.setattr(files, "read", read_whole)
+    doc = client.get(
+        "/v1/documents",
+        params={"path": "notes/adr/012-bus.md", "from": 3, "lines": 1},
+        headers=AS_AGENT,
+    ).json()
+    assert (doc["title"], doc["text"], doc["total_lines"]) == ("Event bus", "3| We adopt NATS.", 3)
+    assert whole == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "found"),
+    [
+        ("notes/**/*.md", ["notes/adr/012-bus.md", "notes/people.md"]),
+        ("notes/*.md", ["notes/people.md"]),
+        ("*/*.md", ["notes/people.md"]),
+        ("notes/**", ["notes/adr/012-bus.md", "notes/people.md"]),
+        ("notes/adr/**/*.md", ["notes/adr/012-bus.md"]),
+    ],
+)
+def test_batch_patterns_match_as_globs(
+    client: TestClient[Litestar], pattern: str, found: list[str]
+) -> None:
+    """``**/`` is zero or more folders and ``*`` stays within one, as in shells."""
+    add(client)
+    assert paths(batch(client, pattern)) == found
+
+
+def test_a_mask_reads_globstar_as_zero_or_more_folders(
+    client: TestClient[Litestar], files: FakeFiles
+) -> None:
+    files.roots[ROOT]["adr/old/011-db.md"] = b"# Database\n"
+    body = {"name": "decisions", "path": ROOT, "namespace": "one", "mask": "adr/**"}
+    scanned = client.post("/v1/collections", json=body, headers=AS_ADMIN).json()
+    assert scanned["added"] == 2
+    assert paths(batch(client, "decisions/**")) == [
+        "decisions/adr/012-bus.md",
+        "decisions/adr/old/011-db.md",
+    ]
+
+
+def test_agents_cannot_rescan(client: TestClient[Litestar]) -> None:
+    add(client)
+    problem(client.post("/v1/collections/notes/update", headers=AS_AGENT), 403)
+    assert client.post("/v1/collections/notes/update", headers=AS_ADMIN).status_code == 200

@@ -70,8 +70,12 @@ def test_files_are_kept_per_collection_and_replaced_by_path(catalog: Catalog) ->
         "a.md": IndexedFile("a.md", "h3", 5),
         "b.md": IndexedFile("b.md", "h2", 1),
     }
+    assert catalog.file("id-notes", "b.md") == IndexedFile("b.md", "h2", 1)
+    assert catalog.file("id-adr", "b.md") is None
+    assert catalog.file("id-notes", "missing.md") is None
     catalog.remove_file("id-notes", "a.md")
     catalog.remove_file("id-notes", "missing.md")
+    assert catalog.file("id-notes", "a.md") is None
     assert list(catalog.files("id-notes")) == ["b.md"]
     assert list(catalog.files("id-adr")) == ["a.md"]
     assert catalog.files("id-missing") == {}

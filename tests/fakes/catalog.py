@@ -49,6 +49,9 @@ class FakeCatalog:
     def files(self, collection_id: str) -> dict[str, IndexedFile]:
         return dict(self.indexed.get(collection_id, {}))
 
+    def file(self, collection_id: str, path: str) -> IndexedFile | None:
+        return self.indexed.get(collection_id, {}).get(path)
+
     def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
         if collection_id not in self.collections:
             raise ValueError(f"no collection {collection_id!r}")

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import posixpath
-from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 
+from service.domain.collections import Lines, leaves_root
+from service.domain.globs import glob_match
 from service.errors import Forbidden
 
 
 class FakeFiles:
     """``{root: {relative path: bytes}}``; the folders are the roots and the folders their
-    files' paths imply. Globs match as ``pathlib`` does: ``*`` within one path component,
-    ``**`` for any number of folders."""
+    files' paths imply. Masks are read by ``service.domain.globs``, as the real store does."""
 
     def __init__(self, roots: dict[str, dict[str, bytes]] | None = None) -> None:
         self.roots: dict[str, dict[str, bytes]] = {
@@ -32,37 +32,31 @@ class FakeFiles:
         return None
 
     def list(self, root: str, mask: str) -> list[str]:
-        pattern = _pattern(mask)
         files = self.roots.get(posixpath.normpath(root), {})
-        return sorted(rel for rel in files if _glob(rel.split("/"), pattern))
+        return sorted(rel for rel in files if glob_match(mask, rel))
 
     def size(self, root: str, relative: str) -> int | None:
         data = self.read(root, relative)
         return None if data is None else len(data)
 
     def read(self, root: str, relative: str) -> bytes | None:
-        rel = PurePosixPath(relative)
-        if rel.is_absolute() or ".." in rel.parts or "\\" in relative or "\x00" in relative:
+        return self._data(root, relative)
+
+    def read_lines(
+        self, root: str, relative: str, first: int, count: int | None, head: int = 0
+    ) -> Lines | None:
+        data = self._data(root, relative)
+        if data is None:
+            return None
+        every = data.decode("utf-8", errors="replace").splitlines()
+        shown = every[first - 1 : None if count is None else first - 1 + count]
+        return Lines(shown, every[:head], len(every))
+
+    def _data(self, root: str, relative: str) -> bytes | None:
+        if leaves_root(relative):
             raise Forbidden(f"path {relative!r} leaves the collection root")
-        return self.roots.get(posixpath.normpath(root), {}).get(rel.as_posix())
+        return self.roots.get(posixpath.normpath(root), {}).get(_normal(relative))
 
 
 def _normal(relative: str) -> str:
     return PurePosixPath(relative).as_posix()
-
-
-def _pattern(mask: str) -> list[str]:
-    parts = list(PurePosixPath(mask).parts)
-    if not mask or any("**" in part and part != "**" for part in parts):
-        raise ValueError(f"invalid pattern {mask!r}")
-    return parts
-
-
-def _glob(parts: list[str], pattern: list[str]) -> bool:
-    """Whether a file's path components match the pattern's."""
-    if not pattern:
-        return not parts
-    head, rest = pattern[0], pattern[1:]
-    if head == "**":  # any number of folders, the file name still to match
-        return any(_glob(parts[i:], rest) for i in range(len(parts)))
-    return bool(parts) and fnmatchcase(parts[0], head) and _glob(parts[1:], rest)

@@ -85,13 +85,47 @@ def test_index_search_and_fetch_by_line_range(client: TestClient[Litestar], note
     assert uri["title"] == "people.md" and "Bob owns" in uri["text"]
 
     batch = client.post("/v1/documents/batch", json={"pattern": "notes/**/*.md"}).json()
-    assert [d["path"] for d in batch["documents"]] == ["notes/adr/012-event-bus.md"]
+    assert [d["path"] for d in batch["documents"]] == [
+        "notes/adr/012-event-bus.md",
+        "notes/people.md",
+    ]
+    top = client.post("/v1/documents/batch", json={"pattern": "notes/*.md"}).json()
+    assert [d["path"] for d in top["documents"]] == ["notes/people.md"]
     listed = client.post(
         "/v1/documents/batch",
         json={"pattern": "notes/people.md, notes/adr/012-event-bus.md", "max_bytes": 100},
     ).json()
     assert [d["path"] for d in listed["documents"]] == ["notes/people.md"]
     assert listed["skipped"][0]["path"] == "notes/adr/012-event-bus.md"
+
+
+@pytest.mark.parametrize("path", ["notes/.env", "notes/.git/config", "notes/skip.txt"])
+def test_only_indexed_documents_are_served(
+    client: TestClient[Litestar], notes: Path, path: str
+) -> None:
+    (notes / ".env").write_text("API_TOKEN=hunter2\n")
+    (notes / ".git").mkdir()
+    (notes / ".git" / "config").write_text("[remote]\n  url = https://hunter2@example.com\n")
+    add(client, notes)
+    assert client.get("/v1/documents", params={"path": path}).status_code == 404
+    listed = client.post("/v1/documents/batch", json={"pattern": f"{path}, notes/people.md"})
+    assert listed.json()["skipped"] == [{"path": path, "reason": "not an indexed document"}]
+    assert "hunter2" not in listed.text and "not markdown" not in listed.text
+
+
+def test_a_line_range_of_a_large_file_counts_every_line(
+    client: TestClient[Litestar], notes: Path
+) -> None:
+    """The file grows after the scan (so the model never embeds it); reads see it as it is."""
+    (notes / "big.md").write_text("# Big\n")
+    add(client, notes)
+    body = "".join(f"line {n}\r\n" for n in range(2, 200_001))
+    (notes / "big.md").write_text("# Big\n" + body + "last, unended", newline="")
+    doc = client.get(
+        "/v1/documents", params={"path": "notes/big.md", "from": 150_000, "lines": 2}
+    ).json()
+    assert doc["text"] == "150000| line 150000\n150001| line 150001"
+    assert (doc["title"], doc["total_lines"]) == ("Big", 200_001)
 
 
 def test_code_fences_are_never_split(
