@@ -1,9 +1,14 @@
-"""Weighted reciprocal rank fusion of ranked lists."""
+"""Fusion of the BM25 and vector lists: the formulas (weighted reciprocal rank fusion, a blend
+of scores) and the two strategies built on them, ``ScoreFusion`` and ``RankFusion``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
+
+from service.domain.models import Hit, ListExplain, StoredEntry
+from service.domain.similarity import best_cosines
 
 
 @dataclass(frozen=True)
@@ -67,3 +72,125 @@ def blend(
     }
     order = sorted(ranks, key=lambda key: -scores[key])
     return [Fused(key, scores[key], ranks[key]) for key in order]
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    """A fused candidate, before its entry is loaded from the ledger."""
+
+    key: str
+    score: float
+    """The fused score, in [0, 1]."""
+    explain: Mapping[str, ListExplain]
+    """Its rank and the store's own score in each list that found it."""
+    vector_hit: Hit | None = None
+    """Its hit in the vector list, if that list found it: the chunk matched and the cosine."""
+
+
+class Fusion(Protocol):
+    """How the BM25 and vector lists become one ranking, and what a result's relevance is."""
+
+    def fuse(
+        self,
+        text: str,
+        lists: Mapping[str, Sequence[Hit]],
+        vector: Sequence[float] | None,
+        limit: int,
+    ) -> list[FusedHit]:
+        """The best ``limit`` candidates of the lists (each sorted best first), best first."""
+        ...
+
+    def relevance(
+        self, hit: FusedHit, stored: StoredEntry, vector: Sequence[float] | None
+    ) -> float | None:
+        """The candidate's similarity to the query, before any weighting; None if unknown."""
+        ...
+
+
+class ScoreFusion:
+    """Fusion by score (``blend``): the BM25 score over its bound for the query mixed with
+    the best chunk cosine. The fused score is an absolute match score, so it is the
+    relevance too."""
+
+    def __init__(
+        self,
+        keyword_share: float,
+        score_bound: Callable[[str], float],
+        chunk_vectors: Callable[[Sequence[str]], Mapping[str, Sequence[Sequence[float]]]],
+    ) -> None:
+        self.keyword_share = keyword_share
+        self.score_bound = score_bound
+        """The keyword index's bound on a BM25 score for a query."""
+        self.chunk_vectors = chunk_vectors
+        """The ledger's chunk vectors of entries, by key."""
+
+    def fuse(
+        self,
+        text: str,
+        lists: Mapping[str, Sequence[Hit]],
+        vector: Sequence[float] | None,
+        limit: int,
+    ) -> list[FusedHit]:
+        bm25 = lists.get("bm25", [])
+        bound = self.score_bound(text) if "bm25" in lists else 0.0
+        keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in bm25}
+        cosines = {h.key: h.score for h in lists.get("vector", [])}
+        if len(lists) == 2 and vector is not None:
+            # What BM25 alone found needs its cosine, from the ledger's vectors.
+            alone = [h.key for h in bm25 if h.key not in cosines]
+            cosines.update(best_cosines(vector, self.chunk_vectors(alone)))
+        fused = blend(keys_of(lists), keyword, cosines, self.keyword_share)
+        return explained(fused[:limit], lists)
+
+    def relevance(
+        self, hit: FusedHit, stored: StoredEntry, vector: Sequence[float] | None
+    ) -> float | None:
+        return hit.score
+
+
+class RankFusion:
+    """Fusion by rank (``fuse``, weighted RRF). Ranks say nothing of how well an entry
+    matches, so the relevance is the cosine of query and best chunk: the vector list's, else
+    one computed from the entry's vectors; None for an entry without vectors."""
+
+    def __init__(self, weights: Mapping[str, float], k: float) -> None:
+        self.weights = dict(weights)
+        self.k = k
+
+    def fuse(
+        self,
+        text: str,
+        lists: Mapping[str, Sequence[Hit]],
+        vector: Sequence[float] | None,
+        limit: int,
+    ) -> list[FusedHit]:
+        return explained(fuse(keys_of(lists), self.weights, self.k)[:limit], lists)
+
+    def relevance(
+        self, hit: FusedHit, stored: StoredEntry, vector: Sequence[float] | None
+    ) -> float | None:
+        if hit.vector_hit is not None:
+            return hit.vector_hit.score
+        if vector is None or not stored.has_vectors:
+            return None
+        chunks = {hit.key: [c.vector or () for c in stored.chunks]}
+        return best_cosines(vector, chunks).get(hit.key)
+
+
+def keys_of(lists: Mapping[str, Sequence[Hit]]) -> dict[str, list[str]]:
+    return {name: [h.key for h in hits] for name, hits in lists.items()}
+
+
+def explained(fused: Sequence[Fused], lists: Mapping[str, Sequence[Hit]]) -> list[FusedHit]:
+    """Fused keys with each list's rank and store score, and their vector hit."""
+    by_list = {name: {h.key: h for h in hits} for name, hits in lists.items()}
+    vector_hits = by_list.get("vector", {})
+    return [
+        FusedHit(
+            f.key,
+            f.score,
+            {name: ListExplain(rank, by_list[name][f.key].score) for name, rank in f.ranks.items()},
+            vector_hits.get(f.key),
+        )
+        for f in fused
+    ]

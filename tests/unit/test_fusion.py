@@ -1,10 +1,14 @@
-"""Weighted reciprocal rank fusion."""
+"""Weighted reciprocal rank fusion, the score blend, and the strategies built on them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from service.domain.fusion import Fused, fuse
+from service.domain.fusion import Fused, FusedHit, RankFusion, ScoreFusion, fuse
+from service.domain.models import Chunk, Hit, StoredEntry
+from tests.fakes import make_entry
 
 K = 60.0
 
@@ -135,3 +139,97 @@ def test_blend_with_one_list_is_that_lists_score_clipped() -> None:
     assert only_keyword[0].score == 1.0
     only_vector = blend({"vector": ["a"]}, {}, {"a": -0.2}, 0.7)
     assert only_vector[0].score == 0.0
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+Vectors = dict[str, list[tuple[float, ...]]]
+
+
+def score_fusion(
+    bound: float = 2.0, vectors: Vectors | None = None, asked: list[list[str]] | None = None
+) -> ScoreFusion:
+    """Score fusion over a fixed BM25 bound and chunk vectors, recording what it asks for."""
+
+    def chunk_vectors(keys: Sequence[str]) -> Vectors:
+        if asked is not None:
+            asked.append(list(keys))
+        return {k: v for k, v in (vectors or {}).items() if k in keys}
+
+    return ScoreFusion(0.7, lambda text: bound, chunk_vectors)
+
+
+def test_score_fusion_mixes_bm25_over_its_bound_with_the_cosine() -> None:
+    lists = {"bm25": [Hit("a", 2.0), Hit("b", 1.0)], "vector": [Hit("b", 0.8, chunk=3)]}
+    fused = score_fusion(bound=2.0).fuse("q", lists, (1.0, 0.0), limit=10)
+    assert [(f.key, round(f.score, 6)) for f in fused] == [("a", 0.7), ("b", 0.59)]
+    b = fused[1]
+    assert {name: (e.rank, e.score) for name, e in b.explain.items()} == {
+        "bm25": (2, 1.0),
+        "vector": (1, 0.8),
+    }
+    assert b.vector_hit == Hit("b", 0.8, chunk=3)
+    assert fused[0].vector_hit is None
+
+
+def test_score_fusion_takes_the_cosine_of_bm25_only_hits_from_the_ledger() -> None:
+    asked: list[list[str]] = []
+    vectors: Vectors = {"a": [(0.0, 1.0), (0.6, 0.8)], "b": [(1.0, 0.0)]}
+    lists = {"bm25": [Hit("a", 1.0), Hit("b", 1.0)], "vector": [Hit("b", 1.0)]}
+    fused = score_fusion(bound=1.0, vectors=vectors, asked=asked).fuse(
+        "q", lists, (1.0, 0.0), limit=10
+    )
+    assert asked == [["a"]]  # only what the vector list did not find
+    assert {f.key: round(f.score, 6) for f in fused} == {"b": 1.0, "a": 0.88}
+
+
+@pytest.mark.parametrize(
+    ("lists", "vector"),
+    [({"bm25": ["a"]}, (1.0, 0.0)), ({"bm25": ["a"], "vector": []}, None)],
+)
+def test_score_fusion_needs_no_ledger_vectors_without_both_lists_and_a_query_vector(
+    lists: dict[str, list[str]], vector: tuple[float, ...] | None
+) -> None:
+    asked: list[list[str]] = []
+    hits = {name: [Hit(k, 1.0) for k in keys] for name, keys in lists.items()}
+    score_fusion(asked=asked).fuse("q", hits, vector, limit=10)
+    assert asked == []
+
+
+def test_fusion_returns_only_the_best_limit_candidates() -> None:
+    lists = {"bm25": [Hit(k, 5.0 - n) for n, k in enumerate("abcde")]}
+    assert [f.key for f in score_fusion().fuse("q", lists, None, limit=2)] == ["a", "b"]
+    assert [f.key for f in RankFusion({}, K).fuse("q", lists, None, limit=3)] == list("abc")
+
+
+def test_rank_fusion_scores_are_weighted_rrf() -> None:
+    lists = {"bm25": [Hit("x", 9.0), Hit("y", 3.0)], "vector": [Hit("y", 0.5)]}
+    fused = RankFusion({"bm25": 1.0, "vector": 3.0}, K).fuse("q", lists, None, limit=10)
+    expected = fuse({"bm25": ["x", "y"], "vector": ["y"]}, {"bm25": 1.0, "vector": 3.0}, K)
+    assert [(f.key, f.score) for f in fused] == [(f.key, f.score) for f in expected]
+    assert fused[0].explain["bm25"].score == 3.0 and fused[0].explain["vector"].rank == 1
+
+
+def stored(key: str, *vectors: tuple[float, ...]) -> StoredEntry:
+    entry = make_entry(key, "text")
+    chunks = tuple(Chunk(entry.key, n, "text", v) for n, v in enumerate(vectors))
+    return StoredEntry(entry, chunks)
+
+
+def test_relevance_is_the_fused_score_in_score_fusion() -> None:
+    hit = FusedHit("a", 0.42, {})
+    assert score_fusion().relevance(hit, stored("a", (1.0, 0.0)), (0.0, 1.0)) == 0.42
+
+
+def test_relevance_in_rank_fusion_is_the_best_chunk_cosine_or_unknown() -> None:
+    rrf = RankFusion({}, K)
+    query = (1.0, 0.0)
+    found = FusedHit("a", 1.0, {}, Hit("a", 0.9))
+    assert rrf.relevance(found, stored("a", (0.0, 1.0)), query) == 0.9
+    keyword_only = FusedHit("a", 1.0, {})
+    assert rrf.relevance(keyword_only, stored("a", (0.0, 1.0), (0.6, 0.8)), query) == (
+        pytest.approx(0.6)
+    )
+    assert rrf.relevance(keyword_only, stored("a"), query) is None  # no vectors (tier E)
+    assert rrf.relevance(keyword_only, stored("a", (0.6, 0.8)), None) is None

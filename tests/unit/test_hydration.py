@@ -1,0 +1,100 @@
+"""Fused candidates loaded from the ledger: what is dropped, which chunk is shown."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from service.domain.fusion import FusedHit, RankFusion, ScoreFusion
+from service.domain.hydration import hydrate
+from service.domain.models import Chunk, Entry, Hit, ListExplain, SearchQuery, StoredEntry
+from tests.fakes import FakeLedger, make_entry, make_filters
+
+SCORE = ScoreFusion(0.7, lambda text: 1.0, lambda keys: {})
+
+
+def put(ledger: FakeLedger, entry: Entry, *chunks: str) -> None:
+    vector = (1.0, 0.0)
+    stored = tuple(Chunk(entry.key, n, text, vector) for n, text in enumerate(chunks))
+    ledger.put([StoredEntry(entry, stored)])
+
+
+def fused(*keys: str, vector_chunk: int | None = None) -> list[FusedHit]:
+    return [
+        FusedHit(k, 1.0 - n / 10, {}, None if vector_chunk is None else Hit(k, 0.5, vector_chunk))
+        for n, k in enumerate(keys)
+    ]
+
+
+def query(text: str = "billing", **filters: Any) -> SearchQuery:
+    return SearchQuery(text, make_filters(**filters))
+
+
+def test_candidates_keep_the_fused_order_and_scores() -> None:
+    ledger = FakeLedger()
+    for name in ("b", "a", "c"):
+        put(ledger, make_entry(name, f"billing {name}"))
+    candidates = hydrate(ledger, fused("ns:c", "ns:a", "ns:b"), query(), None, SCORE)
+    assert [(c.entry.id, c.score) for c in candidates] == [("c", 1.0), ("a", 0.9), ("b", 0.8)]
+    assert [c.relevance for c in candidates] == [1.0, 0.9, 0.8]
+
+
+def test_deleted_foreign_and_expired_entries_are_dropped() -> None:
+    ledger = FakeLedger()
+    put(ledger, make_entry("live", "billing"))
+    put(ledger, make_entry("other", "billing", namespace="elsewhere"))
+    now = make_filters().now
+    put(ledger, make_entry("expired", "billing", "C", expires_at=now))
+    put(ledger, make_entry("deleting", "billing"))
+    ledger.mark_deleting(["ns:deleting"])
+    keys = ("ns:gone", "elsewhere:other", "ns:expired", "ns:deleting", "ns:live")
+    candidates = hydrate(ledger, fused(*keys), query(), None, SCORE)
+    assert [c.entry.id for c in candidates] == ["live"]
+    archived = hydrate(ledger, fused(*keys), query(include_archived=True), None, SCORE)
+    assert [c.entry.id for c in archived] == ["expired", "live"]
+
+
+def test_passage_is_the_vector_stores_chunk_else_the_one_with_most_query_terms() -> None:
+    ledger = FakeLedger()
+    put(
+        ledger,
+        make_entry("long", "intro. billing outage. the end"),
+        "intro",
+        "billing outage",
+        "end",
+    )
+    by_terms = hydrate(ledger, fused("ns:long"), query("billing outage"), None, SCORE)
+    assert by_terms[0].passage == "billing outage"
+    by_vector = hydrate(ledger, fused("ns:long", vector_chunk=2), query(), None, SCORE)
+    assert by_vector[0].passage == "end"
+    # A chunk number past the entry's chunks (an entry rewritten shorter) shows its last.
+    past = hydrate(ledger, fused("ns:long", vector_chunk=7), query(), None, SCORE)
+    assert past[0].passage == "end"
+
+
+def test_an_entry_without_chunks_shows_its_text() -> None:
+    ledger = FakeLedger()
+    put(ledger, make_entry("e", "disk full on node three", "E"))
+    assert hydrate(ledger, fused("ns:e"), query("disk"), None, SCORE)[0].passage == (
+        "disk full on node three"
+    )
+
+
+def test_relevance_comes_from_the_fusion_strategy() -> None:
+    ledger = FakeLedger()
+    put(ledger, make_entry("a", "billing"), "billing")
+    put(ledger, make_entry("e", "billing", "E"))
+    rrf = RankFusion({}, 10.0)
+    candidates = hydrate(ledger, fused("ns:a", "ns:e"), query(), (0.6, 0.8), rrf)
+    assert [c.relevance for c in candidates] == [pytest.approx(0.6), None]
+
+
+def test_each_candidate_gets_its_own_explain() -> None:
+    ledger = FakeLedger()
+    put(ledger, make_entry("a", "billing"))
+    hit = dataclasses.replace(fused("ns:a")[0], explain={"bm25": ListExplain(1, 2.5)})
+    candidate = hydrate(ledger, [hit], query(), None, SCORE)[0]
+    candidate.explain["tier"] = ListExplain(0, 0.5)
+    assert set(hit.explain) == {"bm25"}  # later layers write to the candidate's copy only
