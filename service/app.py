@@ -14,6 +14,7 @@ from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
 from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
+from service.api.guard import RequestGuard
 from service.api.problems import EXCEPTION_HANDLERS
 from service.api.search import SearchController
 from service.api.status import health, stats
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             mcp_endpoint,
         ],
         dependencies=DEPENDENCIES,
+        middleware=[RequestGuard(settings.server)],
         lifespan=[lifespan, mcp_lifespan],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.server.max_body_bytes,

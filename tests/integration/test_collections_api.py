@@ -13,6 +13,7 @@ from service.app import create_app
 from service.application import Services
 from service.lifespan import open_services
 from service.settings import Settings
+from tests.http import LOCAL
 
 ADR = """# ADR 12: Event bus
 
@@ -53,7 +54,7 @@ def opened(tmp_path: Path, embedder) -> Iterator[Services]:
 
 @pytest.fixture
 def client(opened: Services) -> Iterator[TestClient]:
-    with TestClient(create_app(services=opened)) as client:
+    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
         yield client
 
 
@@ -194,7 +195,7 @@ def test_the_rescan_job_picks_up_edits_when_scheduled(
     settings = Settings().replace(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
     resources = open_services(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=resources)) as client:
+        with TestClient(create_app(services=resources), base_url=LOCAL) as client:
             add(client, notes)
             (notes / "people.md").write_text("Carol owns billing now.\n")
             (notes / "adr" / "012-event-bus.md").unlink()

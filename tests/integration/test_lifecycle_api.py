@@ -12,7 +12,7 @@ from service.app import create_app
 from service.application import Services
 from service.settings import Settings
 from tests.fakes import FakeClock
-from tests.http import search, write
+from tests.http import LOCAL, search, write
 from tests.integration.test_api import OpenStores
 
 ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
@@ -28,7 +28,7 @@ def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Services
 
 @pytest.fixture
 def client(opened: Services) -> Iterator[TestClient]:
-    with TestClient(create_app(services=opened)) as client:
+    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
         client.headers.update(ADMIN)
         yield client
 
