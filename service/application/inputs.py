@@ -18,6 +18,8 @@ NamespaceOf = Callable[[str | None, str], str]
 """Resolves a requested namespace for the caller (field name for errors); raises if denied."""
 
 METADATA_VALUE_CHARS = 10_000
+LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
+"""The last moment a date can be shown for: no timestamp or expiry may be later."""
 
 
 def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None:
@@ -29,7 +31,11 @@ def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    try:
+        return moment.astimezone(UTC).timestamp()
+    except OverflowError:  # its offset moves it outside years 1 to 9999
+        errors.append(FieldError(field, f"outside the years 1 to 9999 in UTC: {value!r}"))
+        return None
 
 
 def to_entries(
@@ -64,6 +70,10 @@ def to_entries(
                         f"{where}.metadata.{key}", f"longer than {METADATA_VALUE_CHARS} chars"
                     )
                 )
+        expires_at = policy.expires_at(event.tier, timestamp, event.ttl_days, event.chain_type)
+        if expires_at is not None and expires_at > LATEST:
+            field = "ttl_days" if event.ttl_days is not None else "timestamp"
+            errors.append(FieldError(f"{where}.{field}", "the entry would expire after 9999"))
         entry_id = event.id or new_id()
         if (ns, entry_id) in seen:
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
@@ -79,9 +89,7 @@ def to_entries(
                 role=event.role,
                 chain_type=event.chain_type,
                 tags=tuple(dict.fromkeys(event.tags)),
-                expires_at=policy.expires_at(
-                    event.tier, timestamp, event.ttl_days, event.chain_type
-                ),
+                expires_at=expires_at,
                 metadata=dict(event.metadata),
                 kind=event.kind,
                 type=event.type,
@@ -100,8 +108,8 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
     errors: list[FieldError] = []
     if not request.query.strip():
         errors.append(FieldError("query", "must not be blank"))
-    since = parse_time(request.since, "since", errors) if request.since else None
-    until = parse_time(request.until, "until", errors) if request.until else None
+    since = parse_time(request.since, "since", errors) if request.since is not None else None
+    until = parse_time(request.until, "until", errors) if request.until is not None else None
     if since is not None and until is not None and since > until:
         errors.append(FieldError("until", "is before since"))
     if errors:
