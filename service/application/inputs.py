@@ -17,7 +17,7 @@ from service.errors import FieldError, InvalidInput
 NamespaceOf = Callable[[str | None, str], str]
 """Resolves a requested namespace for the caller (field name for errors); raises if denied."""
 
-METADATA_VALUE_CHARS = 10_000
+METADATA_VALUE_CHARS = wire.METADATA_VALUE_CHARS
 LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
 """The last moment a date can be shown for: no timestamp or expiry may be later."""
 
