@@ -58,7 +58,7 @@ def origin(text: str) -> str | None:
         return None
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username:
         return None
-    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.password:
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
         return None
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     default = {"http": 80, "https": 443}[parts.scheme]

@@ -31,6 +31,7 @@ from service.errors import Forbidden
 from service.settings import ServerSettings, is_loopback, origin
 
 JSON = "application/json"
+OTHERS = "without API keys only loopback ones are served (STRATA_ALLOWED_ORIGINS lists others)"
 
 
 class RequestGuard(ASGIMiddleware):
@@ -55,7 +56,7 @@ class RequestGuard(ASGIMiddleware):
     def check_host(self, host: str) -> None:
         parts = urlsplit(origin(f"http://{host}") or "")
         if not (is_loopback(parts.hostname or "") or (parts.netloc and parts.netloc in self.hosts)):
-            raise Forbidden(f"Host {host!r} is not a loopback address and there are no API keys")
+            raise Forbidden(f"Host {host!r} is not a loopback name or address; {OTHERS}")
 
     def check_origin(self, sent: str) -> None:
         normal = origin(sent) or ""
@@ -64,7 +65,7 @@ class RequestGuard(ASGIMiddleware):
         if self.open:
             parts = urlsplit(normal)
             if parts.scheme != "http" or not is_loopback(parts.hostname or ""):
-                raise Forbidden(f"Origin {sent!r} is not a loopback page and there are no API keys")
+                raise Forbidden(f"Origin {sent!r} is not a loopback http origin; {OTHERS}")
         elif self.origins:
             raise Forbidden(f"Origin {sent!r} is not listed in STRATA_ALLOWED_ORIGINS")
 

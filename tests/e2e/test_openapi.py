@@ -18,7 +18,7 @@ ADMIN = "admin-key-0123456789"
 AGENT = "agent-key-0123456789"
 SEED = 1
 EXAMPLES = 100
-"""Generated cases per operation and phase: each run takes about half a minute."""
+"""Generated cases per operation and phase: each run takes a minute or so on 2 cores."""
 
 CONFIG = """
 # Registering a collection makes the server read a folder of its own disk: a generated
