@@ -6,24 +6,40 @@ when they drift (regenerate with ``make schemas``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta, Struct, field
 
 from service.domain.interactions import Rating as Rating
-from service.domain.models import ID_PATTERN, NAMESPACE_PATTERN
+from service.domain.models import EMBEDDED_TIERS, ID_PATTERN, NAMESPACE_PATTERN
 from service.domain.models import Kind as Kind
 from service.domain.models import Mode as Mode
 from service.domain.models import Tier as Tier
 
+# Rules the use cases check themselves, with messages of their own, are stated in the JSON
+# Schema through ``extra_json_schema`` (msgspec states them but does not enforce them), and
+# rules between fields through a type's ``RULES``: a request the schema allows is never
+# refused for a rule it does not state.
+SPACE = r"\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+"""The characters ``str.strip`` removes, as a regex class (JSON Schema regexes differ)."""
+NOT_BLANK = {"pattern": f"[^{SPACE}]"}
+METADATA_VALUE_CHARS = 10_000
+
 Id = Annotated[str, Meta(pattern=ID_PATTERN, description="Entry id")]
 Namespace = Annotated[str, Meta(pattern=NAMESPACE_PATTERN, description="Isolated space of entries")]
 Label = Annotated[str, Meta(min_length=1, max_length=200)]
-Text = Annotated[str, Meta(min_length=1, max_length=1_000_000)]
-Timestamp = Annotated[str, Meta(description="ISO 8601; without an offset it is UTC")]
+Text = Annotated[str, Meta(min_length=1, max_length=1_000_000, extra_json_schema=NOT_BLANK)]
+Question = Annotated[str, Meta(min_length=1, max_length=10_000, extra_json_schema=NOT_BLANK)]
+Timestamp = Annotated[
+    str,
+    Meta(
+        description="ISO 8601 (as RFC 3339 date-time); without an offset it is UTC",
+        extra_json_schema={"format": "date-time"},
+    ),
+]
 MetadataKey = Annotated[str, Meta(min_length=1, max_length=200)]
-Scalar = Annotated[str, Meta(max_length=10_000)] | int | float | bool | None
+Scalar = Annotated[str, Meta(max_length=METADATA_VALUE_CHARS)] | int | float | bool | None
 Metadata = Annotated[dict[MetadataKey, Scalar], Meta(max_length=64)]
 Score = Annotated[float, Meta(ge=0, le=1)]
 Variant = Annotated[str, Meta(min_length=1, max_length=10_000)]
@@ -56,6 +72,23 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     """The conversation, session or task the event is part of. Each event of a thread is
     indexed for BM25 with the one written before it (a reply is found by what it answers)."""
 
+    RULES: ClassVar[dict[str, Any]] = {
+        "allOf": [
+            {  # only tier C entries expire
+                "anyOf": [
+                    {"properties": {"tier": {"const": "C"}}},
+                    {"properties": {"ttl_days": {"type": "null"}}},
+                ]
+            },
+            {  # only patterns have variants
+                "anyOf": [
+                    {"properties": {"kind": {"const": "pattern"}}, "required": ["kind"]},
+                    {"properties": {"variants": {"maxItems": 0}}},
+                ]
+            },
+        ]
+    }
+
 
 class EventsRequest(Struct, forbid_unknown_fields=True):
     events: Annotated[list[Event], Meta(min_length=1)]
@@ -68,7 +101,7 @@ class EventsResponse(Struct):
 
 
 class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
-    query: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    query: Question
     namespace: Namespace | None = None
     tiers: Annotated[list[Tier], Meta(min_length=1)] | None = None
     mode: Mode = "auto"
@@ -87,6 +120,19 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     explain: bool = False
     rerank: bool | None = None
     """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
+
+    RULES: ClassVar[dict[str, Any]] = {
+        "anyOf": [  # a vector search needs a tier that has vectors
+            {"properties": {"mode": {"enum": ["auto", "bm25", "hybrid"]}}},
+            {
+                "properties": {
+                    "tiers": {
+                        "anyOf": [{"type": "null"}, {"contains": {"enum": list(EMBEDDED_TIERS)}}]
+                    }
+                }
+            },
+        ]
+    }
 
 
 class ListRank(Struct):
@@ -135,7 +181,15 @@ CollectionName = Annotated[str, Meta(pattern=NAMESPACE_PATTERN)]
 
 class CollectionRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     name: CollectionName
-    path: Annotated[str, Meta(min_length=1, max_length=4096)]
+    path: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=4096,
+            description="A directory on the server, absolute or under ~",
+            extra_json_schema={"pattern": "^(/|~/|~$)"},
+        ),
+    ]
     mask: Annotated[str, Meta(min_length=1, max_length=200)] = "**/*.md"
     namespace: Namespace | None = None
     tier: Tier = "A"
@@ -187,8 +241,16 @@ class DocumentOut(Struct, kw_only=True):
     """The requested lines, each prefixed with its number."""
 
 
+_S = f"[{SPACE}]*"
+_DOCUMENT = rf"(strata://)?[A-Za-z0-9_.-]{{1,64}}/{_S}[^,{SPACE}][^,]*"
+DOCUMENTS = rf"^([^,]*[*?\[][^,]*|{_S}({_DOCUMENT})?{_S}(,{_S}({_DOCUMENT})?{_S})*)$"
+"""A glob (no comma), or a list of ``<collection>/<relative path>``, blanks allowed."""
+
+
 class DocumentsRequest(Struct, forbid_unknown_fields=True, kw_only=True):
-    pattern: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    pattern: Annotated[
+        str, Meta(min_length=1, max_length=10_000, extra_json_schema={"pattern": DOCUMENTS})
+    ]
     """A glob over document paths (``notes/**/*.md``) or a comma-separated list of paths."""
     max_bytes: Annotated[int, Meta(ge=1, le=10_000_000)] = 65536
 
@@ -213,7 +275,7 @@ class SearchResponse(Struct):
 
 
 class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
-    question: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    question: Question
     asker: Label | None = None
     """Who asks (an agent's name); kept in the interaction log."""
     top_n: Annotated[int, Meta(ge=1, le=50)] = 5
@@ -295,7 +357,7 @@ class DailyReportResponse(Struct, kw_only=True):
 
 
 class RoutineCheckRequest(Struct, forbid_unknown_fields=True, kw_only=True):
-    task: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    task: Question
     namespace: Namespace | None = None
 
 
@@ -474,4 +536,18 @@ CONTRACT: dict[str, type[Struct]] = {
 
 
 def json_schema(kind: type[Struct]) -> dict[str, Any]:
-    return msgspec.json.schema(kind)
+    schema = msgspec.json.schema(kind)
+    _add_rules(schema.get("$defs", {}))
+    return schema
+
+
+def schema_components(kinds: list[type[Struct]], ref_template: str) -> dict[str, Any]:
+    """The JSON Schema of ``kinds`` and of the types they use, by name."""
+    _, components = msgspec.json.schema_components(kinds, ref_template=ref_template)
+    _add_rules(components)
+    return components
+
+
+def _add_rules(schemas: dict[str, Any]) -> None:
+    for name, schema in schemas.items():
+        schema.update(getattr(globals().get(name), "RULES", {}))

@@ -8,12 +8,16 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
 from service.api.admin import AdminController
 from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
 from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
+from service.api.guard import RequestGuard
+from service.api.hooks import before_request
+from service.api.openapi import ContractDocument
 from service.api.problems import EXCEPTION_HANDLERS
 from service.api.search import SearchController
 from service.api.status import health, stats
@@ -51,8 +55,19 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             mcp_endpoint,
         ],
         dependencies=DEPENDENCIES,
+        middleware=[RequestGuard(settings.server)],
+        before_request=before_request,
         lifespan=[lifespan, mcp_lifespan],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.server.max_body_bytes,
-        openapi_config=OpenAPIConfig(title="strata", version="0.1.0", path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="strata",
+            version="0.1.0",
+            path="/schema",
+            render_plugins=[
+                ContractDocument(keys=settings.server.has_keys),
+                RedocRenderPlugin(path=["/", "/redoc"]),
+                SwaggerRenderPlugin(),
+            ],
+        ),
     )

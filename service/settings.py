@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import Meta, Struct, field
@@ -47,6 +48,23 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def origin(text: str) -> str | None:
+    """``text`` as a browser sends it in ``Origin`` (``scheme://host[:port]``, lowercase, no
+    default port), or None when it is not an http(s) origin."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = {"http": 80, "https": 443}[parts.scheme]
+    return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
+
+
 class Group(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A section of the settings."""
 
@@ -75,13 +93,27 @@ class ServerSettings(Group, frozen=True):
     listed as skipped."""
     search_threads: Count = 4
     """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
+    allowed_origins: str = ""
+    """Web origins, comma-separated (``http://localhost:5173``), whose pages may call the
+    service besides loopback ones; see Security."""
 
     @property
     def has_keys(self) -> bool:
         """Whether API keys are configured; without them every caller is an admin."""
         return bool(self.api_keys.strip(" ;") or self.api_keys_file)
 
+    @property
+    def origins(self) -> frozenset[str]:
+        """``allowed_origins`` as browsers write them in ``Origin``."""
+        return frozenset(filter(None, map(origin, self.allowed_origins.split(","))))
+
     def __post_init__(self) -> None:
+        for given in filter(None, (o.strip() for o in self.allowed_origins.split(","))):
+            if origin(given) is None:
+                raise ConfigError(
+                    f"STRATA_ALLOWED_ORIGINS: {given!r} is not an origin like "
+                    "http://localhost:5173 (scheme, host and port, no path)"
+                )
         if not self.has_keys and not is_loopback(self.host):
             raise ConfigError(
                 f"refusing to listen on {self.host} without API keys; "

@@ -8,6 +8,8 @@ import httpx
 from litestar import Litestar
 from litestar.testing import TestClient
 
+LOCAL = "http://127.0.0.1:8080"
+"""Where test clients address the app: without keys it answers loopback hosts only."""
 ADMIN = "admin-key-0123456789"
 AGENT_ONE = "agent-one-0123456789"
 KEYS = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"

@@ -8,6 +8,7 @@ from litestar.params import FromPath, JSONBody
 from schemas import wire
 from service import present
 from service.api.deps import PrincipalDep, ServicesDep
+from service.api.openapi import problems
 
 
 class AdminController(Controller):
@@ -25,14 +26,19 @@ class AdminController(Controller):
     def jobs(self, services: ServicesDep, principal: PrincipalDep) -> wire.JobsResponse:
         return wire.JobsResponse([present.job_out(j) for j in services.admin.list_jobs(principal)])
 
-    @post("/jobs/{name:str}/run", status_code=200, sync_to_thread=True)
+    @post(
+        "/jobs/{name:str}/run",
+        status_code=200,
+        sync_to_thread=True,
+        responses=problems(404, 409),
+    )
     def run_job(
         self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> wire.JobOut:
         """Run a job now and return its record once it has finished."""
         return present.job_out(services.admin.run_job(principal, name))
 
-    @post("/rebuild", status_code=202, sync_to_thread=False)
+    @post("/rebuild", status_code=202, sync_to_thread=False, responses=problems(409))
     def start_rebuild(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
         """Rebuild Chroma and Tantivy from the ledger in the background."""
         return present.rebuild_out(services.admin.start_rebuild(principal))

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from litestar import Controller, get, post
-from litestar.params import FromQuery, JSONBody, QueryParameter
+from litestar.params import JSONBody
 
 from schemas import wire
 from service import present
 from service.api.deps import PrincipalDep, ServicesDep
+from service.api.openapi import problems
+from service.api.params import Day, Namespace
 
 
 class AnswersController(Controller):
@@ -25,7 +25,7 @@ class AnswersController(Controller):
         the call is logged as an interaction."""
         return present.retrieve_out(services.answers.retrieve(principal, data))
 
-    @post("/feedback", status_code=201, sync_to_thread=True)
+    @post("/feedback", status_code=201, sync_to_thread=True, responses=problems(404))
     def feedback(
         self, data: JSONBody[wire.FeedbackRequest], services: ServicesDep, principal: PrincipalDep
     ) -> wire.FeedbackResponse:
@@ -37,12 +37,14 @@ class AnswersController(Controller):
         self,
         services: ServicesDep,
         principal: PrincipalDep,
-        day: Annotated[str | None, QueryParameter(name="date")] = None,
-        namespace: FromQuery[str | None] = None,
+        day: Day = None,
+        namespace: Namespace = None,
     ) -> wire.DailyReportResponse:
         """Questions asked on a day (UTC; default today), the strong-match rate, feedback
         counts and the questions with no strong match."""
-        return present.daily_out(services.answers.daily_report(principal, day, namespace))
+        return present.daily_out(
+            services.answers.daily_report(principal, day.isoformat() if day else None, namespace)
+        )
 
     @post("/routine-check", status_code=200, sync_to_thread=True)
     def routine_check(

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from litestar import Controller, delete, get, patch, post
-from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.params import JSONBody
 
 from schemas import wire
 from service import present
 from service.api.deps import PrincipalDep, ServicesDep
+from service.api.openapi import problems
+from service.api.params import CollectionName, DocumentPath, FirstLine, LineCount
 
 
 class CollectionsController(Controller):
     path = "/v1/collections"
     tags = ["collections"]
 
-    @post("", status_code=201, sync_to_thread=True)
+    @post("", status_code=201, sync_to_thread=True, responses=problems(409))
     def add(
         self,
         data: JSONBody[wire.CollectionRequest],
@@ -33,23 +33,23 @@ class CollectionsController(Controller):
         views = services.collections.list(principal)
         return wire.CollectionsResponse([present.collection_out(v) for v in views])
 
-    @get("/{name:str}", sync_to_thread=True)
+    @get("/{name:str}", sync_to_thread=True, responses=problems(404))
     def show(
-        self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep
+        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep
     ) -> wire.CollectionOut:
         return present.collection_out(services.collections.show(principal, name))
 
-    @post("/{name:str}/update", status_code=200, sync_to_thread=True)
+    @post("/{name:str}/update", status_code=200, sync_to_thread=True, responses=problems(404))
     def update(
-        self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep
+        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep
     ) -> wire.ScanOut:
         """Re-scan: changed files are re-embedded, removed ones leave the index."""
         return present.scan_out(services.collections.scan(principal, name))
 
-    @patch("/{name:str}", sync_to_thread=True)
+    @patch("/{name:str}", sync_to_thread=True, responses=problems(404, 409))
     def rename(
         self,
-        name: FromPath[str],
+        name: CollectionName,
         data: JSONBody[wire.RenameRequest],
         services: ServicesDep,
         principal: PrincipalDep,
@@ -57,9 +57,9 @@ class CollectionsController(Controller):
         renamed = services.collections.rename(principal, name, data.name)
         return present.collection_out(renamed)
 
-    @delete("/{name:str}", status_code=200, sync_to_thread=True)
+    @delete("/{name:str}", status_code=200, sync_to_thread=True, responses=problems(404))
     def remove(
-        self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep
+        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep
     ) -> wire.CollectionOut:
         """Forget a collection and its chunks; the files themselves are left alone."""
         return present.collection_out(services.collections.remove(principal, name))
@@ -69,20 +69,20 @@ class DocumentsController(Controller):
     path = "/v1/documents"
     tags = ["collections"]
 
-    @get("", sync_to_thread=True)
+    @get("", sync_to_thread=True, responses=problems(404))
     def get_document_lines(
         self,
         services: ServicesDep,
         principal: PrincipalDep,
-        path: FromQuery[str],
-        from_line: Annotated[int, QueryParameter(name="from")] = 1,
-        lines: FromQuery[int | None] = None,
+        path: DocumentPath,
+        from_line: FirstLine = 1,
+        lines: LineCount = None,
     ) -> wire.DocumentOut:
         """A document's lines, numbered: ``path`` is ``<collection>/<relative path>``."""
         found = services.documents.read(principal, path, from_line, lines)
         return present.document_out(found)
 
-    @post("/batch", status_code=200, sync_to_thread=True)
+    @post("/batch", status_code=200, sync_to_thread=True, responses=problems(404))
     def batch(
         self,
         data: JSONBody[wire.DocumentsRequest],

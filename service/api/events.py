@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from litestar import Controller, delete, get, post
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import JSONBody
 
 from schemas import wire
 from service import present
 from service.api.deps import PrincipalDep, ServicesDep
+from service.api.openapi import problems
+from service.api.params import EntryId, Namespace
 
 
 class EventsController(Controller):
@@ -21,34 +23,36 @@ class EventsController(Controller):
         """Store a batch of events; all of it or, on any invalid event, none of it."""
         return present.written(services.events.write(principal, data.events))
 
-    @get("/entries/{entry_id:str}", sync_to_thread=True)
+    @get("/entries/{entry_id:str}", sync_to_thread=True, responses=problems(404))
     def read_entry(
         self,
-        entry_id: FromPath[str],
+        entry_id: EntryId,
         services: ServicesDep,
         principal: PrincipalDep,
-        namespace: FromQuery[str | None] = None,
+        namespace: Namespace = None,
     ) -> wire.EntryOut:
         return present.entry_out(services.events.get(principal, entry_id, namespace))
 
-    @delete("/entries/{entry_id:str}", status_code=200, sync_to_thread=True)
+    @delete(
+        "/entries/{entry_id:str}", status_code=200, sync_to_thread=True, responses=problems(404)
+    )
     def delete_entry(
         self,
-        entry_id: FromPath[str],
+        entry_id: EntryId,
         services: ServicesDep,
         principal: PrincipalDep,
-        namespace: FromQuery[str | None] = None,
+        namespace: Namespace = None,
     ) -> wire.DeleteResponse:
         ns = services.events.delete(principal, entry_id, namespace)
         return wire.DeleteResponse(entry_id, ns, deleted=True)
 
-    @get("/entries/{entry_id:str}/history", sync_to_thread=True)
+    @get("/entries/{entry_id:str}/history", sync_to_thread=True, responses=problems(404))
     def entry_history(
         self,
-        entry_id: FromPath[str],
+        entry_id: EntryId,
         services: ServicesDep,
         principal: PrincipalDep,
-        namespace: FromQuery[str | None] = None,
+        namespace: Namespace = None,
     ) -> wire.HistoryResponse:
         """What happened to an entry, oldest first; kept after the entry is deleted."""
         return present.history_out(services.events.history(principal, entry_id, namespace))

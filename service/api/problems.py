@@ -38,24 +38,33 @@ def _strata_problem(_: Request[Any, Any, Any], exc: StrataError) -> Response[byt
     return problem(exc.status, exc.title, exc.detail, errors, headers)
 
 
-def _validation_problem(_: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
-    """Litestar's decoding errors: malformed JSON is 400, a bad field is 422 naming it."""
+def _validation_problem(
+    request: Request[Any, Any, Any], exc: ValidationException
+) -> Response[bytes]:
+    """Litestar's decoding errors: malformed JSON is 400, a bad field is 422 naming it (a
+    parameter by the name it has in the URL)."""
     extra = exc.extra if isinstance(exc.extra, list) else []
     errors = [
-        wire.FieldProblem(_field_name(item), str(item.get("message", "invalid")))
+        wire.FieldProblem(_field_name(request, item), str(item.get("message", "invalid")))
         for item in extra
         if isinstance(item, dict)
     ]
+    if not errors and isinstance(exc.__cause__, KeyError):  # a required parameter is missing
+        errors = [wire.FieldProblem(str(exc.__cause__.args[0]), "is required")]
     if not errors:
         return problem(400, "Malformed request", str(exc.detail))
     detail = "; ".join(f"{e.field}: {e.message}" for e in errors)
     return problem(422, "Invalid input", detail, errors)
 
 
-def _field_name(item: dict[str, Any]) -> str:
+def _field_name(request: Request[Any, Any, Any], item: dict[str, Any]) -> str:
     key = str(item.get("key") or "body")
     key = key[2:] if key.startswith("$.") else key
-    return "body" if key == "data" else key
+    if key == "data":
+        return "body"
+    parameter = request.route_handler.parsed_fn_signature.parameters.get(key)
+    alias = getattr(parameter and parameter.kwarg_definition, "name", None)
+    return alias if isinstance(alias, str) else key
 
 
 def _http_problem(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:

@@ -110,6 +110,4 @@ def day_start(day: str | None, now: float) -> float:
         parsed = date.fromisoformat(day)
     except ValueError:
         raise InvalidInput.one("date", f"not a date as YYYY-MM-DD: {day!r}") from None
-    if parsed.year < 1970:
-        raise InvalidInput.one("date", "must be 1970-01-01 or later")
     return datetime(parsed.year, parsed.month, parsed.day, tzinfo=UTC).timestamp()

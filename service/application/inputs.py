@@ -107,8 +107,8 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
     errors: list[FieldError] = []
     if not request.query.strip():
         errors.append(FieldError("query", "must not be blank"))
-    since = parse_time(request.since, "since", errors) if request.since else None
-    until = parse_time(request.until, "until", errors) if request.until else None
+    since = parse_time(request.since, "since", errors) if request.since is not None else None
+    until = parse_time(request.until, "until", errors) if request.until is not None else None
     if since is not None and until is not None and since > until:
         errors.append(FieldError("until", "is before since"))
     if errors:

@@ -22,7 +22,7 @@ from tests.fakes import (
     FakeLedger,
     FakeVectorStore,
 )
-from tests.http import KEYS
+from tests.http import KEYS, LOCAL
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def services_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Services]:
 
 
 def serve(services: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=services)) as client:
+    with TestClient(create_app(services=services), base_url=LOCAL) as client:
         yield client
 
 

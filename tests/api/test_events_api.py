@@ -93,6 +93,30 @@ def test_bad_search_names_the_field(
     assert field in [e["field"] for e in body["errors"]]
 
 
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        ({"tier": "A", "timestamp": "0001-01-01T00:00:00+23:00"}, "events[0].timestamp"),
+        ({"tier": "E", "timestamp": "9999-12-31T23:59:59-23:00"}, "events[0].timestamp"),
+        ({"tier": "C", "timestamp": "9999-12-30T00:00:00Z"}, "events[0].timestamp"),
+        ({"tier": "C", "timestamp": "9990-01-01T00:00Z", "ttl_days": 36500}, "events[0].ttl_days"),
+    ],
+)
+def test_a_moment_beyond_the_calendar_is_refused_not_stored(
+    client: TestClient[Litestar], event: dict[str, Any], field: str
+) -> None:
+    """Stored, such an entry could not be shown: every search finding it would fail."""
+    body = problem(client.post("/v1/events", json={"events": [{"text": "far", **event}]}), 422)
+    assert [e["field"] for e in body["errors"]] == [field]
+    assert search(client, "far", include_archived=True)["results"] == []
+
+
+@pytest.mark.parametrize("since", ["", "0001-01-01T00:00:00+23:00"])
+def test_a_search_bound_must_be_a_moment(client: TestClient[Litestar], since: str) -> None:
+    body = problem(client.post("/v1/search", json={"query": "x", "since": since}), 422)
+    assert [e["field"] for e in body["errors"]] == ["since"]
+
+
 def test_malformed_and_oversized_requests(client: TestClient[Litestar]) -> None:
     problem(
         client.post(

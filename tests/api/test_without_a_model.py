@@ -14,11 +14,12 @@ from service.application import Stores, build_services
 from service.settings import Settings
 from tests.fakes import (FakeCatalog, FakeEmbedder, FakeFiles, FakeInteractionLog,
     FakeKeywordStore, FakeLedger, FakeVectorStore)
+from tests.http import LOCAL
 
 stores = Stores(FakeLedger(), FakeVectorStore(), FakeKeywordStore(), FakeCatalog(),
     FakeInteractionLog(), FakeFiles(), FakeEmbedder())
 services = build_services(Settings.from_env({}), stores)
-with TestClient(create_app(services=services)) as client:
+with TestClient(create_app(services=services), base_url=LOCAL) as client:
     written = client.post("/v1/events", json={"events": [{"tier": "A", "text": "hello"}]})
     assert written.status_code == 201, written.text
     assert client.post("/v1/search", json={"query": "hello"}).json()["results"]

@@ -13,13 +13,13 @@ from service.app import create_app
 from service.application import Services
 from service.settings import Settings
 from tests.fakes import FakeClock
-from tests.http import ADMIN, AGENT_ONE, ids, search, write
+from tests.http import ADMIN, AGENT_ONE, LOCAL, ids, search, write
 
 OpenStores = Callable[[Settings], Services]
 
 
 def client_for(resources: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=resources)) as client:
+    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
         yield client
 
 

@@ -17,6 +17,7 @@ from service.domain.models import Entry, WriteOutcome
 from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
+from tests.http import LOCAL
 
 ADR = """# ADR 12: Event bus
 
@@ -57,7 +58,7 @@ def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Se
 
 @pytest.fixture
 def client(opened: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened)) as client:
+    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
         yield client
 
 
@@ -243,7 +244,7 @@ def test_the_rescan_job_picks_up_edits_when_scheduled(
     settings = Settings().replace(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
     resources = open_services(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=resources)) as client:
+        with TestClient(create_app(services=resources), base_url=LOCAL) as client:
             add(client, notes)
             (notes / "people.md").write_text("Carol owns billing now.\n")
             (notes / "adr" / "012-event-bus.md").unlink()

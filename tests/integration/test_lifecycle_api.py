@@ -15,7 +15,7 @@ from service.application import Services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.fakes import FakeClock
-from tests.http import search, write
+from tests.http import LOCAL, search, write
 from tests.integration.test_api import OpenStores
 
 ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
@@ -31,7 +31,7 @@ def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Services
 
 @pytest.fixture
 def client(opened: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened)) as client:
+    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
         client.headers.update(ADMIN)
         yield client
 

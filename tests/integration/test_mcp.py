@@ -19,6 +19,7 @@ from service.application import Services
 from service.client import StrataClient
 from service.mcp import Backend, LocalBackend, RestBackend, build_server
 from service.settings import Settings
+from tests.http import LOCAL
 from tests.integration.test_api import OpenStores
 
 ADMIN = "admin-key-0123456789"
@@ -33,7 +34,7 @@ def resources(tmp_path: Path, open_stores: OpenStores) -> Services:
 
 @pytest.fixture
 def rest(resources: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=resources)) as client:
+    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
         yield client
 
 

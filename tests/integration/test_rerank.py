@@ -19,7 +19,7 @@ from service.lifespan import load_reranker, open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder, open_embedder
 from service.stores.reranker import open_reranker
-from tests.http import write
+from tests.http import LOCAL, write
 
 TOKENS = Settings().models.rerank_max_tokens
 
@@ -58,7 +58,7 @@ def client(
     tmp_path: Path, embedder: SentenceTransformerEmbedder, tiny_cross_encoder: str
 ) -> Iterator[TestClient[Litestar]]:
     resources = opened(tmp_path, embedder, tiny_cross_encoder)
-    with TestClient(create_app(services=resources)) as client:
+    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
         yield client
     resources.close()
 
@@ -84,7 +84,7 @@ def test_without_a_reranker_the_service_runs_and_says_so(
 ) -> None:
     resources = opened(tmp_path, embedder, str(tmp_path / "no-such-cross-encoder"))
     try:
-        with TestClient(create_app(services=resources)) as client:
+        with TestClient(create_app(services=resources), base_url=LOCAL) as client:
             write(client, {"tier": "A", "text": "release train every second week"})
             found = client.post("/v1/search", json={"query": "release", "rerank": True}).json()
             assert [r["text"] for r in found["results"]] == ["release train every second week"]

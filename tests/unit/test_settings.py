@@ -45,6 +45,7 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
 
 def test_every_field_has_its_variable() -> None:
     samples = {int: "7", float: "0.5", Path: "/tmp/x", str: "text"}
+    by_name = {"allowed_origins": "http://localhost:5173"}
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
     defaults = Settings()
@@ -64,7 +65,7 @@ def test_every_field_has_its_variable() -> None:
                 assert read(json.dumps(changed)) == changed, f.name
                 continue
             kind = Path if isinstance(default, Path) else type(default)
-            sample = switches.get(default, samples[kind])
+            sample = by_name.get(f.name) or switches.get(default, samples[kind])
             assert read(sample) == kind(sample), f.name
 
 
@@ -229,3 +230,18 @@ def test_loopback_needs_no_keys(host: str) -> None:
     assert is_loopback(host)
     settings = Settings.from_env({"STRATA_HOST": host})
     assert (settings.server.host, settings.server.has_keys) == (host, False)
+
+
+def test_allowed_origins_are_read_as_browsers_write_them() -> None:
+    given = " HTTP://LocalHost:5173/ ,https://notes.example:443,, http://[::1]:3000"
+    server = Settings.from_env({"STRATA_ALLOWED_ORIGINS": given}).server
+    assert server.origins == {"http://localhost:5173", "https://notes.example", "http://[::1]:3000"}
+    assert Settings().server.origins == frozenset()
+
+
+@pytest.mark.parametrize(
+    "raw", ["localhost:5173", "http://localhost:5173/app", "ftp://files.example", "http://"]
+)
+def test_an_allowed_origin_must_be_an_origin(raw: str) -> None:
+    with pytest.raises(ConfigError, match=f"STRATA_ALLOWED_ORIGINS: {raw!r} is not an origin"):
+        Settings.from_env({"STRATA_ALLOWED_ORIGINS": f"http://ok.example,{raw}"})

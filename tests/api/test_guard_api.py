@@ -1,0 +1,127 @@
+"""What a web page in the user's browser can send the service, refused before it acts: the
+cross-site "simple" requests (text/plain and form bodies, no preflight), foreign origins,
+and foreign or rebound host names while the service runs without keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.application import Services
+from tests.api.conftest import serve
+from tests.http import ADMIN, KEYS, problem
+
+EVENT = {"events": [{"id": "planted", "tier": "A", "text": "the attacker was here"}]}
+BODY = b'{"events": [{"id": "planted", "tier": "A", "text": "the attacker was here"}]}'
+
+
+def untouched(client: TestClient[Litestar], headers: dict[str, str] | None = None) -> bool:
+    """No entry was planted."""
+    return client.get("/v1/entries/planted", headers=headers).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("text/plain", BODY),
+        ("text/plain;charset=UTF-8", BODY),
+        ("application/x-www-form-urlencoded", b"events=planted"),
+        ("multipart/form-data; boundary=x", b'--x\r\nContent-Disposition: form-data; name="e"\r\n'),
+        ("", BODY),
+    ],
+)
+def test_a_body_that_is_not_json_is_refused(
+    client: TestClient[Litestar], content_type: str, body: bytes
+) -> None:
+    sent = client.post("/v1/events", content=body, headers={"Content-Type": content_type})
+    assert "Content-Type" in problem(sent, 415)["detail"]
+    assert untouched(client)
+
+
+def test_json_with_a_charset_is_json(client: TestClient[Litestar]) -> None:
+    json = {"Content-Type": "application/json; charset=utf-8"}
+    assert client.post("/v1/events", content=BODY, headers=json).status_code == 201
+    plain = {"Content-Type": "text/plain; charset=utf-8"}
+    problem(client.post("/v1/events", content=BODY, headers=plain), 415)
+
+
+@pytest.mark.parametrize(
+    "origin", ["https://evil.example", "http://evil.example:8080", "null", "https://localhost"]
+)
+def test_a_foreign_origin_is_refused_without_keys(
+    client: TestClient[Litestar], origin: str
+) -> None:
+    sent = client.post("/v1/events", json=EVENT, headers={"Origin": origin})
+    assert "Origin" in problem(sent, 403)["detail"]
+    assert untouched(client)
+    # Reading is refused too: such a page could read the answer through DNS rebinding.
+    problem(client.get("/v1/stats", headers={"Origin": origin}), 403)
+
+
+@pytest.mark.parametrize("host", ["evil.example:8080", "attacker.test", "attacker.test:8080"])
+def test_a_foreign_or_rebound_host_is_refused_without_keys(
+    client: TestClient[Litestar], host: str
+) -> None:
+    """A page on attacker.test, rebound to 127.0.0.1, calls "its own" origin."""
+    sent = client.post("/v1/events", json=EVENT, headers={"Host": host})
+    assert "Host" in problem(sent, 403)["detail"]
+    assert untouched(client)
+    for path in ("/v1/stats", "/health", "/schema/openapi.json"):
+        problem(client.get(path, headers={"Host": host}), 403)
+
+
+def test_loopback_hosts_and_pages_are_served(client: TestClient[Litestar]) -> None:
+    for host in ("127.0.0.1:8080", "localhost:8080", "[::1]:8080", "localhost", "127.0.0.1"):
+        assert client.get("/v1/stats", headers={"Host": host}).status_code == 200, host
+    for origin in ("http://localhost:5173", "http://127.0.0.1:8080", "http://[::1]:3000"):
+        assert client.get("/v1/stats", headers={"Origin": origin}).status_code == 200, origin
+    # A POST without a body needs no Content-Type.
+    assert client.post("/v1/admin/rebuild").status_code == 202
+    # Only the loopback names themselves: not a name that merely starts like one.
+    problem(client.get("/v1/stats", headers={"Host": "localhost.evil.example"}), 403)
+
+
+@pytest.fixture
+def listed(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
+    yield from serve(services_for(allowed_origins="https://notes.example,http://strata.lan:8080"))
+
+
+def test_listed_origins_and_their_hosts_are_served_without_keys(
+    listed: TestClient[Litestar],
+) -> None:
+    assert listed.post(
+        "/v1/events", json=EVENT, headers={"Origin": "https://notes.example"}
+    ).is_success
+    assert listed.get("/v1/stats", headers={"Host": "strata.lan:8080"}).status_code == 200
+    assert listed.get("/v1/stats", headers={"Origin": "http://localhost:5173"}).status_code == 200
+    problem(listed.get("/v1/stats", headers={"Origin": "https://other.example"}), 403)
+    problem(listed.get("/v1/stats", headers={"Host": "strata.lan"}), 403)
+
+
+def test_with_keys_the_key_is_the_check_and_the_host_is_free(keyed: TestClient[Litestar]) -> None:
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    elsewhere = {**admin, "Host": "strata.internal:8080", "Origin": "https://app.example"}
+    assert keyed.post("/v1/events", json=EVENT, headers=elsewhere).status_code == 201
+    # The body rule holds with keys too.
+    plain = {**admin, "Content-Type": "text/plain"}
+    problem(keyed.post("/v1/events", content=BODY, headers=plain), 415)
+
+
+@pytest.fixture
+def keyed_and_listed(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
+    yield from serve(services_for(api_keys=KEYS, allowed_origins="https://app.example"))
+
+
+def test_with_keys_and_a_list_only_listed_origins_are_served(
+    keyed_and_listed: TestClient[Litestar],
+) -> None:
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    listed = {**admin, "Origin": "https://app.example"}
+    assert keyed_and_listed.get("/v1/stats", headers=listed).status_code == 200
+    for origin in ("https://evil.example", "http://localhost:5173"):
+        refused = keyed_and_listed.get("/v1/stats", headers={**admin, "Origin": origin})
+        assert "STRATA_ALLOWED_ORIGINS" in problem(refused, 403)["detail"]
+    assert keyed_and_listed.get("/v1/stats", headers=admin).status_code == 200
