@@ -14,8 +14,8 @@ ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
 """The ledger's chunk vectors of entries, by key (``Ledger.vectors``)."""
 
 VECTOR_BATCH = 8
-"""Entries whose chunk vectors are held at once when their cosines come from the ledger
-(each at most STRATA_MAX_CHUNKS rows), so that a search's memory stays bounded."""
+"""Entries whose chunk vectors are held at once when their cosines come from the ledger,
+so that a search holds a few matrices (of at most STRATA_MAX_CHUNKS rows each), not all."""
 
 
 @dataclass(frozen=True)
