@@ -201,6 +201,9 @@ class ChunkingSettings(Group, frozen=True):
     """Words per chunk for embedding; fits the model's 256-token window."""
     chunk_overlap: Annotated[int, Meta(ge=0)] = 30
     """Words shared by consecutive chunks."""
+    max_chunks: Count = 2000
+    """Most chunks one entry's text may make; an event with more is refused (422), as
+    every chunk costs a model call to write and a vector to keep and to search."""
 
     def __post_init__(self) -> None:
         if self.chunk_overlap >= self.chunk_words:

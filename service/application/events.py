@@ -56,6 +56,7 @@ class EventUseCases:
             new_id=self.new_id,
             policy=self.policy,
             namespace=principal.namespace,
+            chunking=self.memory.chunking,
         )
         return self.memory.write(entries, principal.name)
 

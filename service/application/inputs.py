@@ -10,9 +10,11 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from schemas import wire
+from service.domain.chunking import chunk_count
 from service.domain.models import EARLIEST_TIME, LATEST_TIME, TIERS, Entry, Filters, SearchQuery
 from service.domain.tiers import ExpiryPolicy
 from service.errors import FieldError, InvalidInput
+from service.settings import ChunkingSettings
 
 NamespaceOf = Callable[[str | None, str], str]
 """Resolves a requested namespace for the caller (field name for errors); raises if denied."""
@@ -49,8 +51,10 @@ def to_entries(
     new_id: Callable[[], str],
     policy: ExpiryPolicy,
     namespace: NamespaceOf,
+    chunking: ChunkingSettings,
 ) -> list[Entry]:
-    """Domain entries for a batch, or InvalidInput listing every bad field of the batch."""
+    """Domain entries for a batch, or InvalidInput listing every bad field of the batch.
+    A text making more than ``chunking.max_chunks`` chunks is refused."""
     errors: list[FieldError] = []
     entries: list[Entry] = []
     seen: set[tuple[str, str]] = set()
@@ -59,6 +63,15 @@ def to_entries(
         ns = namespace(event.namespace, f"{where}.namespace")
         if not event.text.strip():
             errors.append(FieldError(f"{where}.text", "must not be blank"))
+        chunks = chunk_count(event.text, chunking.chunk_words, chunking.chunk_overlap)
+        if chunks > chunking.max_chunks:
+            errors.append(
+                FieldError(
+                    f"{where}.text",
+                    f"too long: {chunks} chunks of {chunking.chunk_words} words, "
+                    f"at most {chunking.max_chunks} per entry",
+                )
+            )
         timestamp = now
         if event.timestamp is not None:
             parsed = parse_time(event.timestamp, f"{where}.timestamp", errors)

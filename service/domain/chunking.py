@@ -19,3 +19,11 @@ def chunk_text(text: str, words: int, overlap: int) -> list[str]:
         if start + words >= len(tokens):
             break
     return chunks
+
+
+def chunk_count(text: str, words: int, overlap: int) -> int:
+    """How many windows ``chunk_text`` makes of ``text``, without making them."""
+    tokens = len(text.split())
+    if tokens <= words:
+        return 1
+    return -(-(tokens - words) // (words - overlap)) + 1

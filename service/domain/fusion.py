@@ -7,8 +7,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from service.domain.models import Hit, ListExplain, StoredEntry
-from service.domain.similarity import best_cosines
+from service.domain.models import Hit, ListExplain
+from service.domain.similarity import Matrix, best_cosines
+
+ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
+"""The ledger's chunk vectors of entries, by key (``Ledger.vectors``)."""
+
+VECTOR_BATCH = 8
+"""Entries whose chunk vectors are held at once when their cosines come from the ledger,
+so that a search holds a few matrices (of at most STRATA_MAX_CHUNKS rows each), not all."""
 
 
 @dataclass(frozen=True)
@@ -100,10 +107,11 @@ class Fusion(Protocol):
         """The best ``limit`` candidates of the lists (each sorted best first), best first."""
         ...
 
-    def relevance(
-        self, hit: FusedHit, stored: StoredEntry, vector: Sequence[float] | None
-    ) -> float | None:
-        """The candidate's similarity to the query, before any weighting; None if unknown."""
+    def relevances(
+        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
+    ) -> dict[str, float | None]:
+        """Each candidate's similarity to the query, before any weighting, by key; None
+        where unknown."""
         ...
 
 
@@ -116,13 +124,12 @@ class ScoreFusion:
         self,
         keyword_share: float,
         score_bound: Callable[[str], float],
-        chunk_vectors: Callable[[Sequence[str]], Mapping[str, Sequence[Sequence[float]]]],
+        chunk_vectors: ChunkVectors,
     ) -> None:
         self.keyword_share = keyword_share
         self.score_bound = score_bound
         """The keyword index's bound on a BM25 score for a query."""
         self.chunk_vectors = chunk_vectors
-        """The ledger's chunk vectors of entries, by key."""
 
     def fuse(
         self,
@@ -138,24 +145,25 @@ class ScoreFusion:
         if len(lists) == 2 and vector is not None:
             # What BM25 alone found needs its cosine, from the ledger's vectors.
             alone = [h.key for h in bm25 if h.key not in cosines]
-            cosines.update(best_cosines(vector, self.chunk_vectors(alone)))
+            cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
         fused = blend(keys_of(lists), keyword, cosines, self.keyword_share)
         return explained(fused[:limit], lists)
 
-    def relevance(
-        self, hit: FusedHit, stored: StoredEntry, vector: Sequence[float] | None
-    ) -> float | None:
-        return hit.score
+    def relevances(
+        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
+    ) -> dict[str, float | None]:
+        return {hit.key: hit.score for hit in hits}
 
 
 class RankFusion:
     """Fusion by rank (``fuse``, weighted RRF). Ranks say nothing of how well an entry
     matches, so the relevance is the cosine of query and best chunk: the vector list's, else
-    one computed from the entry's vectors; None for an entry without vectors."""
+    one computed from the entry's vectors in the ledger; None for an entry without vectors."""
 
-    def __init__(self, weights: Mapping[str, float], k: float) -> None:
+    def __init__(self, weights: Mapping[str, float], k: float, chunk_vectors: ChunkVectors) -> None:
         self.weights = dict(weights)
         self.k = k
+        self.chunk_vectors = chunk_vectors
 
     def fuse(
         self,
@@ -166,15 +174,25 @@ class RankFusion:
     ) -> list[FusedHit]:
         return explained(fuse(keys_of(lists), self.weights, self.k)[:limit], lists)
 
-    def relevance(
-        self, hit: FusedHit, stored: StoredEntry, vector: Sequence[float] | None
-    ) -> float | None:
-        if hit.vector_hit is not None:
-            return hit.vector_hit.score
-        if vector is None or not stored.has_vectors:
-            return None
-        chunks = {hit.key: [c.vector or () for c in stored.chunks]}
-        return best_cosines(vector, chunks).get(hit.key)
+    def relevances(
+        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
+    ) -> dict[str, float | None]:
+        known = {h.key: h.vector_hit.score for h in hits if h.vector_hit is not None}
+        if vector is not None:
+            unknown = [h.key for h in hits if h.key not in known]
+            known.update(ledger_cosines(vector, unknown, self.chunk_vectors))
+        return {h.key: known.get(h.key) for h in hits}
+
+
+def ledger_cosines(
+    vector: Sequence[float], keys: Sequence[str], chunk_vectors: ChunkVectors
+) -> dict[str, float]:
+    """Each entry's best chunk cosine with the query, from the ledger's vectors, read
+    ``VECTOR_BATCH`` entries at a time; entries without vectors are left out."""
+    found: dict[str, float] = {}
+    for start in range(0, len(keys), VECTOR_BATCH):
+        found.update(best_cosines(vector, chunk_vectors(keys[start : start + VECTOR_BATCH])))
+    return found
 
 
 def keys_of(lists: Mapping[str, Sequence[Hit]]) -> dict[str, list[str]]:

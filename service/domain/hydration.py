@@ -32,25 +32,27 @@ def hydrate(
 ) -> list[Candidate]:
     """The fused candidates' current entries, in fused order, each with the chunk that
     matched (the vector store's, else the one holding most query terms)."""
-    stored = ledger.get([f.key for f in fused])
+    found = ledger.passages([f.key for f in fused])
+    # An entry deleted between ranking and hydration is not found, and never shown.
+    kept = [f for f in fused if f.key in found and shown(found[f.key][0], query.filters)]
+    relevances = fusion.relevances(kept, vector)
     terms = query_terms(query.text)
     candidates: list[Candidate] = []
-    for item in fused:
-        found = stored.get(item.key)
-        # An entry deleted between ranking and hydration, or (defensively) one of
-        # another namespace, is never shown.
-        if found is None or found.entry.namespace != query.filters.namespace:
-            continue
-        if expired(found.entry, query.filters):  # a vector not yet pruned by the job
-            continue
-        texts = [c.text for c in found.chunks] or [found.entry.text]
+    for item in kept:
+        entry, chunks = found[item.key]
+        texts = chunks or (entry.text,)
         chunk = item.vector_hit.chunk if item.vector_hit else best_chunk(texts, terms)
         chunk = min(chunk, len(texts) - 1)
-        relevance = fusion.relevance(item, found, vector)
         candidates.append(
-            Candidate(found.entry, texts[chunk], item.score, dict(item.explain), relevance)
+            Candidate(entry, texts[chunk], item.score, dict(item.explain), relevances[item.key])
         )
     return candidates
+
+
+def shown(entry: Entry, filters: Filters) -> bool:
+    """Whether a search may show the entry: one of another namespace never (a defensive
+    check), nor one expired whose vector the job has not pruned yet."""
+    return entry.namespace == filters.namespace and not expired(entry, filters)
 
 
 def expired(entry: Entry, filters: Filters) -> bool:

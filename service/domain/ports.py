@@ -19,6 +19,7 @@ from service.domain.models import (
     StoredEntry,
     Tier,
 )
+from service.domain.similarity import Matrix
 
 
 class Embedder(Protocol):
@@ -142,10 +143,18 @@ class Ledger(Protocol):
 
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
 
-    def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]: ...
+    def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
+        """Live entries with their chunks, vectors included: what a rewrite must keep."""
+        ...
 
-    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
-        """Chunk vectors of the entries that have them (deleted ones may still show)."""
+    def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
+        """Live entries with the texts of their chunks, in order, and no vectors: what a
+        search shows of its results."""
+        ...
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
+        """The chunk vectors of the entries that have them, one row per chunk, read from
+        storage as they are kept, in single precision (deleted entries may still show)."""
         ...
 
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:

@@ -80,7 +80,7 @@ class Retriever:
         self.weighting = weighting
         self.mmr_lambda = settings.mmr_lambda
         self.fusion: Fusion = (
-            RankFusion(settings.list_weights, settings.rrf_k)
+            RankFusion(settings.list_weights, settings.rrf_k, ledger.vectors)
             if settings.fusion == "rrf"
             else ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors)
         )

@@ -5,25 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
+
+Matrix = npt.NDArray[np.float32]
+"""An entry's chunk vectors, one row per chunk (chunks x dimension), in single precision."""
 
 
-def best_cosines(
-    vector: Sequence[float], chunk_vectors: Mapping[str, Sequence[Sequence[float]]]
-) -> dict[str, float]:
-    """Each entry's best chunk cosine with the query (unit vectors; other sizes skipped)."""
-    keys = [k for k, vs in chunk_vectors.items() for v in vs if len(v) == len(vector)]
-    if not keys:
-        return {}
-    matrix = np.asarray(
-        [v for vs in chunk_vectors.values() for v in vs if len(v) == len(vector)],
-        dtype=np.float32,
-    )
-    best: dict[str, float] = {}
-    scores = (matrix @ np.asarray(vector, dtype=np.float32)).tolist()
-    for key, score in zip(keys, scores, strict=True):
-        if key not in best or score > best[key]:
-            best[key] = score
-    return best
+def best_cosines(vector: Sequence[float], matrices: Mapping[str, Matrix]) -> dict[str, float]:
+    """Each entry's best chunk cosine with the query (unit vectors), one matrix product per
+    entry; an entry whose vectors are of another size than the query's is left out."""
+    query = np.asarray(vector, dtype=np.float32)
+    return {
+        key: float((matrix @ query).max())
+        for key, matrix in matrices.items()
+        if matrix.ndim == 2 and matrix.shape[0] and matrix.shape[1] == query.shape[0]
+    }
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:

@@ -7,9 +7,13 @@ import sqlite3
 import time
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
 from pathlib import Path
 
+import numpy as np
+
 from service.domain.models import Chunk, Entry, HistoryEvent, Quarantined, StoredEntry
+from service.domain.similarity import Matrix
 from service.stores.ledger_schema import (
     _COLUMNS,
     _VALUES,
@@ -189,26 +193,34 @@ class SqliteLedger(SqliteFile):
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         with self._lock:
-            rows = list(
-                select_in(
-                    self._db,
-                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({{keys}}) AND {LIVE}",
-                    keys,
-                )
-            )
-            return self._hydrate(rows)
+            return self._hydrate(self._live_rows(keys))
 
-    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
-        """The chunk vectors of the entries that have them, without the rest of the entry."""
-        found: dict[str, list[tuple[float, ...]]] = {}
+    def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
+        """Live entries with their chunk texts, in order; no vector is read."""
         with self._lock:
-            for row in select_in(
+            rows = self._live_rows(keys)
+            texts: dict[str, list[str]] = {row["key"]: [] for row in rows}
+            for c in select_in(
+                self._db,
+                "SELECT key, text FROM chunks WHERE key IN ({keys}) ORDER BY key, number",
+                list(texts),
+            ):
+                texts[c["key"]].append(c["text"])
+        return {row["key"]: (_row_entry(row), tuple(texts[row["key"]])) for row in rows}
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
+        """The chunk vectors of the entries that have them, without the rest of the entry:
+        each entry's blobs joined into one float32 matrix, no float made a Python object."""
+        found: dict[str, Matrix] = {}
+        with self._lock:
+            rows = select_in(
                 self._db,
                 "SELECT key, vector FROM chunks WHERE key IN ({keys}) "
                 "AND vector IS NOT NULL ORDER BY key, number",
                 keys,
-            ):
-                found.setdefault(row["key"], []).append(_unpack(row["vector"]) or ())
+            )
+            for key, group in groupby(rows, key=lambda row: row["key"]):
+                found[key] = _matrix(row["vector"] for row in group)
         return found
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
@@ -255,6 +267,11 @@ class SqliteLedger(SqliteFile):
             self._db.executemany(
                 "UPDATE entries SET state = ? WHERE key = ?", [(state, k) for k in keys]
             )
+
+    def _live_rows(self, keys: Sequence[str]) -> list[sqlite3.Row]:
+        """The ``_COLUMNS`` of the live entries among ``keys``."""
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE key IN ({{keys}}) AND {LIVE}"
+        return list(select_in(self._db, sql, keys))
 
     def _hydrate(self, rows: list[sqlite3.Row]) -> dict[str, StoredEntry]:
         """Entries of ``rows`` (read with ``_COLUMNS``) with their chunks, by key."""
@@ -325,6 +342,19 @@ def _row_entry(row: sqlite3.Row) -> Entry:
 
 def _pack(vector: tuple[float, ...] | None) -> bytes | None:
     return None if vector is None else array("f", vector).tobytes()
+
+
+def _matrix(blobs: Iterable[bytes]) -> Matrix:
+    """Vectors kept as ``_pack`` wrote them, as the rows of one float32 matrix, each blob
+    copied once into it as it comes. An entry's chunks are embedded together, so they
+    share one size; any other is left out."""
+    data, size, rows = bytearray(), -1, 0
+    for blob in blobs:
+        size = len(blob) if size < 0 else size
+        if len(blob) == size:
+            data += blob
+            rows += 1
+    return np.frombuffer(data, dtype=np.float32).reshape(rows, size // 4)
 
 
 def _unpack(blob: bytes | None) -> tuple[float, ...] | None:

@@ -72,6 +72,22 @@ def test_a_bad_event_rejects_the_whole_batch(
     assert client.get("/v1/entries/good").status_code == 404
 
 
+def test_an_event_of_too_many_chunks_rejects_the_whole_batch(
+    services_for: Callable[..., Services],
+) -> None:
+    small = services_for(chunk_words="10", chunk_overlap="2", max_chunks="3")
+    words = [f"w{n}" for n in range(27)]  # 3 chunks hold 26 words
+    for client in serve(small):
+        good = {"id": "good", "tier": "A", "text": " ".join(words[:26])}
+        long = {"id": "long", "tier": "A", "text": " ".join(words)}
+        body = problem(client.post("/v1/events", json={"events": [good, long]}), 422)
+        assert [e["field"] for e in body["errors"]] == ["events[1].text"]
+        assert client.get("/v1/entries/good").status_code == 404
+        write(client, good)
+        assert client.get("/v1/entries/good").status_code == 200
+        assert small.events.memory.ledger.count() == {"A": 1}
+
+
 @pytest.mark.parametrize(
     ("request_body", "field"),
     [

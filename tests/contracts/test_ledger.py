@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from service.domain.models import Chunk, Quarantined, StoredEntry, Tier
@@ -164,17 +165,43 @@ def test_vectors_are_read_alone_for_entries_that_have_them(ledger: Ledger) -> No
         (Chunk("ns:half", 0, "t", (0.5, -0.25)), Chunk("ns:half", 1, "more")),
     )
     ledger.put([a, stored("e", "E"), half])
-    assert ledger.vectors(["ns:a", "ns:e", "ns:half", "ns:missing"]) == {
-        "ns:a": [(0.5, -0.25), (0.5, -0.25)],
-        "ns:half": [(0.5, -0.25)],
+    found = ledger.vectors(["ns:a", "ns:e", "ns:half", "ns:missing"])
+    assert {key: matrix.tolist() for key, matrix in found.items()} == {
+        "ns:a": [[0.5, -0.25], [0.5, -0.25]],
+        "ns:half": [[0.5, -0.25]],
     }
     assert ledger.vectors([]) == {}
 
 
-def test_vectors_keep_single_precision(ledger: Ledger) -> None:
+def test_vectors_are_one_single_precision_matrix_per_entry(ledger: Ledger) -> None:
     e = make_entry("a", "text")
-    ledger.put([StoredEntry(e, (Chunk(e.key, 0, "text", (0.1, 0.2, 0.3)),))])
-    assert ledger.vectors(["ns:a"])["ns:a"][0] == pytest.approx((0.1, 0.2, 0.3), rel=1e-6)
+    vectors = [(0.1, 0.2, 0.3), (0.4, 0.5, 0.6)]
+    ledger.put([StoredEntry(e, tuple(Chunk(e.key, n, "t", v) for n, v in enumerate(vectors)))])
+    matrix = ledger.vectors(["ns:a"])["ns:a"]
+    assert isinstance(matrix, np.ndarray)
+    assert matrix.dtype == np.dtype(np.float32)
+    assert matrix.shape == (2, 3)
+    assert matrix[1].tolist() == pytest.approx((0.4, 0.5, 0.6), rel=1e-6)
+
+
+def test_vectors_of_another_size_than_an_entrys_first_are_left_out(ledger: Ledger) -> None:
+    e = make_entry("a", "text")
+    sizes = [(1.0, 0.0), (0.0, 1.0, 0.0), (0.0, 1.0)]
+    ledger.put([StoredEntry(e, tuple(Chunk(e.key, n, "t", v) for n, v in enumerate(sizes)))])
+    assert ledger.vectors(["ns:a"])["ns:a"].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_passages_are_live_entries_with_their_chunk_texts_in_order(ledger: Ledger) -> None:
+    a, e, gone = stored("a", thread="t"), stored("e", "E"), stored("gone")
+    bare = StoredEntry(make_entry("bare", "no chunks"), ())
+    ledger.put([a, e, gone, bare])
+    ledger.mark_deleting(["ns:gone"])
+    assert ledger.passages(["ns:e", "ns:a", "ns:gone", "ns:bare", "ns:missing"]) == {
+        "ns:a": (a.entry, ("text a", "more")),
+        "ns:e": (e.entry, ("text e", "more")),
+        "ns:bare": (bare.entry, ()),
+    }
+    assert ledger.passages([]) == {}
 
 
 def test_the_last_entry_of_a_thread_is_the_one_written_last(ledger: Ledger) -> None:
@@ -194,6 +221,7 @@ def test_any_number_of_keys_is_read_and_flagged(ledger: Ledger) -> None:
     ledger.put(many)
     wanted = [s.entry.key for s in many]
     assert len(ledger.get(wanted)) == 1200
+    assert len(ledger.passages(wanted)) == 1200
     assert len(ledger.vectors(wanted)) == 1200
     assert ledger.mark_deleting([*wanted[:1100], "ns:missing"]) == wanted[:1100]
     assert ledger.count() == {"A": 100}
@@ -205,6 +233,7 @@ def test_a_quarantined_entry_leaves_every_read_until_written_again(ledger: Ledge
     ledger.quarantine({"ns:2": "cannot be indexed: boom", "ns:missing": "x"}, at=T0)
     assert ledger.quarantined() == [Quarantined("ns:2", "cannot be indexed: boom", T0)]
     assert ledger.get(["ns:2"]) == {}
+    assert ledger.passages(["ns:2"]) == {}
     assert ledger.unsynced() == ([], [])
     assert ledger.count() == {"A": 1, "C": 1}
     assert "ns:2" not in {s.entry.key for batch in ledger.scan() for s in batch}

@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from service.domain.models import EMBEDDED_TIERS, Entry, HistoryEvent, Quarantined, StoredEntry
+from service.domain.similarity import Matrix
 
 
 class FakeLedger:
@@ -22,6 +25,8 @@ class FakeLedger:
         """Time of history events recorded without ``at`` (the real ledger uses time.time)."""
         self.scan_batch = 500
         """Batch size of ``scan`` when the caller gives none."""
+        self.reads: list[tuple[str, list[str]]] = []
+        """Every ``get``, ``passages`` and ``vectors`` call, in order: which read, which keys."""
 
     def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
         when = self.clock() if at is None else at
@@ -139,16 +144,29 @@ class FakeLedger:
         ]
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
+        self.reads.append(("get", list(keys)))
         return {k: self.entries[k] for k in keys if self._live(k)}
 
-    def vectors(self, keys: Sequence[str]) -> dict[str, list[tuple[float, ...]]]:
-        """As SQLite reads them: the chunks that have a vector, whatever the entry's state."""
-        found = {
-            k: [c.vector for c in self.entries[k].chunks if c.vector is not None]
+    def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
+        self.reads.append(("passages", list(keys)))
+        return {
+            k: (self.entries[k].entry, tuple(c.text for c in self.entries[k].chunks))
             for k in keys
-            if k in self.entries
+            if self._live(k)
         }
-        return {k: vectors for k, vectors in found.items() if vectors}
+
+    def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
+        """As SQLite reads them: the chunks that have a vector, whatever the entry's state,
+        as one float32 matrix per entry."""
+        self.reads.append(("vectors", list(keys)))
+        found: dict[str, Matrix] = {}
+        for key in keys:
+            stored = self.entries.get(key)
+            vectors = [c.vector for c in stored.chunks if c.vector is not None] if stored else []
+            if vectors:  # of one size, as SQLite keeps them
+                same = [v for v in vectors if len(v) == len(vectors[0])]
+                found[key] = np.asarray(same, dtype=np.float32).reshape(len(same), len(same[0]))
+        return found
 
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
         for key, s in reversed(self.entries.items()):

@@ -1,12 +1,16 @@
 """What the SQLite ledger adds to the ledger's contract (tests/contracts/test_ledger.py):
-its file on disk."""
+its file on disk, and the memory its reads of a long entry take."""
 
 from __future__ import annotations
 
 import sqlite3
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
-from service.domain.models import Entry, StoredEntry
+import numpy as np
+
+from service.domain.models import Chunk, Entry, StoredEntry
 from service.stores.ledger import SqliteLedger
 from tests.fakes import T0, make_entry
 
@@ -55,3 +59,34 @@ def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path: P
     )
     ledger.put([StoredEntry(pattern, ())])
     assert ledger.get(["ns:p"])["ns:p"].entry == pattern
+
+
+def peak_bytes(read: Callable[[], object]) -> int:
+    """The most memory ``read`` held at once, above what was held before."""
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        read()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+def test_long_entries_are_read_without_a_python_object_per_float(tmp_path: Path) -> None:
+    ledger = SqliteLedger(tmp_path / "l.db")
+    chunks, dimension = 2_000, 384
+    vectors = np.random.default_rng(1).standard_normal((chunks, dimension)).astype(np.float32)
+    e = make_entry("long", "text")
+    ledger.put(
+        [
+            StoredEntry(
+                e, tuple(Chunk(e.key, n, f"chunk {n}", tuple(v)) for n, v in enumerate(vectors))
+            )
+        ]
+    )
+    matrix_bytes = chunks * dimension * 4  # 3 MB; as Python floats, over 24 MB
+    assert np.array_equal(ledger.vectors(["ns:long"])["ns:long"], vectors)
+    assert peak_bytes(lambda: ledger.vectors(["ns:long"])) < 2 * matrix_bytes
+    assert ledger.passages(["ns:long"])["ns:long"][1][-1] == f"chunk {chunks - 1}"
+    assert peak_bytes(lambda: ledger.passages(["ns:long"])) < matrix_bytes / 10

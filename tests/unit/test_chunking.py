@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from service.domain.chunking import chunk_text
+from service.domain.chunking import chunk_count, chunk_text
 
 
 def numbered(n: int) -> str:
@@ -61,3 +61,10 @@ def test_no_chunk_lies_wholly_inside_the_one_before() -> None:
 def test_whitespace_runs_are_collapsed_in_long_text() -> None:
     text = "one\n\ntwo   three\tfour five six"
     assert chunk_text(text, words=4, overlap=1) == ["one two three four", "four five six"]
+
+
+@pytest.mark.parametrize(("words", "overlap"), [(150, 30), (10, 3), (8, 7), (5, 0), (1, 0)])
+def test_chunk_count_is_how_many_chunks_chunk_text_makes(words: int, overlap: int) -> None:
+    for n in [0, 1, words - 1, words, words + 1, 2 * words, 5 * words + 3, 1000]:
+        text = numbered(n)
+        assert chunk_count(text, words, overlap) == len(chunk_text(text, words, overlap)), n

@@ -15,7 +15,8 @@ from service.domain.models import Entry, Tier
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
 from service.present import format_time
-from tests.settings import expiry_policy
+from service.settings import ChunkingSettings
+from tests.settings import CHUNKING, expiry_policy
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC).timestamp()
 
@@ -25,7 +26,10 @@ def anyone(namespace: str | None, field: str) -> str:
 
 
 def convert(
-    *events: wire.Event, policy: ExpiryPolicy | None = None, namespace: NamespaceOf = anyone
+    *events: wire.Event,
+    policy: ExpiryPolicy | None = None,
+    namespace: NamespaceOf = anyone,
+    chunking: ChunkingSettings = CHUNKING,
 ) -> list[Entry]:
     ids = (f"gen-{n}" for n in itertools.count(1))
     return to_entries(
@@ -34,6 +38,7 @@ def convert(
         new_id=lambda: next(ids),
         policy=policy or expiry_policy(),
         namespace=namespace,
+        chunking=chunking,
     )
 
 
@@ -66,6 +71,27 @@ def test_valid_event_becomes_an_entry() -> None:
     assert entry.timestamp == datetime(2024, 4, 30, 6, 0, tzinfo=UTC).timestamp()
     assert entry.metadata == {"source": "chat", "turn": 3}
     assert entry.expires_at is None
+
+
+def test_a_text_of_more_chunks_than_the_bound_is_refused_naming_it() -> None:
+    three = ChunkingSettings(chunk_words=10, chunk_overlap=2, max_chunks=3)
+    words = [f"w{n}" for n in range(27)]  # 3 windows of 10 words, 8 apart, hold 26
+    at_bound = wire.Event(text=" ".join(words[:26]), tier="E")
+    assert len(convert(at_bound, chunking=three)) == 1
+    past = wire.Event(text=" ".join(words), tier="A")
+    with pytest.raises(InvalidInput) as raised:
+        convert(at_bound, past, chunking=three)
+    assert raised.value.errors == [
+        FieldError("events[1].text", "too long: 4 chunks of 10 words, at most 3 per entry")
+    ]
+
+
+def test_one_long_text_at_the_wire_limit_fits_the_default_bound_unless_degenerate() -> None:
+    prose = ("deployment rollback decided after the outage review " * 20_000)[:1_000_000]
+    assert len(convert(wire.Event(text=prose, tier="A"))) == 1
+    with pytest.raises(InvalidInput) as raised:
+        convert(wire.Event(text="a " * 500_000, tier="A"))
+    assert fields_of(raised) == ["events[0].text"]
 
 
 def test_missing_ids_come_from_the_id_factory_in_order() -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
-from service.domain.fusion import Fused, FusedHit, RankFusion, ScoreFusion, fuse
-from service.domain.models import Chunk, Hit, StoredEntry
-from tests.fakes import make_entry
+from service.domain.fusion import ChunkVectors, Fused, FusedHit, RankFusion, ScoreFusion, fuse
+from service.domain.models import Hit
+from service.domain.similarity import Matrix
 
 K = 60.0
 
@@ -147,17 +148,30 @@ def test_blend_with_one_list_is_that_lists_score_clipped() -> None:
 Vectors = dict[str, list[tuple[float, ...]]]
 
 
+def ledger_vectors(
+    vectors: Vectors | None = None, asked: list[list[str]] | None = None
+) -> ChunkVectors:
+    """Chunk vectors as the ledger gives them (a float32 matrix per entry), recording the
+    keys asked for."""
+
+    def chunk_vectors(keys: Sequence[str]) -> dict[str, Matrix]:
+        if asked is not None:
+            asked.append(list(keys))
+        found = {k: v for k, v in (vectors or {}).items() if k in keys and v}
+        return {k: np.asarray(v, dtype=np.float32) for k, v in found.items()}
+
+    return chunk_vectors
+
+
 def score_fusion(
     bound: float = 2.0, vectors: Vectors | None = None, asked: list[list[str]] | None = None
 ) -> ScoreFusion:
     """Score fusion over a fixed BM25 bound and chunk vectors, recording what it asks for."""
+    return ScoreFusion(0.7, lambda text: bound, ledger_vectors(vectors, asked))
 
-    def chunk_vectors(keys: Sequence[str]) -> Vectors:
-        if asked is not None:
-            asked.append(list(keys))
-        return {k: v for k, v in (vectors or {}).items() if k in keys}
 
-    return ScoreFusion(0.7, lambda text: bound, chunk_vectors)
+def rank_fusion(vectors: Vectors | None = None) -> RankFusion:
+    return RankFusion({}, K, ledger_vectors(vectors))
 
 
 def test_score_fusion_mixes_bm25_over_its_bound_with_the_cosine() -> None:
@@ -200,36 +214,30 @@ def test_score_fusion_needs_no_ledger_vectors_without_both_lists_and_a_query_vec
 def test_fusion_returns_only_the_best_limit_candidates() -> None:
     lists = {"bm25": [Hit(k, 5.0 - n) for n, k in enumerate("abcde")]}
     assert [f.key for f in score_fusion().fuse("q", lists, None, limit=2)] == ["a", "b"]
-    assert [f.key for f in RankFusion({}, K).fuse("q", lists, None, limit=3)] == list("abc")
+    assert [f.key for f in rank_fusion().fuse("q", lists, None, limit=3)] == list("abc")
 
 
 def test_rank_fusion_scores_are_weighted_rrf() -> None:
     lists = {"bm25": [Hit("x", 9.0), Hit("y", 3.0)], "vector": [Hit("y", 0.5)]}
-    fused = RankFusion({"bm25": 1.0, "vector": 3.0}, K).fuse("q", lists, None, limit=10)
+    rrf = RankFusion({"bm25": 1.0, "vector": 3.0}, K, ledger_vectors())
+    fused = rrf.fuse("q", lists, None, limit=10)
     expected = fuse({"bm25": ["x", "y"], "vector": ["y"]}, {"bm25": 1.0, "vector": 3.0}, K)
     assert [(f.key, f.score) for f in fused] == [(f.key, f.score) for f in expected]
     assert fused[0].explain["bm25"].score == 3.0 and fused[0].explain["vector"].rank == 1
 
 
-def stored(key: str, *vectors: tuple[float, ...]) -> StoredEntry:
-    entry = make_entry(key, "text")
-    chunks = tuple(Chunk(entry.key, n, "text", v) for n, v in enumerate(vectors))
-    return StoredEntry(entry, chunks)
-
-
 def test_relevance_is_the_fused_score_in_score_fusion() -> None:
     hit = FusedHit("a", 0.42, {})
-    assert score_fusion().relevance(hit, stored("a", (1.0, 0.0)), (0.0, 1.0)) == 0.42
+    fusion = score_fusion(vectors={"a": [(1.0, 0.0)]})
+    assert fusion.relevances([hit], (0.0, 1.0))["a"] == 0.42
 
 
 def test_relevance_in_rank_fusion_is_the_best_chunk_cosine_or_unknown() -> None:
-    rrf = RankFusion({}, K)
     query = (1.0, 0.0)
     found = FusedHit("a", 1.0, {}, Hit("a", 0.9))
-    assert rrf.relevance(found, stored("a", (0.0, 1.0)), query) == 0.9
+    assert rank_fusion({"a": [(0.0, 1.0)]}).relevances([found], query)["a"] == 0.9
     keyword_only = FusedHit("a", 1.0, {})
-    assert rrf.relevance(keyword_only, stored("a", (0.0, 1.0), (0.6, 0.8)), query) == (
-        pytest.approx(0.6)
-    )
-    assert rrf.relevance(keyword_only, stored("a"), query) is None  # no vectors (tier E)
-    assert rrf.relevance(keyword_only, stored("a", (0.6, 0.8)), None) is None
+    two_chunks = rank_fusion({"a": [(0.0, 1.0), (0.6, 0.8)]})
+    assert two_chunks.relevances([keyword_only], query)["a"] == pytest.approx(0.6)
+    assert rank_fusion({"a": []}).relevances([keyword_only], query)["a"] is None  # tier E
+    assert rank_fusion({"a": [(0.6, 0.8)]}).relevances([keyword_only], None)["a"] is None

@@ -86,7 +86,7 @@ def test_relevance_comes_from_the_fusion_strategy() -> None:
     ledger = FakeLedger()
     put(ledger, make_entry("a", "billing"), "billing")
     put(ledger, make_entry("e", "billing", "E"))
-    rrf = RankFusion({}, 10.0)
+    rrf = RankFusion({}, 10.0, ledger.vectors)
     candidates = hydrate(ledger, fused("ns:a", "ns:e"), query(), (0.6, 0.8), rrf)
     assert [c.relevance for c in candidates] == [pytest.approx(0.6), None]
 
