@@ -54,8 +54,14 @@ def auth_headers(api_key: str | None) -> dict[str, str]:
 
 
 def search_fields(mode: str, limit: int) -> dict[str, Any]:
-    """The ``POST /v1/search`` fields of a benchmark mode; ``hybrid+rerank`` is hybrid search
-    with the cross-encoder pass."""
+    """The ``POST /v1/search`` fields of a benchmark mode besides ``query`` and ``namespace``.
+
+    ``default`` is the search as an agent asks it, the service choosing everything (mode
+    auto, every tier, its reranking default): ``limit`` alone. ``hybrid+rerank`` is hybrid
+    search with the cross-encoder pass; the other modes set ``mode`` and turn reranking off.
+    """
+    if mode == "default":
+        return {"limit": limit}
     return {
         "mode": mode.removesuffix("+rerank"),
         "rerank": mode.endswith("+rerank"),

@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,8 @@ TIMESTAMP_FORMATS = (
     "%B %d, %Y",
     "%b %d, %Y",
 )
-RESERVED_META = ("namespace", "speaker", "timestamp")
+RESERVED_META = ("namespace", "speaker", "timestamp", "tier", "age_days")
+"""Metadata keys that become event fields (or set them) rather than event metadata."""
 
 Qrels = dict[str, dict[str, int]]
 
@@ -149,18 +150,26 @@ def load_qrels(dataset: Path) -> Qrels:
 # --------------------------------------------------------------------------- service
 
 
-def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
+def to_event(doc: Doc, tier: str, prefix: str, *, now: datetime | None = None) -> dict[str, Any]:
+    """The ``POST /v1/events`` event of a corpus row.
+
+    ``metadata.tier``, when the row has one, is its tier; ``tier`` is for rows without. A
+    row's ``metadata.age_days`` (its age when the set was written) dates it ``now`` minus
+    that age, so an entry is as old whenever the set is loaded (a tier C entry stays live);
+    otherwise ``metadata.timestamp`` dates it. ``now``: the current time when None.
+    """
     meta = doc.metadata
+    row_tier = meta.get("tier")
     event: dict[str, Any] = {
         "id": doc.id,
-        "tier": tier,
+        "tier": str(row_tier) if row_tier not in (None, "") else tier,
         # As in BEIR, a document's title is part of what is indexed and embedded.
         "text": f"{doc.title}: {doc.text}" if doc.title else doc.text,
         "namespace": namespace_for(prefix, meta.get("namespace")),
     }
     if meta.get("speaker") not in (None, ""):
         event["speaker"] = str(meta["speaker"])
-    timestamp = parse_timestamp(meta.get("timestamp"))
+    timestamp = _aged_timestamp(meta.get("age_days"), now) or parse_timestamp(meta.get("timestamp"))
     if timestamp is not None:
         event["timestamp"] = timestamp
     # Rows of one conversation session (or thread) form a thread, in corpus order.
@@ -171,6 +180,20 @@ def to_event(doc: Doc, tier: str, prefix: str) -> dict[str, Any]:
     if extra:
         event["metadata"] = extra
     return event
+
+
+def _aged_timestamp(age_days: object, now: datetime | None) -> str | None:
+    """ISO 8601 UTC of ``now`` minus ``age_days`` days; None when the age is not a number."""
+    if isinstance(age_days, bool) or not isinstance(age_days, int | float | str):
+        return None
+    try:
+        age = timedelta(days=float(age_days))
+    except (ValueError, OverflowError):
+        return None
+    moment = (now or datetime.now(UTC)) - age
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _as_text(value: object) -> str:
