@@ -18,6 +18,7 @@ from service.api.events import EventsController
 from service.api.guard import RequestGuard
 from service.api.hooks import before_request
 from service.api.openapi import ContractDocument
+from service.api.pools import Pools, reads_pool
 from service.api.problems import EXCEPTION_HANDLERS
 from service.api.search import SearchController
 from service.api.status import health, stats
@@ -31,9 +32,11 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
     """The Litestar app. Given ``services`` it uses them (and leaves closing to the caller);
     otherwise it opens them from ``settings`` at start-up and closes them at shutdown."""
     settings = settings or (services.settings if services else Settings.from_env(os.environ))
+    reads_pool(settings)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        app.state.pools = Pools(settings)
         if services is not None:
             app.state.services = services
             yield

@@ -9,8 +9,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-import anyio.to_thread
-
 from service.application import Services, build_services
 from service.application.services import new_id as fresh_id
 from service.composition import open_stores
@@ -78,10 +76,8 @@ def load_reranker(settings: Settings, retriever: Retriever) -> None:
 
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Services]:
-    """Services for a server process: blocking calls on ``search_threads`` threads, the
-    scheduler started, the reranker loaded off the start-up path; all closed on exit."""
-    limiter = anyio.to_thread.current_default_thread_limiter()
-    limiter.total_tokens = settings.server.search_threads
+    """Services for a server process: the scheduler started, the reranker loaded off the
+    start-up path; all closed on exit."""
     services = open_services(settings)
     for reason in services.stores.degraded:
         log.warning("degraded: %s", reason)

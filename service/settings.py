@@ -92,7 +92,11 @@ class ServerSettings(Group, frozen=True):
     """Most bytes of files one ``POST /v1/documents/batch`` returns in all; the rest are
     listed as skipped."""
     search_threads: Count = 4
-    """Requests served at once; model, Chroma and Tantivy calls run on this many threads."""
+    """Reads served at once (searches, retrieves, gets): their model, Chroma and Tantivy
+    calls run on this many threads."""
+    write_threads: Count = 2
+    """Writes served at once (ingest, deletes, promotions, scans, jobs run by hand), on
+    threads of their own, so slow writes never hold up searches or ``/health``."""
     allowed_origins: str = ""
     """Web origins, comma-separated (``http://localhost:5173``), whose pages may call the
     service besides loopback ones; see Security."""

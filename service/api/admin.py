@@ -7,7 +7,7 @@ from litestar.params import FromPath, JSONBody
 
 from schemas import wire
 from service import present
-from service.api.deps import PrincipalDep, ServicesDep
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 
 
@@ -15,12 +15,16 @@ class AdminController(Controller):
     path = "/v1/admin"
     tags = ["admin"]
 
-    @post("/promote", status_code=200, sync_to_thread=True)
-    def promote(
-        self, data: JSONBody[wire.PromoteRequest], services: ServicesDep, principal: PrincipalDep
+    @post("/promote", status_code=200)
+    async def promote(
+        self,
+        data: JSONBody[wire.PromoteRequest],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        pools: PoolsDep,
     ) -> wire.PromoteResponse:
         """Make tier C entries lasting tier A entries, keeping their vectors."""
-        return present.promoted_out(services.admin.promote(principal, data))
+        return present.promoted_out(await pools.write(services.admin.promote, principal, data))
 
     @get("/jobs", sync_to_thread=False)
     def jobs(self, services: ServicesDep, principal: PrincipalDep) -> wire.JobsResponse:
@@ -29,14 +33,13 @@ class AdminController(Controller):
     @post(
         "/jobs/{name:str}/run",
         status_code=200,
-        sync_to_thread=True,
         responses=problems(404, 409),
     )
-    def run_job(
-        self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep
+    async def run_job(
+        self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
     ) -> wire.JobOut:
         """Run a job now and return its record once it has finished."""
-        return present.job_out(services.admin.run_job(principal, name))
+        return present.job_out(await pools.write(services.admin.run_job, principal, name))
 
     @post("/rebuild", status_code=202, sync_to_thread=False, responses=problems(409))
     def start_rebuild(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:

@@ -7,7 +7,7 @@ from litestar.params import JSONBody
 
 from schemas import wire
 from service import present
-from service.api.deps import PrincipalDep, ServicesDep
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import CollectionName, DocumentPath, FirstLine, LineCount
 
@@ -16,15 +16,16 @@ class CollectionsController(Controller):
     path = "/v1/collections"
     tags = ["collections"]
 
-    @post("", status_code=201, sync_to_thread=True, responses=problems(409))
-    def add(
+    @post("", status_code=201, responses=problems(409))
+    async def add(
         self,
         data: JSONBody[wire.CollectionRequest],
         services: ServicesDep,
         principal: PrincipalDep,
+        pools: PoolsDep,
     ) -> wire.ScanOut:
         """Register a folder (admin: it reads the server's disk) and index it."""
-        return present.scan_out(services.collections.add(principal, data))
+        return present.scan_out(await pools.write(services.collections.add, principal, data))
 
     @get("", sync_to_thread=True)
     def list_collections(
@@ -39,30 +40,32 @@ class CollectionsController(Controller):
     ) -> wire.CollectionOut:
         return present.collection_out(services.collections.show(principal, name))
 
-    @post("/{name:str}/update", status_code=200, sync_to_thread=True, responses=problems(404))
-    def update(
-        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep
+    @post("/{name:str}/update", status_code=200, responses=problems(404))
+    async def update(
+        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
     ) -> wire.ScanOut:
         """Re-scan: changed files are re-embedded, removed ones leave the index."""
-        return present.scan_out(services.collections.scan(principal, name))
+        return present.scan_out(await pools.write(services.collections.scan, principal, name))
 
-    @patch("/{name:str}", sync_to_thread=True, responses=problems(404, 409))
-    def rename(
+    @patch("/{name:str}", responses=problems(404, 409))
+    async def rename(
         self,
         name: CollectionName,
         data: JSONBody[wire.RenameRequest],
         services: ServicesDep,
         principal: PrincipalDep,
+        pools: PoolsDep,
     ) -> wire.CollectionOut:
-        renamed = services.collections.rename(principal, name, data.name)
+        renamed = await pools.write(services.collections.rename, principal, name, data.name)
         return present.collection_out(renamed)
 
-    @delete("/{name:str}", status_code=200, sync_to_thread=True, responses=problems(404))
-    def remove(
-        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep
+    @delete("/{name:str}", status_code=200, responses=problems(404))
+    async def remove(
+        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
     ) -> wire.CollectionOut:
         """Forget a collection and its chunks; the files themselves are left alone."""
-        return present.collection_out(services.collections.remove(principal, name))
+        removed = await pools.write(services.collections.remove, principal, name)
+        return present.collection_out(removed)
 
 
 class DocumentsController(Controller):

@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
+from service.api.pools import Pools
 from service.application import Services
 from service.auth import Principal
 
@@ -20,10 +21,17 @@ def principal_of(request: Request[Any, Any, Any]) -> Principal:
     return services_of(request).keys.authenticate(request.headers.get("authorization"))
 
 
+def pools_of(request: Request[Any, Any, Any]) -> Pools:
+    pools: Pools = request.app.state.pools
+    return pools
+
+
 DEPENDENCIES = {
+    "pools": Provide(pools_of, sync_to_thread=False),
     "services": Provide(services_of, sync_to_thread=False),
     "principal": Provide(principal_of, sync_to_thread=False),
 }
 
 ServicesDep = NamedDependency[Services]
 PrincipalDep = NamedDependency[Principal]
+PoolsDep = NamedDependency[Pools]

@@ -7,7 +7,7 @@ from litestar.params import JSONBody
 
 from schemas import wire
 from service import present
-from service.api.deps import PrincipalDep, ServicesDep
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import EntryId, Namespace
 
@@ -16,12 +16,16 @@ class EventsController(Controller):
     path = "/v1"
     tags = ["events"]
 
-    @post("/events", status_code=201, sync_to_thread=True)
-    def write_events(
-        self, data: JSONBody[wire.EventsRequest], services: ServicesDep, principal: PrincipalDep
+    @post("/events", status_code=201)
+    async def write_events(
+        self,
+        data: JSONBody[wire.EventsRequest],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        pools: PoolsDep,
     ) -> wire.EventsResponse:
         """Store a batch of events; all of it or, on any invalid event, none of it."""
-        return present.written(services.events.write(principal, data.events))
+        return present.written(await pools.write(services.events.write, principal, data.events))
 
     @get("/entries/{entry_id:str}", sync_to_thread=True, responses=problems(404))
     def read_entry(
@@ -33,17 +37,16 @@ class EventsController(Controller):
     ) -> wire.EntryOut:
         return present.entry_out(services.events.get(principal, entry_id, namespace))
 
-    @delete(
-        "/entries/{entry_id:str}", status_code=200, sync_to_thread=True, responses=problems(404)
-    )
-    def delete_entry(
+    @delete("/entries/{entry_id:str}", status_code=200, responses=problems(404))
+    async def delete_entry(
         self,
         entry_id: EntryId,
         services: ServicesDep,
         principal: PrincipalDep,
+        pools: PoolsDep,
         namespace: Namespace = None,
     ) -> wire.DeleteResponse:
-        ns = services.events.delete(principal, entry_id, namespace)
+        ns = await pools.write(services.events.delete, principal, entry_id, namespace)
         return wire.DeleteResponse(entry_id, ns, deleted=True)
 
     @get("/entries/{entry_id:str}/history", sync_to_thread=True, responses=problems(404))

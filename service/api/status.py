@@ -6,12 +6,13 @@ from litestar import get
 
 from schemas import wire
 from service import present
-from service.api.deps import PrincipalDep, ServicesDep
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 
 
-@get("/health", sync_to_thread=True, tags=["health"])
-def health(services: ServicesDep) -> wire.Health:
-    return present.health_out(services.status.health())
+@get("/health", tags=["health"])
+async def health(services: ServicesDep, pools: PoolsDep) -> wire.Health:
+    """What the service runs with; answered on threads of its own, whatever else runs."""
+    return present.health_out(await pools.check(services.status.health))
 
 
 @get("/v1/stats", sync_to_thread=True, tags=["stats"])

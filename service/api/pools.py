@@ -1,0 +1,47 @@
+"""Bounded thread pools for the blocking work of requests: reads (searches, retrieves,
+gets: the handlers Litestar runs in a thread), writes (ingest, deletes, scans, jobs run by
+hand, promotions) and ``/health`` each have their own, so slow writes never starve searches
+or the health check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, TypeVar
+
+from anyio import CapacityLimiter, to_thread
+from litestar.concurrency import set_asyncio_executor
+
+from service.settings import Settings
+
+T = TypeVar("T")
+
+STATUS_THREADS = 2
+"""Threads that answer ``/health`` whatever else runs."""
+
+
+def reads_pool(settings: Settings) -> None:
+    """Reads run on ``search_threads`` threads: the executor of Litestar's thread handlers.
+    Set before the app's event loop runs."""
+    set_asyncio_executor(
+        ThreadPoolExecutor(settings.server.search_threads, thread_name_prefix="strata-read")
+    )
+
+
+class Pools:
+    """Made in the app's lifespan, within its event loop. Calls through anyio's own default
+    pool (the MCP tools) are bounded by ``search_threads`` as well."""
+
+    def __init__(self, settings: Settings) -> None:
+        to_thread.current_default_thread_limiter().total_tokens = settings.server.search_threads
+        self.writes = CapacityLimiter(settings.server.write_threads)
+        self.status = CapacityLimiter(STATUS_THREADS)
+
+    async def write(self, call: Callable[..., T], *args: Any) -> T:
+        """Run a blocking write on the write pool."""
+        return await to_thread.run_sync(partial(call, *args), limiter=self.writes)
+
+    async def check(self, call: Callable[..., T], *args: Any) -> T:
+        """Run a health check on its own pool."""
+        return await to_thread.run_sync(partial(call, *args), limiter=self.status)
