@@ -175,14 +175,19 @@ class SearchSettings(Group, frozen=True):
     rerank_candidates: Count = 30
     """How many of the best fused candidates the cross-encoder rescores."""
     tier_weights: Mapping[str, Annotated[float, Meta(gt=0)]] = field(
-        default_factory=lambda: {"A": 1.5, "C": 1.2, "E": 1.0}
+        default_factory=lambda: {"A": 1.0, "C": 1.0, "E": 1.0}
     )
-    """Score weight per tier as JSON; scores are scaled by weight / largest weight."""
-    c_recency_days: Days = 3.5
-    """Tier C scores decay as exp(-age in days / this); 0 turns decay off."""
+    """Score weight per tier as JSON; scores are scaled by weight / largest weight. Equal by
+    default: a tier decides what is embedded and kept, not how relevant an entry is."""
+    c_recency_days: Days = 0.0
+    """Tier C scores decay as exp(-age in days / this); 0 (the default) turns decay off."""
     mmr_lambda: Annotated[float, Meta(gt=0, le=1)] = 1.0
     """MMR trade-off in (0, 1]: scores are scaled by 1 - (1 - lambda) x the word overlap
     with a better result, so near-duplicates sink; 1 turns it off."""
+    unembedded_candidates: Annotated[int, Meta(ge=0, le=200)] = 10
+    """Score fusion: how many of the best BM25 candidates without a stored vector (tier E,
+    archived tier C) get a cosine measured at query time, their best chunk embedded then
+    (nothing stored); 0: they count a cosine of 0."""
     query_cache_size: Annotated[int, Meta(ge=0)] = 512
     """Search outcomes kept for repeated queries; 0 turns the cache off."""
     query_cache_seconds: Days = 30.0

@@ -94,6 +94,10 @@ class FusedHit:
     """Its hit in the vector list, if that list found it: the chunk matched and the cosine."""
 
 
+UnembeddedCosines = Callable[[str, Sequence[float], Sequence[str]], Mapping[str, float]]
+"""``(query text, query vector, keys)``: cosines of entries without a stored vector."""
+
+
 class Fusion(Protocol):
     """How the BM25 and vector lists become one ranking, and what a result's relevance is."""
 
@@ -125,11 +129,15 @@ class ScoreFusion:
         keyword_share: float,
         score_bound: Callable[[str], float],
         chunk_vectors: ChunkVectors,
+        unembedded: UnembeddedCosines | None = None,
     ) -> None:
         self.keyword_share = keyword_share
         self.score_bound = score_bound
         """The keyword index's bound on a BM25 score for a query."""
         self.chunk_vectors = chunk_vectors
+        self.unembedded = unembedded
+        """Cosines, measured now, of BM25 candidates with no stored vector; None: those
+        candidates count a cosine of 0."""
 
     def fuse(
         self,
@@ -146,6 +154,10 @@ class ScoreFusion:
             # What BM25 alone found needs its cosine, from the ledger's vectors.
             alone = [h.key for h in bm25 if h.key not in cosines]
             cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
+            if self.unembedded is not None:
+                # Best BM25 first: the candidates most likely to reach the ranking.
+                unvectored = [h.key for h in bm25 if h.key not in cosines]
+                cosines.update(self.unembedded(text, vector, unvectored))
         fused = blend(keys_of(lists), keyword, cosines, self.keyword_share)
         return explained(fused[:limit], lists)
 

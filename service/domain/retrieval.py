@@ -29,6 +29,7 @@ from service.domain.models import (
 from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, VectorStore
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
+from service.domain.unembedded import QueryTimeCosines
 from service.errors import InvalidInput
 from service.settings import SearchSettings
 
@@ -82,7 +83,14 @@ class Retriever:
         self.fusion: Fusion = (
             RankFusion(settings.list_weights, settings.rrf_k, ledger.vectors)
             if settings.fusion == "rrf"
-            else ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors)
+            else ScoreFusion(
+                settings.keyword_share,
+                keywords.score_bound,
+                ledger.vectors,
+                QueryTimeCosines(ledger, embedder, settings.unembedded_candidates)
+                if embedder is not None and settings.unembedded_candidates > 0
+                else None,
+            )
         )
         """Chosen once: reciprocal rank fusion for ``fusion="rrf"``, else BM25 and cosine mixed."""
         self.cache = cache

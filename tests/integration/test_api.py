@@ -100,8 +100,27 @@ def test_long_text_is_chunked_and_snippet_is_the_matching_part(
 
 
 def test_tier_weights_and_c_recency_shape_the_score(
-    client: TestClient[Litestar], clock: FakeClock
+    tmp_path: Path, open_stores: OpenStores
 ) -> None:
+    settings = Settings().replace(
+        data_dir=tmp_path, tier_weights={"A": 1.5, "C": 1.2, "E": 1.0}, c_recency_days=3.5
+    )
+    for client in client_for(open_stores(settings)):
+        tiers_and_recency(client)
+
+
+def test_by_default_tiers_and_age_weigh_nothing(client: TestClient[Litestar]) -> None:
+    write(
+        client,
+        {"id": "a", "tier": "A", "text": "canary deploys for the payments service"},
+        {"id": "c", "tier": "C", "text": "canary deploys for the payments service"},
+    )
+    found = search(client, "canary deploys payments", explain=True, mode="bm25")
+    assert [r["score"] for r in found["results"]] == [found["results"][0]["score"]] * 2
+    assert all(r["explain"]["tier"]["score"] == 1.0 for r in found["results"])
+
+
+def tiers_and_recency(client: TestClient[Litestar]) -> None:
     week_ago = "2027-01-08T08:00:00Z"  # the test clock reads 2027-01-15T08:00:00Z
     write(
         client,

@@ -120,8 +120,29 @@ def test_score_fusion_mixes_bounded_bm25_and_cosine(stores: Stores) -> None:
     scores = {r.entry.id: r.score for r in outcome.results}
     keyword = 1.0 / 2.2  # each word once, of a bound of 2.2 a word
     assert scores["hit"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
-    # Tier E has no vector: its cosine counts 0; and tier weights scale nothing here.
-    assert scores["log"] == pytest.approx(0.7 * keyword, abs=1e-6)
+    # Tier E has no stored vector: its best chunk is embedded at query time instead.
+    assert scores["log"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
+    unmeasured = stores.retriever(unembedded_candidates=0).search(query("kubernetes upgrade"))
+    without = {r.entry.id: r.score for r in unmeasured.results}
+    assert without["log"] == pytest.approx(0.7 * keyword, abs=1e-6)
+
+
+def test_only_the_best_unembedded_candidates_are_embedded_at_query_time(
+    stores: Stores,
+) -> None:
+    stores.memory.write(
+        [make_entry(f"log{n}", "kubernetes upgrade " + "x " * n, "E") for n in range(5)]
+    )
+    calls: list[list[str]] = []
+    embed = stores.embedder.embed
+
+    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        calls.append(list(texts))
+        return embed(texts)
+
+    stores.embedder.embed = counted  # type: ignore[method-assign]
+    stores.retriever(unembedded_candidates=2).search(query("kubernetes upgrade"))
+    assert [len(c) for c in calls] == [1, 2]  # the query; then the two best by BM25, at once
 
 
 def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -> None:
@@ -417,7 +438,7 @@ def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> No
     weighted = stores.retriever(weighting=Weighting({"A": 1.0, "E": 0.5}, c_recency_days=0))
     outcome = weighted.search(query("kubernetes upgrade"))
     by_id = {r.entry.id: r for r in outcome.results}
-    assert by_id["e"].relevance == pytest.approx(0.7 * 1.0 / 2.2)
+    assert by_id["e"].relevance == pytest.approx(0.7 * 1.0 / 2.2 + 0.3 * 1.0)
     relevance = by_id["e"].relevance
     assert relevance is not None
     assert by_id["e"].score == pytest.approx(relevance * 0.5)
