@@ -49,10 +49,17 @@ def list_files(root: Path, mask: str) -> Iterator[str]:
         folders[:] = [f for f in folders if may_contain(mask, str(inside / f))]
         for name in names:
             relative = str(inside / name)
-            if glob_match(mask, relative):
-                path = base / relative
-                if path.is_file() and path.resolve().is_relative_to(base):
-                    yield relative
+            if glob_match(mask, relative) and _inside(base / relative, base):
+                yield relative
+
+
+def _inside(path: Path, base: Path) -> bool:
+    """A regular file whose real location is under ``base``; a file that vanishes or cannot
+    be resolved meanwhile (``/proc``, a link loop) is left out."""
+    try:
+        return path.is_file() and path.resolve().is_relative_to(base)
+    except (OSError, RuntimeError):
+        return False
 
 
 class LocalFiles:

@@ -206,3 +206,11 @@ def test_a_link_inside_the_root_reads_its_target(linked: Path) -> None:
 
 def test_a_linked_folder_is_known_by_its_real_path(linked: Path, tmp_path: Path) -> None:
     assert LocalFiles().folder(str(linked / "away")) == str((tmp_path / "outside/folder").resolve())
+
+
+def test_listing_skips_what_cannot_be_resolved(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n")
+    (root / "loop.md").symlink_to(root / "loop.md")
+    assert LocalFiles().list(str(root), "**/*.md") == ["a.md"]
