@@ -7,12 +7,18 @@ embedded entry that merely shares a word with the query."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
+import numpy as np
+
 from service.domain.ports import Embedder, Ledger
-from service.domain.similarity import cosine
 from service.domain.snippets import best_chunk, query_terms
 from service.domain.texts import embedding_input
+
+PASSAGES_KEPT = 4096
+"""Passage vectors kept between searches (about 1.5 kB each at 384 dimensions)."""
 
 
 class QueryTimeCosines:
@@ -21,6 +27,10 @@ class QueryTimeCosines:
         self.embedder = embedder
         self.most = most
         """Most entries embedded for one query."""
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        """Vectors of passages embedded lately, by passage text: the same log lines come
+        back as candidates of many searches."""
+        self._lock = threading.Lock()
 
     def __call__(self, text: str, vector: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
         """Cosines of ``vector`` (the query's) with the best chunk of each of the first
@@ -33,5 +43,26 @@ class QueryTimeCosines:
         for key, (entry, chunks) in found.items():
             texts = chunks or (entry.text,)
             inputs.append((key, embedding_input(entry, texts[best_chunk(texts, terms)])))
-        vectors = self.embedder.embed([passage for _, passage in inputs])
-        return {key: cosine(vector, v) or 0.0 for (key, _), v in zip(inputs, vectors, strict=True)}
+        vectors = self._vectors([passage for _, passage in inputs])
+        query = np.asarray(vector, dtype=np.float32)
+        return {
+            key: float(v @ query) if len(v) == len(query) else 0.0
+            for (key, _), v in zip(inputs, vectors, strict=True)
+        }
+
+    def _vectors(self, passages: list[str]) -> list[np.ndarray]:
+        """Each passage's vector: kept ones as they are, the others in one model call."""
+        with self._lock:
+            found = {p: self._kept[p] for p in passages if p in self._kept}
+            for passage in found:
+                self._kept.move_to_end(passage)
+        missing = list(dict.fromkeys(p for p in passages if p not in found))
+        if missing:
+            made = self.embedder.embed(missing)
+            fresh = {p: np.asarray(v, dtype=np.float32) for p, v in zip(missing, made, strict=True)}
+            found |= fresh
+            with self._lock:
+                self._kept.update(fresh)
+                while len(self._kept) > PASSAGES_KEPT:
+                    self._kept.popitem(last=False)
+        return [found[p] for p in passages]

@@ -510,3 +510,24 @@ def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes
     assert {r.entry.id for r in fresh.results} == {"a", "b"}
     stores.memory.delete(["ns:b"])
     assert {r.entry.id for r in retriever.search(query("postgres billing")).results} == {"a"}
+
+
+def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: Stores) -> None:
+    stores.memory.write(
+        [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
+    )
+    calls: list[list[str]] = []
+    embed = stores.embedder.embed
+
+    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        calls.append(list(texts))
+        return embed(texts)
+
+    stores.embedder.embed = counted  # type: ignore[method-assign]
+    retriever = stores.retriever()
+    first = retriever.search(query("kubernetes upgrade"))
+    second = retriever.search(query("upgrade kubernetes step"))
+    assert [len(c) for c in calls] == [1, 3, 1]  # the second search embeds its query alone
+    scores = {r.entry.id: r.relevance for r in first.results}
+    assert scores and all(s is not None for s in scores.values())
+    assert {r.entry.id for r in second.results} == set(scores)
