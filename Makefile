@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install serve test lint bench-quality schemas
+.PHONY: install serve test lint bench-quality schemas system-packages
 
 install: $(VENV)/.installed
 
@@ -23,7 +23,11 @@ $(VENV)/.installed: pyproject.toml
 serve: install
 	$(BIN)/strata serve $(ARGS)
 
-test: install
+# PostgreSQL and Chromium, which the tests start for real (installed when missing, as root).
+system-packages:
+	bash scripts/system-packages
+
+test: install system-packages
 	$(BIN)/ruff check service schemas tests bench
 	$(BIN)/ruff format --check service schemas tests bench
 	$(BIN)/mypy

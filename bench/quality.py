@@ -66,7 +66,6 @@ from bench.common import (
     write_json,
 )
 from bench.server import serve
-from bench.verdict import auc, best_cut, calibration_error, rate, reliability, youden_at
 from service.beir import (
     Doc,
     Qrels,
@@ -77,6 +76,7 @@ from service.beir import (
     namespace_for,
     to_event,
 )
+from service.verdict import auc, best_cut, calibration_error, rate, reliability, youden_at
 
 SEARCH_LIMIT = 100
 RETRIEVE_TOP_N = 5

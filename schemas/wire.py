@@ -313,9 +313,13 @@ class RetrieveResponse(Struct):
     """Quote it in ``POST /v1/feedback``."""
     entries: list[RetrievedEntry]
     strong_match: bool
-    """The best relevance is at or above ``threshold``: a near-direct answer exists."""
+    """``answer_confidence`` is at or above ``threshold``: a near-direct answer exists."""
+    answer_confidence: float
+    """The calibrated probability, in [0, 1], that a relevant entry is among ``entries``."""
     best_relevance: float
+    """The highest relevance among ``entries``."""
     threshold: float
+    """``STRATA_STRONG_MATCH_THRESHOLD``, or the calibration's recommended threshold."""
     reasoning_patterns: list[RetrievedEntry]
     took_ms: float
     degraded: list[str]

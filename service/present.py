@@ -96,6 +96,7 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
         interaction_id=answer.interaction_id,
         entries=[retrieved_out(a, now, retrieved.text_chars) for a in answer.entries],
         strong_match=answer.strong_match,
+        answer_confidence=answer.confidence,
         best_relevance=answer.best_relevance,
         threshold=retrieved.threshold,
         reasoning_patterns=[retrieved_out(a, now, retrieved.text_chars) for a in answer.patterns],

@@ -220,8 +220,12 @@ class ChunkingSettings(Group, frozen=True):
 
 
 class AnswerSettings(Group, frozen=True):
-    strong_match_threshold: Share = 0.35
-    """``/v1/retrieve`` says ``strong_match`` when the best relevance reaches this."""
+    strong_match_threshold: Share | None = None
+    """``/v1/retrieve`` says ``strong_match`` when ``answer_confidence`` reaches this;
+    unset: the threshold the calibration recommends."""
+    calibration: str = ""
+    """A calibration of ``answer_confidence`` written by ``strata calibrate --output``;
+    empty: the one shipped, fitted on the development sets."""
     answer_weights: Mapping[str, Weight] = field(
         default_factory=lambda: {
             "relevance": 0.6,

@@ -1,4 +1,4 @@
-"""``strata calibrate``: sweep the strong_match threshold on a BEIR-format set, locally."""
+"""``strata calibrate``: fit ``answer_confidence`` on BEIR-format sets, locally."""
 
 from __future__ import annotations
 
@@ -18,35 +18,45 @@ from service.settings import Settings
 def calibrate(args: argparse.Namespace) -> int:
     from service import calibrate
 
-    dataset = Path(args.dataset)
-    if not (dataset / "corpus.jsonl").is_file() or not (dataset / "qrels.tsv").is_file():
-        raise ConfigError(
-            f"{dataset} is not a BEIR-format set (corpus.jsonl, queries.jsonl, qrels.tsv)"
-        )
+    datasets = [Path(d) for d in args.dataset]
+    for dataset in datasets:
+        if not (dataset / "corpus.jsonl").is_file() or not (dataset / "qrels.tsv").is_file():
+            raise ConfigError(
+                f"{dataset} is not a BEIR-format set (corpus.jsonl, queries.jsonl, qrels.tsv)"
+            )
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     settings = Settings.from_env(os.environ)
-    observed = calibrate.observe(
-        settings,
-        dataset,
-        top_n=args.top_n,
-        max_queries=args.max_queries,
-        progress=lambda stage, done, total: render.show_progress(done, total, stage),
-    )
-    print(file=sys.stderr)
-    points = calibrate.sweep(observed)
-    chosen = calibrate.recommend(points)
+    observed = {}
+    for dataset in datasets:
+
+        def progress(stage: str, done: int, total: int, name: str = dataset.name) -> None:
+            render.show_progress(done, total, f"{name} {stage}")
+
+        observed[dataset.name] = calibrate.observe(
+            settings, dataset, top_n=args.top_n, max_queries=args.max_queries, progress=progress
+        )
+        print(file=sys.stderr)
+    fitted = calibrate.fit(observed)
+    fitness = {name: calibrate.assess(fitted, found) for name, found in observed.items()}
+    if args.output:
+        Path(args.output).write_text(fitted.to_json(), encoding="utf-8")
     if args.json:
-        report = {
-            "questions": len(observed),
-            "answerable": sum(1 for o in observed if o.answerable),
-            "points": [
-                {**dataclasses.asdict(p), "f1": round(p.f1, 6), "j": round(p.youden, 6)}
-                for p in points
-            ],
-            "recommended": chosen.threshold,
-        }
-        sys.stdout.write(render.as_json(report))
+        sys.stdout.write(
+            render.as_json(
+                {
+                    "calibration": {
+                        "bias": fitted.bias,
+                        "weights": dict(fitted.weights),
+                        "threshold": fitted.threshold,
+                        "source": fitted.source,
+                    },
+                    "sets": {name: dataclasses.asdict(f) for name, f in fitness.items()},
+                }
+            )
+        )
     else:
-        print(calibrate.report(points, chosen, observed))
+        print(calibrate.report(fitted, fitness))
+        if args.output:
+            print(f"written to {args.output}: set STRATA_CALIBRATION={args.output} to use it")
     return OK

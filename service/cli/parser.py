@@ -66,10 +66,16 @@ def parser() -> argparse.ArgumentParser:
 
     calibrating = subparsers.add_parser(
         "calibrate",
-        help="sweep the strong_match threshold on a BEIR-format set (runs locally, in a "
-        "throw-away data directory, with the STRATA_* settings)",
+        help="fit answer_confidence and its strong_match threshold on BEIR-format sets (runs "
+        "locally, in a throw-away data directory, with the STRATA_* settings)",
     )
-    calibrating.add_argument("--dataset", required=True, help="folder with corpus.jsonl, ...")
+    calibrating.add_argument(
+        "--dataset",
+        required=True,
+        action="append",
+        help="folder with corpus.jsonl, queries.jsonl, qrels.tsv; repeat to fit on several",
+    )
+    calibrating.add_argument("-o", "--output", help="write the calibration to this file")
     calibrating.add_argument("-n", "--top-n", type=int, default=5)
     calibrating.add_argument("--max-queries", type=int)
     calibrating.add_argument("--json", action="store_true")

@@ -65,7 +65,7 @@ def retrieve_text(found: wire.RetrieveResponse) -> str:
     """The verdict, then each entry and reasoning pattern with its variants."""
     verdict = "strong match" if found.strong_match else "no strong match"
     lines = [
-        f"{verdict} (best relevance {found.best_relevance:.3f}, "
+        f"{verdict} (confidence {found.answer_confidence:.2f}, "
         f"threshold {found.threshold:.2f}); interaction {found.interaction_id}"
     ]
     for entry in found.entries:

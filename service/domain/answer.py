@@ -8,7 +8,9 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from service.domain.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
 from service.domain.interactions import Interaction, InteractionResult
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
 from service.domain.ports import Embedder, InteractionLog
@@ -29,14 +31,23 @@ NO_ROUTINE_CHECK = "embedding model unavailable: routine check not possible"
 
 @dataclass(frozen=True)
 class AnswerPolicy:
-    """How an entry's final score blends relevance, type, confidence and freshness, and
-    the best relevance that makes a strong match."""
+    """How an entry's final score blends relevance, type, confidence and freshness, how
+    sure an answer is, and the confidence that makes a strong match."""
 
     settings: AnswerSettings
+    calibration: Calibration
+
+    @classmethod
+    def of(cls, settings: AnswerSettings) -> AnswerPolicy:
+        """The policy of the settings, with their calibration (the shipped one when none
+        is named)."""
+        path = Path(settings.calibration) if settings.calibration else SHIPPED
+        return cls(settings, Calibration.load(path))
 
     @property
     def threshold(self) -> float:
-        return self.settings.strong_match_threshold
+        chosen = self.settings.strong_match_threshold
+        return self.calibration.threshold if chosen is None else chosen
 
     def parts(self, entry: Entry, match: float, now: float) -> dict[str, float]:
         """The four parts of an entry's score. Its relevance part is ``match``, the score
@@ -75,6 +86,10 @@ class Answer:
     entries: list[Answered]
     patterns: list[Answered]
     strong_match: bool
+    """``confidence`` reaches the policy's threshold."""
+    confidence: float
+    """The calibrated probability that a relevant entry is among ``entries``."""
+    evidence: Evidence
     best_relevance: float
     took_ms: float
     degraded: list[str]
@@ -102,7 +117,7 @@ class Answerer:
         self.retriever = retriever
         self.embedder = embedder
         self.log = log
-        self.policy = AnswerPolicy(settings)
+        self.policy = AnswerPolicy.of(settings)
         self.new_id = new_id
         self.routine_similarity = settings.routine_similarity
         self.routine_min_similar = settings.routine_min_similar
@@ -112,7 +127,9 @@ class Answerer:
     ) -> Answer:
         started = time.perf_counter()
         everything = Filters(namespace=namespace, tiers=TIERS, now=now)
-        pool = self.retriever.search(SearchQuery(question, everything, limit=max(3 * top_n, 20)))
+        pool = self.retriever.search(
+            SearchQuery(question, everything, limit=max(3 * top_n, 20), explain=True)
+        )
         found = [r for r in pool.results if r.entry.kind != "pattern"]
         patterns = self.retriever.search(
             SearchQuery(question, Filters(namespace, TIERS, now, kind="pattern"), limit=PATTERNS)
@@ -126,6 +143,14 @@ class Answerer:
         answered.sort(key=lambda a: -a.score)
         entries = answered[:top_n]
         best = max((a.relevance for a in entries), default=0.0)
+        evidence = (
+            gather(
+                question, found, entries[0].result, self.retriever.keywords.score_bound(question)
+            )
+            if entries
+            else NO_EVIDENCE
+        )
+        confidence = self.policy.calibration.confidence(evidence) if entries else 0.0
         pattern_answers = [
             self._answered(result, relevance, now)
             for result, relevance in zip(patterns.results, relevances[len(found) :], strict=True)
@@ -135,7 +160,9 @@ class Answerer:
             interaction_id=self.new_id(),
             entries=entries,
             patterns=pattern_answers,
-            strong_match=bool(entries) and best >= self.policy.threshold,
+            strong_match=bool(entries) and confidence >= self.policy.threshold,
+            confidence=round(confidence, 6),
+            evidence=evidence,
             best_relevance=round(best, 6),
             took_ms=took,
             degraded=degraded,

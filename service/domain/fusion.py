@@ -159,7 +159,7 @@ class ScoreFusion:
                 unvectored = [h.key for h in bm25 if h.key not in cosines]
                 cosines.update(self.unembedded(text, vector, unvectored))
         fused = blend(keys_of(lists), keyword, cosines, self.keyword_share)
-        return explained(fused[:limit], lists)
+        return explained(fused[:limit], lists, cosines if vector is not None else {})
 
     def relevances(
         self, hits: Sequence[FusedHit], vector: Sequence[float] | None
@@ -211,16 +211,23 @@ def keys_of(lists: Mapping[str, Sequence[Hit]]) -> dict[str, list[str]]:
     return {name: [h.key for h in hits] for name, hits in lists.items()}
 
 
-def explained(fused: Sequence[Fused], lists: Mapping[str, Sequence[Hit]]) -> list[FusedHit]:
-    """Fused keys with each list's rank and store score, and their vector hit."""
+def explained(
+    fused: Sequence[Fused],
+    lists: Mapping[str, Sequence[Hit]],
+    cosines: Mapping[str, float] | None = None,
+) -> list[FusedHit]:
+    """Fused keys with each list's rank and store score, and their vector hit. An entry the
+    vector list did not find but whose cosine was measured (``cosines``: from the ledger's
+    vectors, or at query time) shows it as a ``vector`` part of rank 0: scored, not ranked."""
     by_list = {name: {h.key: h for h in hits} for name, hits in lists.items()}
     vector_hits = by_list.get("vector", {})
-    return [
-        FusedHit(
-            f.key,
-            f.score,
-            {name: ListExplain(rank, by_list[name][f.key].score) for name, rank in f.ranks.items()},
-            vector_hits.get(f.key),
-        )
-        for f in fused
-    ]
+    measured = cosines or {}
+    found = []
+    for f in fused:
+        parts = {
+            name: ListExplain(rank, by_list[name][f.key].score) for name, rank in f.ranks.items()
+        }
+        if "vector" not in parts and f.key in measured:
+            parts["vector"] = ListExplain(0, measured[f.key])
+        found.append(FusedHit(f.key, f.score, parts, vector_hits.get(f.key)))
+    return found

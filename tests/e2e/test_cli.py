@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from service.domain.confidence import FEATURES, Calibration
 from tests.conftest import free_port
 from tests.e2e.test_server import Server
 
@@ -132,7 +133,7 @@ def test_cli_retrieve_gives_the_verdict_and_patterns(tmp_path: Path) -> None:
         server.stop()
 
 
-def test_cli_calibrate_sweeps_the_threshold_on_a_beir_set(tmp_path: Path) -> None:
+def test_cli_calibrate_fits_the_confidence_on_a_beir_set(tmp_path: Path) -> None:
     dataset = tmp_path / "set"
     dataset.mkdir()
     docs = {
@@ -157,8 +158,10 @@ def test_cli_calibrate_sweeps_the_threshold_on_a_beir_set(tmp_path: Path) -> Non
         + "".join(f"{i}\t{d}\t1\n" for i, (_, d) in questions.items())
     )
     env = {**os.environ, "STRATA_RERANKER_MODEL": ""}
+    written = tmp_path / "calibration.json"
+    command = [sys.executable, "-m", "service", "calibrate", "--dataset", str(dataset)]
     done = subprocess.run(
-        [sys.executable, "-m", "service", "calibrate", "--dataset", str(dataset), "--json"],
+        [*command, "--json", "--output", str(written)],
         capture_output=True,
         text=True,
         env=env,
@@ -167,10 +170,12 @@ def test_cli_calibrate_sweeps_the_threshold_on_a_beir_set(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     # q3's relevant document is not in the corpus: it can never be answered.
-    assert (found["questions"], found["answerable"]) == (3, 2)
-    thresholds = [p["threshold"] for p in found["points"]]
-    assert found["recommended"] in thresholds
-    assert all(0 <= p["precision"] <= 1 and 0 <= p["recall"] <= 1 for p in found["points"])
+    fitness = found["sets"]["set"]
+    assert (fitness["questions"], fitness["answered"]) == (3, 2)
+    assert len(fitness["bins"]) == 3 and 0 <= fitness["auc"] <= 1
+    calibration = Calibration.load(written)
+    assert calibration.threshold == found["calibration"]["threshold"]
+    assert set(calibration.weights) <= set(FEATURES)
     missing = subprocess.run(
         [sys.executable, "-m", "service", "calibrate", "--dataset", str(tmp_path / "nope")],
         capture_output=True,

@@ -38,7 +38,8 @@ def test_retrieve_answers_with_entries_verdict_and_patterns(client: TestClient[L
     assert top["type"] == "decision" and top["confidence"] == 0.9
     assert 0 <= top["relevance_score"] <= 1 and 0 <= top["score"] <= 1
     assert 0 <= top["parts"]["relevance"] <= 1
-    assert found["strong_match"] is (found["best_relevance"] >= found["threshold"])
+    assert 0 <= found["answer_confidence"] <= 1
+    assert found["strong_match"] is (found["answer_confidence"] >= found["threshold"])
     assert "how" not in [e["id"] for e in found["entries"]]
     patterns = found["reasoning_patterns"]
     assert [p["id"] for p in patterns] == ["how"]
@@ -53,9 +54,34 @@ def test_strong_match_separates_a_direct_answer_from_an_unrelated_question(
     write(client, *DECISIONS)
     direct = retrieve(client, "Did we decide to use PostgreSQL for the billing service?")
     unrelated = retrieve(client, "Who won the football world cup in 1998?")
-    assert direct["best_relevance"] > unrelated["best_relevance"]
+    assert direct["answer_confidence"] > unrelated["answer_confidence"]
     assert direct["strong_match"] is True
     assert unrelated["strong_match"] is False
+
+
+def test_a_question_asked_where_memory_never_recorded_it_has_low_confidence(
+    client: TestClient[Litestar],
+) -> None:
+    write(client, *DECISIONS)
+    write(
+        client,
+        *(
+            {"id": f"k{n}", "tier": "A", "text": text, "namespace": "kitchen"}
+            for n, text in enumerate(
+                [
+                    "We settled on sourdough for the Friday bread.",
+                    "The oven runs hot: bake the billing-day cake at 170 degrees.",
+                    "Service starts at noon; the database of recipes is in the blue binder.",
+                ]
+            )
+        ),
+    )
+    question = "Did we decide to use PostgreSQL for the billing service?"
+    home = retrieve(client, question)
+    elsewhere = retrieve(client, question, namespace="kitchen")
+    assert elsewhere["entries"]  # words in common: something is returned...
+    assert elsewhere["strong_match"] is False  # ...but it is not the answer
+    assert elsewhere["answer_confidence"] < 0.3 < home["answer_confidence"]
 
 
 def test_tier_e_entries_get_a_relevance_too(client: TestClient[Litestar]) -> None:

@@ -66,7 +66,7 @@ def answerer(*, threshold: float = 0.6, embedder: bool = True) -> Answerer:
 
 
 def test_policy_blends_the_four_parts_with_their_weights() -> None:
-    policy = AnswerPolicy(answer_settings(type_weights={"decision": 1.0}, freshness_days=10))
+    policy = AnswerPolicy.of(answer_settings(type_weights={"decision": 1.0}, freshness_days=10))
     entry = make_entry("x", "t", "A", type="decision", confidence=0.8)
     parts = policy.parts(entry, 0.5, T0 + 10 * DAY)
     assert parts == pytest.approx(
@@ -77,7 +77,9 @@ def test_policy_blends_the_four_parts_with_their_weights() -> None:
 
 
 def test_unknown_type_and_missing_confidence_count_half() -> None:
-    parts = AnswerPolicy(answer_settings()).parts(make_entry("x", "t", "A", type="rumour"), 1.0, T0)
+    parts = AnswerPolicy.of(answer_settings()).parts(
+        make_entry("x", "t", "A", type="rumour"), 1.0, T0
+    )
     assert (parts["type"], parts["confidence"]) == (0.5, 0.5)
 
 

@@ -54,8 +54,9 @@ def retrieved(**fields: Any) -> wire.RetrieveResponse:
         "interaction_id": "i-1",
         "entries": [answered()],
         "strong_match": True,
+        "answer_confidence": 0.82,
         "best_relevance": 0.71,
-        "threshold": 0.35,
+        "threshold": 0.65,
         "reasoning_patterns": [],
         "took_ms": 12.0,
         "degraded": [],
@@ -122,10 +123,10 @@ def test_json_of_several_answers_together() -> None:
 
 def test_retrieve_gives_the_verdict_first() -> None:
     lines = render.retrieve_text(retrieved()).splitlines()
-    assert lines[0] == "strong match (best relevance 0.710, threshold 0.35); interaction i-1"
+    assert lines[0] == "strong match (confidence 0.82, threshold 0.65); interaction i-1"
     assert lines[1:] == ["0.660  rel 0.710  A  adr-7", "       talk over gRPC"]
     weak = render.retrieve_text(retrieved(strong_match=False, entries=[]))
-    assert weak == "no strong match (best relevance 0.710, threshold 0.35); interaction i-1\n"
+    assert weak == "no strong match (confidence 0.82, threshold 0.65); interaction i-1\n"
 
 
 def test_retrieve_lists_patterns_with_their_variants() -> None:

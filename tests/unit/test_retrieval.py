@@ -290,7 +290,11 @@ def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
     outcome = stores.retriever().search(query("alpha beta", explain=True))
     by_id = {r.entry.id: r.explain for r in outcome.results}
     assert by_id["words"] is not None and by_id["both"] is not None
-    assert set(by_id["words"]) == {"bm25"}
+    # The tier E entry has no stored vector: its cosine, measured at query time, is shown
+    # as a vector part of rank 0 (scored, not ranked by the vector list).
+    assert set(by_id["words"]) == {"bm25", "vector"}
+    assert by_id["words"]["vector"].rank == 0
+    assert 0 < by_id["words"]["vector"].score <= 1
     assert by_id["words"]["bm25"].rank == 1
     assert by_id["words"]["bm25"].score == pytest.approx(2 * 2.2 / 3.2 + 1.0)
     assert by_id["both"]["bm25"].rank == 2

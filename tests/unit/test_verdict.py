@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench.verdict import (
+from service.verdict import (
     Bin,
     Cut,
     auc,
