@@ -316,13 +316,13 @@ def print_verdict(v: Mapping[str, Any]) -> None:
     )
     print(
         "| AUC | best J | at confidence ≥ | J at service threshold | service threshold "
-        "| strong_match rate | ECE | p50 ms |"
+        "| strong_match rate | ECE | p50 ms | p95 ms |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(
         f"| {v['auc']:.3f} | {v['best_j']:.3f} | {v['best_threshold']:.3f} "
         f"| {v['service_j']:.3f} | {thresholds} | {v['strong_match_rate']:.3f} "
-        f"| {v['calibration_error']:.3f} | {v['p50_ms']:.1f} |"
+        f"| {v['calibration_error']:.3f} | {v['p50_ms']:.1f} | {v['p95_ms']:.1f} |"
     )
 
 
