@@ -84,8 +84,9 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
         ] = None,
     ) -> Json:
         """Answer a question from memory: the best grounded entries (full text, each with
-        `relevance_score` and a blended `score`), `strong_match` (true when a near-direct
-        answer exists: act on it; false: say memory has no clear answer), and up to 4
+        `relevance_score` and a blended `score`), `answer_confidence` (the probability that
+        the answer is among them), `strong_match` (true when a near-direct answer exists: act
+        on it; false: say memory has no clear answer), and up to 4
         `reasoning_patterns` (how to think about such questions, with `variants`).
         Quote `interaction_id` when giving feedback."""
         body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
