@@ -102,7 +102,7 @@ def observe(
     queries = queries[:max_queries] if max_queries else queries
     source = {(namespace_for(PREFIX, d.metadata.get("namespace")), d.id): d.source_id for d in docs}
     with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
-        local = settings.replace(data_dir=Path(scratch), chroma_url="", jobs="off")
+        local = settings.replace(data_dir=Path(scratch), chroma_url="", database_url="", jobs="off")
         services = open_services(local)
         try:
             load_reranker(local, services.retriever)
