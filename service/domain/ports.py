@@ -228,6 +228,18 @@ class Coordination(Protocol):
     def close(self) -> None: ...
 
 
+class Checkpoint(Protocol):
+    """Where a replica keeps the last change of the ledger its own index has applied."""
+
+    def load(self) -> int | None:
+        """The sequence number saved last; None when none was saved (or it is unreadable)."""
+        ...
+
+    def save(self, seq: int) -> None:
+        """Keep ``seq``, replacing what was saved, whole or not at all."""
+        ...
+
+
 class Reranker(Protocol):
     name: str
 
@@ -329,6 +341,7 @@ class IdFactory(Protocol):
 
 
 __all__ = [
+    "Checkpoint",
     "Chunk",
     "Clock",
     "Coordination",

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tests.fakes.catalog import FakeCatalog
+from tests.fakes.checkpoint import FakeCheckpoint
 from tests.fakes.clock import CLOCK_START, FakeClock
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
@@ -32,6 +33,7 @@ __all__ = [
     "CLOCK_START",
     "T0",
     "FakeCatalog",
+    "FakeCheckpoint",
     "FakeClock",
     "FakeEmbedder",
     "FakeFiles",
@@ -51,6 +53,7 @@ __all__ = [
 if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port.
     from service.domain.ports import (
         Catalog,
+        Checkpoint,
         Clock,
         Embedder,
         Files,
@@ -70,3 +73,4 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _files: Files = FakeFiles()
     _reranker: Reranker = FakeReranker()
     _clock: Clock = FakeClock()
+    _checkpoint: Checkpoint = FakeCheckpoint()

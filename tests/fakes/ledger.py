@@ -7,7 +7,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from service.domain.models import EMBEDDED_TIERS, Entry, HistoryEvent, Quarantined, StoredEntry
+from service.domain.models import (
+    EMBEDDED_TIERS,
+    Change,
+    ChangeBounds,
+    Entry,
+    HistoryEvent,
+    Quarantined,
+    StoredEntry,
+)
 from service.domain.similarity import Matrix
 
 
@@ -27,6 +35,29 @@ class FakeLedger:
         """Batch size of ``scan`` when the caller gives none."""
         self.reads: list[tuple[str, list[str]]] = []
         """Every ``get``, ``passages`` and ``vectors`` call, in order: which read, which keys."""
+        self.log: list[Change] = []
+        """The change log: one change per key changed by a put, a flag for removal, a
+        removal or a quarantine, in order."""
+        self.horizon = 0
+        self.latest = 0
+
+    def _changed(self, keys: Iterable[str], at: float | None) -> None:
+        when = self.clock() if at is None else at
+        for key in keys:
+            self.latest += 1
+            self.log.append(Change(self.latest, key, when))
+
+    def changes(self, after: int, limit: int = 1000) -> list[Change]:
+        return [c for c in self.log if c.seq > after][:limit]
+
+    def change_bounds(self) -> ChangeBounds:
+        return ChangeBounds(self.horizon, self.latest)
+
+    def trim_changes(self, before: float) -> int:
+        dropped = [c for c in self.log if c.at < before]
+        self.log = [c for c in self.log if c.at >= before]
+        self.horizon = max([self.horizon, *(c.seq for c in dropped)])
+        return len(dropped)
 
     def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
         when = self.clock() if at is None else at
@@ -51,6 +82,7 @@ class FakeLedger:
             self.states[key] = "pending"
             self.reasons.pop(key, None)
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
+        self._changed([s.entry.key for s in stored], at)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -62,6 +94,7 @@ class FakeLedger:
             if key in self.entries:
                 self.states[key] = "quarantined"
                 self.reasons[key] = Quarantined(key, reason, at)
+                self._changed([key], at)
 
     def quarantined(self, limit: int = 1000) -> list[Quarantined]:
         aside = [q for k, q in self.reasons.items() if self.states.get(k) == "quarantined"]
@@ -71,6 +104,7 @@ class FakeLedger:
         existing = [k for k in keys if k in self.entries]
         for key in existing:
             self.states[key] = "deleting"
+        self._changed(existing, None)
         return existing
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
@@ -79,6 +113,7 @@ class FakeLedger:
             self.states.pop(key, None)
             self.reasons.pop(key, None)
             self._record(key, "deleted", actor, at)
+        self._changed(keys, at)
 
     def history(self, key: str) -> list[HistoryEvent]:
         return sorted(self.events.get(key, []), key=lambda e: e.at)
