@@ -177,6 +177,27 @@ def test_health_and_openapi(client: TestClient[Litestar]) -> None:
     assert {"/v1/events", "/v1/search", "/v1/entries/{entry_id}", "/health"} <= set(spec["paths"])
 
 
+def test_health_names_the_replica_and_its_place_among_others(
+    services_for: Callable[..., Services],
+) -> None:
+    services = services_for(replica_name="api-7")
+    for client in serve(services):
+        replica = client.get("/health").json()["replica"]
+        # One process on files of its own: nothing to follow, and no schedule started here.
+        assert replica == {
+            "name": "api-7",
+            "mode": "embedded",
+            "leads_jobs": False,
+            "lag_seconds": 0.0,
+            "changes_behind": 0,
+        }
+        services.jobs.start()
+        try:
+            assert client.get("/health").json()["replica"]["leads_jobs"] is True
+        finally:
+            services.jobs.shutdown()
+
+
 def test_hits_carry_a_bounded_text_and_the_entry_the_whole(
     services_for: Callable[..., Services],
 ) -> None:

@@ -24,6 +24,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
 from tests.fakes.files import FakeFiles
 from tests.fakes.interactions import FakeInteractionLog
+from tests.fakes.jobs import FakeCoordination, FakeJobLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
 from tests.fakes.reranker import FakeReranker
@@ -35,9 +36,11 @@ __all__ = [
     "FakeCatalog",
     "FakeCheckpoint",
     "FakeClock",
+    "FakeCoordination",
     "FakeEmbedder",
     "FakeFiles",
     "FakeInteractionLog",
+    "FakeJobLog",
     "FakeKeywordStore",
     "FakeLedger",
     "FakeReranker",
@@ -55,9 +58,11 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
         Catalog,
         Checkpoint,
         Clock,
+        Coordination,
         Embedder,
         Files,
         InteractionLog,
+        JobLog,
         KeywordStore,
         Ledger,
         Reranker,
@@ -74,3 +79,5 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _reranker: Reranker = FakeReranker()
     _clock: Clock = FakeClock()
     _checkpoint: Checkpoint = FakeCheckpoint()
+    _job_log: JobLog = FakeJobLog()
+    _coordination: Coordination = FakeCoordination()
