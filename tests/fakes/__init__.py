@@ -2,13 +2,16 @@
 
 ``tests/contracts`` holds each fake to the real adapter it stands for:
 
-- ``FakeLedger`` keeps entry states and history like ``SqliteLedger``;
+- ``FakeLedger`` keeps entry states and history like ``SqliteLedger`` and ``PostgresLedger``,
+  and a change log like theirs;
 - ``FakeVectorStore`` holds one record per chunk in one collection per embedded tier, like
   ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
   keeps archived entries out of it;
 - ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``;
-- ``FakeCatalog``, ``FakeInteractionLog`` and ``FakeFiles`` stand for ``SqliteCatalog``,
-  ``SqliteInteractionLog`` and ``LocalFiles``;
+- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeJobLog`` and ``FakeFiles`` stand for the
+  SQLite and Postgres catalogs, interaction logs and job logs and for ``LocalFiles``;
+- ``FakeCoordination`` leads while the test says so and holds job locks like
+  ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
   test sets.
 """
@@ -23,6 +26,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
 from tests.fakes.files import FakeFiles
 from tests.fakes.interactions import FakeInteractionLog
+from tests.fakes.jobs import FakeCoordination, FakeJobLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
 from tests.fakes.reranker import FakeReranker
@@ -33,9 +37,11 @@ __all__ = [
     "T0",
     "FakeCatalog",
     "FakeClock",
+    "FakeCoordination",
     "FakeEmbedder",
     "FakeFiles",
     "FakeInteractionLog",
+    "FakeJobLog",
     "FakeKeywordStore",
     "FakeLedger",
     "FakeReranker",
@@ -52,9 +58,11 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     from service.domain.ports import (
         Catalog,
         Clock,
+        Coordination,
         Embedder,
         Files,
         InteractionLog,
+        JobLog,
         KeywordStore,
         Ledger,
         Reranker,
@@ -67,6 +75,8 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _keywords: KeywordStore = FakeKeywordStore()
     _catalog: Catalog = FakeCatalog()
     _interactions: InteractionLog = FakeInteractionLog()
+    _jobs: JobLog = FakeJobLog()
+    _coordination: Coordination = FakeCoordination()
     _files: Files = FakeFiles()
     _reranker: Reranker = FakeReranker()
     _clock: Clock = FakeClock()
