@@ -2,15 +2,18 @@
 
 ``tests/contracts`` holds each fake to the real adapter it stands for:
 
-- ``FakeLedger`` keeps entry states and history like ``SqliteLedger``;
+- ``FakeLedger`` keeps entry states and history like ``SqliteLedger`` and ``PostgresLedger``,
+  and a change log like theirs;
 - ``FakeVectorStore`` holds one record per chunk in one collection per embedded tier, like
   ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
   keeps archived entries out of it;
 - ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``;
-- ``FakeCatalog``, ``FakeInteractionLog`` and ``FakeFiles`` stand for ``SqliteCatalog``,
-  ``SqliteInteractionLog`` and ``LocalFiles``;
+- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeJobLog`` and ``FakeFiles`` stand for the
+  SQLite and Postgres catalogs, interaction logs and job logs and for ``LocalFiles``;
+- ``FakeCoordination`` leads while the test says so and holds job locks like
+  ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
-  test sets.
+  test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory.
 """
 
 from __future__ import annotations
@@ -75,9 +78,9 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _keywords: KeywordStore = FakeKeywordStore()
     _catalog: Catalog = FakeCatalog()
     _interactions: InteractionLog = FakeInteractionLog()
+    _jobs: JobLog = FakeJobLog()
+    _coordination: Coordination = FakeCoordination()
     _files: Files = FakeFiles()
     _reranker: Reranker = FakeReranker()
     _clock: Clock = FakeClock()
     _checkpoint: Checkpoint = FakeCheckpoint()
-    _job_log: JobLog = FakeJobLog()
-    _coordination: Coordination = FakeCoordination()

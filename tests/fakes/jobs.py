@@ -1,73 +1,70 @@
-"""A job log and a coordination kept in memory, for the scheduler on fakes."""
+"""An in-memory job log and coordination."""
 
 from __future__ import annotations
 
-import dataclasses
-import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from service.domain.models import JobRun
 
 
 class FakeJobLog:
-    """Runs in a list; a second start of a job for the same slot is refused, as the shared
-    log refuses it to every replica."""
+    """Runs by id, numbered from 1; a (job, slot) started once."""
 
     def __init__(self) -> None:
-        self.all: list[JobRun] = []
-        self._lock = threading.Lock()
+        self.runs_by_id: dict[int, JobRun] = {}
 
     def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int | None:
-        with self._lock:
-            if slot is not None and any(r.job == job and r.slot == slot for r in self.all):
-                return None
-            run = JobRun(len(self.all) + 1, job, replica, at, slot=slot)
-            self.all.append(run)
-            return run.id
+        if slot is not None and any(
+            r.job == job and r.slot == slot for r in self.runs_by_id.values()
+        ):
+            return None
+        run = len(self.runs_by_id) + 1
+        self.runs_by_id[run] = JobRun(run, job, replica, at, slot=slot)
+        return run
 
     def finish(
         self, run: int, at: float, result: Mapping[str, Any] | None, error: str | None
     ) -> None:
-        with self._lock:
-            done = dataclasses.replace(
-                self.all[run - 1], finished_at=at, result=result, error=error
-            )
-            self.all[run - 1] = done
+        found = self.runs_by_id.get(run)
+        if found is not None:
+            kept = None if result is None else dict(result)
+            self.runs_by_id[run] = replace(found, finished_at=at, result=kept, error=error)
 
     def last(self) -> dict[str, JobRun]:
-        return {r.job: r for r in self.all}
+        latest: dict[str, JobRun] = {}
+        for run in sorted(self.runs_by_id.values(), key=lambda r: (r.started_at, r.id)):
+            latest[run.job] = run
+        return dict(sorted(latest.items()))
 
     def runs(self, job: str, limit: int = 20) -> list[JobRun]:
-        return [r for r in reversed(self.all) if r.job == job][:limit]
+        mine = [r for r in self.runs_by_id.values() if r.job == job]
+        return sorted(mine, key=lambda r: (r.started_at, r.id), reverse=True)[:limit]
 
 
 class FakeCoordination:
-    """Leads while ``leading`` says so; a job's lock is free unless a block holds it or the
-    test says another replica does (``held_elsewhere``)."""
+    """Leads while ``leading`` (set by the test); job locks held in a set."""
 
     def __init__(self, leading: bool = True) -> None:
         self.leading = leading
-        self.held_elsewhere: set[str] = set()
-        self._held: set[str] = set()
-        self._lock = threading.Lock()
+        self.held: set[str] = set()
+        self.closed = False
 
     def lead(self) -> bool:
-        return self.leading
+        return self.leading and not self.closed
 
     @contextmanager
     def job_lock(self, job: str) -> Iterator[bool]:
-        with self._lock:
-            free = job not in self._held and job not in self.held_elsewhere
-            if free:
-                self._held.add(job)
+        if job in self.held:
+            yield False
+            return
+        self.held.add(job)
         try:
-            yield free
+            yield True
         finally:
-            if free:
-                with self._lock:
-                    self._held.discard(job)
+            self.held.discard(job)
 
     def close(self) -> None:
-        pass
+        self.closed = True

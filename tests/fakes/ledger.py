@@ -21,8 +21,8 @@ from service.domain.similarity import Matrix
 
 class FakeLedger:
     """Entries by key with their state: ``pending``, ``synced``, ``deleting`` or
-    ``quarantined`` (with the reason); and the history of every key, kept after the entry
-    is removed."""
+    ``quarantined`` (with the reason); the history of every key, kept after the entry is
+    removed; and the change log, numbered from 1."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.entries: dict[str, StoredEntry] = {}
@@ -36,32 +36,18 @@ class FakeLedger:
         self.reads: list[tuple[str, list[str]]] = []
         """Every ``get``, ``passages`` and ``vectors`` call, in order: which read, which keys."""
         self.log: list[Change] = []
-        """The change log: one change per key changed by a put, a flag for removal, a
-        removal or a quarantine, in order."""
         self.horizon = 0
-        self.latest = 0
-
-    def _changed(self, keys: Iterable[str], at: float | None) -> None:
-        when = self.clock() if at is None else at
-        for key in keys:
-            self.latest += 1
-            self.log.append(Change(self.latest, key, when))
-
-    def changes(self, after: int, limit: int = 1000) -> list[Change]:
-        return [c for c in self.log if c.seq > after][:limit]
-
-    def change_bounds(self) -> ChangeBounds:
-        return ChangeBounds(self.horizon, self.latest)
-
-    def trim_changes(self, before: float) -> int:
-        dropped = [c for c in self.log if c.at < before]
-        self.log = [c for c in self.log if c.at >= before]
-        self.horizon = max([self.horizon, *(c.seq for c in dropped)])
-        return len(dropped)
+        self.last_seq = 0
 
     def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
         when = self.clock() if at is None else at
         self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
+
+    def _append(self, keys: Iterable[str], at: float | None) -> None:
+        when = self.clock() if at is None else at
+        for key in dict.fromkeys(keys):
+            self.last_seq += 1
+            self.log.append(Change(self.last_seq, key, when))
 
     def _live(self, key: str) -> bool:
         return key in self.entries and self.states[key] in ("pending", "synced")
@@ -82,7 +68,7 @@ class FakeLedger:
             self.states[key] = "pending"
             self.reasons.pop(key, None)
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
-        self._changed([s.entry.key for s in stored], at)
+        self._append((s.entry.key for s in stored), at)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -90,11 +76,11 @@ class FakeLedger:
                 self.states[key] = "synced"
 
     def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        self._append((k for k in reasons if k in self.entries), at)
         for key, reason in reasons.items():
             if key in self.entries:
                 self.states[key] = "quarantined"
                 self.reasons[key] = Quarantined(key, reason, at)
-                self._changed([key], at)
 
     def quarantined(self, limit: int = 1000) -> list[Quarantined]:
         aside = [q for k, q in self.reasons.items() if self.states.get(k) == "quarantined"]
@@ -104,16 +90,16 @@ class FakeLedger:
         existing = [k for k in keys if k in self.entries]
         for key in existing:
             self.states[key] = "deleting"
-        self._changed(existing, None)
+        self._append(existing, None)
         return existing
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
+        self._append((k for k in keys if k in self.entries), at)
         for key in keys:
             self.entries.pop(key, None)
             self.states.pop(key, None)
             self.reasons.pop(key, None)
             self._record(key, "deleted", actor, at)
-        self._changed(keys, at)
 
     def history(self, key: str) -> list[HistoryEvent]:
         return sorted(self.events.get(key, []), key=lambda e: e.at)
@@ -226,3 +212,18 @@ class FakeLedger:
             if self._live(key):
                 counts[s.entry.tier] = counts.get(s.entry.tier, 0) + 1
         return counts
+
+    def changes(self, after: int, limit: int = 1000) -> list[Change]:
+        return [c for c in self.log if c.seq > after][:limit]
+
+    def change_bounds(self) -> ChangeBounds:
+        return ChangeBounds(self.horizon, max(self.horizon, self.last_seq))
+
+    def trim_changes(self, before: float) -> int:
+        old = [c.seq for c in self.log if c.at < before]
+        if not old:
+            return 0
+        kept = [c for c in self.log if c.seq > max(old)]
+        dropped = len(self.log) - len(kept)
+        self.log, self.horizon = kept, max(self.horizon, max(old))
+        return dropped

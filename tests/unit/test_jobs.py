@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from service.domain.models import JobRun
 from service.errors import ConfigError, Conflict, NotFound
 from service.jobs.scheduler import Jobs
 from tests.fakes import FakeClock, FakeCoordination, FakeJobLog
@@ -29,6 +30,10 @@ class Ticker:
     def __call__(self) -> float:
         self.now += 1
         return self.now
+
+
+def recorded(log: FakeJobLog) -> list[JobRun]:
+    return list(log.runs_by_id.values())
 
 
 @pytest.fixture
@@ -51,7 +56,7 @@ def test_run_records_the_result_times_and_replica(jobs: Jobs, log: FakeJobLog) -
     run = jobs.run("count")
     assert (run.result, run.error, run.replica, run.slot) == ({"archived": 3}, None, "api-1", None)
     assert (run.started_at, run.finished_at) == (1001.0, 1002.0)
-    assert log.all == [run]
+    assert recorded(log) == [run]
     assert jobs.run("count").started_at == 1003.0
     assert [r.started_at for r in jobs.history("count", 5)] == [1003.0, 1001.0]
 
@@ -103,12 +108,12 @@ def test_a_job_running_on_another_replica_cannot_be_run_here(
     jobs: Jobs, coordination: FakeCoordination, log: FakeJobLog
 ) -> None:
     jobs.add("expire", NEVER_SOON, dict)
-    coordination.held_elsewhere.add("expire")
+    coordination.held.add("expire")
     with pytest.raises(Conflict, match="'expire' is already running"):
         jobs.run("expire")
     assert jobs.fire("expire", SLOT) is None
-    assert log.all == []
-    coordination.held_elsewhere.clear()
+    assert recorded(log) == []
+    coordination.held.clear()
     assert jobs.run("expire").error is None
 
 
@@ -141,7 +146,7 @@ def test_a_turn_runs_only_on_the_replica_that_leads(
     jobs.add("expire", NEVER_SOON, lambda: {"archived": 0})
     coordination.leading = False
     assert jobs.fire("expire", SLOT) is None
-    assert (log.all, jobs.leading) == ([], False)
+    assert (recorded(log), jobs.leading) == ([], False)
     coordination.leading = True
     run = jobs.fire("expire", SLOT)
     assert run is not None and jobs.leading
@@ -208,7 +213,7 @@ def test_started_jobs_have_their_next_run_on_schedule(
     finally:
         jobs.shutdown()
     assert jobs.next_run("yearly") is None
-    assert log.all == []
+    assert recorded(log) == []
 
 
 def test_the_schedule_fires_each_turn_with_its_time_as_the_slot(
@@ -227,8 +232,8 @@ def test_the_schedule_fires_each_turn_with_its_time_as_the_slot(
         assert next_run is not None and next_run.timestamp() == SLOT + 3600
     finally:
         jobs.shutdown()
-    assert [(r.job, r.slot, r.replica) for r in log.all] == [("hourly", SLOT, "api-1")]
-    assert log.all[0].finished_at is not None
+    assert [(r.job, r.slot, r.replica) for r in recorded(log)] == [("hourly", SLOT, "api-1")]
+    assert recorded(log)[0].finished_at is not None
 
 
 def test_a_failing_job_log_loses_the_turn_not_the_schedule(

@@ -121,7 +121,7 @@ def test_changes_are_applied_as_the_ledger_holds_the_entry_now(
     two.follower.applied = 0
     two.follower.catch_up()
     assert two.texts() == {"ns:a": "second"}
-    assert two.checkpoint.seq == ledger.latest
+    assert two.checkpoint.seq == ledger.last_seq
 
 
 def test_an_entry_set_aside_in_quarantine_leaves_every_index(
@@ -142,7 +142,7 @@ def test_a_row_no_index_can_take_is_left_out_not_applied(
     ledger.put([StoredEntry(replace(stored.entry, timestamp=float("inf")), stored.chunks)])
     two.follower.catch_up()
     assert two.keywords.keys == set()
-    assert two.checkpoint.seq == ledger.latest  # it does not hold the others up
+    assert two.checkpoint.seq == ledger.last_seq  # it does not hold the others up
 
 
 def test_a_fresh_replica_rebuilds_from_the_ledger_without_replaying_the_log(
@@ -154,7 +154,7 @@ def test_a_fresh_replica_rebuilds_from_the_ledger_without_replaying_the_log(
     ledger.reads.clear()
     assert fresh.follower.start_up() == 0
     assert fresh.texts() == in_ledger(ledger)
-    assert fresh.checkpoint.seq == ledger.latest
+    assert fresh.checkpoint.seq == ledger.last_seq
     assert [read for read, _ in ledger.reads] == []  # entries came from one scan
 
 
@@ -196,10 +196,10 @@ def test_a_checkpoint_the_ledger_cannot_have_given_or_an_empty_index_rebuilds(
 ) -> None:
     one.memory.write([make_entry("a", "in the ledger")])
     replica = Replica(ledger, vectors, clock)
-    replica.checkpoint.seq = ledger.latest + 100 if case == "past the latest change" else 1
+    replica.checkpoint.seq = ledger.last_seq + 100 if case == "past the latest change" else 1
     replica.follower.start_up()
     assert replica.texts() == {"ns:a": "in the ledger"}
-    assert replica.checkpoint.seq == ledger.latest
+    assert replica.checkpoint.seq == ledger.last_seq
 
 
 def test_a_checkpoint_within_the_log_is_caught_up_not_rebuilt(
