@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,6 +31,16 @@ class Ticker:
     def __call__(self) -> float:
         self.now += 1
         return self.now
+
+
+def noting(notes: list[str], note: str) -> Callable[[], dict[str, Any]]:
+    """A job that notes ``note`` when it runs."""
+
+    def run() -> dict[str, Any]:
+        notes.append(note)
+        return {"by": note}
+
+    return run
 
 
 def recorded(log: FakeJobLog) -> list[JobRun]:
@@ -124,8 +135,13 @@ def test_other_jobs_may_run_while_one_runs(jobs: Jobs) -> None:
 
 
 def test_scheduled_turn_of_a_running_job_is_skipped(jobs: Jobs) -> None:
-    turns: list[object] = []
-    jobs.add("job", NEVER_SOON, lambda: {"turn": turns.append(jobs.fire("job", SLOT))})
+    turns: list[JobRun | None] = []
+
+    def job() -> dict[str, Any]:
+        turns.append(jobs.fire("job", SLOT))  # the turn comes while this run holds the job
+        return {}
+
+    jobs.add("job", NEVER_SOON, job)
     jobs.run("job")
     assert turns == [None]
     assert len(jobs.history("job", 5)) == 1
@@ -159,7 +175,7 @@ def test_a_turn_runs_once_however_many_replicas_fire_it(log: FakeJobLog) -> None
     ran: list[str] = []
     replicas = [Jobs(log, FakeCoordination(), name, clock=Ticker()) for name in ("a", "b")]
     for replica in replicas:
-        replica.add("expire", NEVER_SOON, lambda name=replica.replica: {"by": ran.append(name)})
+        replica.add("expire", NEVER_SOON, noting(ran, replica.replica))
     assert replicas[0].fire("expire", SLOT) is not None
     assert replicas[1].fire("expire", SLOT) is None
     assert replicas[1].fire("expire", SLOT + 3600) is not None
@@ -171,7 +187,7 @@ def test_a_job_per_replica_runs_on_every_replica_at_each_turn(log: FakeJobLog) -
     ran: list[str] = []
     for name in ("a", "b"):
         replica = Jobs(log, FakeCoordination(leading=False), name, clock=Ticker())
-        replica.add("optimize", NEVER_SOON, lambda n=name: {"by": ran.append(n)}, per_replica=True)
+        replica.add("optimize", NEVER_SOON, noting(ran, name), per_replica=True)
         run = replica.fire("optimize", SLOT)
         assert run is not None and run.slot is None
     assert ran == ["a", "b"]
@@ -221,8 +237,13 @@ def test_the_schedule_fires_each_turn_with_its_time_as_the_slot(
 ) -> None:
     clock = FakeClock(SLOT - 0.5)
     ran = threading.Event()
+
+    def hourly() -> dict[str, Any]:
+        ran.set()
+        return {}
+
     jobs = Jobs(log, coordination, "api-1", clock=clock)
-    jobs.add("hourly", "0 * * * *", lambda: {"ran": ran.set()})
+    jobs.add("hourly", "0 * * * *", hourly)
     jobs.start()
     try:
         assert jobs.leading  # it tried to lead as it started
