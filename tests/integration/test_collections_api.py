@@ -123,7 +123,7 @@ def test_a_document_reads_as_indexed_until_the_next_scan(
     (notes / "big.md").write_text("# Big\n" + body + "last, unended", newline="")
     add(client, notes)
     (notes / "big.md").write_text("# Smaller\n")
-    params = {"path": "notes/big.md", "from": 1500, "lines": 2}
+    params: dict[str, str | int] = {"path": "notes/big.md", "from": 1500, "lines": 2}
     doc = client.get("/v1/documents", params=params).json()
     assert doc["text"] == "1500| line 1500\n1501| line 1501"
     assert (doc["title"], doc["total_lines"]) == ("Big", 2001)
