@@ -181,3 +181,36 @@ def test_a_reader_following_concurrent_writers_misses_no_change(
     assert errors == []
     assert len(followed) == writers * writes * batch
     assert followed == reader.changes(0, limit=len(followed) + 1)
+
+
+@pytest.mark.parametrize("open_ledger", ["sqlite", POSTGRES], indirect=True)
+def test_writers_of_the_same_keys_in_any_order_all_succeed(open_ledger: OpenLedger) -> None:
+    """Replicas writing the same new keys at once, in opposite orders: no write fails, and
+    each entry is, chunks included, as one of them wrote it."""
+    rounds = [[f"{r}.{n:02}" for n in range(20)] for r in range(10)]
+    ledgers = [open_ledger(), open_ledger()]
+    errors: list[BaseException] = []
+    together = threading.Barrier(2)
+
+    def write(n: int) -> None:
+        try:
+            for ids in rounds:
+                order = ids if n == 0 else ids[::-1]
+                together.wait()
+                ledgers[n].put([stored(i, role=f"writer {n}") for i in order], at=T0)
+        except BaseException as exc:
+            errors.append(exc)
+            together.abort()
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    keys = [f"ns:{i}" for ids in rounds for i in ids]
+    found = ledgers[0].get(keys)
+    assert len(found) == len(keys)
+    for item in found.values():
+        assert item in (stored(item.entry.id, role=f"writer {n}") for n in range(2))
+    assert len(ledgers[0].changes(0, limit=1000)) == 2 * len(keys)
