@@ -389,6 +389,22 @@ class DeleteResponse(Struct):
     deleted: bool
 
 
+class ReplicaHealth(Struct, kw_only=True):
+    """This process among the replicas sharing its ledger."""
+
+    name: str
+    """STRATA_REPLICA_NAME, else ``<hostname>:<port>``."""
+    mode: Literal["embedded", "cluster"]
+    """``embedded``: SQLite files of its own; ``cluster``: a database shared by replicas."""
+    leads_jobs: bool
+    """Whether it runs the scheduled jobs for every replica."""
+    lag_seconds: float
+    """Since the oldest change of the ledger its keyword index has not applied; 0 when
+    caught up (always in embedded mode, where every change is applied as it is made)."""
+    changes_behind: int
+    """Changes of the ledger its keyword index has not applied (at most)."""
+
+
 class Health(Struct):
     status: Literal["ok", "degraded"]
     model: str | None
@@ -397,6 +413,7 @@ class Health(Struct):
     degraded: list[str]
     model_backend: str | None = None
     """What runs the embedding model: onnx, onnx-int8 or torch."""
+    replica: ReplicaHealth | None = None
 
 
 class HistoryItem(Struct):
@@ -422,6 +439,18 @@ class PromoteResponse(Struct):
     promoted: list[str]
 
 
+class JobRunOut(Struct, kw_only=True):
+    """One run of a job, on whichever replica ran it."""
+
+    replica: str
+    started_at: str
+    finished_at: str | None
+    """Null while it runs."""
+    slot: str | None
+    """The scheduled turn it ran for; null for a run by hand or a job run per replica."""
+    error: str | None
+
+
 class JobOut(Struct, kw_only=True):
     name: str
     schedule: str
@@ -431,6 +460,13 @@ class JobOut(Struct, kw_only=True):
     last_result: dict[str, Any] | None
     last_error: str | None
     runs: int
+    """Runs recorded, on every replica (counted up to 1000)."""
+    last_replica: str | None = None
+    """The replica that ran it last."""
+    per_replica: bool = False
+    """Whether every replica runs it on its own index rather than one replica for all."""
+    recent: list[JobRunOut] = []
+    """The last runs, newest first (at most 5)."""
 
 
 class QuarantinedEntry(Struct):

@@ -77,7 +77,7 @@ def observe(
     namespaces = sorted({namespace for namespace, _ in source})
     now = datetime.now(UTC)
     with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
-        local = settings.replace(data_dir=Path(scratch), chroma_url="", jobs="off")
+        local = settings.replace(data_dir=Path(scratch), chroma_url="", database_url="", jobs="off")
         services = open_services(local)
         try:
             load_reranker(local, services.retriever)

@@ -1,4 +1,6 @@
-"""The composition root: the real stores a data directory (or a Chroma server) holds."""
+"""The composition root: the real stores, in a data directory (embedded) or shared by the
+replicas of a cluster (a Postgres database and a Chroma server, with a Tantivy index and a
+checkpoint of the change log in each replica's data directory)."""
 
 from __future__ import annotations
 
@@ -11,16 +13,19 @@ from typing import TypeVar
 
 from service.application import Stores
 from service.domain.ports import Embedder
-from service.settings import Settings, StorageSettings
-from service.stores.catalog import SqliteCatalog
+from service.settings import Settings, StorageSettings, redacted
+from service.stores.checkpoint import FileCheckpoint
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
+from service.stores.durable import DurableStores
+from service.stores.embedded import LEDGER, open_sqlite
 from service.stores.files import LocalFiles
-from service.stores.interactions import SqliteInteractionLog
-from service.stores.ledger import SqliteLedger
 from service.stores.tantivy import TantivyKeywordStore
 
 log = logging.getLogger("strata")
 T = TypeVar("T")
+
+CHECKPOINT = "checkpoint.json"
+"""A replica's place in the change log of the ledger it shares, beside its Tantivy index."""
 
 NO_MODEL = (
     "embedding model unavailable ({}): searches use BM25 only; tier A and C events are "
@@ -28,44 +33,65 @@ NO_MODEL = (
 )
 
 
-def open_stores(settings: Settings, *, embedder: Embedder | None = None) -> Stores:
-    """Open every store under the data directory; ``embedder`` skips loading the model."""
+def open_stores(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Stores:
+    """Open every store; ``embedder`` skips loading the model. ``clock`` times the ledger's
+    changes."""
     degraded: list[str] = []
     if embedder is None:
         embedder, degraded = load_embedder(settings)
-    data = settings.storage.data_dir
+    storage = settings.storage
+    data = storage.data_dir
     data.mkdir(parents=True, exist_ok=True)
-    ledger = SqliteLedger(data / "ledger.sqlite3")
-    if settings.storage.chroma_url:
-        vectors = ChromaVectorStore(connect(data, settings.storage.chroma_url))
-    else:
-        vectors = open_or_reset(
-            "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
+    durable = open_durable(storage, clock)
+    try:
+        if storage.chroma_url:
+            vectors = ChromaVectorStore(connect(data, storage.chroma_url), shared=storage.shared)
+        else:
+            vectors = open_or_reset(
+                "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
+            )
+        keywords = open_or_reset(
+            "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
         )
-    keywords = open_or_reset(
-        "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
-    )
-    catalog = SqliteCatalog(data / "catalog.sqlite3")
-    interactions = SqliteInteractionLog(data / "interactions.sqlite3")
+    except BaseException:
+        durable.close()
+        raise
 
     def close() -> None:
         keywords.close()
-        catalog.close()
-        interactions.close()
-        ledger.close()
+        durable.close()
 
     return Stores(
-        ledger=ledger,
+        ledger=durable.ledger,
         vectors=vectors,
         keywords=keywords,
-        catalog=catalog,
-        interactions=interactions,
+        catalog=durable.catalog,
+        interactions=durable.interactions,
         files=LocalFiles(),
         embedder=embedder,
+        jobs=durable.jobs,
+        coordination=durable.coordination,
+        checkpoint=FileCheckpoint(data / CHECKPOINT) if storage.shared else None,
         degraded=degraded,
-        disk_usage=lambda: disk_usage(settings.storage),
+        disk_usage=lambda: disk_usage(storage),
         close=close,
     )
+
+
+def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> DurableStores:
+    """The ledger, catalog, interaction log, job log and coordination: on the Postgres
+    database of ``database_url`` when it is set, else in SQLite files of the data directory."""
+    if not storage.shared:
+        return open_sqlite(storage.data_dir, clock=clock)
+    from service.stores.postgres import open_postgres
+
+    log.info("stores shared on %s", redacted(storage.database_url))
+    return open_postgres(storage.database_url, clock=clock)
 
 
 def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
@@ -103,10 +129,11 @@ def open_or_reset(
 
 
 def disk_usage(storage: StorageSettings) -> dict[str, int | None]:
-    """Bytes on disk per store; None for one that lives elsewhere (a Chroma server)."""
+    """Bytes on disk per store; None for one that lives elsewhere (a database or a Chroma
+    server)."""
     data = storage.data_dir
     return {
-        "ledger": sum(_size(p) for p in data.glob("ledger.sqlite3*")),
+        "ledger": None if storage.shared else sum(_size(p) for p in data.glob(f"{LEDGER}*")),
         "tantivy": _size(data / "tantivy"),
         "chroma": None if storage.chroma_url else _size(data / "chroma"),
     }

@@ -1,5 +1,6 @@
-"""The service's life: open the stores, recover, start the jobs, load the reranker, and
-close everything in reverse order at shutdown."""
+"""The service's life: open the stores, recover (or, in a cluster, bring the replica's
+index up to the shared ledger), start the jobs and the follower of the change log, load the
+reranker, and close everything in reverse order at shutdown."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from service.application.services import new_id as fresh_id
 from service.composition import open_stores
 from service.domain.memory import Memory
 from service.domain.ports import Embedder
+from service.domain.replication import Follower
 from service.domain.retrieval import Retriever
 from service.settings import Settings
 
@@ -28,10 +30,14 @@ def open_services(
     new_id: Callable[[], str] = fresh_id,
 ) -> Services:
     """The use cases over the stores of ``settings``, with interrupted writes finished and
-    the indexes made to match the ledger. The caller closes them."""
-    stores = open_stores(settings, embedder=embedder)
+    the indexes made to match the ledger (in a cluster: this replica's keyword index). The
+    caller closes them."""
+    stores = open_stores(settings, embedder=embedder, clock=clock)
     services = build_services(settings, stores, clock=clock, new_id=new_id)
-    catch_up(services.memory, stores.degraded)
+    if services.follower is None:
+        catch_up(services.memory, stores.degraded)
+    else:
+        follow(services.follower, stores.degraded)
     return services
 
 
@@ -48,6 +54,19 @@ def catch_up(memory: Memory, degraded: list[str]) -> None:
     except Exception as exc:  # start anyway: the ledger holds every acknowledged write
         log.exception("catching up with the ledger failed")
         degraded.append(f"indexes behind the ledger ({type(exc).__name__}: {exc})")
+
+
+def follow(follower: Follower, degraded: list[str]) -> None:
+    """A replica of a cluster at start: its keyword index brought up to the shared ledger
+    (rebuilt from it when the change log cannot). Writes another replica is making look
+    interrupted from here, so finishing interrupted writes, like embedding what was stored
+    without a model, is left to the jobs the leading replica runs (``recover_pending``,
+    ``backfill_embeddings``); the shared Chroma is rebuilt only when an admin asks."""
+    try:
+        follower.start_up()
+    except Exception as exc:  # start anyway: polling the change log tries again
+        log.exception("bringing the keyword index up to the ledger failed")
+        degraded.append(f"keyword index behind the ledger ({type(exc).__name__}: {exc})")
 
 
 def load_reranker(settings: Settings, retriever: Retriever) -> None:
@@ -83,6 +102,8 @@ async def running(settings: Settings) -> AsyncIterator[Services]:
         log.warning("degraded: %s", reason)
     if settings.lifecycle.jobs == "on":
         services.jobs.start()
+    if services.follower is not None:
+        services.follower.start(settings.cluster.replica_poll_ms / 1000)
     loader = threading.Thread(
         target=load_reranker, args=(settings, services.retriever), name="reranker", daemon=True
     )

@@ -172,6 +172,18 @@ def job_out(job: JobView) -> wire.JobOut:
         last_result=job.last_result,
         last_error=job.last_error,
         runs=job.runs,
+        last_replica=job.last_replica,
+        per_replica=job.per_replica,
+        recent=[
+            wire.JobRunOut(
+                replica=run.replica,
+                started_at=format_time(run.started_at) or "",
+                finished_at=format_time(run.finished_at),
+                slot=format_time(run.slot),
+                error=run.error,
+            )
+            for run in job.recent
+        ],
     )
 
 
@@ -255,6 +267,15 @@ def health_out(health: Health) -> wire.Health:
         health.stores,
         health.degraded,
         health.model_backend,
+        None
+        if health.replica is None
+        else wire.ReplicaHealth(
+            name=health.replica.name,
+            mode=health.replica.mode,  # type: ignore[arg-type]
+            leads_jobs=health.replica.leads_jobs,
+            lag_seconds=round(health.replica.lag.seconds, 3),
+            changes_behind=health.replica.lag.changes,
+        ),
     )
 
 

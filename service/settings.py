@@ -65,6 +65,20 @@ def origin(text: str) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
 
 
+def redacted(url: str) -> str:
+    """``url`` with any password replaced by ``***``, fit for logs and messages."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return "<unreadable URL>"
+    if not password:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
+
+
 class Group(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A section of the settings."""
 
@@ -132,10 +146,45 @@ class StorageSettings(Group, frozen=True):
     """URL of a Chroma server (``http://host:port``). Empty: embedded Chroma in data_dir."""
     model_cache: str = ""
     """Where exported ONNX models are kept; empty: ``models`` in the data directory."""
+    database_url: str = ""
+    """PostgreSQL URL (``postgresql://user:password@host:5432/strata``) of the ledger, the
+    catalog, the interaction log and the job runs every replica shares; needs
+    STRATA_CHROMA_URL. Empty: SQLite files in data_dir, one process."""
 
     @property
     def model_cache_dir(self) -> Path:
         return Path(self.model_cache) if self.model_cache else self.data_dir / "models"
+
+    @property
+    def shared(self) -> bool:
+        """Whether the stores are shared by replicas (a database server), not local files."""
+        return bool(self.database_url)
+
+    def __post_init__(self) -> None:
+        if not self.database_url:
+            return
+        if urlsplit(self.database_url).scheme not in ("postgresql", "postgres"):
+            raise ConfigError(
+                f"STRATA_DATABASE_URL: expected a postgresql://user:password@host:port/database "
+                f"URL, got {redacted(self.database_url)!r}"
+            )
+        if not self.chroma_url:
+            raise ConfigError(
+                "STRATA_DATABASE_URL is set but STRATA_CHROMA_URL is not: replicas sharing a "
+                "database must share their vectors too; set STRATA_CHROMA_URL to a Chroma server"
+            )
+
+
+class ClusterSettings(Group, frozen=True):
+    replica_name: str = ""
+    """This process's name among the replicas of a cluster, in ``/health`` and in the runs
+    of the jobs; empty: ``<hostname>:<port>``."""
+    replica_poll_ms: Count = 200
+    """How often, in milliseconds, a replica of a cluster reads the ledger's change log and
+    applies what other replicas changed to its own keyword index."""
+    change_retention_days: Annotated[float, Meta(gt=0)] = 7.0
+    """Changes are kept in the ledger's change log this many days (``trim_changes``); a
+    replica away longer rebuilds its keyword index from the ledger when it comes back."""
 
 
 class ModelSettings(Group, frozen=True):
@@ -280,6 +329,9 @@ class LifecycleSettings(Group, frozen=True):
     """When ``backfill_embeddings`` embeds A/C entries written while no model was loaded."""
     rescan_cron: str = ""
     """When ``rescan_collections`` re-scans every collection (crontab, UTC); empty: never."""
+    trim_changes_cron: str = "15 * * * *"
+    """When ``trim_changes`` drops changes older than STRATA_CHANGE_RETENTION_DAYS from the
+    ledger's change log."""
     e_archive_days: Days = 30.0
     """Tier E entries older than this many days are archived; 0 keeps them active."""
     e_delete_days: Days = 0.0
@@ -296,6 +348,7 @@ class Settings(Struct, frozen=True, kw_only=True):
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
     answers: AnswerSettings = field(default_factory=AnswerSettings)
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
+    cluster: ClusterSettings = field(default_factory=ClusterSettings)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **overrides: object) -> Settings:

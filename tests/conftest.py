@@ -17,6 +17,14 @@ import httpx
 import pytest
 
 from tests.fakes import FakeClock
+from tests.postgres import (
+    MISSING,
+    URL_VARIABLE,
+    TemporaryServer,
+    TestDatabase,
+    create_database,
+    find_binaries,
+)
 
 if TYPE_CHECKING:
     from service.application import Services
@@ -38,16 +46,20 @@ ENVIRONMENT = {
 SLOW_FIXTURES = {"embedder", "chroma_server"}
 """Fixtures that load the real model or start a server."""
 
+POSTGRES_FIXTURES = {"postgres_database", "postgres_url", "fresh_postgres_url"}
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``slow`` what loads the model or starts servers: the end-to-end tests, and tests
-    using ``SLOW_FIXTURES`` (those reaching one through ``request.getfixturevalue`` are
-    marked where they do)."""
+    using ``SLOW_FIXTURES``; and ``postgres`` the tests using ``POSTGRES_FIXTURES`` (those
+    reaching one through ``request.getfixturevalue`` are marked where they do)."""
     e2e = Path(__file__).parent / "e2e"
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))
         if item.path.is_relative_to(e2e) or uses & SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
+        if uses & POSTGRES_FIXTURES:
+            item.add_marker(pytest.mark.postgres)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -58,6 +70,41 @@ def environment() -> Iterator[None]:
             if name not in os.environ:
                 patch.setenv(name, value)
         yield
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[TestDatabase]:
+    """The run's Postgres database (see tests/postgres.py); fails the tests that need it,
+    with what to install, when there is none."""
+    url = os.environ.get(URL_VARIABLE)
+    server = None
+    if not url:
+        binaries = find_binaries()
+        if binaries is None:
+            pytest.fail(MISSING, pytrace=False)
+        server = TemporaryServer(binaries)
+    try:
+        if server is not None:
+            url = create_database(server.start())
+        assert url
+        database = TestDatabase(url)
+        yield database
+        database.drop_schemas()
+    finally:
+        if server is not None:
+            server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_database: TestDatabase) -> str:
+    """The URL of the run's Postgres database, migrated and emptied for this test."""
+    return postgres_database.empty()
+
+
+@pytest.fixture
+def fresh_postgres_url(postgres_database: TestDatabase) -> str:
+    """A URL of the run's Postgres server where no table exists yet (a schema of its own)."""
+    return postgres_database.new_schema()
 
 
 @pytest.fixture

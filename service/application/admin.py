@@ -8,9 +8,14 @@ from typing import Any
 from schemas import wire
 from service.auth import Principal
 from service.domain.memory import Memory
-from service.domain.models import entry_key
+from service.domain.models import JobRun, entry_key
 from service.jobs.rebuild import Rebuilder, RebuildStatus
 from service.jobs.scheduler import Jobs
+
+RUNS_COUNTED = 1000
+"""Most runs of a job counted in its ``runs``."""
+RECENT_RUNS = 5
+"""Runs of a job listed with it, newest first."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,11 @@ class JobView:
     last_result: dict[str, Any] | None
     last_error: str | None
     runs: int
+    """Runs the job log holds, on every replica (counted up to ``RUNS_COUNTED``)."""
+    last_replica: str | None
+    per_replica: bool
+    """Whether each replica runs it (on its own index) rather than one for all."""
+    recent: list[JobRun]
 
 
 @dataclass(frozen=True)
@@ -51,7 +61,7 @@ class AdminUseCases:
     def run_job(self, principal: Principal, name: str) -> JobView:
         """Run a job now and return its record once it has finished."""
         principal.require_admin()
-        return self._view(self.jobs.run(name).name)
+        return self._view(self.jobs.run(name).job)
 
     def start_rebuild(self, principal: Principal) -> RebuildStatus:
         """Rebuild Chroma and Tantivy from the ledger in the background."""
@@ -66,13 +76,18 @@ class AdminUseCases:
     def _view(self, name: str) -> JobView:
         job = next(j for j in self.jobs.records() if j.name == name)
         next_run = self.jobs.next_run(name)
+        runs = self.jobs.history(name, RUNS_COUNTED)
+        last = runs[0] if runs else None
         return JobView(
             name=job.name,
             schedule=job.cron,
             next_run=next_run.timestamp() if next_run else None,
-            last_started=job.last_started,
-            last_finished=job.last_finished,
-            last_result=job.last_result,
-            last_error=job.last_error,
-            runs=job.runs,
+            last_started=last.started_at if last else None,
+            last_finished=last.finished_at if last else None,
+            last_result=dict(last.result) if last and last.result is not None else None,
+            last_error=last.error if last else None,
+            runs=len(runs),
+            last_replica=last.replica if last else None,
+            per_replica=job.per_replica,
+            recent=runs[:RECENT_RUNS],
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.search import SearchUseCase
-from service.application.status import StatusUseCases
+from service.application.status import Replica, StatusUseCases
 from service.auth import KeyRing
 from service.domain.answer import Answerer
 from service.domain.cache import QueryCache
@@ -22,13 +23,17 @@ from service.domain.memory import Memory
 from service.domain.models import SearchOutcome
 from service.domain.ports import (
     Catalog,
+    Checkpoint,
+    Coordination,
     Embedder,
     Files,
     InteractionLog,
+    JobLog,
     KeywordStore,
     Ledger,
     VectorStore,
 )
+from service.domain.replication import Follower
 from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
 from service.jobs.lifecycle import lifecycle_jobs
@@ -42,6 +47,11 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+def replica_name(settings: Settings) -> str:
+    """STRATA_REPLICA_NAME, else ``<hostname>:<port>``."""
+    return settings.cluster.replica_name or f"{socket.gethostname()}:{settings.server.port}"
+
+
 @dataclass
 class Stores:
     """Every store the use cases need, as ports; ``close`` releases the real ones."""
@@ -53,6 +63,11 @@ class Stores:
     interactions: InteractionLog
     files: Files
     embedder: Embedder | None
+    jobs: JobLog
+    coordination: Coordination
+    checkpoint: Checkpoint | None = None
+    """Where this replica keeps its place in the ledger's change log when it shares the
+    ledger with others; None when it is the ledger's only process."""
     degraded: list[str] = field(default_factory=list)
     """Why a store runs with less than it should (no model, ...)."""
     disk_usage: Callable[[], dict[str, int | None]] = dict
@@ -77,8 +92,12 @@ class Services:
     jobs: Jobs
     rebuilder: Rebuilder
     stores: Stores
+    follower: Follower | None
+    """Applies what other replicas change to this one's keyword index (in a cluster)."""
 
     def close(self) -> None:
+        if self.follower is not None:
+            self.follower.stop()
         self.jobs.shutdown()
         self.rebuilder.wait()
         self.stores.close()
@@ -120,7 +139,25 @@ def build_services(
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(stores.catalog, memory, stores.files, s.chunking, clock=clock)
-    jobs = lifecycle_jobs(s.lifecycle, memory, collections, clock)
+    replica = replica_name(s)
+    jobs = lifecycle_jobs(
+        Jobs(stores.jobs, stores.coordination, replica, clock),
+        s.lifecycle,
+        s.cluster.change_retention_days,
+        memory,
+        collections,
+        clock,
+    )
+    follower = None
+    if stores.checkpoint is not None:
+        follower = Follower(
+            stores.ledger,
+            stores.keywords,
+            stores.checkpoint,
+            lock=memory.lock,
+            on_change=cache.invalidate,
+            clock=clock,
+        )
     rebuilder = Rebuilder(memory, clock)
     degraded = stores.degraded
     collection_cases = CollectionUseCases(
@@ -161,10 +198,13 @@ def build_services(
             retriever,
             degraded,
             stores.disk_usage,
+            Replica(replica, follower),
+            jobs,
         ),
         memory=memory,
         retriever=retriever,
         jobs=jobs,
         rebuilder=rebuilder,
         stores=stores,
+        follower=follower,
     )

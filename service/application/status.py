@@ -9,8 +9,10 @@ from typing import Any
 from service.auth import Principal
 from service.domain.models import Quarantined, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
+from service.domain.replication import Follower, Lag
 from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
+from service.jobs.scheduler import Jobs
 
 QUARANTINE_SHOWN = 1000
 """Most quarantined entries listed or counted."""
@@ -18,6 +20,24 @@ QUARANTINE_SHOWN = 1000
 
 def may_see(principal: Principal, aside: Quarantined) -> bool:
     return principal.may_use(key_namespace(aside.key))
+
+
+@dataclass(frozen=True)
+class Replica:
+    """This process among the replicas of its ledger: its name, and the follower of the
+    change log when it shares the ledger with others (None in embedded mode)."""
+
+    name: str
+    follower: Follower | None = None
+
+
+@dataclass(frozen=True)
+class ReplicaStatus:
+    name: str
+    mode: str
+    """embedded or cluster."""
+    leads_jobs: bool
+    lag: Lag
 
 
 @dataclass(frozen=True)
@@ -29,6 +49,7 @@ class Health:
     stores: dict[str, Any]
     degraded: list[str]
     model_backend: str | None
+    replica: ReplicaStatus | None = None
 
 
 class StatusUseCases:
@@ -41,6 +62,8 @@ class StatusUseCases:
         retriever: Retriever,
         degraded: list[str],
         disk_usage: Callable[[], dict[str, int | None]],
+        replica: Replica,
+        jobs: Jobs,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -49,11 +72,19 @@ class StatusUseCases:
         self.retriever = retriever
         self.degraded = degraded
         self.disk_usage = disk_usage
+        self.replica = replica
+        self.jobs = jobs
 
     def health(self) -> Health:
         """What the service runs with; answers even when a store does not."""
-        stores: dict[str, Any] = {"ledger": self.ledger.count()}
+        stores: dict[str, Any] = {}
         degraded = list(self.degraded)
+        try:
+            stores["ledger"] = self.ledger.count()
+            aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
+        except Exception as exc:  # a database server may be away: say so, do not fail
+            degraded.append(f"ledger unreachable: {exc}")
+            stores["ledger"], aside = "unreachable", 0
         try:
             self.vectors.health()
             stores["chroma"] = {t: self.vectors.count(t) for t in ("A", "C")}
@@ -61,13 +92,13 @@ class StatusUseCases:
             degraded.append(f"chroma unreachable: {exc}")
             stores["chroma"] = "unreachable"
         stores["tantivy"] = self.keywords.count()
-        aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
         stores["quarantined"] = aside
         if aside:
             degraded.append(f"{aside} entries set aside in quarantine: see /v1/admin/quarantine")
         reranker = self.retriever.reranker
         if self.retriever.reranker_problem:
             degraded.append(self.retriever.reranker_problem)
+        replica = self._replica(degraded)
         return Health(
             "degraded" if degraded else "ok",
             self.embedder.name if self.embedder is not None else None,
@@ -75,6 +106,25 @@ class StatusUseCases:
             stores,
             degraded,
             self.embedder.backend if self.embedder is not None else None,
+            replica,
+        )
+
+    def _replica(self, degraded: list[str]) -> ReplicaStatus:
+        follower = self.replica.follower
+        lag = Lag(0.0, 0, 0)
+        if follower is not None:
+            if follower.problem:
+                degraded.append(f"keyword index not following the ledger: {follower.problem}")
+            try:
+                lag = follower.lag()
+            except Exception as exc:  # report, do not fail: health must answer
+                degraded.append(f"change log unreadable: {exc}")
+                lag = Lag(0.0, 0, follower.applied)
+        return ReplicaStatus(
+            self.replica.name,
+            "embedded" if follower is None else "cluster",
+            self.jobs.leading,
+            lag,
         )
 
     def stats(self, principal: Principal) -> Stats:

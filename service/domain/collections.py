@@ -140,6 +140,9 @@ class Collections:
             digest = hashlib.sha256(data).hexdigest()
             if path in known and known[path].hash == digest:
                 report.unchanged += 1
+                if self.catalog.text(collection.id, path) is None:  # indexed before texts
+                    text = data.decode("utf-8", errors="replace")
+                    self.catalog.set_file(collection.id, known[path], text)
                 continue
             if path in known:
                 report.changed += 1
@@ -165,7 +168,7 @@ class Collections:
     ) -> int:
         entries: list[Entry] = []
         stale: list[str] = []
-        files: list[IndexedFile] = []
+        files: list[tuple[IndexedFile, str]] = []
         for path, data, digest in batch:
             text = data.decode("utf-8", errors="replace")
             made = self.entries_for(collection, path, text)
@@ -176,13 +179,13 @@ class Collections:
                     entry_key(collection.namespace, chunk_id(collection, path, n))
                     for n in range(len(made), old.chunks)
                 ]
-            files.append(IndexedFile(path, digest, len(made)))
+            files.append((IndexedFile(path, digest, len(made)), text))
         if entries:
             self.memory.write(entries, actor)
         if stale:
             self.memory.delete(stale, actor)
-        for indexed in files:
-            self.catalog.set_file(collection.id, indexed)
+        for indexed, text in files:
+            self.catalog.set_file(collection.id, indexed, text)
         return len(entries)
 
     def entries_for(self, collection: Collection, path: str, text: str) -> list[Entry]:

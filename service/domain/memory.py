@@ -77,8 +77,9 @@ class Memory:
         self.clock = clock
         self.on_change = on_change
         """Told the namespaces of every change, once the indexes hold it."""
-        self._lock = threading.Lock()
-        """Held by every change to stored entries, from the ledger to the indexes."""
+        self.lock = threading.Lock()
+        """Held by every change to stored entries, from the ledger to the indexes (and by a
+        replica applying the changes of others to its index)."""
         self._writes: GroupCommit[_Write] = GroupCommit(
             self._commit, lambda w: {e.key for e in w.entries}, GROUP_ENTRIES
         )
@@ -97,7 +98,7 @@ class Memory:
 
     def _commit(self, group: list[Pending[_Write]]) -> None:
         ready = self._prepared(group)
-        with self._lock:
+        with self.lock:
             stored = in_threads(
                 [s for _, batch in ready for s in batch], self.ledger.last_in_thread
             )
@@ -170,7 +171,7 @@ class Memory:
 
     def delete(self, keys: Sequence[str], actor: str = "") -> list[str]:
         """Remove entries from the ledger and both indexes; returns the keys that existed."""
-        with self._lock:
+        with self.lock:
             existing = self.ledger.mark_deleting(keys)
             if existing:
                 self._remove(existing, actor)
@@ -184,7 +185,7 @@ class Memory:
 
     def set_archived(self, keys: Sequence[str], archived: bool, actor: str = "") -> int:
         """Archive entries (out of Chroma, out of default searches) or restore them."""
-        with self._lock:
+        with self.lock:
             return self._set_archived(keys, archived, actor)
 
     def _set_archived(self, keys: Sequence[str], archived: bool, actor: str) -> int:
@@ -209,7 +210,7 @@ class Memory:
         the write lock, so an entry promoted or rewritten meanwhile is judged as it is now."""
         archived = 0
         while True:
-            with self._lock:
+            with self.lock:
                 keys = self.ledger.select_keys(
                     tier=tier, expires_before=expires_before, older_than=older_than, limit=BATCH
                 )
@@ -223,7 +224,7 @@ class Memory:
         deleted = 0
         for archived in (False, True):
             while True:
-                with self._lock:
+                with self.lock:
                     keys = self.ledger.select_keys(
                         tier=tier, archived=archived, older_than=older_than, limit=BATCH
                     )
@@ -249,7 +250,7 @@ class Memory:
         Raises InvalidInput naming ``ids[i]`` for every unknown or non-C entry; then nothing
         is promoted.
         """
-        with self._lock:
+        with self.lock:
             found = self.ledger.get(keys)
             errors = []
             for n, key in enumerate(keys):
@@ -273,7 +274,7 @@ class Memory:
         self, keys: Sequence[str], changes: Mapping[str, Any], actor: str = ""
     ) -> int:
         """Merge ``changes`` into entries' metadata, keeping their text and vectors."""
-        with self._lock:
+        with self.lock:
             changed = [
                 StoredEntry(
                     replace(s.entry, metadata={**s.entry.metadata, **changes}), s.chunks, s.tokens
@@ -292,7 +293,7 @@ class Memory:
         """Finish the writes and deletes not yet applied to the indexes (interrupted by a
         crash, or by an index that failed). An entry that cannot be indexed is set aside
         in quarantine with the reason, so that one row never blocks the rest."""
-        with self._lock:
+        with self.lock:
             pending, deleting = self.ledger.unsynced()
             reasons = {s.entry.key: reason for s in pending if (reason := indexable.problem(s))}
             ready = [s for s in pending if s.entry.key not in reasons]
@@ -336,7 +337,7 @@ class Memory:
         while keys := self.ledger.missing_vectors(batch):
             entries = [s.entry for s in self.ledger.get(keys).values()]
             stored = self.prepare(entries)
-            with self._lock:
+            with self.lock:
                 current = self.ledger.get(keys)
                 # Skip entries rewritten or deleted while this batch was being embedded.
                 fresh = [
@@ -365,7 +366,7 @@ class Memory:
         Writes wait until the rebuild is done.
         """
         total = 0
-        with self._lock:
+        with self.lock:
             keep: set[str] = set()
             seen: set[str] = set()
             aside: dict[str, str] = {}

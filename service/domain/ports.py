@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from service.domain.collections import Collection, IndexedFile, Lines
 
 from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
+    Change,
+    ChangeBounds,
     Chunk,
     Entry,
     Filters,
     HistoryEvent,
     Hit,
+    JobRun,
     Quarantined,
     StoredEntry,
     Tier,
@@ -171,6 +175,70 @@ class Ledger(Protocol):
 
     def count(self) -> dict[str, int]: ...
 
+    def changes(self, after: int, limit: int = 1000) -> list[Change]:
+        """Changes with a sequence number above ``after``, in order, at most ``limit``.
+
+        ``put``, ``mark_deleting``, ``remove`` and ``quarantine`` append one change per key
+        in the transaction that makes them, so the log holds every committed change and
+        nothing else. Sequence numbers grow in commit order: once a reader has seen ``n``,
+        no change at or below ``n`` is committed later."""
+        ...
+
+    def change_bounds(self) -> ChangeBounds: ...
+
+    def trim_changes(self, before: float) -> int:
+        """Drop changes made before ``before`` (raising the horizon); returns how many."""
+        ...
+
+
+class JobLog(Protocol):
+    """The runs of the lifecycle jobs, shared by every replica of a cluster."""
+
+    def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int | None:
+        """Record a run as started and return its id; None, and nothing recorded, when a
+        run of ``job`` for this ``slot`` (a scheduled time) was started already."""
+        ...
+
+    def finish(
+        self, run: int, at: float, result: Mapping[str, Any] | None, error: str | None
+    ) -> None: ...
+
+    def last(self) -> dict[str, JobRun]:
+        """The latest run of each job that ever ran."""
+        ...
+
+    def runs(self, job: str, limit: int = 20) -> list[JobRun]:
+        """The runs of ``job``, newest first."""
+        ...
+
+
+class Coordination(Protocol):
+    """Who of the processes sharing one ledger does what."""
+
+    def lead(self) -> bool:
+        """Try to become (or stay) the one process that runs the scheduled jobs; True while
+        this process leads. Leadership ends with the process or its database connection."""
+        ...
+
+    def job_lock(self, job: str) -> AbstractContextManager[bool]:
+        """Hold the one lock of ``job`` shared by every process for the block; the block is
+        given False, without waiting, when another run holds it."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Checkpoint(Protocol):
+    """Where a replica keeps the last change of the ledger its own index has applied."""
+
+    def load(self) -> int | None:
+        """The sequence number saved last; None when none was saved (or it is unreadable)."""
+        ...
+
+    def save(self, seq: int) -> None:
+        """Keep ``seq``, replacing what was saved, whole or not at all."""
+        ...
+
 
 class Reranker(Protocol):
     name: str
@@ -201,7 +269,13 @@ class Catalog(Protocol):
         """The file indexed at ``path`` (as a scan listed it) in the collection, if any."""
         ...
 
-    def set_file(self, collection_id: str, indexed: IndexedFile) -> None: ...
+    def set_file(self, collection_id: str, indexed: IndexedFile, text: str) -> None:
+        """Record a file as indexed, with the text it was indexed from."""
+        ...
+
+    def text(self, collection_id: str, path: str) -> str | None:
+        """The text the file at ``path`` was indexed from; None when it is not indexed."""
+        ...
 
     def remove_file(self, collection_id: str, path: str) -> None: ...
 
@@ -267,11 +341,14 @@ class IdFactory(Protocol):
 
 
 __all__ = [
+    "Checkpoint",
     "Chunk",
     "Clock",
+    "Coordination",
     "Embedder",
     "Files",
     "IdFactory",
+    "JobLog",
     "KeywordStore",
     "Ledger",
     "VectorStore",

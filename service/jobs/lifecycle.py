@@ -50,9 +50,13 @@ def backfill_embeddings(memory: Memory) -> dict[str, Any]:
 
 
 def rescan_collections(collections: Collections) -> dict[str, Any]:
-    """Re-scan every collection: changed files re-embedded, removed ones dropped."""
-    totals = {"collections": 0, "added": 0, "changed": 0, "removed": 0}
+    """Re-scan every collection whose folder this replica has: changed files re-embedded,
+    removed ones dropped. The others are named in ``missing``, untouched."""
+    totals: dict[str, Any] = {"collections": 0, "added": 0, "changed": 0, "removed": 0}
     for collection in collections.all():
+        if collections.files.folder(collection.path) is None:
+            totals.setdefault("missing", []).append(f"{collection.name}: {collection.path}")
+            continue
         report = collections.scan(collection, SCHEDULER)
         totals["collections"] += 1
         totals["added"] += report.added
@@ -61,23 +65,39 @@ def rescan_collections(collections: Collections) -> dict[str, Any]:
     return totals
 
 
+def trim_changes(memory: Memory, now: float, retention_days: float) -> dict[str, Any]:
+    """Drop from the ledger's change log the changes older than ``retention_days``."""
+    return {"trimmed": memory.ledger.trim_changes(now - retention_days * DAY)}
+
+
 def lifecycle_jobs(
+    jobs: Jobs,
     settings: LifecycleSettings,
+    retention_days: float,
     memory: Memory,
     collections: Collections,
     clock: Callable[[], float],
 ) -> Jobs:
-    """The lifecycle jobs on their configured schedules."""
-    jobs = Jobs(clock)
+    """The lifecycle jobs on their configured schedules, added to ``jobs``."""
     jobs.add("expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(memory, clock()))
     jobs.add(
         "archive_e_tier",
         settings.archive_e_cron,
         lambda: archive_e_tier(memory, clock(), settings.e_archive_days, settings.e_delete_days),
     )
-    jobs.add("optimize_indexes", settings.optimize_cron, lambda: optimize_indexes(memory))
+    jobs.add(
+        "optimize_indexes",
+        settings.optimize_cron,
+        lambda: optimize_indexes(memory),
+        per_replica=True,  # each replica merges its own keyword index
+    )
     jobs.add("recover_pending", settings.recover_cron, lambda: recover_pending(memory))
     jobs.add("backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(memory))
+    jobs.add(
+        "trim_changes",
+        settings.trim_changes_cron,
+        lambda: trim_changes(memory, clock(), retention_days),
+    )
     if settings.rescan_cron:
         jobs.add(
             "rescan_collections", settings.rescan_cron, lambda: rescan_collections(collections)

@@ -8,30 +8,10 @@ from pathlib import Path
 from service.domain.collections import Collection, IndexedFile
 from service.stores.sqlite import SqliteFile
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS collections (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    namespace TEXT NOT NULL,
-    path TEXT NOT NULL,
-    mask TEXT NOT NULL,
-    tier TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    scanned_at REAL
-);
-CREATE TABLE IF NOT EXISTS files (
-    collection TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    chunks INTEGER NOT NULL,
-    PRIMARY KEY (collection, path)
-);
-"""
-
 
 class SqliteCatalog(SqliteFile):
     def __init__(self, path: Path) -> None:
-        super().__init__(path, SCHEMA)
+        super().__init__(path, "sqlite/catalog")
 
     def add(self, c: Collection) -> None:
         with self._lock:
@@ -80,12 +60,21 @@ class SqliteCatalog(SqliteFile):
             ).fetchone()
         return None if row is None else IndexedFile(row["path"], row["hash"], row["chunks"])
 
-    def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
+    def set_file(self, collection_id: str, indexed: IndexedFile, text: str) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO files (collection, path, hash, chunks) VALUES (?,?,?,?)",
-                (collection_id, indexed.path, indexed.hash, indexed.chunks),
+                "INSERT OR REPLACE INTO files (collection, path, hash, chunks, text) "
+                "VALUES (?,?,?,?,?)",
+                (collection_id, indexed.path, indexed.hash, indexed.chunks, text),
             )
+
+    def text(self, collection_id: str, path: str) -> str | None:
+        """None too for a file indexed before texts were kept, until it changes."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text FROM files WHERE collection = ? AND path = ?", (collection_id, path)
+            ).fetchone()
+        return None if row is None else row["text"]
 
     def remove_file(self, collection_id: str, path: str) -> None:
         with self._lock:

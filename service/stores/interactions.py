@@ -9,35 +9,12 @@ from pathlib import Path
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.stores.sqlite import SqliteFile
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS interactions (
-    id TEXT PRIMARY KEY,
-    at REAL NOT NULL,
-    namespace TEXT NOT NULL,
-    asker TEXT,
-    question TEXT NOT NULL,
-    results TEXT NOT NULL,
-    strong_match INTEGER NOT NULL,
-    best_relevance REAL NOT NULL,
-    took_ms REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS interactions_day ON interactions(namespace, at);
-CREATE TABLE IF NOT EXISTS feedback (
-    interaction_id TEXT NOT NULL REFERENCES interactions(id) ON DELETE CASCADE,
-    at REAL NOT NULL,
-    rating TEXT NOT NULL,
-    comment TEXT,
-    actor TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS feedback_interaction ON feedback(interaction_id);
-"""
-
 _COLUMNS = "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms"
 
 
 class SqliteInteractionLog(SqliteFile):
     def __init__(self, path: Path) -> None:
-        super().__init__(path, SCHEMA)
+        super().__init__(path, "sqlite/interactions")
 
     def record(self, interaction: Interaction) -> None:
         i = interaction

@@ -2,34 +2,45 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
-from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
 from pathlib import Path
 
-import numpy as np
-
-from service.domain.models import Chunk, Entry, HistoryEvent, Quarantined, StoredEntry
+from service.domain.models import (
+    Change,
+    ChangeBounds,
+    Chunk,
+    Entry,
+    HistoryEvent,
+    Quarantined,
+    StoredEntry,
+)
 from service.domain.similarity import Matrix
 from service.stores.ledger_schema import (
-    _COLUMNS,
-    _VALUES,
+    COLUMNS,
     LIVE,
-    SCHEMA,
     add_missing_columns,
+    entry_values,
+    matrix,
+    pack,
+    row_entry,
+    unpack,
 )
 from service.stores.sqlite import SqliteFile, Transaction, select_in
 
+_VALUES = ", ".join("?" * len(COLUMNS.split(", ")))
+
 
 class SqliteLedger(SqliteFile):
-    """Entries keyed by ``namespace:id``, written in WAL mode with full fsync."""
+    """Entries keyed by ``namespace:id``, written in WAL mode with full fsync.
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, SCHEMA)
-        add_missing_columns(self._db)
+    ``clock`` times what is recorded without a time given (history, changes)."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(path, "sqlite/ledger", {1: add_missing_columns})
+        self._clock = clock
 
     def put(
         self,
@@ -41,18 +52,18 @@ class SqliteLedger(SqliteFile):
     ) -> None:
         """Record entries as pending indexing, and in each one's history: ``action``, or
         created / updated as the key is new or not."""
-        rows = [_entry_values(s) for s in stored]
-        chunks = [(c.key, c.number, c.text, _pack(c.vector)) for s in stored for c in s.chunks]
+        rows = [entry_values(s) for s in stored]
+        chunks = [(c.key, c.number, c.text, pack(c.vector)) for s in stored for c in s.chunks]
         with self._lock, Transaction(self._db):
             keys = [s.entry.key for s in stored]
             existing = set(self._present(keys))
             self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
             self._db.executemany("DELETE FROM quarantine WHERE key = ?", [(k,) for k in keys])
             self._db.executemany(
-                f"INSERT OR REPLACE INTO entries ({_COLUMNS}, state) VALUES ({_VALUES}, 'pending')",
+                f"INSERT OR REPLACE INTO entries ({COLUMNS}, state) VALUES ({_VALUES}, 'pending')",
                 rows,
             )
-            now = time.time() if at is None else at
+            now = self._clock() if at is None else at
             self._db.executemany(
                 "INSERT INTO history VALUES (?,?,?,?)",
                 [
@@ -61,12 +72,14 @@ class SqliteLedger(SqliteFile):
                 ],
             )
             self._db.executemany("INSERT INTO chunks VALUES (?,?,?,?)", chunks)
+            self._append(keys, now)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         self._set_state(list(keys), "synced")
 
     def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
         with self._lock, Transaction(self._db):
+            self._append(self._present(list(reasons)), at)
             self._db.executemany(
                 "UPDATE entries SET state = 'quarantined' WHERE key = ?", [(k,) for k in reasons]
             )
@@ -85,15 +98,20 @@ class SqliteLedger(SqliteFile):
         return [Quarantined(row["key"], row["reason"], row["at"]) for row in rows]
 
     def mark_deleting(self, keys: Sequence[str]) -> list[str]:
-        existing = self._existing(keys)
-        self._set_state(existing, "deleting")
+        with self._lock, Transaction(self._db):
+            existing = self._present(keys)
+            self._db.executemany(
+                "UPDATE entries SET state = 'deleting' WHERE key = ?", [(k,) for k in existing]
+            )
+            self._append(existing, self._clock())
         return existing
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
+        now = self._clock() if at is None else at
         with self._lock, Transaction(self._db):
+            self._append(self._present(keys), now)
             self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
             self._db.executemany("DELETE FROM quarantine WHERE key = ?", [(k,) for k in keys])
-            now = time.time() if at is None else at
             self._db.executemany(
                 "INSERT INTO history VALUES (?,?,?,?)", [(k, now, "deleted", actor) for k in keys]
             )
@@ -185,11 +203,11 @@ class SqliteLedger(SqliteFile):
         """The entry of the thread written last."""
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM entries WHERE namespace = ? AND thread = ? "
+                f"SELECT {COLUMNS} FROM entries WHERE namespace = ? AND thread = ? "
                 f"AND {LIVE} ORDER BY rowid DESC LIMIT 1",
                 (namespace, thread),
             ).fetchone()
-        return None if row is None else _row_entry(row)
+        return None if row is None else row_entry(row)
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         with self._lock:
@@ -206,7 +224,7 @@ class SqliteLedger(SqliteFile):
                 list(texts),
             ):
                 texts[c["key"]].append(c["text"])
-        return {row["key"]: (_row_entry(row), tuple(texts[row["key"]])) for row in rows}
+        return {row["key"]: (row_entry(row), tuple(texts[row["key"]])) for row in rows}
 
     def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
         """The chunk vectors of the entries that have them, without the rest of the entry:
@@ -220,13 +238,13 @@ class SqliteLedger(SqliteFile):
                 keys,
             )
             for key, group in groupby(rows, key=lambda row: row["key"]):
-                found[key] = _matrix(row["vector"] for row in group)
+                found[key] = matrix(row["vector"] for row in group)
         return found
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM entries WHERE state = 'pending'"
+                f"SELECT {COLUMNS} FROM entries WHERE state = 'pending'"
             ).fetchall()
             pending = list(self._hydrate(rows).values())
             deleting = [
@@ -240,7 +258,7 @@ class SqliteLedger(SqliteFile):
         while True:
             with self._lock:
                 rows = self._db.execute(
-                    f"SELECT {_COLUMNS} FROM entries WHERE key > ? AND {LIVE} ORDER BY key LIMIT ?",
+                    f"SELECT {COLUMNS} FROM entries WHERE key > ? AND {LIVE} ORDER BY key LIMIT ?",
                     (after, batch),
                 ).fetchall()
                 if not rows:
@@ -256,9 +274,39 @@ class SqliteLedger(SqliteFile):
             ).fetchall()
         return {row["tier"]: row["n"] for row in rows}
 
-    def _existing(self, keys: Sequence[str]) -> list[str]:
+    def changes(self, after: int, limit: int = 1000) -> list[Change]:
         with self._lock:
-            return self._present(keys)
+            rows = self._db.execute(
+                "SELECT seq, key, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                (after, limit),
+            ).fetchall()
+        return [Change(row["seq"], row["key"], row["at"]) for row in rows]
+
+    def change_bounds(self) -> ChangeBounds:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT h.horizon, MAX(h.horizon, COALESCE((SELECT MAX(seq) FROM changes), 0)) "
+                "FROM change_horizon h"
+            ).fetchone()
+        return ChangeBounds(horizon=row[0], latest=row[1])
+
+    def trim_changes(self, before: float) -> int:
+        """Drop the changes made before ``before``, and any numbered below one of them: the
+        log stays whole above the horizon."""
+        with self._lock, Transaction(self._db):
+            row = self._db.execute("SELECT MAX(seq) FROM changes WHERE at < ?", (before,))
+            last = row.fetchone()[0]
+            if last is None:
+                return 0
+            dropped = self._db.execute("DELETE FROM changes WHERE seq <= ?", (last,)).rowcount
+            self._db.execute("UPDATE change_horizon SET horizon = MAX(horizon, ?)", (last,))
+        return int(dropped)
+
+    def _append(self, keys: Iterable[str], at: float) -> None:
+        """Log a change of each key (once), in the caller's transaction."""
+        self._db.executemany(
+            "INSERT INTO changes (key, at) VALUES (?, ?)", [(k, at) for k in dict.fromkeys(keys)]
+        )
 
     def _set_state(self, keys: list[str], state: str) -> None:
         if not keys:
@@ -269,12 +317,12 @@ class SqliteLedger(SqliteFile):
             )
 
     def _live_rows(self, keys: Sequence[str]) -> list[sqlite3.Row]:
-        """The ``_COLUMNS`` of the live entries among ``keys``."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE key IN ({{keys}}) AND {LIVE}"
+        """The ``COLUMNS`` of the live entries among ``keys``."""
+        sql = f"SELECT {COLUMNS} FROM entries WHERE key IN ({{keys}}) AND {LIVE}"
         return list(select_in(self._db, sql, keys))
 
     def _hydrate(self, rows: list[sqlite3.Row]) -> dict[str, StoredEntry]:
-        """Entries of ``rows`` (read with ``_COLUMNS``) with their chunks, by key."""
+        """Entries of ``rows`` (read with ``COLUMNS``) with their chunks, by key."""
         keys = [row["key"] for row in rows]
         chunks: dict[str, list[Chunk]] = {k: [] for k in keys}
         for c in select_in(
@@ -283,83 +331,8 @@ class SqliteLedger(SqliteFile):
             "ORDER BY key, number",
             keys,
         ):
-            chunks[c["key"]].append(Chunk(c["key"], c["number"], c["text"], _unpack(c["vector"])))
+            chunks[c["key"]].append(Chunk(c["key"], c["number"], c["text"], unpack(c["vector"])))
         return {
-            row["key"]: StoredEntry(_row_entry(row), tuple(chunks[row["key"]]), row["tokens"])
+            row["key"]: StoredEntry(row_entry(row), tuple(chunks[row["key"]]), row["tokens"])
             for row in rows
         }
-
-
-def _entry_values(s: StoredEntry) -> dict[str, object]:
-    """An entry's column values, named as in ``_FIELDS``."""
-    e = s.entry
-    return {
-        "key": e.key,
-        "id": e.id,
-        "namespace": e.namespace,
-        "tier": e.tier,
-        "text": e.text,
-        "speaker": e.speaker,
-        "role": e.role,
-        "chain_type": e.chain_type,
-        "tags": json.dumps(list(e.tags)),
-        "timestamp": e.timestamp,
-        "expires_at": e.expires_at,
-        "metadata": json.dumps(dict(e.metadata)),
-        "archived": int(e.archived),
-        "kind": e.kind,
-        "type": e.type,
-        "confidence": e.confidence,
-        "variants": json.dumps(list(e.variants)),
-        "thread": e.thread,
-        "context": e.context,
-        "tokens": s.tokens,
-    }
-
-
-def _row_entry(row: sqlite3.Row) -> Entry:
-    return Entry(
-        id=row["id"],
-        namespace=row["namespace"],
-        tier=row["tier"],
-        text=row["text"],
-        speaker=row["speaker"],
-        role=row["role"],
-        chain_type=row["chain_type"],
-        tags=tuple(json.loads(row["tags"])),
-        timestamp=row["timestamp"],
-        expires_at=row["expires_at"],
-        metadata=json.loads(row["metadata"]),
-        archived=bool(row["archived"]),
-        kind=row["kind"],
-        type=row["type"],
-        confidence=row["confidence"],
-        variants=tuple(json.loads(row["variants"])),
-        thread=row["thread"],
-        context=row["context"],
-    )
-
-
-def _pack(vector: tuple[float, ...] | None) -> bytes | None:
-    return None if vector is None else array("f", vector).tobytes()
-
-
-def _matrix(blobs: Iterable[bytes]) -> Matrix:
-    """Vectors kept as ``_pack`` wrote them, as the rows of one float32 matrix, each blob
-    copied once into it as it comes. An entry's chunks are embedded together, so they
-    share one size; any other is left out."""
-    data, size, rows = bytearray(), -1, 0
-    for blob in blobs:
-        size = len(blob) if size < 0 else size
-        if len(blob) == size:
-            data += blob
-            rows += 1
-    return np.frombuffer(data, dtype=np.float32).reshape(rows, size // 4)
-
-
-def _unpack(blob: bytes | None) -> tuple[float, ...] | None:
-    if blob is None:
-        return None
-    values = array("f")
-    values.frombytes(blob)
-    return tuple(values)

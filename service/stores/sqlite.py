@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+
+from service.stores.migrations import SqliteStep, migrate_sqlite
 
 KEYS_PER_QUERY = 500
 """Keys bound in one ``IN (...)`` list, well under SQLite's limit on a statement's
 variables (999 before SQLite 3.32)."""
 
 
-def open_durable(path: Path, schema: str) -> sqlite3.Connection:
+def open_durable(
+    path: Path, schema: str, steps: Mapping[int, SqliteStep] | None = None
+) -> sqlite3.Connection:
     """A connection in autocommit mode, WAL with fsync on every commit, foreign keys on,
     rows readable by column name, shared across threads (callers serialise access with a
-    lock)."""
+    lock); the file migrated to the latest version of ``schema`` (as in
+    ``service.stores.migrations``: ``sqlite/ledger``, ...)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
     db.row_factory = sqlite3.Row
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
     db.execute("PRAGMA foreign_keys=ON")
-    db.executescript(schema)
+    migrate_sqlite(db, schema, steps)
     return db
 
 
@@ -54,8 +59,10 @@ class Transaction:
 class SqliteFile:
     """A store kept in one SQLite file: its connection, and the lock that serialises it."""
 
-    def __init__(self, path: Path, schema: str) -> None:
-        self._db = open_durable(path, schema)
+    def __init__(
+        self, path: Path, schema: str, steps: Mapping[int, SqliteStep] | None = None
+    ) -> None:
+        self._db = open_durable(path, schema, steps)
         self._lock = threading.Lock()
 
     def close(self) -> None:

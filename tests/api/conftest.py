@@ -15,9 +15,11 @@ from service.settings import Settings
 from tests.fakes import (
     FakeCatalog,
     FakeClock,
+    FakeCoordination,
     FakeEmbedder,
     FakeFiles,
     FakeInteractionLog,
+    FakeJobLog,
     FakeKeywordStore,
     FakeLedger,
     FakeVectorStore,
@@ -41,6 +43,8 @@ def fake_services(clock: FakeClock, files: FakeFiles, **env: str) -> Services:
         interactions=FakeInteractionLog(),
         files=files,
         embedder=FakeEmbedder(),
+        jobs=FakeJobLog(),
+        coordination=FakeCoordination(),
     )
     ids = (f"id{n}" for n in itertools.count(1))
     return build_services(settings, stores, clock=clock, new_id=lambda: next(ids))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -53,11 +54,18 @@ def test_jobs_are_listed_and_unknown_ones_are_404(client: TestClient[Litestar]) 
         "optimize_indexes",
         "recover_pending",
         "backfill_embeddings",
+        "trim_changes",
     }
     assert jobs["expire_c_tier"]["schedule"] == "0 * * * *"
-    assert jobs["expire_c_tier"]["runs"] == 0
+    assert (jobs["expire_c_tier"]["runs"], jobs["expire_c_tier"]["recent"]) == (0, [])
+    assert [name for name, job in jobs.items() if job["per_replica"]] == ["optimize_indexes"]
     problem(client.post("/v1/admin/jobs/nope/run", headers=AS_ADMIN), 404)
-    assert run_job(client, "optimize_indexes")["runs"] == 1
+    run = run_job(client, "optimize_indexes")
+    assert (run["runs"], run["last_replica"]) == (1, f"{socket.gethostname()}:8080")
+    assert [(r["replica"], r["slot"], r["error"]) for r in run["recent"]] == [
+        (run["last_replica"], None, None)
+    ]
+    assert run["recent"][0]["started_at"] == run["last_started"]
 
 
 def test_promote_names_each_bad_id_and_changes_nothing(client: TestClient[Litestar]) -> None:

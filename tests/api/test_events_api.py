@@ -177,6 +177,42 @@ def test_health_and_openapi(client: TestClient[Litestar]) -> None:
     assert {"/v1/events", "/v1/search", "/v1/entries/{entry_id}", "/health"} <= set(spec["paths"])
 
 
+def test_health_names_the_replica_and_its_place_among_others(
+    services_for: Callable[..., Services],
+) -> None:
+    services = services_for(replica_name="api-7")
+    for client in serve(services):
+        replica = client.get("/health").json()["replica"]
+        # One process on files of its own: nothing to follow, and no schedule started here.
+        assert replica == {
+            "name": "api-7",
+            "mode": "embedded",
+            "leads_jobs": False,
+            "lag_seconds": 0.0,
+            "changes_behind": 0,
+        }
+        services.jobs.start()
+        try:
+            assert client.get("/health").json()["replica"]["leads_jobs"] is True
+        finally:
+            services.jobs.shutdown()
+
+
+def test_health_answers_while_the_ledger_is_away(
+    services_for: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = services_for()
+
+    def away() -> dict[str, int]:
+        raise ConnectionError("database server away")
+
+    monkeypatch.setattr(services.stores.ledger, "count", away)
+    for client in serve(services):
+        health = client.get("/health").json()
+        assert (health["status"], health["stores"]["ledger"]) == ("degraded", "unreachable")
+        assert "ledger unreachable: database server away" in health["degraded"]
+
+
 def test_hits_carry_a_bounded_text_and_the_entry_the_whole(
     services_for: Callable[..., Services],
 ) -> None:

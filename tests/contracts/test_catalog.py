@@ -1,7 +1,8 @@
-"""The catalog's contract: FakeCatalog and SqliteCatalog."""
+"""The catalog's contract: FakeCatalog, SqliteCatalog and PostgresCatalog."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,14 +10,23 @@ import pytest
 from service.domain.collections import Collection, IndexedFile
 from service.domain.ports import Catalog
 from service.stores.catalog import SqliteCatalog
+from service.stores.postgres import open_postgres
 from tests.fakes import T0, FakeCatalog
+from tests.postgres import POSTGRES
 
 
-@pytest.fixture(params=["fake", "sqlite"])
-def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Catalog:
+@pytest.fixture(params=["fake", "sqlite", POSTGRES])
+def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Catalog]:
     if request.param == "fake":
-        return FakeCatalog()
-    return SqliteCatalog(tmp_path / "catalog.sqlite3")
+        yield FakeCatalog()
+    elif request.param == "sqlite":
+        sqlite = SqliteCatalog(tmp_path / "catalog.sqlite3")
+        yield sqlite
+        sqlite.close()
+    else:
+        stores = open_postgres(request.getfixturevalue("postgres_url"))
+        yield stores.catalog
+        stores.close()
 
 
 def collection(name: str, id: str | None = None) -> Collection:
@@ -42,7 +52,7 @@ def test_a_name_or_id_is_taken_once(catalog: Catalog) -> None:
 
 def test_renaming_keeps_the_id_and_the_files(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
-    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2), "# a.md h1")
     catalog.rename("notes", "docs")
     assert catalog.get("notes") is None
     renamed = catalog.get("docs")
@@ -62,10 +72,10 @@ def test_a_scan_is_recorded_with_its_time(catalog: Catalog) -> None:
 def test_files_are_kept_per_collection_and_replaced_by_path(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
     catalog.add(collection("adr"))
-    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2))
-    catalog.set_file("id-notes", IndexedFile("b.md", "h2", 1))
-    catalog.set_file("id-notes", IndexedFile("a.md", "h3", 5))
-    catalog.set_file("id-adr", IndexedFile("a.md", "h9", 1))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2), "# a.md h1")
+    catalog.set_file("id-notes", IndexedFile("b.md", "h2", 1), "# b.md h2")
+    catalog.set_file("id-notes", IndexedFile("a.md", "h3", 5), "# a.md h3")
+    catalog.set_file("id-adr", IndexedFile("a.md", "h9", 1), "# a.md h9")
     assert catalog.files("id-notes") == {
         "a.md": IndexedFile("a.md", "h3", 5),
         "b.md": IndexedFile("b.md", "h2", 1),
@@ -83,14 +93,30 @@ def test_files_are_kept_per_collection_and_replaced_by_path(catalog: Catalog) ->
 
 def test_a_file_of_no_collection_is_refused(catalog: Catalog) -> None:
     with pytest.raises(Exception):  # noqa: B017 (each store refuses in its own words)
-        catalog.set_file("id-missing", IndexedFile("a.md", "h1", 1))
+        catalog.set_file("id-missing", IndexedFile("a.md", "h1", 1), "# a.md h1")
 
 
 def test_removing_a_collection_forgets_its_files(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
-    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2), "# a.md h1")
     catalog.remove("id-notes")
     assert catalog.get("notes") is None
     assert catalog.files("id-notes") == {}
     catalog.add(collection("notes"))  # the name is free again, with no files
     assert catalog.files("id-notes") == {}
+
+
+def test_a_file_is_kept_with_the_text_it_was_indexed_from(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    catalog.add(collection("adr"))
+    catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2), "# A\n\nfirst")
+    catalog.set_file("id-adr", IndexedFile("a.md", "h9", 1), "# other A")
+    assert catalog.text("id-notes", "a.md") == "# A\n\nfirst"
+    catalog.set_file("id-notes", IndexedFile("a.md", "h2", 3), "# A\n\nsecond ✓")
+    assert catalog.text("id-notes", "a.md") == "# A\n\nsecond ✓"
+    assert catalog.text("id-adr", "a.md") == "# other A"
+    assert catalog.text("id-notes", "missing.md") is None
+    catalog.remove_file("id-notes", "a.md")
+    assert catalog.text("id-notes", "a.md") is None
+    catalog.remove("id-adr")
+    assert catalog.text("id-adr", "a.md") is None

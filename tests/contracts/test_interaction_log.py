@@ -1,7 +1,9 @@
-"""The interaction log's contract: FakeInteractionLog and SqliteInteractionLog."""
+"""The interaction log's contract: FakeInteractionLog, SqliteInteractionLog and
+PostgresInteractionLog."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,16 +11,25 @@ import pytest
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.domain.ports import InteractionLog
 from service.stores.interactions import SqliteInteractionLog
+from service.stores.postgres import open_postgres
 from tests.fakes import T0, FakeInteractionLog
+from tests.postgres import POSTGRES
 
 DAY = 86_400
 
 
-@pytest.fixture(params=["fake", "sqlite"])
-def log(request: pytest.FixtureRequest, tmp_path: Path) -> InteractionLog:
+@pytest.fixture(params=["fake", "sqlite", POSTGRES])
+def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[InteractionLog]:
     if request.param == "fake":
-        return FakeInteractionLog()
-    return SqliteInteractionLog(tmp_path / "interactions.sqlite3")
+        yield FakeInteractionLog()
+    elif request.param == "sqlite":
+        sqlite = SqliteInteractionLog(tmp_path / "interactions.sqlite3")
+        yield sqlite
+        sqlite.close()
+    else:
+        stores = open_postgres(request.getfixturevalue("postgres_url"))
+        yield stores.interactions
+        stores.close()
 
 
 def asked(id: str, at: float, namespace: str = "ns", strong: bool = True) -> Interaction:

@@ -1,7 +1,9 @@
-"""The ledger's contract: FakeLedger and SqliteLedger."""
+"""The ledger's contract: FakeLedger, SqliteLedger and PostgresLedger (the change log's
+is in test_change_log.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +13,23 @@ import pytest
 from service.domain.models import Chunk, Quarantined, StoredEntry, Tier
 from service.domain.ports import Ledger
 from service.stores.ledger import SqliteLedger
+from service.stores.postgres import open_postgres
 from tests.fakes import T0, FakeLedger, make_entry
+from tests.postgres import POSTGRES
 
 
-@pytest.fixture(params=["fake", "sqlite"])
-def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Ledger:
+@pytest.fixture(params=["fake", "sqlite", POSTGRES])
+def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
     if request.param == "fake":
-        return FakeLedger()
-    return SqliteLedger(tmp_path / "ledger.sqlite3")
+        yield FakeLedger()
+    elif request.param == "sqlite":
+        sqlite = SqliteLedger(tmp_path / "ledger.sqlite3")
+        yield sqlite
+        sqlite.close()
+    else:
+        stores = open_postgres(request.getfixturevalue("postgres_url"))
+        yield stores.ledger
+        stores.close()
 
 
 def stored(id: str, tier: Tier = "A", tokens: int = 0, **fields: Any) -> StoredEntry:

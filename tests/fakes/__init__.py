@@ -2,15 +2,18 @@
 
 ``tests/contracts`` holds each fake to the real adapter it stands for:
 
-- ``FakeLedger`` keeps entry states and history like ``SqliteLedger``;
+- ``FakeLedger`` keeps entry states and history like ``SqliteLedger`` and ``PostgresLedger``,
+  and a change log like theirs;
 - ``FakeVectorStore`` holds one record per chunk in one collection per embedded tier, like
   ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
   keeps archived entries out of it;
 - ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``;
-- ``FakeCatalog``, ``FakeInteractionLog`` and ``FakeFiles`` stand for ``SqliteCatalog``,
-  ``SqliteInteractionLog`` and ``LocalFiles``;
+- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeJobLog`` and ``FakeFiles`` stand for the
+  SQLite and Postgres catalogs, interaction logs and job logs and for ``LocalFiles``;
+- ``FakeCoordination`` leads while the test says so and holds job locks like
+  ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
-  test sets.
+  test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory.
 """
 
 from __future__ import annotations
@@ -18,11 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tests.fakes.catalog import FakeCatalog
+from tests.fakes.checkpoint import FakeCheckpoint
 from tests.fakes.clock import CLOCK_START, FakeClock
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
 from tests.fakes.files import FakeFiles
 from tests.fakes.interactions import FakeInteractionLog
+from tests.fakes.jobs import FakeCoordination, FakeJobLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
 from tests.fakes.reranker import FakeReranker
@@ -32,10 +37,13 @@ __all__ = [
     "CLOCK_START",
     "T0",
     "FakeCatalog",
+    "FakeCheckpoint",
     "FakeClock",
+    "FakeCoordination",
     "FakeEmbedder",
     "FakeFiles",
     "FakeInteractionLog",
+    "FakeJobLog",
     "FakeKeywordStore",
     "FakeLedger",
     "FakeReranker",
@@ -51,10 +59,13 @@ __all__ = [
 if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port.
     from service.domain.ports import (
         Catalog,
+        Checkpoint,
         Clock,
+        Coordination,
         Embedder,
         Files,
         InteractionLog,
+        JobLog,
         KeywordStore,
         Ledger,
         Reranker,
@@ -67,6 +78,9 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _keywords: KeywordStore = FakeKeywordStore()
     _catalog: Catalog = FakeCatalog()
     _interactions: InteractionLog = FakeInteractionLog()
+    _jobs: JobLog = FakeJobLog()
+    _coordination: Coordination = FakeCoordination()
     _files: Files = FakeFiles()
     _reranker: Reranker = FakeReranker()
     _clock: Clock = FakeClock()
+    _checkpoint: Checkpoint = FakeCheckpoint()

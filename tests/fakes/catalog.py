@@ -13,6 +13,7 @@ class FakeCatalog:
     def __init__(self) -> None:
         self.collections: dict[str, Collection] = {}
         self.indexed: dict[str, dict[str, IndexedFile]] = {}
+        self.texts: dict[tuple[str, str], str] = {}
 
     def _named(self, name: str) -> Collection | None:
         return next((c for c in self.collections.values() if c.name == name), None)
@@ -40,6 +41,7 @@ class FakeCatalog:
     def remove(self, collection_id: str) -> None:
         self.collections.pop(collection_id, None)
         self.indexed.pop(collection_id, None)
+        self.texts = {k: v for k, v in self.texts.items() if k[0] != collection_id}
 
     def scanned(self, collection_id: str, at: float) -> None:
         found = self.collections.get(collection_id)
@@ -52,10 +54,17 @@ class FakeCatalog:
     def file(self, collection_id: str, path: str) -> IndexedFile | None:
         return self.indexed.get(collection_id, {}).get(path)
 
-    def set_file(self, collection_id: str, indexed: IndexedFile) -> None:
+    def set_file(self, collection_id: str, indexed: IndexedFile, text: str) -> None:
         if collection_id not in self.collections:
             raise ValueError(f"no collection {collection_id!r}")
         self.indexed[collection_id][indexed.path] = indexed
+        self.texts[collection_id, indexed.path] = text
+
+    def text(self, collection_id: str, path: str) -> str | None:
+        if self.file(collection_id, path) is None:
+            return None
+        return self.texts.get((collection_id, path))
 
     def remove_file(self, collection_id: str, path: str) -> None:
         self.indexed.get(collection_id, {}).pop(path, None)
+        self.texts.pop((collection_id, path), None)

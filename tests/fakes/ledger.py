@@ -7,14 +7,22 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from service.domain.models import EMBEDDED_TIERS, Entry, HistoryEvent, Quarantined, StoredEntry
+from service.domain.models import (
+    EMBEDDED_TIERS,
+    Change,
+    ChangeBounds,
+    Entry,
+    HistoryEvent,
+    Quarantined,
+    StoredEntry,
+)
 from service.domain.similarity import Matrix
 
 
 class FakeLedger:
     """Entries by key with their state: ``pending``, ``synced``, ``deleting`` or
-    ``quarantined`` (with the reason); and the history of every key, kept after the entry
-    is removed."""
+    ``quarantined`` (with the reason); the history of every key, kept after the entry is
+    removed; and the change log, numbered from 1."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.entries: dict[str, StoredEntry] = {}
@@ -27,10 +35,19 @@ class FakeLedger:
         """Batch size of ``scan`` when the caller gives none."""
         self.reads: list[tuple[str, list[str]]] = []
         """Every ``get``, ``passages`` and ``vectors`` call, in order: which read, which keys."""
+        self.log: list[Change] = []
+        self.horizon = 0
+        self.last_seq = 0
 
     def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
         when = self.clock() if at is None else at
         self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
+
+    def _append(self, keys: Iterable[str], at: float | None) -> None:
+        when = self.clock() if at is None else at
+        for key in dict.fromkeys(keys):
+            self.last_seq += 1
+            self.log.append(Change(self.last_seq, key, when))
 
     def _live(self, key: str) -> bool:
         return key in self.entries and self.states[key] in ("pending", "synced")
@@ -51,6 +68,7 @@ class FakeLedger:
             self.states[key] = "pending"
             self.reasons.pop(key, None)
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
+        self._append((s.entry.key for s in stored), at)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -58,6 +76,7 @@ class FakeLedger:
                 self.states[key] = "synced"
 
     def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        self._append((k for k in reasons if k in self.entries), at)
         for key, reason in reasons.items():
             if key in self.entries:
                 self.states[key] = "quarantined"
@@ -71,9 +90,11 @@ class FakeLedger:
         existing = [k for k in keys if k in self.entries]
         for key in existing:
             self.states[key] = "deleting"
+        self._append(existing, None)
         return existing
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
+        self._append((k for k in keys if k in self.entries), at)
         for key in keys:
             self.entries.pop(key, None)
             self.states.pop(key, None)
@@ -191,3 +212,18 @@ class FakeLedger:
             if self._live(key):
                 counts[s.entry.tier] = counts.get(s.entry.tier, 0) + 1
         return counts
+
+    def changes(self, after: int, limit: int = 1000) -> list[Change]:
+        return [c for c in self.log if c.seq > after][:limit]
+
+    def change_bounds(self) -> ChangeBounds:
+        return ChangeBounds(self.horizon, max(self.horizon, self.last_seq))
+
+    def trim_changes(self, before: float) -> int:
+        old = [c.seq for c in self.log if c.at < before]
+        if not old:
+            return 0
+        kept = [c for c in self.log if c.seq > max(old)]
+        dropped = len(self.log) - len(kept)
+        self.log, self.horizon = kept, max(self.horizon, max(old))
+        return dropped

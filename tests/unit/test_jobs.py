@@ -1,18 +1,25 @@
-"""Named jobs run by hand: results, errors, conflicts; the schedule only where stated."""
+"""Named jobs by hand and on schedule, once per cluster: results, errors, conflicts, turns."""
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from service.domain.models import JobRun
 from service.errors import ConfigError, Conflict, NotFound
 from service.jobs.scheduler import Jobs
+from tests.fakes import FakeClock, FakeCoordination, FakeJobLog
 
 NEVER_SOON = "0 0 1 1 *"
 """Midnight on New Year's Day: a schedule that will not fire while a test runs."""
+SLOT = datetime(2027, 1, 15, 9, 0, tzinfo=UTC).timestamp()
+"""A turn of an hourly job."""
 
 
 @dataclasses.dataclass
@@ -26,20 +33,43 @@ class Ticker:
         return self.now
 
 
+def noting(notes: list[str], note: str) -> Callable[[], dict[str, Any]]:
+    """A job that notes ``note`` when it runs."""
+
+    def run() -> dict[str, Any]:
+        notes.append(note)
+        return {"by": note}
+
+    return run
+
+
+def recorded(log: FakeJobLog) -> list[JobRun]:
+    return list(log.runs_by_id.values())
+
+
 @pytest.fixture
-def jobs() -> Jobs:
-    return Jobs(clock=Ticker())
+def log() -> FakeJobLog:
+    return FakeJobLog()
 
 
-def test_run_records_the_result_and_times(jobs: Jobs) -> None:
+@pytest.fixture
+def coordination() -> FakeCoordination:
+    return FakeCoordination()
+
+
+@pytest.fixture
+def jobs(log: FakeJobLog, coordination: FakeCoordination) -> Jobs:
+    return Jobs(log, coordination, "api-1", clock=Ticker())
+
+
+def test_run_records_the_result_times_and_replica(jobs: Jobs, log: FakeJobLog) -> None:
     jobs.add("count", NEVER_SOON, lambda: {"archived": 3})
-    record = jobs.run("count")
-    assert record.last_result == {"archived": 3}
-    assert record.last_error is None
-    assert record.runs == 1
-    assert (record.last_started, record.last_finished) == (1001.0, 1002.0)
-    assert jobs.run("count").runs == 2
-    assert record.last_started == 1003.0
+    run = jobs.run("count")
+    assert (run.result, run.error, run.replica, run.slot) == ({"archived": 3}, None, "api-1", None)
+    assert (run.started_at, run.finished_at) == (1001.0, 1002.0)
+    assert recorded(log) == [run]
+    assert jobs.run("count").started_at == 1003.0
+    assert [r.started_at for r in jobs.history("count", 5)] == [1003.0, 1001.0]
 
 
 def test_run_records_an_error_and_the_next_success_clears_it(jobs: Jobs) -> None:
@@ -52,13 +82,13 @@ def test_run_records_an_error_and_the_next_success_clears_it(jobs: Jobs) -> None
         return outcome
 
     jobs.add("flaky", NEVER_SOON, flaky)
-    record = jobs.run("flaky")  # a failed run is recorded, not raised
-    assert record.last_error == "ValueError: ledger is locked"
-    assert record.last_result is None
-    assert record.runs == 1
-    assert record.last_finished is not None
-    record = jobs.run("flaky")
-    assert (record.last_result, record.last_error, record.runs) == ({"ok": 1}, None, 2)
+    run = jobs.run("flaky")  # a failed run is recorded, not raised
+    assert (run.error, run.result) == ("ValueError: ledger is locked", None)
+    assert run.finished_at is not None
+    assert jobs.last()["flaky"] == run
+    run = jobs.run("flaky")
+    assert (run.result, run.error) == ({"ok": 1}, None)
+    assert jobs.last()["flaky"] == run
 
 
 def test_unknown_job_is_not_found_and_names_the_jobs(jobs: Jobs) -> None:
@@ -79,26 +109,42 @@ def test_running_job_cannot_be_started_again(jobs: Jobs) -> None:
         return {"done": True}
 
     jobs.add("slow", NEVER_SOON, reentrant)
-    record = jobs.run("slow")
+    assert jobs.run("slow").result == {"done": True}
     assert len(seen) == 1
-    assert (record.last_result, record.last_error, record.runs) == ({"done": True}, None, 1)
-    # The job is free again afterwards.
-    assert jobs.run("slow").runs == 2
+    assert len(jobs.history("slow", 5)) == 1
+    assert jobs.run("slow").result == {"done": True}  # free again afterwards
+
+
+def test_a_job_running_on_another_replica_cannot_be_run_here(
+    jobs: Jobs, coordination: FakeCoordination, log: FakeJobLog
+) -> None:
+    jobs.add("expire", NEVER_SOON, dict)
+    coordination.held.add("expire")
+    with pytest.raises(Conflict, match="'expire' is already running"):
+        jobs.run("expire")
+    assert jobs.fire("expire", SLOT) is None
+    assert recorded(log) == []
+    coordination.held.clear()
+    assert jobs.run("expire").error is None
 
 
 def test_other_jobs_may_run_while_one_runs(jobs: Jobs) -> None:
     jobs.add("inner", NEVER_SOON, lambda: {"inner": 1})
-    jobs.add("outer", NEVER_SOON, lambda: {"inner_runs": jobs.run("inner").runs})
-    assert jobs.run("outer").last_result == {"inner_runs": 1}
+    jobs.add("outer", NEVER_SOON, lambda: {"inner": jobs.run("inner").result})
+    assert jobs.run("outer").result == {"inner": {"inner": 1}}
 
 
 def test_scheduled_turn_of_a_running_job_is_skipped(jobs: Jobs) -> None:
+    turns: list[JobRun | None] = []
+
     def job() -> dict[str, Any]:
-        jobs._scheduled("job")  # what the scheduler does when the cron fires meanwhile
+        turns.append(jobs.fire("job", SLOT))  # the turn comes while this run holds the job
         return {}
 
     jobs.add("job", NEVER_SOON, job)
-    assert jobs.run("job").runs == 1
+    jobs.run("job")
+    assert turns == [None]
+    assert len(jobs.history("job", 5)) == 1
 
 
 def test_failing_job_releases_it(jobs: Jobs) -> None:
@@ -107,7 +153,44 @@ def test_failing_job_releases_it(jobs: Jobs) -> None:
 
     jobs.add("boom", NEVER_SOON, boom)
     jobs.run("boom")
-    assert jobs.run("boom").runs == 2
+    assert jobs.run("boom").error == "RuntimeError: boom"
+
+
+def test_a_turn_runs_only_on_the_replica_that_leads(
+    jobs: Jobs, coordination: FakeCoordination, log: FakeJobLog
+) -> None:
+    jobs.add("expire", NEVER_SOON, lambda: {"archived": 0})
+    coordination.leading = False
+    assert jobs.fire("expire", SLOT) is None
+    assert (recorded(log), jobs.leading) == ([], False)
+    coordination.leading = True
+    run = jobs.fire("expire", SLOT)
+    assert run is not None and jobs.leading
+    assert (run.slot, run.result) == (SLOT, {"archived": 0})
+
+
+def test_a_turn_runs_once_however_many_replicas_fire_it(log: FakeJobLog) -> None:
+    """Two replicas that both believe they lead (one taking over as the other's lease
+    ends) share the log: the first to claim the turn runs it."""
+    ran: list[str] = []
+    replicas = [Jobs(log, FakeCoordination(), name, clock=Ticker()) for name in ("a", "b")]
+    for replica in replicas:
+        replica.add("expire", NEVER_SOON, noting(ran, replica.replica))
+    assert replicas[0].fire("expire", SLOT) is not None
+    assert replicas[1].fire("expire", SLOT) is None
+    assert replicas[1].fire("expire", SLOT + 3600) is not None
+    assert ran == ["a", "b"]
+    assert replicas[0].last()["expire"].replica == "b"  # every replica sees every run
+
+
+def test_a_job_per_replica_runs_on_every_replica_at_each_turn(log: FakeJobLog) -> None:
+    ran: list[str] = []
+    for name in ("a", "b"):
+        replica = Jobs(log, FakeCoordination(leading=False), name, clock=Ticker())
+        replica.add("optimize", NEVER_SOON, noting(ran, name), per_replica=True)
+        run = replica.fire("optimize", SLOT)
+        assert run is not None and run.slot is None
+    assert ran == ["a", "b"]
 
 
 @pytest.mark.parametrize("cron", ["", "every hour", "61 * * * *", "* * * *", "0 25 * * *"])
@@ -119,10 +202,10 @@ def test_bad_schedule_is_a_config_error_naming_the_job(jobs: Jobs, cron: str) ->
 
 def test_records_list_every_job_with_its_schedule(jobs: Jobs) -> None:
     jobs.add("a", "0 * * * *", dict)
-    jobs.add("b", "*/15 * * * *", dict)
-    assert [(r.name, r.cron, r.runs, r.last_result) for r in jobs.records()] == [
-        ("a", "0 * * * *", 0, None),
-        ("b", "*/15 * * * *", 0, None),
+    jobs.add("b", "*/15 * * * *", dict, per_replica=True)
+    assert [(r.name, r.cron, r.per_replica) for r in jobs.records()] == [
+        ("a", "0 * * * *", False),
+        ("b", "*/15 * * * *", True),
     ]
 
 
@@ -132,16 +215,64 @@ def test_next_run_is_none_unless_started(jobs: Jobs) -> None:
     jobs.shutdown()  # harmless when never started
 
 
-def test_started_jobs_have_their_next_run_on_schedule(jobs: Jobs) -> None:
+def test_started_jobs_have_their_next_run_on_schedule(
+    log: FakeJobLog, coordination: FakeCoordination
+) -> None:
+    jobs = Jobs(log, coordination, "api-1")
     jobs.add("yearly", NEVER_SOON, dict)
     jobs.start()
     try:
         when = jobs.next_run("yearly")
         assert when is not None
-        when = when.astimezone(UTC)
         assert (when.month, when.day, when.hour, when.minute) == (1, 1, 0, 0)
         assert jobs.next_run("unknown") is None
     finally:
         jobs.shutdown()
     assert jobs.next_run("yearly") is None
-    assert jobs.records()[0].runs == 0
+    assert recorded(log) == []
+
+
+def test_the_schedule_fires_each_turn_with_its_time_as_the_slot(
+    log: FakeJobLog, coordination: FakeCoordination
+) -> None:
+    clock = FakeClock(SLOT - 0.5)
+    ran = threading.Event()
+
+    def hourly() -> dict[str, Any]:
+        ran.set()
+        return {}
+
+    jobs = Jobs(log, coordination, "api-1", clock=clock)
+    jobs.add("hourly", "0 * * * *", hourly)
+    jobs.start()
+    try:
+        assert jobs.leading  # it tried to lead as it started
+        clock.advance(1)
+        assert ran.wait(5)
+        next_run = jobs.next_run("hourly")
+        assert next_run is not None and next_run.timestamp() == SLOT + 3600
+    finally:
+        jobs.shutdown()
+    assert [(r.job, r.slot, r.replica) for r in recorded(log)] == [("hourly", SLOT, "api-1")]
+    assert recorded(log)[0].finished_at is not None
+
+
+def test_a_failing_job_log_loses_the_turn_not_the_schedule(
+    coordination: FakeCoordination,
+) -> None:
+    class Away(FakeJobLog):
+        def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int:
+            raise ConnectionError("database away")
+
+    clock = FakeClock(SLOT - 0.5)
+    jobs = Jobs(Away(), coordination, "api-1", clock=clock)
+    jobs.add("hourly", "0 * * * *", dict)
+    jobs.start()
+    try:
+        clock.advance(1)
+        deadline = time.monotonic() + 5
+        while jobs.next_run("hourly") != datetime.fromtimestamp(SLOT + 3600, UTC):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        jobs.shutdown()

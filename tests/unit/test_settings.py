@@ -9,10 +9,11 @@ import pytest
 from msgspec.structs import fields
 
 from service.errors import ConfigError
-from service.settings import Settings, is_loopback, variable
+from service.settings import Settings, is_loopback, redacted, variable
 
 KEYS = {"STRATA_API_KEYS": "admin-key-0123456789=admin"}
 REFUSED = "refusing to listen on 0.0.0.0 without API keys"
+CLUSTER = {"STRATA_CHROMA_URL": "http://chroma:8000"}
 
 
 def test_empty_environment_gives_the_defaults() -> None:
@@ -45,7 +46,7 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
 
 def test_every_field_has_its_variable() -> None:
     samples = {int: "7", float: "0.5", Path: "/tmp/x", str: "text"}
-    by_name = {"allowed_origins": "http://localhost:5173"}
+    by_name = {"allowed_origins": "http://localhost:5173", "database_url": "postgresql://db/x"}
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
     defaults = Settings()
@@ -55,8 +56,8 @@ def test_every_field_has_its_variable() -> None:
                 continue  # covered below: a mapping, and a pair checked together
 
             def read(raw: str, group: str = group.name, name: str = f.name) -> object:
-                # With keys configured, any host may be set.
-                parsed = Settings.from_env({**KEYS, variable(name): raw})
+                # With keys configured, any host may be set; with Chroma, any database.
+                parsed = Settings.from_env({**KEYS, **CLUSTER, variable(name): raw})
                 return getattr(getattr(parsed, group), name)
 
             default = getattr(getattr(defaults, group.name), f.name)
@@ -247,3 +248,53 @@ def test_allowed_origins_are_read_as_browsers_write_them() -> None:
 def test_an_allowed_origin_must_be_an_origin(raw: str) -> None:
     with pytest.raises(ConfigError, match=f"STRATA_ALLOWED_ORIGINS: {raw!r} is not an origin"):
         Settings.from_env({"STRATA_ALLOWED_ORIGINS": f"http://ok.example,{raw}"})
+
+
+def test_a_database_url_makes_the_stores_shared() -> None:
+    url = "postgresql://strata:s3cret@db.internal:5432/strata"
+    storage = Settings.from_env({"STRATA_DATABASE_URL": url, **CLUSTER}).storage
+    assert (storage.database_url, storage.shared) == (url, True)
+    assert not Settings().storage.shared
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://strata:s3cret@db/strata", "db.internal:5432", "sqlite:///tmp/x.db"]
+)
+def test_a_database_url_must_be_postgresql_and_its_password_is_never_shown(url: str) -> None:
+    expected = "STRATA_DATABASE_URL: expected a postgresql://"
+    with pytest.raises(ConfigError, match=expected) as raised:
+        Settings.from_env({"STRATA_DATABASE_URL": url, **CLUSTER})
+    assert "s3cret" not in str(raised.value)
+
+
+def test_a_shared_database_needs_a_shared_chroma() -> None:
+    env = {"STRATA_DATABASE_URL": "postgresql://strata:s3cret@db/strata"}
+    with pytest.raises(ConfigError, match="STRATA_CHROMA_URL") as raised:
+        Settings.from_env(env)
+    assert "s3cret" not in str(raised.value)
+
+
+def test_redacted_hides_only_the_password() -> None:
+    assert redacted("postgresql://ann:pw@db:5432/x?sslmode=require") == (
+        "postgresql://ann:***@db:5432/x?sslmode=require"
+    )
+    assert redacted("postgresql://db/x") == "postgresql://db/x"
+
+
+def test_cluster_settings_are_read_and_checked() -> None:
+    cluster = Settings.from_env(
+        {
+            "STRATA_REPLICA_NAME": "api-2",
+            "STRATA_REPLICA_POLL_MS": "50",
+            "STRATA_CHANGE_RETENTION_DAYS": "1.5",
+        }
+    ).cluster
+    assert (cluster.replica_name, cluster.replica_poll_ms, cluster.change_retention_days) == (
+        "api-2",
+        50,
+        1.5,
+    )
+    with pytest.raises(ConfigError, match="STRATA_CHANGE_RETENTION_DAYS"):
+        Settings.from_env({"STRATA_CHANGE_RETENTION_DAYS": "0"})
+    with pytest.raises(ConfigError, match="STRATA_REPLICA_POLL_MS"):
+        Settings.from_env({"STRATA_REPLICA_POLL_MS": "0"})

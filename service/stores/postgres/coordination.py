@@ -1,0 +1,87 @@
+"""Coordination of the replicas sharing one Postgres database, by session advisory locks:
+they last while the connection that took them lives, and end with it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+import psycopg
+from psycopg.rows import DictRow
+
+from service.stores.postgres.pool import connect, lock_key
+
+log = logging.getLogger("strata")
+
+LEADER_LOCK = lock_key("leader")
+
+
+class PostgresCoordination:
+    """Leadership held on a connection of its own, kept open; each job's lock on another,
+    held for the block."""
+
+    def __init__(self, url: str, *, name: str = "strata") -> None:
+        self._url = url
+        self._name = name
+        self._conn: psycopg.Connection[DictRow] | None = None
+        self._leading = False
+        self._guard = threading.Lock()
+
+    def lead(self) -> bool:
+        """True while this process holds the leader lock. Every call checks the connection
+        holding it: once it is found dead, this call returns False (leadership was lost
+        with it) and a later call tries again on a new connection."""
+        with self._guard:
+            if self._conn is not None and self._leading:
+                if self._alive(self._conn):
+                    return True
+                self._drop()
+                log.warning("lost the leadership: its database connection is gone")
+                return False
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = connect(self._url, application_name=f"{self._name} leader")
+                self._leading = _try_lock(self._conn, LEADER_LOCK)
+            except psycopg.Error as exc:
+                log.warning("could not try for the leadership: %s", exc)
+                self._drop()
+            return self._leading
+
+    @contextmanager
+    def job_lock(self, job: str) -> Iterator[bool]:
+        key = lock_key(f"job:{job}")
+        with connect(self._url, application_name=f"{self._name} job {job}") as conn:
+            held = _try_lock(conn, key)
+            try:
+                yield held
+            finally:
+                if held and not conn.closed:
+                    # If the connection is gone, its lock went with it.
+                    with suppress(psycopg.Error):
+                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+    def close(self) -> None:
+        """Give up the leadership (if held) by closing its connection."""
+        with self._guard:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = None
+        self._leading = False
+
+    @staticmethod
+    def _alive(conn: psycopg.Connection[DictRow]) -> bool:
+        try:
+            conn.execute("SELECT 1")
+        except psycopg.Error:
+            return False
+        return True
+
+
+def _try_lock(conn: psycopg.Connection[DictRow], key: int) -> bool:
+    row = conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (key,)).fetchone()
+    return bool(row and row["held"])
