@@ -63,8 +63,13 @@ class PostgresCoordination:
                         conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     def close(self) -> None:
-        """Give up the leadership (if held) by closing its connection."""
+        """Give up the leadership (if held): unlocked first, so another replica may lead as
+        soon as this returns (a closed session's locks go only when its backend exits)."""
         with self._guard:
+            if self._conn is not None and self._leading:
+                # A connection already gone has taken its locks with it.
+                with suppress(psycopg.Error):
+                    self._conn.execute("SELECT pg_advisory_unlock_all()")
             self._drop()
 
     def _drop(self) -> None:
