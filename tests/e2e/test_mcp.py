@@ -95,7 +95,7 @@ def test_http_tools_remember_search_read_and_report(server: Server, tmp_path: Pa
             retrieved = await call(client, "retrieve", question="password rotation", top_n=1)
             assert [hit["id"] for hit in retrieved["entries"]] == [written["id"]]
             assert retrieved["strong_match"] is (
-                retrieved["best_relevance"] >= retrieved["threshold"]
+                retrieved["answer_confidence"] >= retrieved["threshold"]
             )
 
             entry = await call(client, "get", id_or_path=written["id"])
