@@ -45,7 +45,7 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
 
 def test_every_field_has_its_variable() -> None:
     samples = {int: "7", float: "0.5", Path: "/tmp/x", str: "text"}
-    by_name = {"allowed_origins": "http://localhost:5173"}
+    by_name = {"allowed_origins": "http://localhost:5173", "ui_secret": "s" * 32}
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
     defaults = Settings()
@@ -245,3 +245,9 @@ def test_allowed_origins_are_read_as_browsers_write_them() -> None:
 def test_an_allowed_origin_must_be_an_origin(raw: str) -> None:
     with pytest.raises(ConfigError, match=f"STRATA_ALLOWED_ORIGINS: {raw!r} is not an origin"):
         Settings.from_env({"STRATA_ALLOWED_ORIGINS": f"http://ok.example,{raw}"})
+
+
+def test_a_console_secret_too_short_to_sign_with_is_refused() -> None:
+    with pytest.raises(ConfigError, match="STRATA_UI_SECRET: at least 32 characters, got 8"):
+        Settings.from_env({"STRATA_UI_SECRET": "password"})
+    assert Settings.from_env({"STRATA_UI_SECRET": "s" * 32}).server.ui_secret == "s" * 32
