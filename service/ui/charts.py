@@ -13,6 +13,9 @@ WIDTH, HEIGHT = 720, 240
 LEFT, RIGHT, TOP, BOTTOM = 40, 48, 16, 36
 BAR_SHARE = 0.6
 """Share of a day's slot its bar takes."""
+MOST_TICKS = 5
+"""Most steps on the questions scale; a scale's top (1, 2 or 5 x 10^k) above it is a
+multiple of it, so every tick is a whole number of questions."""
 
 
 @dataclass(frozen=True)
@@ -106,11 +109,11 @@ def chart(days: Sequence[Day]) -> Chart:
         run.append(f"{point.x:.1f},{point.y:.1f}")
     if run:
         lines.append(" ".join(run))
-    steps = 4
+    steps = top_count if top_count <= MOST_TICKS else MOST_TICKS  # whole numbers: see nice_ceiling
     question_ticks = [
-        Tick(bottom - plot_h * k / steps, _count(top_count * k / steps)) for k in range(steps + 1)
+        Tick(bottom - plot_h * k / steps, str(top_count * k // steps)) for k in range(steps + 1)
     ]
-    rate_ticks = [Tick(bottom - plot_h * k / steps, f"{25 * k}%") for k in range(steps + 1)]
+    rate_ticks = [Tick(bottom - plot_h * k / 4, f"{25 * k}%") for k in range(5)]
     every = max(1, math.ceil(len(days) / 6))
     labels = [
         Label(LEFT + slot * (n + 0.5), day.day[5:])
@@ -131,7 +134,3 @@ def chart(days: Sequence[Day]) -> Chart:
         rate_ticks,
         labels,
     )
-
-
-def _count(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:.1f}"

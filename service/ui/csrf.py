@@ -20,7 +20,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 
 class CsrfRefused(Forbidden):
-    title = "Form expired"
+    title = "Form refused"
 
 
 async def check(request: Request[Any, Any, Any], viewer: Viewer) -> None:
