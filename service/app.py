@@ -26,6 +26,7 @@ from service.application import Services
 from service.lifespan import running
 from service.mcp.http import mcp_endpoint, mcp_lifespan
 from service.settings import Settings
+from service.ui import console_router, template_config
 
 
 def create_app(settings: Settings | None = None, *, services: Services | None = None) -> Litestar:
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             stats,
             health,
             mcp_endpoint,
+            console_router(settings),
         ],
         dependencies=DEPENDENCIES,
         middleware=[RequestGuard(settings.server)],
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
         lifespan=[lifespan, mcp_lifespan],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.server.max_body_bytes,
+        template_config=template_config(),
         openapi_config=OpenAPIConfig(
             title="strata",
             version="0.1.0",

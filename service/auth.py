@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -72,6 +72,15 @@ class KeyRing:
                 match = principal
         if match is None:
             raise Unauthorized("unknown API key")
+        return match
+
+    def find(self, proof: Callable[[str], str], presented: str) -> Principal | None:
+        """The principal of the key whose ``proof`` (a keyed digest of it) is ``presented``:
+        a console session names its key this way without holding it."""
+        match = None
+        for key, principal in self._keys.items():
+            if hmac.compare_digest(proof(key), presented):
+                match = principal
         return match
 
     @classmethod

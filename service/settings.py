@@ -30,6 +30,8 @@ Count = Annotated[int, Meta(ge=1)]
 Days = Annotated[float, Meta(ge=0)]
 Share = Annotated[float, Meta(ge=0, le=1)]
 Weight = Annotated[float, Meta(ge=0)]
+UI_SECRET_CHARS = 32
+"""Fewest characters of STRATA_UI_SECRET."""
 _TIERS = ("A", "C", "E")
 _ANSWER_PARTS = ("relevance", "type", "confidence", "freshness")
 
@@ -114,6 +116,10 @@ class ServerSettings(Group, frozen=True):
     allowed_origins: str = ""
     """Web origins, comma-separated (``http://localhost:5173``), whose pages may call the
     service besides loopback ones; see Security."""
+    ui_secret: str = ""
+    """Key that signs the console's session cookies (at least 32 characters); empty: a
+    random one kept in ``ui-secret`` in the data directory. Replicas behind one load
+    balancer must share it."""
 
     @property
     def has_keys(self) -> bool:
@@ -132,6 +138,11 @@ class ServerSettings(Group, frozen=True):
                     f"STRATA_ALLOWED_ORIGINS: {given!r} is not an origin like "
                     "http://localhost:5173 (scheme, host and port, no path)"
                 )
+        if self.ui_secret and len(self.ui_secret) < UI_SECRET_CHARS:
+            raise ConfigError(
+                f"STRATA_UI_SECRET: at least {UI_SECRET_CHARS} characters, "
+                f"got {len(self.ui_secret)}"
+            )
         if not self.has_keys and not is_loopback(self.host):
             raise ConfigError(
                 f"refusing to listen on {self.host} without API keys; "

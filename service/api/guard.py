@@ -15,6 +15,11 @@ rebinding) reads the answers. So:
 
 ``/mcp`` keeps the MCP SDK's own rules, the same without keys: a JSON body, a loopback
 ``Host`` (421 otherwise) and ``Origin`` (403).
+
+The console (``/ui``) posts forms, so its bodies need not be JSON: each of its forms carries
+a CSRF token instead, and its session cookie is SameSite=Strict. Its ``Host`` and ``Origin``
+are checked as above, except that a page of the console itself (``Origin`` naming the
+``Host`` the request was sent to) may post to it when STRATA_ALLOWED_ORIGINS is set.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from service.errors import Forbidden
 from service.settings import ServerSettings, is_loopback, origin
 
 JSON = "application/json"
+CONSOLE = "/ui"
 OTHERS = "without API keys only loopback ones are served (STRATA_ALLOWED_ORIGINS lists others)"
 
 
@@ -45,11 +51,12 @@ class RequestGuard(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         headers = Headers.from_scope(scope)
+        console = scope["path"] == CONSOLE or scope["path"].startswith(CONSOLE + "/")
         if self.open:
             self.check_host(headers.get("host", ""))
-        if "origin" in headers:
+        if "origin" in headers and not (console and same_origin(headers)):
             self.check_origin(headers["origin"])
-        if has_body(headers):
+        if has_body(headers) and not console:
             check_json(headers.get("content-type", ""))
         await next_app(scope, receive, send)
 
@@ -68,6 +75,13 @@ class RequestGuard(ASGIMiddleware):
                 raise Forbidden(f"Origin {sent!r} is not a loopback http origin; {OTHERS}")
         elif self.origins:
             raise Forbidden(f"Origin {sent!r} is not listed in STRATA_ALLOWED_ORIGINS")
+
+
+def same_origin(headers: Headers) -> bool:
+    """Whether ``Origin`` names the host the request was sent to (scheme aside: a proxy in
+    front may end TLS)."""
+    sent = urlsplit(origin(headers["origin"]) or "").netloc
+    return bool(sent) and sent == urlsplit(origin(f"http://{headers.get('host', '')}") or "").netloc
 
 
 def has_body(headers: Headers) -> bool:

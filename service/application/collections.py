@@ -71,6 +71,10 @@ class CollectionUseCases:
     def show(self, principal: Principal, name: str) -> CollectionView:
         return self._view(self.find(principal, name))
 
+    def indexed_files(self, principal: Principal, name: str) -> tuple[str, ...]:
+        """The paths, relative to its root, of the files a collection's last scan indexed."""
+        return tuple(sorted(self.catalog.files(self.find(principal, name).id)))
+
     def scan(self, principal: Principal, name: str) -> Scanned:
         """Re-scan (admin: it reads the server's disk and embeds what changed): changed
         files are re-embedded, removed ones leave the index."""

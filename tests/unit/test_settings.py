@@ -46,7 +46,11 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
 
 def test_every_field_has_its_variable() -> None:
     samples = {int: "7", float: "0.5", Path: "/tmp/x", str: "text"}
-    by_name = {"allowed_origins": "http://localhost:5173", "database_url": "postgresql://db/x"}
+    by_name = {
+        "allowed_origins": "http://localhost:5173",
+        "database_url": "postgresql://db/x",
+        "ui_secret": "s" * 32,
+    }
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
     defaults = Settings()
@@ -298,3 +302,7 @@ def test_cluster_settings_are_read_and_checked() -> None:
         Settings.from_env({"STRATA_CHANGE_RETENTION_DAYS": "0"})
     with pytest.raises(ConfigError, match="STRATA_REPLICA_POLL_MS"):
         Settings.from_env({"STRATA_REPLICA_POLL_MS": "0"})
+def test_a_console_secret_too_short_to_sign_with_is_refused() -> None:
+    with pytest.raises(ConfigError, match="STRATA_UI_SECRET: at least 32 characters, got 8"):
+        Settings.from_env({"STRATA_UI_SECRET": "password"})
+    assert Settings.from_env({"STRATA_UI_SECRET": "s" * 32}).server.ui_secret == "s" * 32

@@ -1,0 +1,136 @@
+"""The report chart's geometry: questions per day as bars, the strong-match rate as a line.
+
+Computed here, drawn as inline SVG by the template: no script and no chart library.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+WIDTH, HEIGHT = 720, 240
+LEFT, RIGHT, TOP, BOTTOM = 40, 48, 16, 36
+BAR_SHARE = 0.6
+"""Share of a day's slot its bar takes."""
+MOST_TICKS = 5
+"""Most steps on the questions scale; a scale's top (1, 2 or 5 x 10^k) above it is a
+multiple of it, so every tick is a whole number of questions."""
+
+
+@dataclass(frozen=True)
+class Day:
+    day: str
+    """YYYY-MM-DD."""
+    questions: int
+    strong_rate: float | None
+    """None when no question was asked."""
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    day: Day
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    day: Day
+
+
+@dataclass(frozen=True)
+class Tick:
+    y: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Label:
+    x: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    left: int
+    right: float
+    top: int
+    bottom: float
+    bars: list[Bar]
+    points: list[Point]
+    lines: list[str]
+    """SVG ``points`` of each run of days with a rate (a day without questions breaks it)."""
+    question_ticks: list[Tick]
+    rate_ticks: list[Tick]
+    labels: list[Label]
+
+
+def nice_ceiling(value: int) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, ... at or above ``value`` (at least 1)."""
+    if value <= 1:
+        return 1
+    power = int(10 ** math.floor(math.log10(value)))
+    for step in (1, 2, 5, 10):
+        if step * power >= value:
+            return step * power
+    return 10 * power
+
+
+def chart(days: Sequence[Day]) -> Chart:
+    """The geometry of ``days`` (oldest first) in a WIDTH x HEIGHT box."""
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = HEIGHT - TOP - BOTTOM
+    bottom = TOP + plot_h
+    top_count = nice_ceiling(max((d.questions for d in days), default=0))
+    slot = plot_w / max(len(days), 1)
+    bars: list[Bar] = []
+    points: list[Point] = []
+    lines: list[str] = []
+    run: list[str] = []
+    for n, day in enumerate(days):
+        middle = LEFT + slot * (n + 0.5)
+        height = plot_h * day.questions / top_count
+        width = slot * BAR_SHARE
+        bars.append(Bar(middle - width / 2, bottom - height, width, height, day))
+        if day.strong_rate is None:
+            if run:
+                lines.append(" ".join(run))
+            run = []
+            continue
+        point = Point(middle, bottom - plot_h * day.strong_rate, day)
+        points.append(point)
+        run.append(f"{point.x:.1f},{point.y:.1f}")
+    if run:
+        lines.append(" ".join(run))
+    steps = top_count if top_count <= MOST_TICKS else MOST_TICKS  # whole numbers: see nice_ceiling
+    question_ticks = [
+        Tick(bottom - plot_h * k / steps, str(top_count * k // steps)) for k in range(steps + 1)
+    ]
+    rate_ticks = [Tick(bottom - plot_h * k / 4, f"{25 * k}%") for k in range(5)]
+    every = max(1, math.ceil(len(days) / 6))
+    labels = [
+        Label(LEFT + slot * (n + 0.5), day.day[5:])
+        for n, day in enumerate(days)
+        if (len(days) - 1 - n) % every == 0
+    ]
+    return Chart(
+        WIDTH,
+        HEIGHT,
+        LEFT,
+        WIDTH - RIGHT,
+        TOP,
+        bottom,
+        bars,
+        points,
+        lines,
+        question_ticks,
+        rate_ticks,
+        labels,
+    )

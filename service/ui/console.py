@@ -1,0 +1,115 @@
+"""The web console at ``/ui``: the router, who may see it, and what guards it.
+
+Every console route runs ``admit`` first: it finds the viewer (a bearer key, else the
+session cookie), sends a caller who has not signed in to the sign-in page and refuses a
+form without its CSRF token. Pages then call the same use cases as the REST API, with
+the viewer's principal, so roles and namespace scopes apply exactly as there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from litestar import Request, Router, get
+from litestar.di import Provide
+from litestar.exceptions import NotFoundException
+from litestar.params import FromPath
+from litestar.response import Template
+from litestar.static_files import create_static_files_router
+
+from service.auth import Principal
+from service.settings import Settings
+from service.ui import csrf
+from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded
+from service.ui.headers import ConsoleHeaders
+from service.ui.pages import VIEWER, services_of, viewer_of
+from service.ui.routes.collections import (
+    collection_page,
+    collections_page,
+    document_page,
+    rescan,
+    scan_progress,
+)
+from service.ui.routes.entries import confirm_delete, delete_entry, entry_page, promote
+from service.ui.routes.jobs import jobs_page, rebuild_progress, run_job, start_rebuild
+from service.ui.routes.namespaces import namespaces_page
+from service.ui.routes.reports import reports_page
+from service.ui.routes.search import search_page
+from service.ui.routes.sign_in import PUBLIC, sign_in, sign_in_page, sign_out
+from service.ui.secret import SigningSecret
+from service.ui.session import Sessions, Viewer
+
+STATIC = Path(__file__).parent / "static"
+PATH = "/ui"
+
+
+def console_router(settings: Settings, *, clock: Callable[[], float] = time.time) -> Router:
+    secret = SigningSecret(settings.server.ui_secret, settings.storage.data_dir)
+    sessions = Sessions(secret.value, clock)
+
+    async def admit(request: Request[Any, Any, Any]) -> None:
+        viewer = sessions.viewer(request, services_of(request).keys)
+        request.state[VIEWER] = viewer
+        if viewer.principal is None and not request.route_handler.opt.get("public"):
+            then = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            raise SignInNeeded(then if request.method == "GET" else PATH + "/")
+        await csrf.check(request, viewer)
+
+    return Router(
+        PATH,
+        route_handlers=[
+            search_page,
+            entry_page,
+            promote,
+            confirm_delete,
+            delete_entry,
+            namespaces_page,
+            reports_page,
+            jobs_page,
+            run_job,
+            start_rebuild,
+            rebuild_progress,
+            collections_page,
+            collection_page,
+            scan_progress,
+            rescan,
+            document_page,
+            sign_in_page,
+            sign_in,
+            sign_out,
+            unknown_page,
+            create_static_files_router(
+                "/static", [STATIC], opt=PUBLIC, name="console-static", send_as_attachment=False
+            ),
+        ],
+        dependencies={
+            "viewer": Provide(_viewer, sync_to_thread=False),
+            "principal": Provide(_principal, sync_to_thread=False),
+            "sessions": Provide(lambda: sessions, sync_to_thread=False),
+        },
+        before_request=admit,
+        middleware=[ConsoleHeaders()],
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        include_in_schema=False,
+    )
+
+
+@get("/{rest:path}", name="console-unknown", sync_to_thread=False)
+def unknown_page(rest: FromPath[str]) -> Template:
+    """Any other path under /ui: a 404 page, with the console's headers."""
+    raise NotFoundException()
+
+
+def _viewer(request: Request[Any, Any, Any]) -> Viewer:
+    viewer = viewer_of(request)
+    assert viewer is not None, "admitted before any handler runs"
+    return viewer
+
+
+def _principal(request: Request[Any, Any, Any]) -> Principal:
+    principal = _viewer(request).principal
+    assert principal is not None, "only public pages serve callers who have not signed in"
+    return principal

@@ -1,0 +1,54 @@
+"""The words of a text a query matched, marked for the page.
+
+The text is cut into words and the rest, each piece escaped on its own, and only then are
+matched words wrapped in ``<mark>``: nothing the text holds is ever read as markup.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup, escape
+
+from service.domain.snippets import query_terms
+
+_WORD = re.compile(r"\w+")
+STEM_SLACK = 3
+"""Letters a word may differ by at its end and still count as the term (BM25 stems
+"allergic" and "allergy" alike; this is the page's rougher guess at it)."""
+SHORTEST_STEM = 4
+
+
+def matches(word: str, terms: set[str]) -> bool:
+    """Whether ``word`` is a query term, or shares its stem by a rough guess: the two
+    agree on all but their last few letters, and on at least four."""
+    word = word.lower()
+    if word in terms:
+        return True
+    for term in terms:
+        common = len(_common_prefix(word, term))
+        if common >= SHORTEST_STEM and common >= max(len(word), len(term)) - STEM_SLACK:
+            return True
+    return False
+
+
+def marked(text: str, query: str) -> Markup:
+    """``text`` escaped, with the words matching ``query`` in ``<mark>``."""
+    terms = query_terms(query)
+    pieces: list[str] = []
+    last = 0
+    for found in _WORD.finditer(text):
+        pieces.append(escape(text[last : found.start()]))
+        word = escape(found.group())
+        hit = matches(found.group(), terms)
+        pieces.append(Markup("<mark>{}</mark>").format(word) if hit else word)
+        last = found.end()
+    pieces.append(escape(text[last:]))
+    return Markup("").join(pieces)
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]

@@ -1,0 +1,93 @@
+"""Collections of markdown files: their files, re-scans (admins) and a document viewer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from schemas import wire
+from service import present
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.api.params import CollectionName, DocumentPath, FirstLine
+from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query
+from service.ui.pages import page, redirect
+
+REPORT = ("added", "changed", "removed", "unchanged", "chunks")
+"""A re-scan's counts, carried to the page it redirects to."""
+
+
+@get("/collections", name="console-collections", sync_to_thread=True)
+def collections_page(
+    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
+) -> Template:
+    found = [present.collection_out(v) for v in services.collections.list(principal)]
+    return page(request, "collections.html", section="collections", collections=found)
+
+
+@get("/collections/{name:str}", name="console-collection", sync_to_thread=True)
+def collection_page(
+    request: Request[Any, Any, Any],
+    name: CollectionName,
+    services: ServicesDep,
+    principal: PrincipalDep,
+) -> Template:
+    shown = present.collection_out(services.collections.show(principal, name))
+    params = request.query_params
+    scanned = {k: int(v) for k in REPORT if (v := params.get(k, "")) and str(v).isdigit()}
+    return page(
+        request,
+        "collection.html",
+        section="collections",
+        collection=shown,
+        files=services.collections.indexed_files(principal, name),
+        scanned=scanned if len(scanned) == len(REPORT) else None,
+    )
+
+
+@get("/collections/{name:str}/progress", name="console-scan-progress", sync_to_thread=True)
+def scan_progress(
+    name: CollectionName, services: ServicesDep, principal: PrincipalDep
+) -> wire.CollectionOut:
+    """The collection as JSON, with ``scanning`` while a scan runs; polled by the page."""
+    return present.collection_out(services.collections.show(principal, name))
+
+
+@post("/collections/{name:str}/rescan", name="console-rescan")
+async def rescan(
+    request: Request[Any, Any, Any],
+    name: CollectionName,
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+) -> Redirect:
+    """Re-scan (admins); answers once done, with the counts for the page to show."""
+    done = present.scan_out(await pools.write(services.collections.scan, principal, name))
+    counts = {k: getattr(done, k) for k in REPORT}
+    return redirect(request, query(collection_link(done.collection.name), **counts))
+
+
+@get("/documents", name="console-document", sync_to_thread=True)
+def document_page(
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    path: DocumentPath,
+    from_line: FirstLine = 1,
+) -> Template:
+    """A document's lines, numbered, each with an anchor (``#L12``)."""
+    start = page_start(from_line)
+    found = services.documents.read(principal, path, start, DOCUMENT_LINES)
+    numbered = list(enumerate(found.lines, start=start))
+    following = start + DOCUMENT_LINES
+    return page(
+        request,
+        "document.html",
+        section="collections",
+        document=found,
+        collection=found.path.split("/", 1)[0],
+        lines=numbered,
+        previous=start - DOCUMENT_LINES if start > 1 else None,
+        following=following if following <= found.total_lines else None,
+    )

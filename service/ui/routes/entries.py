@@ -1,0 +1,100 @@
+"""An entry: its text, fields and history; promotion and deletion (confirmed first)."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from schemas import wire
+from service import present
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.api.params import EntryId, Namespace
+from service.errors import NotFound
+from service.ui.links import entry_link
+from service.ui.pages import page, redirect
+
+ACTIONS = {
+    "created": "Created",
+    "updated": "Written again",
+    "embedded": "Embedded",
+    "promoted": "Promoted to tier A",
+    "archived": "Archived",
+    "restored": "Restored",
+    "deleted": "Deleted",
+}
+"""How the timeline names each history action."""
+
+
+@get("/entries/{entry_id:str}", name="console-entry", sync_to_thread=True)
+def entry_page(
+    request: Request[Any, Any, Any],
+    entry_id: EntryId,
+    services: ServicesDep,
+    principal: PrincipalDep,
+    namespace: Namespace = None,
+) -> Template:
+    """The entry, or, once deleted, what happened to it: its history outlives it."""
+    ns = principal.namespace(namespace)
+    entry: wire.EntryOut | None = None
+    with suppress(NotFound):
+        entry = present.entry_out(services.events.get(principal, entry_id, ns))
+    try:
+        history = present.history_out(services.events.history(principal, entry_id, ns)).history
+    except NotFound:
+        if entry is None:
+            raise
+        history = []
+    return page(
+        request,
+        "entry.html",
+        section="search",
+        entry_id=entry_id,
+        namespace=ns,
+        entry=entry,
+        history=history,
+        actions=ACTIONS,
+    )
+
+
+@post("/entries/{entry_id:str}/promote", name="console-promote")
+async def promote(
+    request: Request[Any, Any, Any],
+    entry_id: EntryId,
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+    namespace: Namespace = None,
+) -> Redirect:
+    """Make a tier C entry a lasting tier A entry (admins)."""
+    asked = wire.PromoteRequest(ids=[entry_id], namespace=namespace)
+    done = await pools.write(services.admin.promote, principal, asked)
+    return redirect(request, entry_link(entry_id, done.namespace))
+
+
+@get("/entries/{entry_id:str}/delete", name="console-confirm-delete", sync_to_thread=True)
+def confirm_delete(
+    request: Request[Any, Any, Any],
+    entry_id: EntryId,
+    services: ServicesDep,
+    principal: PrincipalDep,
+    namespace: Namespace = None,
+) -> Template:
+    """The step before a deletion: what will go, and a button to confirm."""
+    found = present.entry_out(services.events.get(principal, entry_id, namespace))
+    return page(request, "delete.html", section="search", entry=found)
+
+
+@post("/entries/{entry_id:str}/delete", name="console-delete")
+async def delete_entry(
+    request: Request[Any, Any, Any],
+    entry_id: EntryId,
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+    namespace: Namespace = None,
+) -> Redirect:
+    ns = await pools.write(services.events.delete, principal, entry_id, namespace)
+    return redirect(request, entry_link(entry_id, ns))

@@ -1,0 +1,53 @@
+"""The lifecycle jobs and the index rebuild (admins only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.params import FromPath
+from litestar.response import Redirect, Template
+
+from schemas import wire
+from service import present
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.ui.pages import page, redirect
+
+JOBS = "/ui/jobs"
+
+
+@get("/jobs", name="console-jobs", sync_to_thread=True)
+def jobs_page(
+    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
+) -> Template:
+    jobs = [present.job_out(j) for j in services.admin.list_jobs(principal)]
+    rebuild = present.rebuild_out(services.admin.rebuild_status(principal))
+    return page(request, "jobs.html", section="jobs", jobs=jobs, rebuild=rebuild)
+
+
+@post("/jobs/{name:str}/run", name="console-run-job")
+async def run_job(
+    request: Request[Any, Any, Any],
+    name: FromPath[str],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+) -> Redirect:
+    """Run a job now; the page comes back once it has finished."""
+    done = await pools.write(services.admin.run_job, principal, name)
+    return redirect(request, f"{JOBS}#job-{done.name}")
+
+
+@post("/jobs/rebuild", name="console-rebuild", sync_to_thread=False)
+def start_rebuild(
+    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
+) -> Redirect:
+    """Start rebuilding the indexes from the ledger; the jobs page shows its progress."""
+    services.admin.start_rebuild(principal)
+    return redirect(request, f"{JOBS}#rebuild")
+
+
+@get("/jobs/rebuild/progress", name="console-rebuild-progress", sync_to_thread=False)
+def rebuild_progress(services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
+    """The rebuild's state as JSON, polled by the page's script."""
+    return present.rebuild_out(services.admin.rebuild_status(principal))

@@ -1,0 +1,55 @@
+"""What each namespace stores, per tier, and what the tiers saved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from litestar import Request, get
+from litestar.response import Template
+
+from schemas import wire
+from service import present
+from service.api.deps import PrincipalDep, ServicesDep
+from service.domain.models import TIERS
+from service.ui.pages import page
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A namespace's tiers added up."""
+
+    entries: int
+    vectors: int
+    tokens_embedded: int
+    tokens: int
+
+    @property
+    def embedding_avoided(self) -> float | None:
+        """Share of its tokens the tiers kept from the model; None when it has none."""
+        return 1 - self.tokens_embedded / self.tokens if self.tokens else None
+
+
+def summary(stats: wire.NamespaceStats) -> Summary:
+    tiers = stats.tiers.values()
+    return Summary(
+        sum(t.active + t.archived for t in tiers),
+        sum(t.vectors for t in tiers),
+        sum(t.tokens_embedded for t in tiers),
+        sum(t.tokens for t in tiers),
+    )
+
+
+@get("/namespaces", name="console-namespaces", sync_to_thread=True)
+def namespaces_page(
+    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
+) -> Template:
+    stats = present.stats_out(services.status.stats(principal))
+    return page(
+        request,
+        "namespaces.html",
+        section="namespaces",
+        stats=stats,
+        summaries={ns.namespace: summary(ns) for ns in stats.namespaces},
+        tiers=TIERS,
+    )

@@ -1,0 +1,55 @@
+"""The daily report, with the questions and strong-match rate of the 30 days up to it."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from litestar import Request, get
+from litestar.response import Template
+
+from schemas import wire
+from service import present
+from service.api.deps import PrincipalDep, ServicesDep
+from service.api.params import Day, Namespace
+from service.application import Services
+from service.auth import Principal
+from service.ui.charts import Day as ChartDay
+from service.ui.charts import chart
+from service.ui.pages import page
+
+DAYS = 30
+
+
+def report(
+    services: Services, principal: Principal, day: date | None, namespace: str | None
+) -> wire.DailyReportResponse:
+    found = services.answers.daily_report(principal, day.isoformat() if day else None, namespace)
+    return present.daily_out(found)
+
+
+@get("/reports", name="console-reports", sync_to_thread=True)
+def reports_page(
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    day: Day = None,
+    namespace: Namespace = None,
+) -> Template:
+    shown = report(services, principal, day, namespace)
+    last = date.fromisoformat(shown.date)
+    days = [
+        shown if n == 0 else report(services, principal, last - timedelta(days=n), namespace)
+        for n in reversed(range(DAYS))
+    ]
+    drawn = chart([ChartDay(d.date, d.questions, d.strong_match_rate) for d in days])
+    return page(
+        request,
+        "reports.html",
+        section="reports",
+        report=shown,
+        days=days,
+        chart=drawn,
+        previous=(last - timedelta(days=1)).isoformat(),
+        following=(last + timedelta(days=1)).isoformat(),
+    )

@@ -1,0 +1,116 @@
+"""The search page: hits with their score's parts, and what a retrieve would answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from litestar import Request, get
+from litestar.response import Template
+
+from schemas import wire
+from service import present
+from service.api.deps import PrincipalDep, ServicesDep
+from service.errors import InvalidInput
+from service.ui.forms import LIMITS, MODES, read_form, search_request
+from service.ui.pages import page
+
+ASKER = "console"
+"""The asker a retrieve from the console is logged under."""
+PARTS = (
+    ("bm25", "BM25"),
+    ("vector", "vector"),
+    ("tier", "tier"),
+    ("recency", "recency"),
+    ("rerank", "rerank"),
+    ("mmr", "diversity"),
+)
+"""The explain entries shown as bars, in order, with their labels."""
+TIMES = "\u00d7"
+FACTORS = frozenset({"tier", "recency", "mmr"})
+"""Explain entries that are multipliers of the score rather than a list's rank and score."""
+
+
+@dataclass(frozen=True)
+class Part:
+    label: str
+    share: float
+    """The bar's length in [0, 1]."""
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    hit: wire.SearchHit
+    parts: list[Part]
+
+
+def parts(explain: dict[str, wire.ListRank] | None, top_bm25: float) -> list[Part]:
+    """The score's parts as bars. BM25 scores have no fixed bound, so theirs is drawn
+    against the best BM25 score on the page; cosines, rerank scores and factors are in
+    [0, 1] already."""
+    shown: list[Part] = []
+    for name, label in PARTS:
+        if explain is None or name not in explain:
+            continue
+        item = explain[name]
+        if name in FACTORS:
+            shown.append(Part(label, _unit(item.score), f"{TIMES} {item.score:.2f}"))
+            continue
+        share = item.score / top_bm25 if name == "bm25" and top_bm25 > 0 else item.score
+        score = f"{item.score:.2f}" if name == "bm25" else f"{item.score:.3f}"
+        rank = f"#{item.rank} · " if item.rank else ""
+        shown.append(Part(label, _unit(share), f"{rank}{score}"))
+    return shown
+
+
+def _unit(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
+
+
+@get("/", name="console-search", sync_to_thread=True)
+def search_page(
+    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
+) -> Template:
+    form = read_form(request.query_params)
+    found: wire.SearchResponse | None = None
+    answer: wire.RetrieveResponse | None = None
+    errors: list[str] = []
+    if form.q:
+        wanted, errors = search_request(form)
+        try:
+            if wanted is not None:
+                found = present.search_out(services.search.search(principal, wanted))
+                if form.retrieve:
+                    asked = wire.RetrieveRequest(
+                        question=wanted.query, namespace=wanted.namespace, asker=ASKER
+                    )
+                    answer = present.retrieve_out(services.answers.retrieve(principal, asked))
+        except InvalidInput as exc:
+            errors = [f"{e.field}: {e.message}" for e in exc.errors]
+    hits = _hits(found)
+    return page(
+        request,
+        "search.html",
+        section="search",
+        form=form,
+        found=found,
+        hits=hits,
+        answer=answer,
+        confidence=getattr(answer, "answer_confidence", None),
+        errors=errors,
+        namespace=principal.namespace(form.namespace or None) if not errors else form.namespace,
+        namespaces=sorted(principal.namespaces or ()),
+        modes=MODES,
+        limits=LIMITS,
+    )
+
+
+def _hits(found: wire.SearchResponse | None) -> list[Hit]:
+    if found is None:
+        return []
+    top = max(
+        (h.explain["bm25"].score for h in found.results if h.explain and "bm25" in h.explain),
+        default=0.0,
+    )
+    return [Hit(h, parts(h.explain, top)) for h in found.results]

@@ -1,0 +1,59 @@
+"""Signing in with an API key, and out."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, get, post
+from litestar.di import NamedDependency
+from litestar.params import QueryParameter
+from litestar.response import Redirect, Template
+
+from service.api.deps import ServicesDep
+from service.errors import Unauthorized
+from service.ui.headers import PAGE_HEADERS
+from service.ui.pages import local, page, redirect
+from service.ui.session import Sessions, Viewer, is_https
+
+SIGN_IN = "/ui/sign-in"
+PUBLIC = {"public": True}
+"""Route option: served to callers who have not signed in."""
+
+SessionsDep = NamedDependency[Sessions]
+ViewerDep = NamedDependency[Viewer]
+Then = Annotated[str | None, QueryParameter(name="next", max_length=2000)]
+
+
+@get("/sign-in", name="console-sign-in", opt=PUBLIC, sync_to_thread=False)
+def sign_in_page(
+    request: Request[Any, Any, Any], viewer: ViewerDep, then: Then = None
+) -> Template | Redirect:
+    if viewer.principal is not None:
+        return redirect(request, local(then))
+    return page(request, "sign_in.html", then=local(then), error=None)
+
+
+@post("/sign-in", name="console-sign-in-post", opt=PUBLIC, status_code=303)
+async def sign_in(
+    request: Request[Any, Any, Any], viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
+) -> Template | Redirect:
+    """Check the key; a good one starts a new session (a new id: nothing learnt of the
+    anonymous one carries over), a bad one gets the form again with 401."""
+    form = await request.form()
+    then = local(str(form.get("next") or ""))
+    if not viewer.keyed:
+        return redirect(request, then)
+    key = str(form.get("key") or "").strip()
+    try:
+        services.keys.authenticate(f"Bearer {key}")
+    except Unauthorized:
+        error = "Enter an API key." if not key else "The service has no such API key."
+        return page(request, "sign_in.html", status=401, then=then, error=error)
+    session = sessions.cookie(sessions.new(key), secure=is_https(request))
+    return Redirect(then, status_code=303, headers=PAGE_HEADERS, cookies=[session])
+
+
+@post("/sign-out", name="console-sign-out", status_code=303)
+async def sign_out(request: Request[Any, Any, Any], sessions: SessionsDep) -> Redirect:
+    cleared = sessions.cookie(None, secure=is_https(request))
+    return Redirect(SIGN_IN, status_code=303, headers=PAGE_HEADERS, cookies=[cleared])

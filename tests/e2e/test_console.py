@@ -1,0 +1,280 @@
+"""The console in a real Chromium against the real server process.
+
+Each test saves screenshots of the pages it visits in docs/screenshots/ (1280 px wide, one
+at phone width); two of them are kept in the repository for the README.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, Response, expect, sync_playwright
+
+from tests.e2e.test_server import Server
+from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, KEYS
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WIDE = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+EVENTS: list[dict[str, Any]] = [
+    {
+        "id": "pref-1",
+        "tier": "A",
+        "speaker": "Alice",
+        "tags": ["diet"],
+        "text": "I am allergic to peanuts, so never suggest satay for the team lunch.",
+    },
+    {
+        "id": "db-decision",
+        "tier": "A",
+        "type": "decision",
+        "confidence": 0.9,
+        "speaker": "Alice",
+        "tags": ["billing", "adr"],
+        "text": "We decided to use PostgreSQL for the billing service: invoices need "
+        "transactions, and the migration from MySQL runs this week.",
+    },
+    {
+        "id": "standup-1",
+        "tier": "C",
+        "chain_type": "standup",
+        "speaker": "Alice",
+        "tags": ["standup"],
+        "text": "Today I am finishing the billing migration to PostgreSQL; the invoice "
+        "backfill runs tonight and I will watch the error budget.",
+        "metadata": {"ticket": "BILL-142", "sprint": 31},
+    },
+    {
+        "id": "standup-2",
+        "tier": "C",
+        "chain_type": "standup",
+        "speaker": "Bob",
+        "tags": ["standup"],
+        "text": "Reviewing the billing API rate limits, then pairing with Alice on the "
+        "migration runbook.",
+    },
+    {
+        "id": "deploy-log",
+        "tier": "E",
+        "role": "tool",
+        "text": "GET /invoices returned 503 at 09:14 during the billing migration window",
+    },
+    {
+        "id": "migrate-pattern",
+        "tier": "A",
+        "kind": "pattern",
+        "text": "When migrating a datastore, run the old and new stores side by side and "
+        "compare their answers before switching reads.",
+        "variants": ["billing: compare invoice totals per day", "search: compare top results"],
+    },
+]
+NOTES = {
+    "adr/012-billing-database.md": "# ADR 12: billing database\n\n"
+    "We move billing from MySQL to PostgreSQL.\n\n"
+    "Invoices need transactions across tables; the migration runs in one week.\n",
+    "runbooks/migration.md": "# Migration runbook\n\n1. Freeze writes.\n2. Backfill invoices.\n"
+    "3. Compare totals.\n4. Switch reads.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The service with an admin key and an agent key for namespace ``one``, holding a
+    day of work: events, a collection of notes and questions asked."""
+    root = tmp_path_factory.mktemp("console")
+    notes = root / "notes"
+    for relative, text in NOTES.items():
+        (notes / relative).parent.mkdir(parents=True, exist_ok=True)
+        (notes / relative).write_text(text)
+    running = Server(
+        root / "data",
+        {"STRATA_API_KEYS": KEYS, "STRATA_UI_SECRET": "e2e-console-secret-0123456789-abcdef"},
+    )
+    try:
+        with httpx.Client(base_url=running.url, headers=AS_ADMIN, timeout=60) as api:
+            events = [{**e, "namespace": "one"} for e in EVENTS]
+            assert api.post("/v1/events", json={"events": events}).status_code == 201
+            added = api.post(
+                "/v1/collections", json={"name": "notes", "path": str(notes), "namespace": "one"}
+            )
+            assert added.status_code == 201, added.text
+            for question in (
+                "which database did we pick for billing?",
+                "who is allergic to peanuts?",
+                "what is the on-call rota for the kafka cluster?",
+            ):
+                asked = api.post("/v1/retrieve", json={"question": question, "namespace": "one"})
+                assert asked.status_code == 200
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert Path(CHROMIUM).exists(), f"the browser tests drive Debian's chromium at {CHROMIUM}"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-background-networking", "--no-first-run"],
+        )
+        yield launched
+        launched.close()
+
+
+class Console:
+    """A browser tab on the console that fails the test on any script error, message of
+    error (a CSP violation logs one) or failed request for a page's resource."""
+
+    def __init__(self, browser: Browser, url: str, viewport: dict[str, int] = WIDE) -> None:
+        self.context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+        self.page: Page = self.context.new_page()
+        self.url = url
+        self.problems: list[str] = []
+        self.page.on("pageerror", lambda error: self.problems.append(str(error)))
+        self.page.on("console", self._console)
+        self.page.on("response", self._response)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        # A page answered with an error status logs this too; resources are checked below.
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.problems.append(message.text)
+
+    def _response(self, response: Response) -> None:
+        if response.request.resource_type != "document" and response.status >= 400:
+            self.problems.append(f"{response.status} {response.url}")
+
+    def open(self, path: str) -> Page:
+        self.page.goto(self.url + path)
+        return self.page
+
+    def sign_in(self, key: str) -> Page:
+        page = self.open("/ui/")
+        expect(page).to_have_url(f"{self.url}/ui/sign-in?next=%2Fui")
+        page.get_by_label("API key").fill(key)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page).to_have_url(f"{self.url}/ui/")
+        return page
+
+    def shot(self, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.problems == [], self.problems
+
+
+@pytest.fixture
+def console(browser: Browser, server: Server) -> Iterator[Console]:
+    tab = Console(browser, server.url)
+    yield tab
+    tab.close()
+
+
+def test_an_admin_searches_opens_a_tier_c_entry_and_promotes_it(console: Console) -> None:
+    page = console.sign_in(ADMIN)
+    page.get_by_label("Search memories").fill("billing migration")
+    page.get_by_label("Namespace").fill("one")
+    page.get_by_role("button", name="Search", exact=True).click()
+    hits = page.locator("li.hit")
+    expect(hits.first).to_be_visible()
+    expect(page.locator("li.hit mark").first).to_be_visible()
+    expect(page.locator("li.hit .bar-fill").first).to_be_attached()
+    console.shot("e2e-search-results")
+
+    page.locator("a.hit-id", has_text="standup-1").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("standup-1")
+    expect(page.locator("article.entry")).to_contain_text("BILL-142")
+    console.shot("e2e-entry")
+
+    page.get_by_role("button", name="Promote to tier A").click()
+    timeline = page.locator("ol.timeline")
+    expect(timeline).to_contain_text("Promoted to tier A")
+    expect(page.locator(".fields").first).to_contain_text("Expiresnever")
+    expect(page.get_by_role("button", name="Promote to tier A")).to_have_count(0)
+    console.shot("e2e-entry-promoted")
+
+
+def test_search_results_fit_a_phone(browser: Browser, server: Server) -> None:
+    phone = Console(browser, server.url, PHONE)
+    try:
+        page = phone.sign_in(ADMIN)
+        page.goto(f"{server.url}/ui/?q=peanuts+lunch&namespace=one&retrieve=on")
+        expect(page.locator("li.hit").first).to_be_visible()
+        expect(page.get_by_role("heading", name="What retrieve answers")).to_be_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], "nothing runs off the side"
+        phone.shot("e2e-search-phone")
+    finally:
+        phone.close()
+
+
+def test_an_agent_cannot_open_jobs_or_another_namespace(console: Console) -> None:
+    page = console.sign_in(AGENT_ONE)
+    expect(page.get_by_role("navigation", name="Console")).not_to_contain_text("Jobs")
+    answer = page.goto(f"{console.url}/ui/jobs")
+    assert answer is not None and answer.status == 403
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Forbidden")
+    console.shot("e2e-agent-jobs-forbidden")
+    answer = page.goto(f"{console.url}/ui/?q=billing&namespace=two")
+    assert answer is not None and answer.status == 403
+    expect(page.locator("main")).to_contain_text("may not use namespace 'two'")
+    answer = page.goto(f"{console.url}/ui/?q=billing")
+    assert answer is not None and answer.status == 200
+    expect(page.locator("li.hit").first).to_be_visible()
+
+
+def test_a_form_posted_without_its_token_is_refused(console: Console, server: Server) -> None:
+    page = console.sign_in(ADMIN)
+    page.goto(f"{server.url}/ui/entries/standup-2?namespace=one")
+    promote = page.locator("form", has=page.get_by_role("button", name="Promote to tier A"))
+    promote.locator('input[name="csrf"]').evaluate("input => input.remove()")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Promote to tier A").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Form refused")
+    console.shot("e2e-csrf-refused")
+    entry = httpx.get(f"{server.url}/v1/entries/standup-2?namespace=one", headers=AS_ADMIN)
+    assert entry.json()["tier"] == "C"
+
+
+def test_the_report_page_draws_its_chart(console: Console) -> None:
+    page = console.sign_in(ADMIN)
+    page.goto(f"{console.url}/ui/reports?namespace=one")
+    chart = page.locator("svg.report-chart")
+    expect(chart).to_be_visible()
+    expect(chart.locator("rect.day-bar")).to_have_count(30)
+    expect(chart.locator("circle.point")).not_to_have_count(0)
+    expect(page.locator("ol.unanswered")).to_contain_text("kafka")
+    console.shot("e2e-report")
+    page.locator("ol.unanswered a", has_text="kafka").click()
+    expect(page.get_by_label("Search memories")).to_have_value(
+        "what is the on-call rota for the kafka cluster?"
+    )
+    page.get_by_role("link", name="Namespaces").click()
+    expect(page.locator("section.namespace-stats")).to_contain_text("Embedding avoided")
+    console.shot("e2e-namespaces")
+
+
+def test_a_rescan_and_a_rebuild_report_back_on_their_pages(console: Console) -> None:
+    page = console.sign_in(ADMIN)
+    page.goto(f"{console.url}/ui/collections/notes")
+    expect(page.locator("ul.files")).to_contain_text("adr/012-billing-database.md")
+    page.get_by_role("button", name="Re-scan").click()
+    expect(page.get_by_role("status")).to_contain_text("Re-scanned: 0 added, 0 changed")
+    page.locator("ul.files a", has_text="migration.md").click()
+    page.goto(page.url + "#L4")
+    expect(page.locator("tr#L4")).to_contain_text("Backfill invoices")
+    console.shot("e2e-document")
+
+    page.goto(f"{console.url}/ui/jobs")
+    page.get_by_role("button", name="Rebuild now").click()
+    expect(page.locator(".rebuild-state")).to_have_text("done", timeout=30_000)
+    console.shot("e2e-jobs")
