@@ -302,6 +302,8 @@ def test_cluster_settings_are_read_and_checked() -> None:
         Settings.from_env({"STRATA_CHANGE_RETENTION_DAYS": "0"})
     with pytest.raises(ConfigError, match="STRATA_REPLICA_POLL_MS"):
         Settings.from_env({"STRATA_REPLICA_POLL_MS": "0"})
+
+
 def test_a_console_secret_too_short_to_sign_with_is_refused() -> None:
     with pytest.raises(ConfigError, match="STRATA_UI_SECRET: at least 32 characters, got 8"):
         Settings.from_env({"STRATA_UI_SECRET": "password"})
