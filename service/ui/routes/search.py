@@ -97,7 +97,7 @@ def search_page(
         found=found,
         hits=hits,
         answer=answer,
-        confidence=getattr(answer, "answer_confidence", None),
+        confidence=None if answer is None else answer.answer_confidence,
         errors=errors,
         namespace=principal.namespace(form.namespace or None) if not errors else form.namespace,
         namespaces=sorted(principal.namespaces or ()),
