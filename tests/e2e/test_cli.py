@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from bench.engines import free_port
 from tests.e2e.test_server import Server
 
 
