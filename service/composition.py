@@ -50,7 +50,7 @@ def open_stores(
     durable = open_durable(storage, clock)
     try:
         if storage.chroma_url:
-            vectors = ChromaVectorStore(connect(data, storage.chroma_url))
+            vectors = ChromaVectorStore(connect(data, storage.chroma_url), shared=storage.shared)
         else:
             vectors = open_or_reset(
                 "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients

@@ -103,6 +103,12 @@ class CollectionUseCases:
             raise Conflict(f"a collection named {name!r} exists")
 
     def _scan(self, collection: Collection, principal: Principal) -> Scanned:
+        if self.files.folder(collection.path) is None:
+            # Another replica's folder, or one unmounted: scanning would drop every file.
+            raise Conflict(
+                f"the folder of collection {collection.name!r}, {collection.path}, is not on "
+                "this server; scan it on the server (replica) that has it"
+            )
         report = self.collections.scan(collection, principal.name)
         return Scanned(self._view(self.catalog.get(collection.name) or collection), report)
 

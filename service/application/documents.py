@@ -1,7 +1,9 @@
 """Reading the documents of collections, by path or by pattern.
 
 Only documents a scan indexed are served (so a collection's mask bounds what its root
-exposes); a batch reads each document once, up to a number of documents and of bytes."""
+exposes), as the text they were indexed from, which the catalog keeps: any replica of a
+cluster serves them, whether or not it has the folder. A batch reads each document once,
+up to a number of documents and of bytes."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from schemas import wire
 from service.application.collections import CollectionUseCases
 from service.auth import Principal
 from service.domain.collections import (
-    TITLE_LINES,
     Collection,
     document_path,
     leaves_root,
@@ -66,8 +67,7 @@ class DocumentUseCases:
     def read(
         self, principal: Principal, path: str, first: int = 1, count: int | None = None
     ) -> Document:
-        """Lines of one indexed document: ``path`` is ``<collection>/<relative path>``.
-        Only the lines asked for (and the first few, for the title) are decoded."""
+        """Lines of one indexed document: ``path`` is ``<collection>/<relative path>``."""
         if first < 1:
             raise InvalidInput.one("from", "must be at least 1")
         if count is not None and count < 1:
@@ -75,24 +75,23 @@ class DocumentUseCases:
         collection, relative = self._locate(principal, path)
         if leaves_root(relative):
             raise Forbidden(f"path {relative!r} leaves the collection root")
-        missing = NotFound(f"no document {document_path(collection, relative)}")
-        if self.catalog.file(collection.id, relative) is None:
-            raise missing
-        found = self.files.read_lines(collection.path, relative, first, count, TITLE_LINES)
-        if found is None:
-            raise missing
+        text = self._text(collection, relative)
+        if text is None:
+            raise NotFound(f"no document {document_path(collection, relative)}")
+        every = text.splitlines()
+        end = None if count is None else first - 1 + count
         return Document(
             path=document_path(collection, relative),
-            title=title_from(found.head, relative),
+            title=title_from(every, relative),
             first_line=first,
-            lines=found.lines,
-            total_lines=found.total,
+            lines=every[first - 1 : end],
+            total_lines=len(every),
         )
 
     def read_many(self, principal: Principal, request: wire.DocumentsRequest) -> Documents:
         """Indexed documents matching a glob or a comma-separated list, each once, in order,
-        until ``max_documents`` of them or ``max_bytes`` in all; the rest, and those missing,
-        not indexed or over ``request.max_bytes``, are skipped with the reason."""
+        until ``max_documents`` of them or ``max_bytes`` (of UTF-8) in all; the rest, and
+        those not indexed or over ``request.max_bytes``, are skipped with the reason."""
         documents: list[Document] = []
         skipped: list[tuple[str, str]] = []
         seen: set[str] = set()
@@ -108,36 +107,34 @@ class DocumentUseCases:
             if past is not None:
                 skipped.append((path, past))
                 continue
-            if self.catalog.file(collection.id, relative) is None:
-                skipped.append((path, NOT_INDEXED))
-                continue
             try:
-                size, data = self._read_within(collection, relative, request.max_bytes, total)
+                text = self._text(collection, relative)
             except Forbidden:
                 skipped.append((path, "leaves the collection root"))
                 continue
-            if size is None:
-                skipped.append((path, "no such file"))
-            elif size > request.max_bytes:
+            if text is None:
+                known = self.catalog.file(collection.id, relative) is not None
+                skipped.append((path, "no such file" if known else NOT_INDEXED))
+                continue
+            size = len(text.encode("utf-8"))
+            if size > request.max_bytes:
                 skipped.append((path, f"{size} bytes, over max_bytes"))
-            elif total + size > self.max_bytes or data is None:
+            elif total + size > self.max_bytes:
                 past = f"over the {self.max_bytes}-byte total bound"
                 skipped.append((path, past))
             else:
                 total += size
-                documents.append(_document(collection, relative, data))
+                documents.append(_document(collection, relative, text))
         return Documents(documents, skipped)
 
-    def _read_within(
-        self, collection: Collection, relative: str, max_bytes: int, total: int
-    ) -> tuple[int | None, bytes | None]:
-        """The file's size, and its bytes when they fit both bounds (the size is checked
-        again once read, as the file may have grown)."""
-        size = self.files.size(collection.path, relative)
-        if size is None or size > max_bytes or total + size > self.max_bytes:
-            return size, None
+    def _text(self, collection: Collection, relative: str) -> str | None:
+        """The text the file was indexed from; None when it is not indexed. A file indexed
+        before texts were kept (and unchanged since) is read from this replica's disk."""
+        text = self.catalog.text(collection.id, relative)
+        if text is not None or self.catalog.file(collection.id, relative) is None:
+            return text
         data = self.files.read(collection.path, relative)
-        return (None, None) if data is None else (len(data), data)
+        return None if data is None else data.decode("utf-8", errors="replace")
 
     def _locate(self, principal: Principal, path: str) -> tuple[Collection, str]:
         """The collection a path names and the path within it, written as a scan lists it."""
@@ -160,8 +157,8 @@ class DocumentUseCases:
                         yield collection, relative
 
 
-def _document(collection: Collection, relative: str, data: bytes) -> Document:
-    every = data.decode("utf-8", errors="replace").splitlines()
+def _document(collection: Collection, relative: str, text: str) -> Document:
+    every = text.splitlines()
     return Document(
         path=document_path(collection, relative),
         title=title_from(every, relative),

@@ -8,6 +8,7 @@ from typing import get_args
 from schemas import wire
 from service.cli import commands
 from service.cli.calibrate import calibrate
+from service.cli.migrate import migrate
 from service.cli.serve import serve
 
 TIERS = get_args(wire.Tier)
@@ -74,6 +75,23 @@ def parser() -> argparse.ArgumentParser:
     calibrating.add_argument("--max-queries", type=int)
     calibrating.add_argument("--json", action="store_true")
     calibrating.set_defaults(run=calibrate)
+
+    migrating = subparsers.add_parser(
+        "migrate",
+        help="copy entries (with their vectors), collections, interactions and job runs "
+        "between a data directory and a Postgres database (runs locally)",
+        description="strata migrate --to postgresql://... [--data DIR] copies a data "
+        "directory into a database a cluster shares; strata migrate --from postgresql://... "
+        "--to DIR copies it back. Nothing is embedded again. A target that holds anything "
+        "is refused unless --force.",
+    )
+    migrating.add_argument("--to", required=True, help="postgresql:// URL, or a directory")
+    migrating.add_argument("--from", dest="source", help="postgresql:// URL to copy from")
+    migrating.add_argument(
+        "--data", help="data directory to copy from (default $STRATA_DATA_DIR or strata-data)"
+    )
+    migrating.add_argument("--force", action="store_true", help="replace what the target holds")
+    migrating.set_defaults(run=migrate)
 
     get = subparsers.add_parser(
         "get", help="show an entry by id, or a document by <collection>/<path>[:line]"

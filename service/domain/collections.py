@@ -140,6 +140,9 @@ class Collections:
             digest = hashlib.sha256(data).hexdigest()
             if path in known and known[path].hash == digest:
                 report.unchanged += 1
+                if self.catalog.text(collection.id, path) is None:  # indexed before texts
+                    text = data.decode("utf-8", errors="replace")
+                    self.catalog.set_file(collection.id, known[path], text)
                 continue
             if path in known:
                 report.changed += 1

@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 import chromadb
 from chromadb.config import Settings as ChromaSettings
+from chromadb.errors import NotFoundError
 
 from service.domain.models import (
     EMBEDDED_TIERS,
@@ -58,19 +59,26 @@ class ChromaVectorStore:
     with speaker, chain type, tags, kind or time filters sends a ``where`` clause.
     """
 
-    def __init__(self, client: Any, prefix: str = "strata") -> None:
+    def __init__(self, client: Any, prefix: str = "strata", *, shared: bool = False) -> None:
         self.client = client
         self.prefix = prefix
+        self.shared = shared
+        """Whether other processes (the replicas of a cluster) write to the server too: then
+        a collection this one has not seen is looked for on the server, not taken as none."""
         self._collections: dict[tuple[str, Tier], Any] = {}
         self._lock = threading.Lock()
         for collection in self.client.list_collections():
-            meta = collection.metadata or {}
             if collection.name in (f"{prefix}_A", f"{prefix}_C"):
                 # One collection per tier, as the first releases kept them: the ledger
                 # holds every vector, so a rebuild at start refills the new layout.
                 self.client.delete_collection(collection.name)
-            elif collection.name.startswith(f"{prefix}_") and "namespace" in meta:
-                self._collections[(str(meta["namespace"]), meta["tier"])] = collection
+            else:
+                self._know(collection)
+
+    def _know(self, collection: Any) -> None:
+        meta = collection.metadata or {}
+        if collection.name.startswith(f"{self.prefix}_") and "namespace" in meta:
+            self._collections[(str(meta["namespace"]), meta["tier"])] = collection
 
     def _name(self, namespace: str, tier: Tier) -> str:
         digest = hashlib.blake2b(namespace.encode(), digest_size=10).hexdigest()
@@ -88,9 +96,23 @@ class ChromaVectorStore:
                     embedding_function=None,
                 )
                 self._collections[where] = found
-            return found
+        if found is None and self.shared:
+            try:
+                found = self.client.get_collection(
+                    self._name(namespace, tier), embedding_function=None
+                )
+            except NotFoundError:
+                return None
+            with self._lock:
+                self._collections[where] = found
+        return found
 
     def _all(self, tier: Tier | None = None) -> list[Any]:
+        if self.shared:  # with the collections other replicas made since
+            listed = self.client.list_collections()
+            with self._lock:
+                for collection in listed:
+                    self._know(collection)
         with self._lock:
             return [c for (_, t), c in self._collections.items() if tier in (None, t)]
 

@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 from service.app import create_app
 from service.application import Services
 from tests.api.conftest import serve
-from tests.fakes import FakeFiles
+from tests.fakes import FakeCatalog, FakeFiles
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem
 
 Client = Callable[..., TestClient[Litestar]]
@@ -37,8 +37,13 @@ def files() -> FakeFiles:
 
 
 @pytest.fixture
-def client(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services_for(api_keys=KEYS))
+def services(services_for: Callable[..., Services]) -> Services:
+    return services_for(api_keys=KEYS)
+
+
+@pytest.fixture
+def client(services: Services) -> Iterator[TestClient[Litestar]]:
+    yield from serve(services)
 
 
 def add(client: TestClient[Litestar], namespace: str = "one") -> dict[str, Any]:
@@ -161,25 +166,57 @@ def test_a_batch_stops_at_the_byte_bound(client_for: Client) -> None:
     ]
 
 
-def test_a_line_range_is_read_without_reading_the_whole_file(
-    client: TestClient[Litestar], files: FakeFiles, monkeypatch: pytest.MonkeyPatch
+def test_documents_are_served_as_indexed_without_the_disk(
+    client: TestClient[Litestar], files: FakeFiles
 ) -> None:
+    """What a scan indexed is what any replica serves: the catalog keeps the text, so a
+    file changed or gone on this server's disk reads as it was indexed, bounds and all."""
     add(client)
-    read = files.read
-    whole: list[str] = []
-
-    def read_whole(root: str, relative: str) -> bytes | None:
-        whole.append(relative)
-        return read(root, relative)
-
-    monkeypatch.setattr(files, "read", read_whole)
+    files.roots[ROOT]["adr/012-bus.md"] = b"# Event bus\n\nWe moved to Kafka.\n"
+    del files.roots[ROOT]["people.md"]
     doc = client.get(
         "/v1/documents",
         params={"path": "notes/adr/012-bus.md", "from": 3, "lines": 1},
         headers=AS_AGENT,
     ).json()
     assert (doc["title"], doc["text"], doc["total_lines"]) == ("Event bus", "3| We adopt NATS.", 3)
-    assert whole == []
+    found = batch(client, "notes/**/*.md", max_bytes=30)
+    assert paths(found) == ["notes/adr/012-bus.md"]
+    size = len(b"Alice owns billing.\n\nBob owns mobile.\n")
+    assert found["skipped"] == [
+        {"path": "notes/people.md", "reason": f"{size} bytes, over max_bytes"}
+    ]
+
+
+def test_a_file_indexed_before_texts_were_kept_is_read_from_disk_until_a_scan_keeps_it(
+    client: TestClient[Litestar], files: FakeFiles, services: Services
+) -> None:
+    add(client)
+    catalog = services.stores.catalog
+    assert isinstance(catalog, FakeCatalog)
+    notes = next(iter(catalog.collections))
+    del catalog.texts[notes, "people.md"]  # as an upgraded catalog holds it
+    files.roots[ROOT]["people.md"] = b"Alice owns billing.\n\nCarol owns mobile.\n"
+    read = client.get("/v1/documents", params={"path": "notes/people.md"}, headers=AS_AGENT)
+    assert read.json()["text"] == "1| Alice owns billing.\n2| \n3| Carol owns mobile."
+    files.roots[ROOT]["people.md"] = b"Alice owns billing.\n\nBob owns mobile.\n"
+    scan = client.post("/v1/collections/notes/update", headers=AS_ADMIN).json()
+    assert (scan["unchanged"], scan["chunks"]) == (2, 0)
+    assert catalog.texts[notes, "people.md"] == "Alice owns billing.\n\nBob owns mobile.\n"
+
+
+def test_a_scan_needs_the_folder_on_the_server_that_runs_it(
+    client: TestClient[Litestar], files: FakeFiles
+) -> None:
+    """In a cluster, another replica may not have the folder: its scan is refused, and
+    drops nothing, rather than finding every file gone."""
+    add(client)
+    files.roots = {}
+    refused = problem(client.post("/v1/collections/notes/update", headers=AS_ADMIN), 409)
+    assert ROOT in refused["detail"] and "not on this server" in refused["detail"]
+    listed = client.get("/v1/collections/notes", headers=AS_AGENT).json()
+    assert listed["files"] == 2
+    assert batch(client, "notes/people.md")["documents"][0]["text"].startswith("1| Alice")
 
 
 @pytest.mark.parametrize(

@@ -45,3 +45,16 @@ def test_collections_of_the_one_per_tier_layout_are_dropped_at_open(
     reopened = ChromaVectorStore(client, prefix)
     assert f"{prefix}_A" not in {c.name for c in client.list_collections()}
     assert reopened.entry_keys() == set()
+
+
+def test_replicas_sharing_a_server_find_the_collections_the_others_made(
+    store: ChromaVectorStore,
+) -> None:
+    one = ChromaVectorStore(store.client, store.prefix, shared=True)
+    two = ChromaVectorStore(store.client, store.prefix, shared=True)
+    one.upsert([stored("a", "new"), stored("c", "new", "C")])
+    assert [h.key for h in two.search("A", (1.0, 0.0), make_filters("new"), 10)] == ["new:a"]
+    assert (two.count("A"), two.count("C")) == (1, 1)
+    two.delete(["new:a"])
+    assert one.search("A", (1.0, 0.0), make_filters("new"), 10) == []
+    assert two.search("A", (1.0, 0.0), make_filters("none here"), 10) == []

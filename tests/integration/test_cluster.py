@@ -1,0 +1,143 @@
+"""Two replicas of one cluster in one process: a shared Postgres and Chroma server, a data
+directory each, driven over the REST API as their clients would."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.application import Services
+from service.errors import Conflict
+from service.settings import Settings
+from tests.fakes import FakeClock
+from tests.http import LOCAL, ids, problem, search, write
+
+Replica = tuple[Services, TestClient[Litestar]]
+
+
+@pytest.fixture
+def replica(
+    tmp_path: Path,
+    postgres_url: str,
+    chroma_server: str,
+    open_stores: Callable[[Settings], Services],
+) -> Iterator[Callable[[str], Replica]]:
+    """Starts a replica named ``name``, with a data directory of its own."""
+    with ExitStack() as clients:
+
+        def start(name: str) -> Replica:
+            settings = Settings().replace(
+                data_dir=tmp_path / name,
+                database_url=postgres_url,
+                chroma_url=chroma_server,
+                replica_name=name,
+                jobs="off",
+            )
+            services = open_stores(settings)
+            client = TestClient(create_app(services=services), base_url=LOCAL)
+            return services, clients.enter_context(client)
+
+        yield start
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A namespace of this test alone: the Chroma server outlives each test's database."""
+    return f"c{uuid.uuid4().hex[:12]}"
+
+
+def health(client: TestClient[Litestar]) -> dict[str, Any]:
+    body: dict[str, Any] = client.get("/health").json()
+    return body
+
+
+def test_a_write_on_one_replica_is_found_on_the_other(
+    replica: Callable[[str], Replica], clock: FakeClock, namespace: str
+) -> None:
+    (one, to_one), (two, to_two) = replica("one"), replica("two")
+    ns = {"namespace": namespace}
+    write(
+        to_one,
+        {"id": "db", "tier": "A", "text": "We decided to use PostgreSQL for billing.", **ns},
+        {"id": "log", "tier": "E", "text": "billing-api deploy to staging: ok", **ns},
+    )
+    assert ids(search(to_one, "billing postgresql", namespace=namespace)) == [
+        "db",
+        "log",
+    ]  # its own writes
+    clock.advance(2)
+    lag = health(to_two)["replica"]
+    assert (lag["mode"], lag["name"], lag["lag_seconds"], lag["changes_behind"]) == (
+        "cluster",
+        "two",
+        2.0,
+        2,
+    )
+    assert two.follower is not None
+    two.follower.catch_up()
+    assert ids(search(to_two, "billing postgresql", mode="bm25", namespace=namespace)) == [
+        "db",
+        "log",
+    ]
+    assert ids(
+        search(to_two, "which database for billing", mode="vector", namespace=namespace)
+    ) == ["db"]
+    assert health(to_two)["replica"]["changes_behind"] == 0
+
+    deleted = to_two.delete("/v1/entries/db", params=ns)
+    assert deleted.status_code == 200, deleted.text
+    assert one.follower is not None
+    one.follower.catch_up()
+    assert ids(search(to_one, "billing postgresql", namespace=namespace)) == ["log"]
+
+
+def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(
+    replica: Callable[[str], Replica],
+) -> None:
+    (one, to_one), (two, to_two) = replica("one"), replica("two")
+    slot = 1_800_003_600.0
+    assert one.jobs.fire("expire_c_tier", slot) is not None  # the first to try leads
+    assert two.jobs.fire("expire_c_tier", slot) is None
+    assert (health(to_one)["replica"]["leads_jobs"], health(to_two)["replica"]["leads_jobs"]) == (
+        True,
+        False,
+    )
+    listed = {j["name"]: j for j in to_two.get("/v1/admin/jobs").json()["jobs"]}
+    assert (listed["expire_c_tier"]["runs"], listed["expire_c_tier"]["last_replica"]) == (1, "one")
+
+    with one.stores.coordination.job_lock("archive_e_tier") as held:
+        assert held
+        problem(to_two.post("/v1/admin/jobs/archive_e_tier/run"), 409)
+        with pytest.raises(Conflict):
+            two.jobs.run("archive_e_tier")
+    assert to_two.post("/v1/admin/jobs/archive_e_tier/run").json()["last_replica"] == "two"
+
+    one.stores.coordination.close()  # the leader goes away: the other takes over
+    assert two.jobs.fire("expire_c_tier", slot + 3600) is not None
+    assert health(to_two)["replica"]["leads_jobs"] is True
+
+
+def test_documents_are_served_by_any_replica_and_scanned_where_the_folder_is(
+    replica: Callable[[str], Replica], tmp_path: Path
+) -> None:
+    (_, to_one), (_, to_two) = replica("one"), replica("two")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "adr.md").write_text("# Event bus\n\nWe adopt NATS.\n")
+    added = to_one.post("/v1/collections", json={"name": "notes", "path": str(notes)})
+    assert added.status_code == 201, added.text
+    (notes / "adr.md").unlink()
+    notes.rmdir()  # as on a replica without the folder
+    doc = to_two.get("/v1/documents", params={"path": "notes/adr.md", "from": 3}).json()
+    assert (doc["title"], doc["text"]) == ("Event bus", "3| We adopt NATS.")
+    refused = problem(to_two.post("/v1/collections/notes/update"), 409)
+    assert str(notes) in refused["detail"]
+    assert to_two.get("/v1/collections/notes").json()["files"] == 1
