@@ -77,8 +77,14 @@ class StatusUseCases:
 
     def health(self) -> Health:
         """What the service runs with; answers even when a store does not."""
-        stores: dict[str, Any] = {"ledger": self.ledger.count()}
+        stores: dict[str, Any] = {}
         degraded = list(self.degraded)
+        try:
+            stores["ledger"] = self.ledger.count()
+            aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
+        except Exception as exc:  # a database server may be away: say so, do not fail
+            degraded.append(f"ledger unreachable: {exc}")
+            stores["ledger"], aside = "unreachable", 0
         try:
             self.vectors.health()
             stores["chroma"] = {t: self.vectors.count(t) for t in ("A", "C")}
@@ -86,7 +92,6 @@ class StatusUseCases:
             degraded.append(f"chroma unreachable: {exc}")
             stores["chroma"] = "unreachable"
         stores["tantivy"] = self.keywords.count()
-        aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
         stores["quarantined"] = aside
         if aside:
             degraded.append(f"{aside} entries set aside in quarantine: see /v1/admin/quarantine")

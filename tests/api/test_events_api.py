@@ -198,6 +198,21 @@ def test_health_names_the_replica_and_its_place_among_others(
             services.jobs.shutdown()
 
 
+def test_health_answers_while_the_ledger_is_away(
+    services_for: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = services_for()
+
+    def away() -> dict[str, int]:
+        raise ConnectionError("database server away")
+
+    monkeypatch.setattr(services.stores.ledger, "count", away)
+    for client in serve(services):
+        health = client.get("/health").json()
+        assert (health["status"], health["stores"]["ledger"]) == ("degraded", "unreachable")
+        assert "ledger unreachable: database server away" in health["degraded"]
+
+
 def test_hits_carry_a_bounded_text_and_the_entry_the_whole(
     services_for: Callable[..., Services],
 ) -> None:

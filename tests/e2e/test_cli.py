@@ -60,7 +60,7 @@ def test_cli_records_searches_promotes_and_reports(tmp_path: Path) -> None:
         history = json.loads(strata(url, "get", "q1", "--history").stdout)["history"]
         assert [h["action"] for h in history] == ["created", "promoted"]
         jobs = json.loads(strata(url, "jobs").stdout)["jobs"]
-        assert len(jobs) == 5
+        assert len(jobs) == 6
         run = json.loads(strata(url, "jobs", "--run", "expire_c_tier").stdout)
         assert run["runs"] == 1
         status = json.loads(strata(url, "status").stdout)

@@ -3,6 +3,7 @@ directory each, driven over the REST API as their clients would."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -121,7 +122,10 @@ def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(
     assert to_two.post("/v1/admin/jobs/archive_e_tier/run").json()["last_replica"] == "two"
 
     one.stores.coordination.close()  # the leader goes away: the other takes over
-    assert two.jobs.fire("expire_c_tier", slot + 3600) is not None
+    deadline = time.monotonic() + 10  # once the server has ended the leader's session
+    while two.jobs.fire("expire_c_tier", slot + 3600) is None:
+        assert time.monotonic() < deadline, "no replica took over within 10 s"
+        time.sleep(0.05)
     assert health(to_two)["replica"]["leads_jobs"] is True
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from service.domain import memory as memory_module
+from service.domain.collections import Collection, Collections, IndexedFile
 from service.domain.memory import Memory
 from service.domain.models import Filters, HistoryEvent, SearchQuery, Tier
 from service.domain.retrieval import Retriever
@@ -16,8 +17,10 @@ from service.jobs import lifecycle
 from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,
+    FakeCatalog,
     FakeClock,
     FakeEmbedder,
+    FakeFiles,
     FakeKeywordStore,
     FakeLedger,
     FakeVectorStore,
@@ -364,3 +367,36 @@ def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> N
     assert lifecycle.backfill_embeddings(without) == {"embedded": 0}
     assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}
     assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 0}
+
+
+# trim_changes
+
+
+def test_trim_changes_drops_what_is_older_than_the_retention(stores: Stores) -> None:
+    stores.memory.write([make_entry("old", "written long ago", "E")])
+    stores.clock.now = T0 + 8 * DAY
+    stores.memory.write([make_entry("new", "written today", "E")])
+    assert lifecycle.trim_changes(stores.memory, stores.clock(), 7) == {"trimmed": 1}
+    assert [c.key for c in stores.ledger.changes(0)] == ["ns:new"]
+    assert lifecycle.trim_changes(stores.memory, stores.clock(), 7) == {"trimmed": 0}
+
+
+# rescan_collections
+
+
+def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: Stores) -> None:
+    files = FakeFiles({"/srv/here": {"a.md": b"# A\n\nalpha\n"}})
+    catalog = FakeCatalog()
+    collections = Collections(catalog, stores.memory, files, FIVE_WORDS, clock=stores.clock)
+    for name in ("here", "elsewhere"):
+        catalog.add(Collection(name, name, "ns", f"/srv/{name}", "**/*.md", "A", T0))
+    catalog.set_file("elsewhere", IndexedFile("b.md", "h", 1), "# B\n")
+    report = lifecycle.rescan_collections(collections)
+    assert report == {
+        "collections": 1,
+        "added": 1,
+        "changed": 0,
+        "removed": 0,
+        "missing": ["elsewhere: /srv/elsewhere"],
+    }
+    assert set(catalog.files("elsewhere")) == {"b.md"}

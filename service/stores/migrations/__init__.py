@@ -69,12 +69,13 @@ def migrations(schema: str) -> tuple[Migration, ...]:
 
 def statements(sql: str) -> list[str]:
     """The statements of a SQLite script, each complete (a ``;`` inside a string or a
-    trigger body does not cut one)."""
+    trigger body does not cut one); comments alone are no statement."""
     found, buffer = [], ""
     for piece in sql.split(";"):
         buffer += piece + ";"
         if sqlite3.complete_statement(buffer):
-            if buffer.strip(" \t\r\n;"):
+            lines = [line for line in buffer.splitlines() if not line.lstrip().startswith("--")]
+            if "".join(lines).strip(" \t\r\n;"):
                 found.append(buffer.strip())
             buffer = ""
     return found

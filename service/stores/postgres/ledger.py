@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
+import psycopg
 from psycopg.rows import DictRow
 
 from service.domain.models import (
@@ -19,20 +20,32 @@ from service.domain.models import (
     StoredEntry,
 )
 from service.domain.similarity import Matrix
-from service.stores.ledger_schema import COLUMNS, LIVE, entry_values, matrix, pack
-from service.stores.ledger_schema import row_entry as _row_entry
-from service.stores.ledger_schema import unpack as _unpack
+from service.stores.ledger_schema import (
+    COLUMNS,
+    LIVE,
+    entry_values,
+    matrix,
+    pack,
+    row_entry,
+    unpack,
+)
 from service.stores.postgres.ledger_sql import (
     APPEND_CHANGES,
     CHANGE_BOUNDS,
+    CHUNK_TYPES,
+    COPY_CHUNKS,
+    COPY_STAGED,
+    DRAW_WRITTEN,
     HISTORY_OF_PUT,
     HYDRATED,
-    INSERT_CHUNKS,
     LOCK_CHANGES,
+    LOCK_ROWS,
     PASSAGES,
     RAISE_HORIZON,
+    STAGE,
+    STAGED_TYPES,
     STATS,
-    UPSERT_ENTRIES,
+    UPSERT_STAGED,
 )
 from service.stores.postgres.pool import Pool
 
@@ -62,29 +75,30 @@ class PostgresLedger:
         now = self._clock() if at is None else at
         keys = [s.entry.key for s in stored]
         latest = list({s.entry.key: s for s in stored}.values())
-        columns = [list(values) for values in zip(*(entry_values(s) for s in latest), strict=True)]
-        chunks = [c for s in latest for c in s.chunks]
-        with self._pool.connection() as conn, conn.pipeline(), conn.transaction():
-            # Rows of existing keys locked in one order by every writer: no deadlock.
-            conn.execute(
-                "SELECT 1 FROM entries WHERE key = ANY(%s) ORDER BY key FOR UPDATE", (keys,)
-            )
-            conn.execute(
-                HISTORY_OF_PUT, {"keys": keys, "at": now, "action": action, "actor": actor}
-            )
-            conn.execute(UPSERT_ENTRIES, columns)
-            conn.execute("DELETE FROM chunks WHERE key = ANY(%s)", (keys,))
-            conn.execute("DELETE FROM quarantine WHERE key = ANY(%s)", (keys,))
-            conn.execute(
-                INSERT_CHUNKS,
-                (
-                    [c.key for c in chunks],
-                    [c.number for c in chunks],
-                    [c.text for c in chunks],
-                    [pack(c.vector) for c in chunks],
-                ),
-            )
-            self._append(conn, keys, now)
+        with self._pool.connection() as conn, conn.transaction():
+            with conn.pipeline():
+                conn.execute(STAGE)
+                conn.execute(LOCK_ROWS, (keys,))
+                conn.execute(
+                    HISTORY_OF_PUT, {"keys": keys, "at": now, "action": action, "actor": actor}
+                )
+                conn.execute("DELETE FROM quarantine WHERE key = ANY(%s)", (keys,))
+                drawn = conn.execute(DRAW_WRITTEN, (len(latest),))
+            written = sorted(row["n"] for row in drawn.fetchall())
+            with conn.cursor().copy(COPY_STAGED) as copy:
+                copy.set_types(STAGED_TYPES)
+                for s, n in zip(latest, written, strict=True):
+                    copy.write_row((*entry_values(s), n))
+            with conn.pipeline():
+                conn.execute(UPSERT_STAGED)
+                conn.execute("DELETE FROM chunks WHERE key = ANY(%s)", (keys,))
+            with conn.cursor().copy(COPY_CHUNKS) as copy:
+                copy.set_types(CHUNK_TYPES)
+                for s in latest:
+                    for c in s.chunks:
+                        copy.write_row((c.key, c.number, c.text, pack(c.vector)))
+            with conn.pipeline():
+                self._append(conn, keys, now)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         wanted = list(keys)
@@ -219,7 +233,7 @@ class PostgresLedger:
             f"AND {LIVE} ORDER BY written DESC LIMIT 1",
             (namespace, thread),
         )
-        return _row_entry(rows[0]) if rows else None
+        return row_entry(rows[0]) if rows else None
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         if not keys:
@@ -232,7 +246,7 @@ class PostgresLedger:
         if not keys:
             return {}
         rows = self._query(PASSAGES, (list(keys),))
-        return {row["key"]: (_row_entry(row), tuple(row["texts"])) for row in rows}
+        return {row["key"]: (row_entry(row), tuple(row["texts"])) for row in rows}
 
     def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
         """The chunk vectors of the entries that have them, without the rest of the entry:
@@ -310,7 +324,7 @@ class PostgresLedger:
             return conn.execute(sql, args or None, binary=True).fetchall()
 
     @staticmethod
-    def _append(conn: Any, keys: Iterable[str], at: float) -> None:
+    def _append(conn: psycopg.Connection[DictRow], keys: Iterable[str], at: float) -> None:
         """Log a change of each key (once), in the caller's transaction, under the lock that
         keeps change numbers committed in order (held until the transaction ends)."""
         unique = list(dict.fromkeys(keys))
@@ -325,8 +339,8 @@ def _hydrate(rows: list[DictRow]) -> dict[str, StoredEntry]:
     for row in rows:
         numbers, texts, vectors = row["numbers"] or [], row["texts"] or [], row["vectors"] or []
         chunks = tuple(
-            Chunk(row["key"], n, t, _unpack(v))
+            Chunk(row["key"], n, t, unpack(v))
             for n, t, v in zip(numbers, texts, vectors, strict=True)
         )
-        found[row["key"]] = StoredEntry(_row_entry(row), chunks, row["tokens"])
+        found[row["key"]] = StoredEntry(row_entry(row), chunks, row["tokens"])
     return found

@@ -6,25 +6,42 @@ from service.stores.ledger_schema import COLUMNS, FIELDS, LIVE
 from service.stores.postgres.pool import CHANGES_LOCK
 
 TYPES = {
-    "timestamp": "double precision",
-    "expires_at": "double precision",
-    "confidence": "double precision",
-    "archived": "boolean",
-    "tokens": "integer",
+    "timestamp": "float8",
+    "expires_at": "float8",
+    "confidence": "float8",
+    "archived": "bool",
+    "tokens": "int4",
 }
 """The type of each entry column that is not text."""
 
-_ARRAYS = ", ".join(f"%s::{TYPES.get(name, 'text')}[]" for name in FIELDS)
+STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS staged_entries ON COMMIT DELETE ROWS AS "
+    f"SELECT {COLUMNS}, written FROM entries WITH NO DATA"
+)
+"""The table of this connection where a write copies its entries first (emptied at every
+commit): ``COPY`` cannot replace rows, ``INSERT ... ON CONFLICT`` from there does."""
+
+COPY_STAGED = f"COPY staged_entries ({COLUMNS}, written) FROM STDIN (FORMAT BINARY)"
+STAGED_TYPES = [*(TYPES.get(name, "text") for name in FIELDS), "int8"]
+"""The column types of ``COPY_STAGED``: those of ``FIELDS``, then ``written``."""
+
+DRAW_WRITTEN = "SELECT nextval('entries_written') AS n FROM generate_series(1, %s)"
+"""Numbers for the ``written`` column of as many entries, drawn before they are written:
+entries are written in key order, yet the one given last in a write is the latest."""
+
 _UPDATES = ", ".join(f"{name} = EXCLUDED.{name}" for name in FIELDS if name != "key")
 
-UPSERT_ENTRIES = (
-    f"INSERT INTO entries ({COLUMNS}, state) "
-    f"SELECT {COLUMNS}, 'pending' FROM unnest({_ARRAYS}) WITH ORDINALITY AS u({COLUMNS}, n) "
-    f"ORDER BY n ON CONFLICT (key) DO UPDATE SET {_UPDATES}, state = 'pending', "
-    "written = EXCLUDED.written"
+UPSERT_STAGED = (
+    f"INSERT INTO entries ({COLUMNS}, written, state) "
+    f"SELECT {COLUMNS}, written, 'pending' FROM staged_entries ORDER BY key "
+    f"ON CONFLICT (key) DO UPDATE SET {_UPDATES}, written = EXCLUDED.written, "
+    "state = 'pending'"
 )
-"""Entries written (as new rows are: ``written`` drawn again), one array per column of
-``FIELDS``, in order."""
+"""The staged entries written, in key order: writers of the same new keys wait for each
+other in one order, and never deadlock."""
+
+LOCK_ROWS = "SELECT 1 FROM entries WHERE key = ANY(%s) ORDER BY key FOR UPDATE"
+"""Rows of existing keys locked in one order by every writer: no deadlock between them."""
 
 HISTORY_OF_PUT = (
     "INSERT INTO history (key, at, action, actor) "
@@ -35,10 +52,8 @@ HISTORY_OF_PUT = (
 )
 """History of a write, run before it: ``created`` for keys with no row yet."""
 
-INSERT_CHUNKS = (
-    "INSERT INTO chunks (key, number, text, vector) "
-    "SELECT * FROM unnest(%s::text[], %s::integer[], %s::text[], %b::bytea[])"
-)
+COPY_CHUNKS = "COPY chunks (key, number, text, vector) FROM STDIN (FORMAT BINARY)"
+CHUNK_TYPES = ["text", "int4", "text", "bytea"]
 
 LOCK_CHANGES = f"SELECT pg_advisory_xact_lock({CHANGES_LOCK})"
 
