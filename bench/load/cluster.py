@@ -55,6 +55,8 @@ LAG_PROBES = 30
 """Events written to measure replication lag, idle and again under ingest."""
 LAG_BOUND_S = 30.0
 """A probe not found on the other replica by then counts as lost."""
+PROBE_PAUSE_S = 0.5
+"""The longest random pause before a probe (more than the replicas' poll interval)."""
 BACKGROUND_BATCH = 200
 """Events per request of the ingest that runs while lag is probed under load."""
 
@@ -306,11 +308,15 @@ def probe(
     key: str, writer: ReplicaProcess, reader: ReplicaProcess, namespace: str, label: str
 ) -> dict[str, Any]:
     """``LAG_PROBES`` writes, one at a time: the seconds each took to be found on
-    ``reader``."""
+    ``reader``. Each write waits a random pause first: written right after the previous
+    one was found, so right after the reader's poll, every probe would wait a whole poll
+    interval."""
     lags: list[float] = []
     lost = 0
+    pause = random.Random(LAG_PROBES)
     with _client(writer.url, key, 2) as w, _client(reader.url, key, 2) as r:
         for n in range(LAG_PROBES):
+            time.sleep(pause.uniform(0.0, PROBE_PAUSE_S))
             token = f"lagprobe{uuid.uuid4().hex[:10]}"
             body, _ = post_events(
                 w, [{"namespace": namespace, "tier": "E", "text": f"{token} probe {n} landed"}]

@@ -97,9 +97,10 @@ def _search_table(run: Mapping[str, Any], args: argparse.Namespace) -> list[str]
 def _lag_table(lag: Mapping[str, Any]) -> list[str]:
     bg = lag["background"]
     out = [
-        "Replication lag, Postgres, two replicas: a tier E event written to r1, from its 201 "
-        "to r2's BM25 search finding it (polled every 5 ms; r2 follows the change log every "
-        f"200 ms). Under ingest, another client sent r1 batches of 200 events (one in five "
+        "Replication lag, Postgres, two replicas: a tier E event written to r1 (after a "
+        "random pause of up to 0.5 s), from its 201 to r2's BM25 search finding it (polled "
+        "every 5 ms; r2 reads the change log every 200 ms). Under ingest, another client "
+        "sent r1 batches of 200 events (one in five "
         f"tier A) at {_rate(bg['events_per_s'])} events/s meanwhile:",
         "",
         "| when | probes | p50 ms | p95 ms | max ms | lost |",
