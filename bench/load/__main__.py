@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -195,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_cluster_main(args: argparse.Namespace) -> int:
+    # Stopped by a signal, it still stops the servers it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         runs = run_cluster(args)
     except (httpx.HTTPError, RuntimeError) as exc:

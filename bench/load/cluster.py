@@ -55,6 +55,8 @@ LAG_PROBES = 30
 """Events written to measure replication lag, idle and again under ingest."""
 LAG_BOUND_S = 30.0
 """A probe not found on the other replica by then counts as lost."""
+FOLLOW_S = 10.0
+"""Seconds of ingest over which a follower's CPU per change is measured."""
 PROBE_PAUSE_S = 0.5
 """The longest random pause before a probe (more than the replicas' poll interval)."""
 BACKGROUND_BATCH = 200
@@ -292,7 +294,8 @@ def replication_lag(
     started = time.perf_counter()
     background.start()
     try:
-        time.sleep(1.0)  # the ingest under way before the first probe
+        time.sleep(1.0)  # the ingest under way before anything is measured
+        report["follow"] = follow_cost(writer, reader, sent)
         report["under_ingest"] = probe(key, writer, reader, namespace, "under ingest")
     finally:
         stop.set()
@@ -302,6 +305,25 @@ def replication_lag(
     with _client(reader.url, key, 1) as client:
         report["reader_health"] = client.get("/health").json().get("replica")
     return report
+
+
+def follow_cost(
+    writer: ReplicaProcess, reader: ReplicaProcess, sent: Mapping[str, float]
+) -> dict[str, float]:
+    """CPU milliseconds per event the writer spends taking it and the reader spends
+    applying it from the change log, over ``FOLLOW_S`` of ingest (nothing else asks the
+    reader anything meanwhile)."""
+    events, cpu = sent["events"], [tree_cpu([writer.pid]), tree_cpu([reader.pid])]
+    time.sleep(FOLLOW_S)
+    events = sent["events"] - events
+    spent = [tree_cpu([writer.pid]) - cpu[0], tree_cpu([reader.pid]) - cpu[1]]
+    per = {
+        "events": events,
+        "writer_cpu_ms_per_event": spent[0] * 1000 / max(events, 1),
+        "reader_cpu_ms_per_event": spent[1] * 1000 / max(events, 1),
+    }
+    print(f"  follow: {per}", file=sys.stderr)
+    return per
 
 
 def probe(

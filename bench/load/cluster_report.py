@@ -112,6 +112,15 @@ def _lag_table(lag: Mapping[str, Any]) -> list[str]:
             f"| {label} | {s['probes']} | {_ms(_s_to_ms(s['p50_s']))} "
             f"| {_ms(_s_to_ms(s['p95_s']))} | {_ms(_s_to_ms(s['max_s']))} | {s['lost']} |"
         )
+    follow = lag.get("follow")
+    if follow:
+        out += [
+            "",
+            f"Over {follow['events']:.0f} events of that ingest, with no search meanwhile, "
+            f"r1 spent {follow['writer_cpu_ms_per_event']:.2f} ms of CPU per event taking "
+            f"it and r2 {follow['reader_cpu_ms_per_event']:.2f} ms applying it from the "
+            "change log.",
+        ]
     return out
 
 
