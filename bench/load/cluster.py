@@ -4,22 +4,26 @@ Everything runs on this machine, started by the benchmark: a PostgreSQL server (
 in a temporary folder, with the server's durable defaults: fsync and synchronous commits
 on), a ``chroma run`` server per setup, and strata replicas. Per corpus size:
 
-1. **SQLite ledger, one process**: a replica with its ledger in SQLite files (WAL,
-   ``synchronous=FULL``) and its vectors on a Chroma server of its own. The workload is
-   ingested, ``expire_c_tier`` run once, then every mode is searched at each concurrency.
-2. **Postgres ledger, one replica**: the same with ``STRATA_DATABASE_URL`` on the Postgres
-   server (a second Chroma server): the ledger's cost, all else equal. Same queries.
-3. **Postgres ledger, two replicas**: a second replica starts with an empty data directory
-   (its keyword index rebuilt from Postgres: timed, and its size measured); the searches
-   go round-robin to the two (the load client alternates base URLs, request by request;
-   no load balancer process), with other queries than setup 2's, so no query cache hits.
-   Then replication lag: an event written to one replica, the other's BM25 search polled
-   until it finds it, idle and while another client ingests into the first replica.
+1. **SQLite ledger against Postgres ledger, one process each**: a replica with its ledger in
+   SQLite files (WAL, ``synchronous=FULL``) and one on the Postgres server
+   (``STRATA_DATABASE_URL``), each with a Chroma server of its own, run side by side: each
+   batch of the workload goes to one and then the other (which goes first alternates), and
+   so does each search cell, on the same queries, so a change in the machine's load (other
+   work on it) hits both. After the ingest ``expire_c_tier`` runs once on each; then every
+   mode is searched at each concurrency; then short events are sent to each.
+2. **Postgres ledger, two replicas**: the SQLite one stops and a second replica starts on
+   the Postgres ledger with an empty data directory (its keyword index rebuilt from
+   Postgres: timed, and its size measured). The searches go round-robin to the two (the
+   load client alternates base URLs, request by request; no load balancer process), with
+   other queries than before, so no query cache hits. Then replication lag: an event
+   written to one replica, the other's BM25 search polled until it finds it, idle and
+   while another client ingests into the first replica; and the CPU each replica spends
+   per event of that ingest.
 
-CPU seconds per search are read from /proc (user + system time of each server process
-and its children, before and after each cell): the strata replicas, the PostgreSQL
-server's processes and the Chroma server, each divided by the searches of the cell. The
-load client runs on the same cores, as in the single-process run.
+CPU milliseconds per search are read from /proc (user + system time of each server
+process and its children, before and after each cell): the strata replicas, the
+PostgreSQL server's processes and the Chroma server, each divided by the searches of the
+cell. The load client runs on the same cores, as in the single-process run.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +49,11 @@ import httpx
 from bench.common import REQUEST_TIMEOUT_S, auth_headers, tree_bytes
 from bench.engines import ChromaServer, TemporaryPostgres, create_database, find_binaries
 from bench.load.cells import Cell, Outcome, print_progress, run_cell
-from bench.load.ingest import ingest, ingest_short, post_events
+from bench.load.ingest import TierIngest, ingest_short, post_events
 from bench.load.processes import ReplicaProcess, postmaster_pid, tree_cpu
 from bench.load.queries import Query, QueryPlan, Reservoir
 from bench.load.service import JOB_TIMEOUT_S, RESERVOIR, service_search
-from bench.load.workload import Workload
+from bench.load.workload import TIERS, Workload
 from bench.server import proc_memory, service_commit, service_settings
 
 LAG_PROBES = 30
@@ -66,7 +71,7 @@ BACKGROUND_BATCH = 200
 class Servers:
     """The Postgres server of a run and what it needs to measure it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self) -> None:
         binaries = find_binaries()
         if binaries is None:
             raise RuntimeError(
@@ -75,7 +80,6 @@ class Servers:
             )
         self.postgres = TemporaryPostgres(binaries, durable=True)
         self.url = create_database(self.postgres.start(), "strata_bench")
-        self.root = root
         version = _query(self.url, "SHOW server_version")
         print(f"PostgreSQL {version} at {self.postgres.port}", file=sys.stderr)
         self.version = str(version)
@@ -104,6 +108,22 @@ def run_cluster(args: argparse.Namespace) -> list[dict[str, Any]]:
     return [run_cluster_size(args, entries) for entries in args.entries]
 
 
+@dataclass
+class Setup:
+    """Replicas searched together (round-robin), with the servers whose CPU they use."""
+
+    name: str
+    replicas: list[ReplicaProcess]
+    chroma: ChromaServer
+    postgres: list[int]
+    """The PostgreSQL server's PID (none for a SQLite ledger)."""
+
+    def processes(self) -> dict[str, list[int]]:
+        chroma = [self.chroma.process.pid] if self.chroma.process else []
+        return {"strata": [r.pid for r in self.replicas], "postgres": self.postgres,
+                "chroma": chroma}  # fmt: skip
+
+
 def run_cluster_size(args: argparse.Namespace, entries: int) -> dict[str, Any]:
     settings = service_settings()
     key = args.api_key or f"bench-{uuid.uuid4().hex}"
@@ -116,7 +136,7 @@ def run_cluster_size(args: argparse.Namespace, entries: int) -> dict[str, Any]:
     run["load_average"] = {"start": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="strata-cluster-") as tmp, contextlib.ExitStack() as st:
         root = Path(tmp)
-        servers = Servers(root)
+        servers = Servers()
         st.callback(servers.stop)
         run["postgres_version"] = servers.version
 
@@ -126,79 +146,153 @@ def run_cluster_size(args: argparse.Namespace, entries: int) -> dict[str, Any]:
             w.c_ttl_days = settings.lifecycle.c_ttl_days
             return w
 
-        def chroma(name: str) -> tuple[str, ChromaServer]:
+        def chroma(name: str) -> ChromaServer:
             server = ChromaServer(root / f"chroma-{name}")
             st.callback(server.stop)
-            return server.start(), server
+            server.start()
+            return server
 
-        # 1. SQLite ledger.
-        url, server = chroma("sqlite")
-        solo = ReplicaProcess("sqlite", root / "sqlite", root / "sqlite.log",
-                              {**env, "STRATA_CHROMA_URL": url}).wait_up()  # fmt: skip
-        try:
-            run["sqlite"], reservoir = single(args, key, solo, workload(), server, [])
-            run["sqlite"]["ledger_bytes"] = sum(
-                p.stat().st_blocks * 512 for p in solo.data_dir.glob("ledger*")
-            )
-        finally:
-            solo.stop()
-        server.stop()
+        def replica(name: str, extra: dict[str, str]) -> ReplicaProcess:
+            started = ReplicaProcess(name, root / name, root / f"{name}.log", {**env, **extra})
+            st.callback(started.stop)
+            return started
 
-        # 2. Postgres ledger, one replica.
-        url, server = chroma("postgres")
-        shared = {**env, "STRATA_CHROMA_URL": url, "STRATA_DATABASE_URL": servers.url}
-        first = ReplicaProcess("r1", root / "r1", root / "r1.log", shared).wait_up()
-        st.callback(first.stop)
-        pg_pids = servers.postgres_pids()
-        run["postgres"], _ = single(args, key, first, workload(), server, pg_pids)
+        # 1-2. A SQLite ledger and a Postgres one, side by side: each batch and each search
+        # cell goes to one, then the other, so a change in the machine's load hits both.
+        chromas = {"sqlite": chroma("sqlite"), "postgres": chroma("postgres")}
+        solo = replica("sqlite", {"STRATA_CHROMA_URL": chromas["sqlite"].url})
+        pg_env = {"STRATA_DATABASE_URL": servers.url, "STRATA_CHROMA_URL": chromas["postgres"].url}
+        first = replica("r1", pg_env)
+        setups = [
+            Setup("sqlite", [solo.wait_up()], chromas["sqlite"], []),
+            Setup("postgres", [first.wait_up()], chromas["postgres"], servers.postgres_pids()),
+        ]
+        reservoir = Reservoir(RESERVOIR, args.seed + 1)
+        ingested = ingest_side_by_side(args, key, setups, workload(), reservoir)
+        plan = QueryPlan(reservoir, args.seed + 2, args.queries, args.warmup)
+        searched = search_cells(args, key, setups, plan)
+        for setup in setups:
+            run[setup.name] = {
+                "start_seconds": setup.replicas[0].up_seconds,
+                **ingested[setup.name],
+                "search": searched[setup.name],
+                **after_search(args, key, setup, workload()),
+            }
+        run["sqlite"]["ledger_bytes"] = sum(
+            p.stat().st_blocks * 512 for p in solo.data_dir.glob("ledger*")
+        )
         run["postgres"]["ledger_bytes"] = servers.database_bytes()
+        solo.stop()
+        chromas["sqlite"].stop()
 
-        # 3. Two replicas, the second started empty.
-        second = ReplicaProcess("r2", root / "r2", root / "r2.log", shared).wait_up()
-        st.callback(second.stop)
-        replicas = [first, second]
+        # 3. Two replicas, the second started empty, other queries.
+        second = replica("r2", pg_env).wait_up()
+        two = Setup("postgres_x2", [first, second], chromas["postgres"], setups[1].postgres)
         plan = QueryPlan(reservoir, args.seed + 102, args.queries, args.warmup)
-        two: dict[str, Any] = {
+        run["postgres_x2"] = {
             "second_start_seconds": second.up_seconds,
-            "tantivy_bytes": {r.name: tree_bytes(r.data_dir / "tantivy") for r in replicas},
+            "tantivy_bytes": {r.name: tree_bytes(r.data_dir / "tantivy") for r in two.replicas},
+            "search": search_cells(args, key, [two], plan)[two.name],
+            "lag": replication_lag(args, key, first, second, workload()),
+            "memory": {r.name: proc_memory(r.pid) for r in two.replicas},
+            "chroma_bytes": tree_bytes(two.chroma.path / "data"),
         }
-        two["search"] = search_cells(args, key, replicas, plan, server, pg_pids)
-        two["lag"] = replication_lag(args, key, first, second, workload())
-        two["memory"] = {r.name: proc_memory(r.pid) for r in replicas}
-        two["chroma_bytes"] = tree_bytes(server.path / "data")
-        run["postgres_x2"] = two
     run["load_average"]["end"] = os.getloadavg()
     return run
 
 
-def single(
+def ingest_side_by_side(
     args: argparse.Namespace,
     key: str,
-    replica: ReplicaProcess,
+    setups: Sequence[Setup],
     workload: Workload,
-    chroma: ChromaServer,
-    pg_pids: list[int],
-) -> tuple[dict[str, Any], Reservoir]:
-    """Ingest into one replica, settle, search it; the figures and the queries' sources."""
-    report: dict[str, Any] = {"start_seconds": replica.up_seconds}
-    reservoir = Reservoir(RESERVOIR, args.seed + 1)
-    with _client(replica.url, key, 4) as client:
-        print(f"{replica.name}: ingesting {workload.entries} entries", file=sys.stderr)
-        report["ingest"] = ingest(client, workload, args.batch, reservoir)
-        started = time.perf_counter()
-        resp = client.post("/v1/admin/jobs/expire_c_tier/run", timeout=JOB_TIMEOUT_S)
-        resp.raise_for_status()
-        report["expire_seconds"] = time.perf_counter() - started
-    plan = QueryPlan(reservoir, args.seed + 2, args.queries, args.warmup)
-    report["search"] = search_cells(args, key, [replica], plan, chroma, pg_pids)
+    reservoir: Reservoir,
+) -> dict[str, dict[str, Any]]:
+    """The workload into each setup's first replica in one-tier batches of ``args.batch``,
+    each batch to every setup in turn (which goes first alternates); then ``expire_c_tier``
+    once on each (timed). Per setup: ``ingest`` as ``bench.load.ingest.ingest`` reports
+    it, and ``expire_seconds``."""
+    names = [s.name for s in setups]
+    tiers = {name: {t: TierIngest() for t in TIERS} for name in names}
+    buffers: dict[str, list[dict[str, Any]]] = {t: [] for t in TIERS}
+    sent = 0
+    print(f"ingesting {workload.entries} entries into {', '.join(names)}", file=sys.stderr)
+    with contextlib.ExitStack() as stack:
+        clients = {s.name: stack.enter_context(_client(s.replicas[0].url, key, 2)) for s in setups}
+
+        def send(tier: str) -> None:
+            nonlocal sent
+            names.reverse()
+            for name in names:
+                body, seconds = post_events(clients[name], buffers[tier])
+                stats = tiers[name][tier]
+                stats.events += len(buffers[tier])
+                stats.batches += 1
+                stats.seconds += seconds
+                stats.embedded += int(body.get("embedded", 0))
+                stats.indexed += int(body.get("indexed", 0))
+            sent += len(buffers[tier])
+            buffers[tier] = []
+            print(f"  ingested {sent}/{workload.entries}", end="\r", file=sys.stderr, flush=True)
+
+        for event in workload.events():
+            reservoir.offer(event)
+            buffers[event["tier"]].append(event)
+            if len(buffers[event["tier"]]) >= args.batch:
+                send(event["tier"])
+        for tier in TIERS:
+            if buffers[tier]:
+                send(tier)
+        print(file=sys.stderr)
+        expire = {}
+        for name, client in clients.items():
+            started = time.perf_counter()
+            resp = client.post("/v1/admin/jobs/expire_c_tier/run", timeout=JOB_TIMEOUT_S)
+            resp.raise_for_status()
+            expire[name] = time.perf_counter() - started
+    return {
+        name: {"ingest": ingest_report(tiers[name], args.batch), "expire_seconds": expire[name]}
+        for name in tiers
+    }
+
+
+def ingest_report(tiers: Mapping[str, TierIngest], batch: int) -> dict[str, Any]:
+    per_tier = {
+        t: {
+            "events": s.events,
+            "batches": s.batches,
+            "seconds": s.seconds,
+            "events_per_s": s.events / s.seconds if s.seconds else float("nan"),
+            "embedded": s.embedded,
+            "indexed": s.indexed,
+        }
+        for t, s in tiers.items()
+    }
+    events = sum(s.events for s in tiers.values())
+    seconds = sum(s.seconds for s in tiers.values())
+    return {
+        "batch": batch,
+        "tiers": per_tier,
+        "events": events,
+        "request_seconds": seconds,
+        "events_per_s": events / seconds if seconds else float("nan"),
+    }
+
+
+def after_search(
+    args: argparse.Namespace, key: str, setup: Setup, workload: Workload
+) -> dict[str, Any]:
+    """Short events into the setup's first replica, then what it holds and its memory."""
+    [replica, *_] = setup.replicas
+    report: dict[str, Any] = {}
     with _client(replica.url, key, 4) as client:
         if args.short_events:
             report["short_ingest"] = ingest_short(client, workload, args.short_events, args.batch)
         report["stats"] = client.get("/v1/stats").json()
     report["memory"] = proc_memory(replica.pid)
     report["tantivy_bytes"] = tree_bytes(replica.data_dir / "tantivy")
-    report["chroma_bytes"] = tree_bytes(chroma.path / "data")
-    return report, reservoir
+    report["chroma_bytes"] = tree_bytes(setup.chroma.path / "data")
+    return report
 
 
 def _client(url: str, key: str, connections: int) -> httpx.Client:
@@ -222,43 +316,56 @@ def round_robin(searches: Sequence[Callable[[Query], Outcome]]) -> Callable[[Que
 
 
 def search_cells(
-    args: argparse.Namespace,
-    key: str,
-    replicas: Sequence[ReplicaProcess],
-    plan: QueryPlan,
-    chroma: ChromaServer,
-    pg_pids: list[int],
-) -> list[dict[str, Any]]:
-    """Every mode at every concurrency, round-robin over ``replicas``, with the CPU time
-    each server spent per search."""
+    args: argparse.Namespace, key: str, setups: Sequence[Setup], plan: QueryPlan
+) -> dict[str, list[dict[str, Any]]]:
+    """Every mode at every concurrency on each setup (round-robin over its replicas), the
+    setups taking turns cell by cell on the same queries, with the CPU time each server
+    spent per search."""
     top = max(args.concurrency) + 4
-    processes: dict[str, list[int]] = {
-        "strata": [r.pid for r in replicas],
-        "postgres": pg_pids,
-        "chroma": [chroma.process.pid] if chroma.process else [],
-    }
-    label = "+".join(r.name for r in replicas)
-    cells = []
+    cells: dict[str, list[dict[str, Any]]] = {s.name: [] for s in setups}
+    order = list(setups)
     with contextlib.ExitStack() as stack:
-        clients = [stack.enter_context(_client(r.url, key, top)) for r in replicas]
+        clients = {
+            s.name: [stack.enter_context(_client(r.url, key, top)) for r in s.replicas]
+            for s in setups
+        }
         for mode in args.modes:
-            search = round_robin([service_search(c, mode, args.limit) for c in clients])
-            run_cell(search, plan.warmup(mode), 1, args.max_seconds, Cell(label, mode, 1))
+            searches = {
+                name: round_robin([service_search(c, mode, args.limit) for c in mine])
+                for name, mine in clients.items()
+            }
+            for setup in setups:
+                warmup = Cell(setup.name, mode, 1)
+                run_cell(searches[setup.name], plan.warmup(mode), 1, args.max_seconds, warmup)
             for concurrency in args.concurrency:
-                cell = Cell(label, mode, concurrency)
-                before = {name: tree_cpu(pids) for name, pids in processes.items()}
-                run_cell(search, plan.cell(mode, concurrency), concurrency, args.max_seconds, cell)
-                after = {name: tree_cpu(pids) for name, pids in processes.items()}
-                summary = cell.summary()
-                done = max(summary["queries"], 1)
-                summary["cpu_ms_per_search"] = {
-                    name: (after[name] - before[name]) * 1000 / done
-                    for name, pids in processes.items()
-                    if pids
-                }
-                cells.append(summary)
-                print_progress(f"{label} {mode}", cell, summary)
+                order.reverse()
+                for setup in order:
+                    cell = Cell(setup.name, mode, concurrency)
+                    queries = plan.cell(mode, concurrency)
+                    summary = measured_cell(args, searches[setup.name], queries, cell, setup)
+                    cells[setup.name].append(summary)
     return cells
+
+
+def measured_cell(
+    args: argparse.Namespace,
+    search: Callable[[Query], Outcome],
+    queries: Sequence[Query],
+    cell: Cell,
+    setup: Setup,
+) -> dict[str, Any]:
+    """One cell's figures, with the CPU milliseconds per search of each server."""
+    processes = {name: pids for name, pids in setup.processes().items() if pids}
+    before = {name: tree_cpu(pids) for name, pids in processes.items()}
+    run_cell(search, queries, cell.concurrency, args.max_seconds, cell)
+    after = {name: tree_cpu(pids) for name, pids in processes.items()}
+    summary = cell.summary()
+    done = max(summary["queries"], 1)
+    summary["cpu_ms_per_search"] = {
+        name: (after[name] - before[name]) * 1000 / done for name in processes
+    }
+    print_progress(f"{setup.name} {cell.mode}", cell, summary)
+    return summary
 
 
 def replication_lag(

@@ -51,8 +51,10 @@ def _ingest_table(
     sqlite: Mapping[str, Any], pg: Mapping[str, Any], args: argparse.Namespace
 ) -> list[str]:
     out = [
-        f"Ingest into one process, `POST /v1/events` in batches of {args.batch} events of one "
-        "tier (events/s inside requests; short events: one sentence each, half A, half C):",
+        f"Ingest into one replica, `POST /v1/events` in batches of {args.batch} events of one "
+        "tier, each batch to the SQLite setup and to the Postgres one in turn (events/s "
+        "inside requests; short events, one sentence each, half A and half C, after the "
+        "searches):",
         "",
         "| ledger | A events/s | C events/s | E events/s | all events/s | short A/s | short C/s |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -73,7 +75,9 @@ def _ingest_table(
 def _search_table(run: Mapping[str, Any], args: argparse.Namespace) -> list[str]:
     out = [
         f"Search, `POST /v1/search`, `limit` {args.limit}, {args.queries} queries per cell, "
-        "client-side latency over loopback; no query text is sent twice to a replica. CPU "
+        "client-side latency over loopback; the two one-replica setups take turns cell by "
+        "cell on the same queries, two replicas get others; no query text is sent twice to "
+        "a replica. CPU "
         "is user + system time per search of each server's processes (strata: the "
         "replicas together):",
         "",
