@@ -15,6 +15,8 @@ import psycopg
 import pytest
 
 from bench import engines
+from bench.engines import TemporaryPostgres as TemporaryServer
+from bench.engines import find_binaries, free_port
 from service.stores.migrations import migrate_postgres
 
 URL_VARIABLE = "STRATA_TEST_DATABASE_URL"
@@ -25,6 +27,18 @@ MISSING = (
     "server (initdb and pg_ctl, e.g. apt-get install postgresql) or set "
     f"{URL_VARIABLE} to a database the tests may empty."
 )
+
+__all__ = [
+    "MISSING",
+    "POSTGRES",
+    "URL_VARIABLE",
+    "TemporaryServer",
+    "TestDatabase",
+    "create_database",
+    "find_binaries",
+    "free_port",
+]
+"""What the tests import from here; the server's start and stop live in bench/engines.py."""
 
 POSTGRES = pytest.param("postgres", marks=pytest.mark.postgres)
 """The Postgres case of a fixture parametrised over implementations."""
