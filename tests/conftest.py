@@ -4,27 +4,17 @@ stores per test, a clock the test sets."""
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
+from bench.engines import ChromaServer, TemporaryPostgres, find_binaries
 from tests.fakes import FakeClock
-from tests.postgres import (
-    MISSING,
-    URL_VARIABLE,
-    TemporaryServer,
-    TestDatabase,
-    create_database,
-    find_binaries,
-)
+from tests.postgres import MISSING, URL_VARIABLE, TestDatabase, create_database
 
 if TYPE_CHECKING:
     from service.application import Services
@@ -82,7 +72,7 @@ def postgres_database() -> Iterator[TestDatabase]:
         binaries = find_binaries()
         if binaries is None:
             pytest.fail(MISSING, pytrace=False)
-        server = TemporaryServer(binaries)
+        server = TemporaryPostgres(binaries)
     try:
         if server is not None:
             url = create_database(server.start())
@@ -113,35 +103,6 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{process.args!r} exited with {process.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer within {timeout} s")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 @pytest.fixture(scope="session")
 def embedder() -> SentenceTransformerEmbedder:
     """The real all-MiniLM-L6-v2, loaded once."""
@@ -153,30 +114,11 @@ def embedder() -> SentenceTransformerEmbedder:
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `chroma run` server on loopback; yields its URL."""
-    port = free_port()
-    path = tmp_path_factory.mktemp("chroma-server")
-    log = (path / "server.log").open("wb")
-    process = subprocess.Popen(
-        [
-            str(BIN / "chroma"),
-            "run",
-            "--path",
-            str(path / "data"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server"))
     try:
-        wait_until_up(f"{url}/api/v2/heartbeat", process)
-        yield url
+        yield server.start()
     finally:
-        stop(process)
-        log.close()
+        server.stop()
 
 
 @pytest.fixture(params=["embedded", pytest.param("server", marks=pytest.mark.slow)])

@@ -9,6 +9,12 @@ Usage::
         [--concurrency 1,8,32] [--peers reference,chroma,tantivy] [--peer-concurrency 1,8]
         [--reranker-model PATH] [--keep-expired] [--short-events 2000] [--json OUT]
         [--plot OUT.png]
+    python -m bench.load --cluster [--entries 100k] [--modes bm25,vector,hybrid]
+        [--concurrency 1,8] [--queries 400] [...]
+
+``--cluster`` compares a SQLite ledger with a Postgres one and one replica with two behind
+a round-robin client, starting Postgres, Chroma servers and the replicas itself: see
+``bench/load/cluster.py``. The steps below are the single-process run.
 
 For each corpus size in ``--entries`` (``10k``, ``1M`` are understood):
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -15,6 +16,8 @@ import httpx
 
 import bench.load
 from bench.common import machine_info, write_json
+from bench.load.cluster import run_cluster
+from bench.load.cluster_report import report_cluster
 from bench.load.peer_runs import run_peers
 from bench.load.report import plot, report
 from bench.load.reranker import resolve_reranker
@@ -52,6 +55,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--entries", default="10000", help="corpus sizes, comma-separated (10k, 1M)")
     p.add_argument("--serve", action="store_true", help="start a throw-away service per size")
+    p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="SQLite vs Postgres ledger, one vs two replicas, all started here (see "
+        "bench/load/cluster.py)",
+    )
     p.add_argument("--url", default="http://127.0.0.1:8080", help="service base URL")
     p.add_argument("--api-key", default=None, help="sent as Authorization: Bearer KEY")
     p.add_argument("--pid", type=int, default=None, help="service PID for RSS (with --url)")
@@ -109,8 +118,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error("--batch must be between 1 and 1000 (STRATA_MAX_BATCH)")
     if not 1 <= args.limit <= 100:
         p.error("--limit must be between 1 and 100")
-    if args.no_ingest and args.serve:
-        p.error("--no-ingest needs a running service (--url), not --serve")
+    if args.no_ingest and (args.serve or args.cluster):
+        p.error("--no-ingest needs a running service (--url), not --serve or --cluster")
+    if args.cluster and [m for m in args.modes if m.endswith("+rerank")]:
+        p.error("--cluster runs without a reranker: leave hybrid+rerank out of --modes")
     if args.queries < 1 or args.warmup < 0 or args.max_seconds <= 0:
         p.error("--queries must be at least 1, --warmup at least 0, --max-seconds positive")
     return args
@@ -152,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if args.cluster:
+        return run_cluster_main(args)
     reranker_note = "as configured in the running service"
     if args.serve:
         # serve() hands this environment to the service it starts.
@@ -179,6 +192,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_json(args.json, doc)
     if args.plot is not None:
         plot(runs, args.plot)
+    return 0
+
+
+def run_cluster_main(args: argparse.Namespace) -> int:
+    # Stopped by a signal, it still stops the servers it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    try:
+        runs = run_cluster(args)
+    except (httpx.HTTPError, RuntimeError) as exc:
+        print(f"benchmark failed: {exc!r}", file=sys.stderr)
+        return 1
+    print(report_cluster(runs, args))
+    if args.json is not None:
+        doc = {
+            "machine": machine_info(),
+            "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+            "runs": runs,
+        }
+        write_json(args.json, doc)
     return 0
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.engines import free_port
 from service.domain.confidence import FEATURES, Calibration
-from tests.conftest import free_port
 from tests.e2e.test_server import Server
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import free_port, stop, wait_until_up
+from bench.engines import free_port, wait_until_up
+from bench.engines import stop_process as stop
 
 
 class Server:
