@@ -343,6 +343,8 @@ class UnansweredQuestion(Struct):
     asker: str | None
     at: str
     best_relevance: float
+    answer_confidence: float | None = None
+    """None for a question asked before answers carried a confidence."""
 
 
 class DailyReportResponse(Struct, kw_only=True):

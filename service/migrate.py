@@ -78,7 +78,10 @@ TABLES = (
     Table(
         "interactions",
         INTERACTIONS,
-        columns("id at namespace asker question results strong_match best_relevance took_ms"),
+        columns(
+            "id at namespace asker question results strong_match best_relevance took_ms "
+            "answer_confidence"
+        ),
         "rowid",
         "n",
         flags=("strong_match",),

@@ -133,7 +133,12 @@ def daily_out(report: DailyReport) -> wire.DailyReportResponse:
         feedback=report.feedback,
         unanswered=[
             wire.UnansweredQuestion(
-                i.id, i.question, i.asker, format_time(i.at) or "", i.best_relevance
+                i.id,
+                i.question,
+                i.asker,
+                format_time(i.at) or "",
+                i.best_relevance,
+                i.answer_confidence,
             )
             for i in report.unanswered[:UNANSWERED_SHOWN]
         ],

@@ -180,6 +180,7 @@ class Answerer:
                 strong_match=answer.strong_match,
                 best_relevance=answer.best_relevance,
                 took_ms=took,
+                answer_confidence=answer.confidence,
             )
         )
         return answer

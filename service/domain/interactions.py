@@ -26,6 +26,8 @@ class Interaction:
     strong_match: bool
     best_relevance: float
     took_ms: float
+    answer_confidence: float | None = None
+    """None for a retrieve logged before answers carried a confidence."""
 
 
 @dataclass(frozen=True)

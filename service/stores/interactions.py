@@ -9,7 +9,10 @@ from pathlib import Path
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.stores.sqlite import SqliteFile
 
-_COLUMNS = "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms"
+_COLUMNS = (
+    "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms, "
+    "answer_confidence"
+)
 
 
 class SqliteInteractionLog(SqliteFile):
@@ -21,7 +24,7 @@ class SqliteInteractionLog(SqliteFile):
         results = json.dumps([[r.id, r.relevance, r.score] for r in i.results])
         with self._lock:
             self._db.execute(
-                f"INSERT INTO interactions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO interactions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     i.id,
                     i.at,
@@ -32,6 +35,7 @@ class SqliteInteractionLog(SqliteFile):
                     int(i.strong_match),
                     i.best_relevance,
                     i.took_ms,
+                    i.answer_confidence,
                 ),
             )
 
@@ -80,6 +84,7 @@ def _interaction(row: sqlite3.Row) -> Interaction:
         strong_match=bool(row["strong_match"]),
         best_relevance=row["best_relevance"],
         took_ms=row["took_ms"],
+        answer_confidence=row["answer_confidence"],
     )
 
 

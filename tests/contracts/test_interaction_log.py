@@ -3,6 +3,7 @@ PostgresInteractionLog."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tests.fakes import T0, FakeInteractionLog
 from tests.postgres import POSTGRES
 
 DAY = 86_400
+MIGRATIONS = Path(__file__).parents[2] / "service/stores/migrations/sqlite/interactions"
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
@@ -43,10 +45,12 @@ def asked(id: str, at: float, namespace: str = "ns", strong: bool = True) -> Int
         strong_match=strong,
         best_relevance=0.81,
         took_ms=12.5,
+        answer_confidence=0.74,
     )
 
 
 def test_an_interaction_reads_back_as_recorded(log: InteractionLog) -> None:
+    # Logged before answers carried a confidence: none.
     weak = Interaction("w", T0, "ns", None, "anything?", [], False, 0.0, 1.0)
     log.record(asked("1", T0))
     log.record(weak)
@@ -88,3 +92,22 @@ def test_a_day_holds_what_was_asked_in_it_and_the_feedback_on_that(log: Interact
     assert [i.id for i in interactions] == ["early", "tie", "late"]
     assert feedback == given[:3]
     assert log.between("nobody", T0, T0 + DAY) == ([], [])
+
+
+def test_a_log_written_before_confidences_opens_and_keeps_its_questions(tmp_path: Path) -> None:
+    path = tmp_path / "interactions.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.executescript(MIGRATIONS.joinpath("0001_initial.sql").read_text())
+        old.execute(
+            "INSERT INTO interactions VALUES ('old', ?, 'ns', NULL, 'why?', '[]', 0, 0.2, 3.0)",
+            (T0,),
+        )
+    upgraded = SqliteInteractionLog(path)
+    try:
+        assert upgraded.get("old") == Interaction(
+            "old", T0, "ns", None, "why?", [], False, 0.2, 3.0
+        )
+        upgraded.record(asked("new", T0 + 1))
+        assert upgraded.get("new") == asked("new", T0 + 1)
+    finally:
+        upgraded.close()

@@ -8,7 +8,10 @@ from psycopg.types.json import Jsonb
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.stores.postgres.pool import Pool
 
-_COLUMNS = "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms"
+_COLUMNS = (
+    "id, at, namespace, asker, question, results, strong_match, best_relevance, took_ms, "
+    "answer_confidence"
+)
 
 
 class PostgresInteractionLog:
@@ -21,7 +24,7 @@ class PostgresInteractionLog:
         with self._pool.connection() as conn:
             conn.execute(
                 f"INSERT INTO interactions ({_COLUMNS}) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     i.id,
                     i.at,
@@ -32,6 +35,7 @@ class PostgresInteractionLog:
                     i.strong_match,
                     i.best_relevance,
                     i.took_ms,
+                    i.answer_confidence,
                 ),
             )
 
@@ -84,6 +88,7 @@ def _interaction(row: DictRow) -> Interaction:
         strong_match=row["strong_match"],
         best_relevance=row["best_relevance"],
         took_ms=row["took_ms"],
+        answer_confidence=row["answer_confidence"],
     )
 
 
