@@ -40,18 +40,6 @@ class IndexedFile:
     chunks: int
 
 
-@dataclass(frozen=True)
-class Lines:
-    """Some lines of a file, as ``str.splitlines`` cuts its UTF-8 text (bad bytes replaced)."""
-
-    lines: list[str]
-    """The lines asked for."""
-    head: list[str]
-    """The file's first lines, as many as asked for (fewer if it has fewer)."""
-    total: int
-    """Lines in the whole file."""
-
-
 @dataclass
 class ScanReport:
     added: int = 0

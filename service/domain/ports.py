@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from service.domain.collections import Collection, IndexedFile, Lines
+    from service.domain.collections import Collection, IndexedFile
 
 from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
@@ -317,16 +317,6 @@ class Files(Protocol):
     def read(self, root: str, relative: str) -> bytes | None:
         """The bytes of the regular file ``relative`` under ``root``; None when there is
         none. Raises ``Forbidden`` if ``relative`` would leave the root."""
-        ...
-
-    def read_lines(
-        self, root: str, relative: str, first: int, count: int | None, head: int = 0
-    ) -> Lines | None:
-        """Lines ``first`` (from 1) to ``first + count - 1`` (to the end when ``count`` is
-        None), the first ``head`` lines and the count of all lines of the regular file
-        ``relative`` under ``root``; None when there is none. Only those lines are decoded
-        and held: the rest of the file is scanned for line ends, a chunk at a time. Raises
-        ``Forbidden`` if ``relative`` would leave the root."""
         ...
 
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from service.domain.collections import Lines
 from service.domain.ports import Files
 from service.errors import Forbidden
-from service.stores import files as local_files
 from service.stores.files import LocalFiles
 from tests.fakes import FakeFiles
 
@@ -101,55 +98,6 @@ def test_no_file_there_reads_as_none(tree: Tree, relative: str) -> None:
     files, root = tree(NOTES)
     assert files.read(root, relative) is None
     assert files.size(root, relative) is None
-    assert files.read_lines(root, relative, 1, 1) is None
-
-
-TEXT = b"# Title\n\nline 3\nline 4\nline 5"
-
-
-@pytest.mark.parametrize(
-    ("first", "count", "head", "expected"),
-    [
-        (1, None, 0, Lines(["# Title", "", "line 3", "line 4", "line 5"], [], 5)),
-        (3, 1, 0, Lines(["line 3"], [], 5)),
-        (4, 10, 1, Lines(["line 4", "line 5"], ["# Title"], 5)),
-        (2, 1, 3, Lines([""], ["# Title", "", "line 3"], 5)),
-        (6, 1, 0, Lines([], [], 5)),
-        (9, None, 9, Lines([], ["# Title", "", "line 3", "line 4", "line 5"], 5)),
-    ],
-)
-def test_a_range_of_lines_is_read_with_the_count_of_all(
-    tree: Tree, first: int, count: int | None, head: int, expected: Lines
-) -> None:
-    files, root = tree({"doc.md": TEXT, "empty.md": b"", "ended.md": b"one\ntwo\n"})
-    assert files.read_lines(root, "doc.md", first, count, head) == expected
-    assert files.read_lines(root, "empty.md", 1, 1, 1) == Lines([], [], 0)
-    assert files.read_lines(root, "ended.md", 2, 1) == Lines(["two"], [], 2)
-
-
-# Line ends are those of str.splitlines on the UTF-8 text, bad bytes replaced; pieces that
-# could be mistaken for one (a bare 0xE2 0x80, a lone 0xC2) are in the mix too.
-PIECES = [b"ab", b"\n", b"\r\n", b"\r", b"\x0c", b"\x1e", "\u2028".encode(), "\x85".encode()]
-PIECES += [b"\xe2\x80", b"\xc2", b"\xe2", b"\xff", "\u00e9".encode(), b"# h"]
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_lines_split_as_the_decoded_text_splits(
-    tree: Tree, seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(local_files, "CHUNK", 5)  # line ends straddle chunks often
-    rng = random.Random(seed)
-    docs = {
-        f"{n}.md": b"".join(rng.choice(PIECES) for _ in range(rng.randint(0, 60)))
-        for n in range(40)
-    }
-    files, root = tree(docs)
-    for name, data in docs.items():
-        every = data.decode("utf-8", errors="replace").splitlines()
-        first, count, head = rng.randint(1, 30), rng.choice([None, 1, 3, 20]), rng.randint(0, 5)
-        shown = every[first - 1 : None if count is None else first - 1 + count]
-        expected = Lines(shown, every[:head], len(every))
-        assert files.read_lines(root, name, first, count, head) == expected, data
 
 
 @pytest.mark.parametrize(
@@ -161,8 +109,6 @@ def test_a_path_leaving_the_root_is_forbidden(tree: Tree, relative: str) -> None
         files.read(root, relative)
     with pytest.raises(Forbidden):
         files.size(root, relative)
-    with pytest.raises(Forbidden):
-        files.read_lines(root, relative, 1, 1)
 
 
 # Symbolic links: the fake has none, so these hold LocalFiles alone to the contract.
@@ -196,8 +142,6 @@ def test_links_out_of_the_root_are_forbidden(linked: Path, relative: str) -> Non
         LocalFiles().read(str(linked), relative)
     with pytest.raises(Forbidden):
         LocalFiles().size(str(linked), relative)
-    with pytest.raises(Forbidden):
-        LocalFiles().read_lines(str(linked), relative, 1, 1)
 
 
 def test_a_link_inside_the_root_reads_its_target(linked: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from pathlib import PurePosixPath
 
-from service.domain.collections import Lines, leaves_root
+from service.domain.collections import leaves_root
 from service.domain.globs import glob_match
 from service.errors import Forbidden
 
@@ -41,16 +41,6 @@ class FakeFiles:
 
     def read(self, root: str, relative: str) -> bytes | None:
         return self._data(root, relative)
-
-    def read_lines(
-        self, root: str, relative: str, first: int, count: int | None, head: int = 0
-    ) -> Lines | None:
-        data = self._data(root, relative)
-        if data is None:
-            return None
-        every = data.decode("utf-8", errors="replace").splitlines()
-        shown = every[first - 1 : None if count is None else first - 1 + count]
-        return Lines(shown, every[:head], len(every))
 
     def _data(self, root: str, relative: str) -> bytes | None:
         if leaves_root(relative):
