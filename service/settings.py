@@ -7,17 +7,16 @@ orders the settings (as the README's configuration table does), it is not part o
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
-from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import Meta, Struct, field
 
+from service.addresses import is_loopback, is_postgres, origin, redacted
 from service.errors import ConfigError
 
 PREFIX = "STRATA_"
@@ -39,46 +38,6 @@ _ANSWER_PARTS = ("relevance", "type", "confidence", "freshness")
 def variable(name: str) -> str:
     """The environment variable of the setting ``name``."""
     return PREFIX + name.upper()
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def origin(text: str) -> str | None:
-    """``text`` as a browser sends it in ``Origin`` (``scheme://host[:port]``, lowercase, no
-    default port), or None when it is not an http(s) origin."""
-    try:
-        parts = urlsplit(text.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username:
-        return None
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        return None
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    default = {"http": 80, "https": 443}[parts.scheme]
-    return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
-
-
-def redacted(url: str) -> str:
-    """``url`` with any password replaced by ``***``, fit for logs and messages."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return "<unreadable URL>"
-    if not password:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rpartition("@")[2]
-    return parts._replace(netloc=f"{user}:***@{host}").geturl()
 
 
 class Group(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -174,7 +133,7 @@ class StorageSettings(Group, frozen=True):
     def __post_init__(self) -> None:
         if not self.database_url:
             return
-        if urlsplit(self.database_url).scheme not in ("postgresql", "postgres"):
+        if not is_postgres(self.database_url):
             raise ConfigError(
                 f"STRATA_DATABASE_URL: expected a postgresql://user:password@host:port/database "
                 f"URL, got {redacted(self.database_url)!r}"

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from msgspec.structs import fields
 
+from service.addresses import is_loopback, redacted
 from service.errors import ConfigError
-from service.settings import Settings, is_loopback, redacted, variable
+from service.settings import Settings, variable
 
 KEYS = {"STRATA_API_KEYS": "admin-key-0123456789=admin"}
 REFUSED = "refusing to listen on 0.0.0.0 without API keys"
