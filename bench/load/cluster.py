@@ -49,7 +49,7 @@ import httpx
 from bench.common import REQUEST_TIMEOUT_S, auth_headers, tree_bytes
 from bench.engines import ChromaServer, TemporaryPostgres, create_database, find_binaries
 from bench.load.cells import Cell, Outcome, print_progress, run_cell
-from bench.load.ingest import TierIngest, ingest_short, post_events
+from bench.load.ingest import TierIngest, ingest_report, ingest_short, post_events
 from bench.load.processes import ReplicaProcess, postmaster_pid, tree_cpu
 from bench.load.queries import Query, QueryPlan, Reservoir
 from bench.load.service import JOB_TIMEOUT_S, RESERVOIR, service_search
@@ -253,29 +253,6 @@ def ingest_side_by_side(
     return {
         name: {"ingest": ingest_report(tiers[name], args.batch), "expire_seconds": expire[name]}
         for name in tiers
-    }
-
-
-def ingest_report(tiers: Mapping[str, TierIngest], batch: int) -> dict[str, Any]:
-    per_tier = {
-        t: {
-            "events": s.events,
-            "batches": s.batches,
-            "seconds": s.seconds,
-            "events_per_s": s.events / s.seconds if s.seconds else float("nan"),
-            "embedded": s.embedded,
-            "indexed": s.indexed,
-        }
-        for t, s in tiers.items()
-    }
-    events = sum(s.events for s in tiers.values())
-    seconds = sum(s.seconds for s in tiers.values())
-    return {
-        "batch": batch,
-        "tiers": per_tier,
-        "events": events,
-        "request_seconds": seconds,
-        "events_per_s": events / seconds if seconds else float("nan"),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,15 @@ def ingest(
             send(tier)
     wall = time.perf_counter() - started
     print(file=sys.stderr)
+    return {
+        **ingest_report(tiers, batch),
+        "wall_seconds": wall,
+        "wall_events_per_s": sent / wall if wall else float("nan"),
+    }
+
+
+def ingest_report(tiers: Mapping[str, TierIngest], batch: int) -> dict[str, Any]:
+    """Events, batches and the rate inside requests, per tier and in all."""
     per_tier = {
         t: {
             "events": s.events,
@@ -77,15 +87,14 @@ def ingest(
         }
         for t, s in tiers.items()
     }
-    request_s = sum(s.seconds for s in tiers.values())
+    events = sum(s.events for s in tiers.values())
+    seconds = sum(s.seconds for s in tiers.values())
     return {
         "batch": batch,
         "tiers": per_tier,
-        "events": sent,
-        "request_seconds": request_s,
-        "events_per_s": sent / request_s if request_s else float("nan"),
-        "wall_seconds": wall,
-        "wall_events_per_s": sent / wall if wall else float("nan"),
+        "events": events,
+        "request_seconds": seconds,
+        "events_per_s": events / seconds if seconds else float("nan"),
     }
 
 
