@@ -1,49 +1,63 @@
-"""``strata calibrate``: fit ``answer_confidence`` on BEIR-format sets with qrels.
+"""``strata calibrate``: fit the learned fusion's ranking model and ``answer_confidence`` on
+BEIR-format sets with qrels.
 
 Each set is loaded into a throw-away service instance (a temporary data directory, the
 same ``STRATA_*`` settings as ``strata serve``: model, reranker, weights; tiers from
-``metadata.tier``, ages from ``metadata.age_days``), every query with a relevant document
-is asked through retrieve, and the evidence the answer gathered is recorded with the truth:
-a question is *answered* when a relevant document is among the entries returned. When a set
-holds several namespaces, each query is asked once more in the next namespace, where
-nothing answers it: what a question about something memory never recorded looks like.
+``metadata.tier``, ages from ``metadata.age_days``) and kept open while both fits run:
 
-A logistic model of the truth over the evidence is then fitted (Newton's method, a touch of
-L2), and its threshold chosen where Youden's J is best. Nothing touches a running service
-or its data.
+1. **Ranking** (``learned`` fusion): for every query with a relevant document, its hybrid
+   search's candidates (``POOL_DEPTH`` from each list) with the features the service scores
+   them by, and which are relevant. The weights maximise the probability that a softmax over
+   a question's candidates picks a relevant one (``service/fitting.py``); a logistic map of
+   the weighted sum to "this candidate is relevant" makes it a score. The sets weigh alike
+   unless ``set_weights`` say otherwise.
+2. **Confidence**, searching with that model: every query is asked through retrieve, and the
+   evidence the answer gathered is recorded with the truth: a question is *answered* when a
+   relevant document is among the entries returned. When a set holds several namespaces,
+   each query is asked once more in the next namespace, where nothing answers it: what a
+   question about something memory never recorded looks like. A logistic model of the truth
+   over the evidence is fitted, and its threshold chosen where Youden's J is best.
+
+Nothing touches a running service or its data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 
 from schemas import wire
+from service.application.services import Services
 from service.auth import OPEN
-from service.beir import load_corpus, load_qrels, load_queries, namespace_for, to_event
-from service.domain.confidence import FEATURES, Calibration
+from service.beir import Query, load_corpus, load_qrels, load_queries, namespace_for, to_event
+from service.domain.confidence import FEATURES, Calibration, content_terms
+from service.domain.learned import FEATURES as RANKING_FEATURES
+from service.domain.learned import LearnedFusion, RankingModel, text_features
+from service.domain.models import TIERS, Filters
+from service.fitting import listwise, logistic
 from service.lifespan import load_reranker, open_services
 from service.settings import Settings
 from service.verdict import Bin, auc, best_cut, calibration_error, reliability, youden_at
 
 BATCH = 256
 PREFIX = "calibrate"
+POOL_DEPTH = 100
+"""Candidates taken from each list for the ranking fit: what a search of up to 33 results
+reads (the service takes at least 3 x limit, and at least STRATA_CANDIDATES, from each)."""
 ELSEWHERE_SHARE = 0.2
 """The questions asked elsewhere weigh, together, this share of the set's own in the fit:
 enough to teach the model what "never recorded" looks like, not so much that it skews the
 probabilities of the questions agents really ask."""
-L2 = 1e-5
 THRESHOLDS = tuple(round(0.01 * n, 2) for n in range(5, 96))
 """The strong_match thresholds considered: 0.05 to 0.95."""
-NEWTON_STEPS = 100
 
 Progress = Callable[[str, int, int], None]
 
@@ -59,62 +73,191 @@ class Observation:
     """Asked in another namespace of the set, where nothing answers it."""
 
 
-def observe(
-    settings: Settings,
-    dataset: Path,
-    *,
-    top_n: int = 5,
-    max_queries: int | None = None,
-    progress: Progress | None = None,
-) -> list[Observation]:
-    """Load ``dataset`` into a throw-away instance and ask each of its queries (and each
-    once more in another namespace when the set has several)."""
-    docs = load_corpus(dataset)
-    qrels = load_qrels(dataset)
-    queries = [q for q in load_queries(dataset) if any(r > 0 for r in qrels.get(q.id, {}).values())]
-    queries = queries[:max_queries] if max_queries else queries
-    source = {(namespace_for(PREFIX, d.metadata.get("namespace")), d.id): d.source_id for d in docs}
-    namespaces = sorted({namespace for namespace, _ in source})
-    now = datetime.now(UTC)
-    with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
-        local = settings.replace(data_dir=Path(scratch), chroma_url="", database_url="", jobs="off")
-        services = open_services(local)
-        try:
-            load_reranker(local, services.retriever)
-            for start in range(0, len(docs), BATCH):
-                events = [
-                    msgspec.convert(to_event(d, "A", PREFIX, now=now), wire.Event)
-                    for d in docs[start : start + BATCH]
-                ]
-                services.events.write(OPEN, events)
-                if progress:
-                    progress("ingest", min(start + BATCH, len(docs)), len(docs))
-            observed = []
-            for n, query in enumerate(queries, start=1):
-                home = namespace_for(PREFIX, query.namespace)
-                relevant = {doc for doc, r in qrels[query.id].items() if r > 0}
-                asked = [(home, False)]
-                if len(namespaces) > 1:
-                    asked.append((namespaces[(namespaces.index(home) + 1) % len(namespaces)], True))
-                for namespace, elsewhere in asked:
-                    request = wire.RetrieveRequest(
-                        question=query.text, namespace=namespace, top_n=top_n
+@dataclass(frozen=True)
+class Candidates:
+    """One question's hybrid-search candidates: each one's ranking features, and whether
+    it is relevant."""
+
+    features: list[dict[str, float]]
+    relevant: list[bool]
+
+
+class Workbench:
+    """One set loaded into a throw-away instance, open until the ``load`` context ends."""
+
+    def __init__(self, services: Services, dataset: Path, max_queries: int | None) -> None:
+        self.services = services
+        self.name = dataset.name
+        docs = load_corpus(dataset)
+        self.qrels = load_qrels(dataset)
+        judged = {q for q, found in self.qrels.items() if any(r > 0 for r in found.values())}
+        queries = [q for q in load_queries(dataset) if q.id in judged]
+        self.queries: list[Query] = queries[:max_queries] if max_queries else queries
+        self.source = {
+            (namespace_for(PREFIX, d.metadata.get("namespace")), d.id): d.source_id for d in docs
+        }
+        self.namespaces = sorted({namespace for namespace, _ in self.source})
+        self.docs = docs
+
+    @classmethod
+    @contextlib.contextmanager
+    def load(
+        cls,
+        settings: Settings,
+        dataset: Path,
+        *,
+        max_queries: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Workbench]:
+        """``dataset`` written into a throw-away instance with ``settings``."""
+        with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
+            local = settings.replace(
+                data_dir=Path(scratch), chroma_url="", database_url="", jobs="off"
+            )
+            services = open_services(local)
+            try:
+                load_reranker(local, services.retriever)
+                bench = cls(services, dataset, max_queries)
+                bench._ingest(progress)
+                yield bench
+            finally:
+                services.close()
+
+    def _ingest(self, progress: Progress | None) -> None:
+        now = datetime.now(UTC)
+        for start in range(0, len(self.docs), BATCH):
+            events = [
+                msgspec.convert(to_event(d, "A", PREFIX, now=now), wire.Event)
+                for d in self.docs[start : start + BATCH]
+            ]
+            self.services.events.write(OPEN, events)
+            if progress:
+                progress("ingest", min(start + BATCH, len(self.docs)), len(self.docs))
+
+    def _relevant(self, query: Query) -> set[str]:
+        return {doc for doc, r in self.qrels[query.id].items() if r > 0}
+
+    def candidates(self, progress: Progress | None = None) -> list[Candidates]:
+        """Each question's hybrid-search candidates in its own namespace, with the features
+        the learned fusion scores (the configured model's, whatever its weights)."""
+        retriever = self.services.retriever
+        fusion = retriever.fusion
+        if not isinstance(fusion, LearnedFusion):
+            raise ValueError("the ranking model is fitted for STRATA_FUSION=learned")
+        found = []
+        for n, query in enumerate(self.queries, start=1):
+            namespace = namespace_for(PREFIX, query.namespace)
+            filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
+            lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
+            if vector is None:
+                raise ValueError("the ranking model is fitted with an embedding model")
+            pool = fusion.pool(query.text, lists, vector)
+            loaded = retriever.ledger.passages(list(pool.features))
+            asked = content_terms(query.text)
+            relevant = self._relevant(query)
+            rows, truth = [], []
+            for key, listed in pool.features.items():
+                if key not in loaded:
+                    continue
+                entry = loaded[key][0]
+                rows.append({**listed, **text_features(asked, entry, listed["unembedded"])})
+                truth.append(self.source.get((namespace, entry.id)) in relevant)
+            found.append(Candidates(rows, truth))
+            if progress:
+                progress("rank", n, len(self.queries))
+        return found
+
+    def rank_with(self, model: RankingModel) -> None:
+        """Search with ``model`` from now on (``learned`` fusion)."""
+        retriever = self.services.retriever
+        if isinstance(retriever.fusion, LearnedFusion):
+            retriever.fusion.model = model
+        if retriever.cache is not None:
+            retriever.cache.invalidate(self.namespaces)
+
+    def observe(self, top_n: int = 5, progress: Progress | None = None) -> list[Observation]:
+        """Each question asked through retrieve (and once more in another namespace when the
+        set has several), with the evidence its answer gathered."""
+        observed = []
+        for n, query in enumerate(self.queries, start=1):
+            home = namespace_for(PREFIX, query.namespace)
+            relevant = self._relevant(query)
+            asked = [(home, False)]
+            if len(self.namespaces) > 1:
+                following = (self.namespaces.index(home) + 1) % len(self.namespaces)
+                asked.append((self.namespaces[following], True))
+            for namespace, elsewhere in asked:
+                request = wire.RetrieveRequest(
+                    question=query.text, namespace=namespace, top_n=top_n
+                )
+                answer = self.services.answers.retrieve(OPEN, request).answer
+                returned = {self.source.get((namespace, a.result.entry.id)) for a in answer.entries}
+                observed.append(
+                    Observation(
+                        answer.evidence.features(),
+                        answer.confidence,
+                        answered=not elsewhere and bool(relevant & returned),
+                        elsewhere=elsewhere,
                     )
-                    answer = services.answers.retrieve(OPEN, request).answer
-                    returned = {source.get((namespace, a.result.entry.id)) for a in answer.entries}
-                    observed.append(
-                        Observation(
-                            answer.evidence.features(),
-                            answer.confidence,
-                            answered=not elsewhere and bool(relevant & returned),
-                            elsewhere=elsewhere,
-                        )
-                    )
-                if progress:
-                    progress("ask", n, len(queries))
-        finally:
-            services.close()
-    return observed
+                )
+            if progress:
+                progress("ask", n, len(self.queries))
+        return observed
+
+
+def fit_ranking(
+    sets: Mapping[str, Sequence[Candidates]], set_weights: Mapping[str, float] | None = None
+) -> RankingModel:
+    """The ranking model of the sets' candidates: listwise weights over ``FEATURES`` of the
+    learned fusion, then the logistic map of their sum to "relevant", every set weighing
+    ``set_weights`` (1 when not given) in both."""
+    weights = {name: (set_weights or {}).get(name, 1.0) for name in sets}
+    groups = [
+        [(_matrix(c.features), np.array(c.relevant, dtype=float)) for c in found if c.features]
+        for found in sets.values()
+    ]
+    beta = listwise(groups, list(weights.values()))
+    logits, truth, share = [], [], []
+    for name, batch in zip(sets, groups, strict=True):
+        count = sum(len(y) for _, y in batch) or 1
+        for x, y in batch:
+            logits.append(x @ beta)
+            truth.append(y)
+            share.append(np.full(len(y), weights[name] / count))
+    x = np.concatenate(logits)[:, None]
+    platt = logistic(x, np.concatenate(truth), np.concatenate(share))
+    return RankingModel(
+        weights={f: round(float(w), 4) for f, w in zip(RANKING_FEATURES, beta, strict=True)},
+        scale=round(float(platt[1]), 4),
+        bias=round(float(platt[0]), 4),
+        source=", ".join(
+            f"{name} (weight {w:g})" if w != 1 else name for name, w in weights.items()
+        ),
+    )
+
+
+def _matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
+    return np.array([[row[f] for f in RANKING_FEATURES] for row in rows], dtype=float)
+
+
+@dataclass(frozen=True)
+class RankingFitness:
+    """How a ranking model orders a set's candidates (the pool of ``POOL_DEPTH`` a list)."""
+
+    questions: int
+    recall_at_10: float
+    hit_at_5: float
+
+
+def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingFitness:
+    recall, hits = [], []
+    for c in found:
+        order = sorted(range(len(c.features)), key=lambda i: -model.logit(c.features[i]))
+        relevant = sum(c.relevant)
+        top = [c.relevant[i] for i in order[:10]]
+        recall.append(sum(top) / relevant if relevant else 0.0)
+        hits.append(float(any(top[:5])))
+    return RankingFitness(len(found), float(np.mean(recall)), float(np.mean(hits)))
 
 
 def fit(sets: Mapping[str, Sequence[Observation]]) -> Calibration:
@@ -129,7 +272,7 @@ def fit(sets: Mapping[str, Sequence[Observation]]) -> Calibration:
     away = len(observed) - home
     away_weight = ELSEWHERE_SHARE * home / away if away else 0.0
     weights = np.array([away_weight if o.elsewhere else 1.0 for o in observed])
-    coefficients = _logistic(x, y, weights)
+    coefficients = logistic(x, y, weights)
     fitted = Calibration(
         bias=round(float(coefficients[0]), 4),
         weights={f: round(float(w), 4) for f, w in zip(names, coefficients[1:], strict=True)},
@@ -151,25 +294,6 @@ def _threshold(calibration: Calibration, sets: Mapping[str, Sequence[Observation
 
     # Among equals, the stricter threshold.
     return max(THRESHOLDS, key=lambda t: (round(worst_j(t), 9), t))
-
-
-def _logistic(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
-    """Bias and coefficients maximising the weighted log-likelihood (Newton's method)."""
-    design = np.c_[np.ones(len(x)), x]
-    penalty = L2 * np.diag(np.r_[0.0, np.ones(x.shape[1])])
-    beta = np.zeros(design.shape[1])
-    total = weights.sum() or 1.0
-    for _ in range(NEWTON_STEPS):
-        p = 1 / (1 + np.exp(-np.clip(design @ beta, -40, 40)))
-        gradient = design.T @ (weights * (p - y)) / total + penalty @ beta
-        hessian = (design.T * (weights * p * (1 - p))) @ design / total + penalty
-        step = np.linalg.solve(hessian, gradient)
-        beta -= step
-        if np.abs(step).max() < 1e-10:
-            break
-    return beta
 
 
 @dataclass(frozen=True)
@@ -240,4 +364,20 @@ def report(calibration: Calibration, fitness: Mapping[str, Fitness]) -> str:
             for b in f.bins
         ]
     lines += ["", f"recommended: STRATA_STRONG_MATCH_THRESHOLD={calibration.threshold:.2f}"]
+    return "\n".join(lines)
+
+
+def ranking_report(model: RankingModel, fitness: Mapping[str, RankingFitness]) -> str:
+    """The ranking model, then how it orders each set's candidates."""
+    weights = ", ".join(f"{name} {w:+.3f}" for name, w in model.weights.items())
+    lines = [
+        f"ranking = logistic({model.scale:+.3f} x ({weights}) {model.bias:+.3f})",
+        "",
+        f"| set | questions | R@10 | Hit@5 (candidates: {POOL_DEPTH} from each list) |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {name} | {f.questions} | {f.recall_at_10:.3f} | {f.hit_at_5:.3f} |"
+        for name, f in fitness.items()
+    ]
     return "\n".join(lines)

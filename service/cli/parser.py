@@ -67,8 +67,9 @@ def parser() -> argparse.ArgumentParser:
 
     calibrating = subparsers.add_parser(
         "calibrate",
-        help="fit answer_confidence and its strong_match threshold on BEIR-format sets (runs "
-        "locally, in a throw-away data directory, with the STRATA_* settings)",
+        help="fit the learned fusion's ranking model, answer_confidence and its strong_match "
+        "threshold on BEIR-format sets (runs locally, in a throw-away data directory, with the "
+        "STRATA_* settings)",
     )
     calibrating.add_argument(
         "--dataset",
@@ -76,7 +77,21 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         help="folder with corpus.jsonl, queries.jsonl, qrels.tsv; repeat to fit on several",
     )
-    calibrating.add_argument("-o", "--output", help="write the calibration to this file")
+    calibrating.add_argument(
+        "-o", "--output", help="write the answer_confidence calibration to this file"
+    )
+    calibrating.add_argument("--ranking-output", help="write the ranking model to this file")
+    calibrating.add_argument(
+        "--keep-ranking",
+        action="store_true",
+        help="fit answer_confidence only, searching with the configured ranking model",
+    )
+    calibrating.add_argument(
+        "--weight",
+        action="append",
+        metavar="NAME=WEIGHT",
+        help="how much a set (by folder name) weighs in the ranking fit; 1 when not given",
+    )
     calibrating.add_argument("-n", "--top-n", type=int, default=5)
     calibrating.add_argument("--max-queries", type=int)
     calibrating.add_argument("--json", action="store_true")

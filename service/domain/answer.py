@@ -145,7 +145,10 @@ class Answerer:
         best = max((a.relevance for a in entries), default=0.0)
         evidence = (
             gather(
-                question, found, entries[0].result, self.retriever.keywords.score_bound(question)
+                question,
+                found,
+                [a.result for a in entries],
+                self.retriever.keywords.score_bound(question),
             )
             if entries
             else NO_EVIDENCE

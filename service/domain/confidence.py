@@ -25,13 +25,26 @@ from pathlib import Path
 from service.domain.models import SearchResult
 from service.errors import ConfigError
 
-FEATURES = ("margin", "agreement", "coverage", "cosine", "keyword", "rerank")
+FEATURES = (
+    "margin",
+    "agreement",
+    "coverage",
+    "cosine",
+    "keyword",
+    "found",
+    "runners_up",
+    "match_margin",
+    "rerank",
+)
 MARGIN_RUNNERS_UP = 9
 """The best result's margin is its score above the mean of the next this many."""
 AGREEMENT_RESULTS = 5
 """Agreement looks at the first this many results..."""
 AGREEMENT_DEPTH = 10
 """...and counts those both lists ranked within this depth."""
+MATCH_KEYWORD_SHARE = 0.7
+"""``match_margin`` mixes each result's BM25 score over its bound and its cosine as score
+fusion does by default, so the margin does not depend on how the results were ranked."""
 
 _WORD = re.compile(r"\w+")
 STOPWORDS = frozenset(
@@ -68,6 +81,13 @@ class Evidence:
     """The best result's cosine with the question (0 when unknown)."""
     keyword: float
     """The best result's BM25 score over the best any entry could get for the question."""
+    found: float = 0.0
+    """1 - the product of (1 - relevance) over the entries returned: with a learned fusion,
+    whose relevance is the probability that an entry is relevant, the chance that one is."""
+    runners_up: float = 0.0
+    """The mean score of the runners-up: a crowd of near-equals says the question is vague."""
+    match_margin: float = 0.0
+    """The best match (BM25 over its bound mixed with the cosine) above the runners-up's."""
     rerank: float | None = None
     """The cross-encoder's score of the best result."""
 
@@ -78,6 +98,9 @@ class Evidence:
             "coverage": self.coverage,
             "cosine": self.cosine,
             "keyword": self.keyword,
+            "found": self.found,
+            "runners_up": self.runners_up,
+            "match_margin": self.match_margin,
         }
         if self.rerank is not None:
             found["rerank"] = self.rerank
@@ -88,15 +111,20 @@ NO_EVIDENCE = Evidence(margin=0.0, agreement=0.0, coverage=0.0, cosine=0.0, keyw
 
 
 def gather(
-    question: str, results: Sequence[SearchResult], best: SearchResult, keyword_bound: float
+    question: str,
+    results: Sequence[SearchResult],
+    returned: Sequence[SearchResult],
+    keyword_bound: float,
 ) -> Evidence:
-    """The evidence of a search: ``results`` best first (with ``explain``), ``best`` the
-    result the answer puts first, ``keyword_bound`` the BM25 bound of the question."""
-    if not results:
+    """The evidence of a search: ``results`` best first (with ``explain``), ``returned`` the
+    results the answer gives, its first first, ``keyword_bound`` the BM25 bound of the
+    question."""
+    if not results or not returned:
         return NO_EVIDENCE
+    best = returned[0]
     scores = [r.score for r in results]
-    runners_up = scores[1 : 1 + MARGIN_RUNNERS_UP]
-    margin = scores[0] - (sum(runners_up) / len(runners_up) if runners_up else 0.0)
+    margin = scores[0] - _runners_up(scores)
+    matches = sorted((_match(r, keyword_bound) for r in results), reverse=True)
     head = results[:AGREEMENT_RESULTS]
     agreement = sum(1 for r in head if _both_near_top(r)) / AGREEMENT_RESULTS
     asked = content_terms(question)
@@ -109,8 +137,24 @@ def gather(
         coverage=len(asked & held) / len(asked) if asked else 0.0,
         cosine=_unit(parts["vector"].score) if "vector" in parts else 0.0,
         keyword=_unit(keyword),
+        found=1 - math.prod(1 - _unit(r.relevance or 0.0) for r in returned),
+        runners_up=_unit(_runners_up(scores)),
+        match_margin=_unit(matches[0] - _runners_up(matches)),
         rerank=_unit(parts["rerank"].score) if "rerank" in parts else None,
     )
+
+
+def _runners_up(scores: Sequence[float]) -> float:
+    """The mean of the scores after the first (best first), up to ``MARGIN_RUNNERS_UP``."""
+    following = scores[1 : 1 + MARGIN_RUNNERS_UP]
+    return sum(following) / len(following) if following else 0.0
+
+
+def _match(result: SearchResult, keyword_bound: float) -> float:
+    parts = result.explain or {}
+    keyword = parts["bm25"].score / keyword_bound if "bm25" in parts and keyword_bound > 0 else 0.0
+    cosine = parts["vector"].score if "vector" in parts else 0.0
+    return MATCH_KEYWORD_SHARE * _unit(keyword) + (1 - MATCH_KEYWORD_SHARE) * _unit(cosine)
 
 
 def _both_near_top(result: SearchResult) -> bool:

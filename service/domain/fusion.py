@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from service.domain.models import Hit, ListExplain
 from service.domain.similarity import Matrix, best_cosines
+
+if TYPE_CHECKING:
+    from service.domain.hydration import Candidate
 
 ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
 """The ledger's chunk vectors of entries, by key (``Ledger.vectors``)."""
@@ -92,6 +95,8 @@ class FusedHit:
     """Its rank and the store's own score in each list that found it."""
     vector_hit: Hit | None = None
     """Its hit in the vector list, if that list found it: the chunk matched and the cosine."""
+    features: Mapping[str, float] | None = None
+    """What a learned fusion knew of it before its entry was loaded."""
 
 
 UnembeddedCosines = Callable[[str, Sequence[float], Sequence[str]], Mapping[str, float]]
@@ -116,6 +121,10 @@ class Fusion(Protocol):
     ) -> dict[str, float | None]:
         """Each candidate's similarity to the query, before any weighting, by key; None
         where unknown."""
+        ...
+
+    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+        """The loaded candidates, rescored where their texts tell more, best first."""
         ...
 
 
@@ -166,6 +175,9 @@ class ScoreFusion:
     ) -> dict[str, float | None]:
         return {hit.key: hit.score for hit in hits}
 
+    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+        return candidates
+
 
 class RankFusion:
     """Fusion by rank (``fuse``, weighted RRF). Ranks say nothing of how well an entry
@@ -194,6 +206,9 @@ class RankFusion:
             unknown = [h.key for h in hits if h.key not in known]
             known.update(ledger_cosines(vector, unknown, self.chunk_vectors))
         return {h.key: known.get(h.key) for h in hits}
+
+    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+        return candidates
 
 
 def ledger_cosines(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from service.domain.fusion import FusedHit, Fusion
@@ -21,6 +21,8 @@ class Candidate:
     score: float
     explain: dict[str, ListExplain]
     relevance: float | None = None
+    features: Mapping[str, float] | None = None
+    """What the fusion knew of it before it was loaded (a learned fusion's list features)."""
 
 
 def hydrate(
@@ -44,7 +46,14 @@ def hydrate(
         chunk = item.vector_hit.chunk if item.vector_hit else best_chunk(texts, terms)
         chunk = min(chunk, len(texts) - 1)
         candidates.append(
-            Candidate(entry, texts[chunk], item.score, dict(item.explain), relevances[item.key])
+            Candidate(
+                entry,
+                texts[chunk],
+                item.score,
+                dict(item.explain),
+                relevances[item.key],
+                item.features,
+            )
         )
     return candidates
 

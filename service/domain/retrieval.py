@@ -11,10 +11,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 from service.domain.cache import QueryCache
 from service.domain.fusion import Fusion, RankFusion, ScoreFusion
 from service.domain.hydration import hydrate
+from service.domain.learned import SHIPPED, LearnedFusion, RankingModel
 from service.domain.models import (
     EMBEDDED_TIERS,
     TIERS,
@@ -56,6 +58,28 @@ def resolve_mode(mode: Mode, filters: Filters) -> Mode:
     return "hybrid" if any(t in EMBEDDED_TIERS for t in filters.tiers) else "bm25"
 
 
+def choose_fusion(
+    settings: SearchSettings, ledger: Ledger, keywords: KeywordStore, embedder: Embedder | None
+) -> Fusion:
+    """The fusion ``settings.fusion`` names, over these stores."""
+    if settings.fusion == "rrf":
+        return RankFusion(settings.list_weights, settings.rrf_k, ledger.vectors)
+    if settings.fusion == "learned":
+        single = ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors)
+        return LearnedFusion(load_ranking_model(settings.ranking_model), single, ledger.vectors)
+    measured = (
+        QueryTimeCosines(ledger, embedder, settings.unembedded_candidates)
+        if embedder is not None and settings.unembedded_candidates > 0
+        else None
+    )
+    return ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors, measured)
+
+
+def load_ranking_model(path: str) -> RankingModel:
+    """The model at ``path``; the shipped one when empty."""
+    return RankingModel.load(Path(path) if path else SHIPPED)
+
+
 class Retriever:
     def __init__(
         self,
@@ -68,8 +92,10 @@ class Retriever:
         reranker: Reranker | None = None,
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
+        fusion: Fusion | None = None,
     ) -> None:
-        """``weighting``: the tier and recency factors scores are scaled by; None: none."""
+        """``weighting``: the tier and recency factors scores are scaled by; None: none.
+        ``fusion``: how the lists become one ranking; None: as ``settings`` choose."""
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -80,19 +106,7 @@ class Retriever:
         self.rerank_default = settings.rerank == "on"
         self.weighting = weighting
         self.mmr_lambda = settings.mmr_lambda
-        self.fusion: Fusion = (
-            RankFusion(settings.list_weights, settings.rrf_k, ledger.vectors)
-            if settings.fusion == "rrf"
-            else ScoreFusion(
-                settings.keyword_share,
-                keywords.score_bound,
-                ledger.vectors,
-                QueryTimeCosines(ledger, embedder, settings.unembedded_candidates)
-                if embedder is not None and settings.unembedded_candidates > 0
-                else None,
-            )
-        )
-        """Chosen once: reciprocal rank fusion for ``fusion="rrf"``, else BM25 and cosine mixed."""
+        self.fusion = fusion or choose_fusion(settings, ledger, keywords, embedder)
         self.cache = cache
         self._query_vectors: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
@@ -138,16 +152,7 @@ class Retriever:
             degraded.append(NO_EMBEDDER)
             mode = "bm25"
         depth = max(query.limit * 3, self.candidates)
-        lists: dict[str, list[Hit]] = {}
-        if mode in ("bm25", "hybrid"):
-            lists["bm25"] = self.keywords.search(query.text, filters, depth)
-        vector: tuple[float, ...] | None = None
-        if mode in ("vector", "hybrid") and vector_tiers and self.embedder is not None:
-            vector = self.embed_query(query.text)
-            lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
-        for hits in lists.values():
-            # Equal scores are ordered by key, so a ranking never depends on storage order.
-            hits.sort(key=lambda h: (-round(h.score, 6), h.key))
+        lists, vector = self.lists(query.text, filters, mode, depth)
         reranker = self.reranker
         rerank = self.rerank_default if query.rerank is None else query.rerank
         if rerank and reranker is None:
@@ -155,6 +160,24 @@ class Retriever:
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
         results = self._rank(query, lists, vector, reranker if rerank else None)
         return SearchOutcome(results, mode, degraded)
+
+    def lists(
+        self, text: str, filters: Filters, mode: Mode, depth: int
+    ) -> tuple[dict[str, list[Hit]], tuple[float, ...] | None]:
+        """The result lists ``mode`` searches (each best first, ``depth`` long) and the
+        query's vector when the vector list was searched."""
+        vector_tiers = [t for t in filters.tiers if t in EMBEDDED_TIERS]
+        lists: dict[str, list[Hit]] = {}
+        if mode in ("bm25", "hybrid"):
+            lists["bm25"] = self.keywords.search(text, filters, depth)
+        vector: tuple[float, ...] | None = None
+        if mode in ("vector", "hybrid") and vector_tiers and self.embedder is not None:
+            vector = self.embed_query(text)
+            lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
+        for hits in lists.values():
+            # Equal scores are ordered by key, so a ranking never depends on storage order.
+            hits.sort(key=lambda h: (-round(h.score, 6), h.key))
+        return lists, vector
 
     def embed_query(self, text: str) -> tuple[float, ...]:
         """The query's vector; the last few hundred are kept, as agents repeat questions."""
@@ -188,6 +211,7 @@ class Retriever:
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
         fused = self.fusion.fuse(query.text, lists, vector, wanted)
         candidates = hydrate(self.ledger, fused, query, vector, self.fusion)
+        candidates = self.fusion.settle(query.text, candidates)
         return score(
             query,
             candidates,

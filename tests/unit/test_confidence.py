@@ -47,7 +47,7 @@ def test_content_terms_leave_out_function_words_and_short_words() -> None:
 
 def test_the_margin_is_the_best_score_above_the_mean_of_the_next_nine() -> None:
     results = [result("a", 0.9)] + [result(f"r{n}", 0.5) for n in range(9)] + [result("z", 0.0)]
-    evidence = gather("anything", results, results[0], 1.0)
+    evidence = gather("anything", results, results[:1], 1.0)
     assert evidence.margin == pytest.approx(0.4)
 
 
@@ -60,7 +60,7 @@ def test_agreement_counts_the_first_five_that_both_lists_rank_in_their_first_ten
         result("both2", 0.5, bm25=(4, 1.0), vector=(3, 0.6)),
         result("sixth", 0.4, bm25=(5, 1.0), vector=(4, 0.6)),  # beyond the first five
     ]
-    assert gather("q", results, results[0], 4.0).agreement == pytest.approx(2 / 5)
+    assert gather("q", results, results[:1], 4.0).agreement == pytest.approx(2 / 5)
 
 
 def test_coverage_keyword_and_cosine_are_read_from_the_best_result() -> None:
@@ -73,7 +73,7 @@ def test_coverage_keyword_and_cosine_are_read_from_the_best_result() -> None:
         speaker="Ann",
     )
     other = result("other", 0.5, "billing", bm25=(2, 1.0))
-    evidence = gather("Where did Ann move billing to?", [best, other], best, 6.0)
+    evidence = gather("Where did Ann move billing to?", [best, other], [best], 6.0)
     # Content words: ann, move, billing; the entry holds ann (its speaker) and billing.
     assert evidence.coverage == pytest.approx(2 / 3)
     assert evidence.keyword == pytest.approx(0.5)
@@ -83,12 +83,12 @@ def test_coverage_keyword_and_cosine_are_read_from_the_best_result() -> None:
 
 def test_the_reranker_score_counts_when_there_is_one() -> None:
     best = result("best", 0.8, rerank=0.9)
-    assert gather("q", [best], best, 1.0).rerank == pytest.approx(0.9)
-    assert "rerank" in gather("q", [best], best, 1.0).features()
+    assert gather("q", [best], [best], 1.0).rerank == pytest.approx(0.9)
+    assert "rerank" in gather("q", [best], [best], 1.0).features()
 
 
 def test_no_results_no_evidence() -> None:
-    assert gather("anything", [], result("x", 0), 1.0) == NO_EVIDENCE
+    assert gather("anything", [], [result("x", 0)], 1.0) == NO_EVIDENCE
 
 
 def test_confidence_grows_with_each_weighted_feature() -> None:

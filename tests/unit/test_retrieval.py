@@ -24,6 +24,9 @@ from tests.fakes import (
 )
 from tests.settings import CHUNKING, search_settings
 
+MEASURED: dict[str, object] = {"fusion": "score", "unembedded_candidates": 10}
+"""Score fusion with cosines of unembedded candidates measured at query time (opt-in)."""
+
 
 @dataclasses.dataclass
 class Stores:
@@ -116,13 +119,13 @@ def test_score_fusion_mixes_bounded_bm25_and_cosine(stores: Stores) -> None:
             make_entry("log", "kubernetes upgrade", "E"),
         ]
     )
-    outcome = stores.retriever().search(query("kubernetes upgrade", explain=True))
+    outcome = stores.retriever(**MEASURED).search(query("kubernetes upgrade", explain=True))
     scores = {r.entry.id: r.score for r in outcome.results}
     keyword = 1.0 / 2.2  # each word once, of a bound of 2.2 a word
     assert scores["hit"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
     # Tier E has no stored vector: its best chunk is embedded at query time instead.
     assert scores["log"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
-    unmeasured = stores.retriever(unembedded_candidates=0).search(query("kubernetes upgrade"))
+    unmeasured = stores.retriever(fusion="score").search(query("kubernetes upgrade"))
     without = {r.entry.id: r.score for r in unmeasured.results}
     assert without["log"] == pytest.approx(0.7 * keyword, abs=1e-6)
 
@@ -141,7 +144,7 @@ def test_only_the_best_unembedded_candidates_are_embedded_at_query_time(
         return embed(texts)
 
     stores.embedder.embed = counted  # type: ignore[method-assign]
-    stores.retriever(unembedded_candidates=2).search(query("kubernetes upgrade"))
+    stores.retriever(fusion="score", unembedded_candidates=2).search(query("kubernetes upgrade"))
     assert [len(c) for c in calls] == [1, 2]  # the query; then the two best by BM25, at once
 
 
@@ -150,7 +153,7 @@ def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -
         [make_entry(f"v{n}", f"alpha beta {n}", "A") for n in range(3)]
         + [make_entry("target", "kubernetes", "A")]
     )
-    few = stores.retriever(candidates=1)
+    few = stores.retriever(candidates=1, fusion="score")
     outcome = few.search(query("kubernetes", limit=1, explain=True))
     top = outcome.results[0]
     # The fake vectors hash words: only "target" shares its one word with the query.
@@ -287,7 +290,7 @@ def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
             make_entry("words", "alpha beta alpha", "E"),
         ]
     )
-    outcome = stores.retriever().search(query("alpha beta", explain=True))
+    outcome = stores.retriever(**MEASURED).search(query("alpha beta", explain=True))
     by_id = {r.entry.id: r.explain for r in outcome.results}
     assert by_id["words"] is not None and by_id["both"] is not None
     # The tier E entry has no stored vector: its cosine, measured at query time, is shown
@@ -439,7 +442,9 @@ def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> No
             make_entry("e", "kubernetes upgrade", "E"),
         ]
     )
-    weighted = stores.retriever(weighting=Weighting({"A": 1.0, "E": 0.5}, c_recency_days=0))
+    weighted = stores.retriever(
+        weighting=Weighting({"A": 1.0, "E": 0.5}, c_recency_days=0), **MEASURED
+    )
     outcome = weighted.search(query("kubernetes upgrade"))
     by_id = {r.entry.id: r for r in outcome.results}
     assert by_id["e"].relevance == pytest.approx(0.7 * 1.0 / 2.2 + 0.3 * 1.0)
@@ -528,10 +533,33 @@ def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: St
         return embed(texts)
 
     stores.embedder.embed = counted  # type: ignore[method-assign]
-    retriever = stores.retriever()
+    retriever = stores.retriever(**MEASURED)
     first = retriever.search(query("kubernetes upgrade"))
     second = retriever.search(query("upgrade kubernetes step"))
     assert [len(c) for c in calls] == [1, 3, 1]  # the second search embeds its query alone
     scores = {r.entry.id: r.relevance for r in first.results}
     assert scores and all(s is not None for s in scores.values())
     assert {r.entry.id for r in second.results} == set(scores)
+
+
+def test_learned_fusion_embeds_nothing_but_the_query(stores: Stores) -> None:
+    stores.memory.write(
+        [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
+        + [make_entry("fact", "the kubernetes cluster runs in Frankfurt", "A")]
+    )
+    calls: list[list[str]] = []
+    embed = stores.embedder.embed
+
+    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        calls.append(list(texts))
+        return embed(texts)
+
+    stores.embedder.embed = counted  # type: ignore[method-assign]
+    outcome = stores.retriever().search(query("kubernetes upgrade step", explain=True))
+    assert calls == [["kubernetes upgrade step"]]
+    ids = [r.entry.id for r in outcome.results]
+    # The logs hold every word of the question; the fact, embedded, only one.
+    assert ids[-1] == "fact" and set(ids[:3]) == {"log0", "log1", "log2"}
+    best = outcome.results[0]
+    assert best.explain is not None and "model.keyword" in best.explain
+    assert best.relevance == best.score and 0 < best.score < 1

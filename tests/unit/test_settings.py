@@ -53,7 +53,7 @@ def test_every_field_has_its_variable() -> None:
         "ui_secret": "s" * 32,
     }
     # A switch accepts only its own words: set it to the other one.
-    switches = {"on": "off", "off": "on", "score": "rrf", "onnx-int8": "torch", "onnx": "torch"}
+    switches = {"on": "off", "off": "on", "learned": "rrf", "onnx-int8": "torch", "onnx": "torch"}
     defaults = Settings()
     for group in fields(Settings):
         for f in fields(group.type):
@@ -162,7 +162,7 @@ def test_inconsistent_values_are_refused(environ: dict[str, str], variable: str)
 @pytest.mark.parametrize(
     ("name", "raw", "words"),
     [
-        ("STRATA_FUSION", "x", "score, rrf"),
+        ("STRATA_FUSION", "x", "learned, score, rrf"),
         ("STRATA_EMBEDDING_BACKEND", "gpu", "onnx-int8, onnx, torch"),
         ("STRATA_RERANKER_BACKEND", "ONNX", "onnx-int8, onnx, torch"),
         ("STRATA_RERANK", "yes", "on, off"),

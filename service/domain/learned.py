@@ -1,0 +1,249 @@
+"""Learned fusion: one score per candidate from evidence every tier has, so an entry with no
+vector (tier E, archived tier C) competes fairly with embedded ones and nothing is embedded
+at query time.
+
+A blend of BM25 and cosine reads a missing cosine as 0, and a keyword-only candidate sinks
+below every embedded entry that merely shares a word with the query. Here the cosine is one
+feature among others, with an indicator of its absence, so the model learns how far keyword
+evidence alone should carry an entry (``FEATURES``). The weights come from ``strata
+calibrate``, fitted on question sets with known answers (a softmax over each question's
+candidates: a listwise ranking loss), and a logistic map of the weighted sum to the
+probability that a candidate is relevant, so the score means the same across queries.
+
+It runs in two stages and reads nothing more from the ledger than a plain hybrid search: the
+list features order the whole pool and pick the candidates to load; once their texts are
+loaded, the text features (coverage of the question's words, length) complete each score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from service.domain.confidence import content_terms
+from service.domain.fusion import (
+    ChunkVectors,
+    Fused,
+    FusedHit,
+    ScoreFusion,
+    explained,
+    ledger_cosines,
+)
+from service.domain.models import Entry, Hit, ListExplain
+from service.errors import ConfigError
+
+if TYPE_CHECKING:
+    from service.domain.hydration import Candidate
+
+LIST_FEATURES = (
+    "keyword",
+    "keyword_top",
+    "cosine",
+    "cosine_top",
+    "unembedded",
+    "keyword_unembedded",
+    "keyword_top_unembedded",
+    "bm25_rank",
+    "vector_rank",
+    "bm25_rank_unembedded",
+)
+"""Known from the result lists (and the ledger's stored vectors) before any entry is loaded."""
+TEXT_FEATURES = ("coverage", "coverage_unembedded", "length")
+"""Known once the candidate's text is loaded."""
+FEATURES = LIST_FEATURES + TEXT_FEATURES
+LENGTH_SCALE = 5.0
+"""``length`` is log(1 + words) / this: about 1 for a 150-word passage."""
+
+
+@dataclass(frozen=True)
+class RankingModel:
+    """Feature weights and the logistic map of their sum to a probability of relevance."""
+
+    weights: Mapping[str, float]
+    """By feature of ``FEATURES``; a feature without a weight does not count."""
+    scale: float
+    bias: float
+    source: str = ""
+    """What it was fitted on."""
+
+    def logit(self, features: Mapping[str, float]) -> float:
+        return sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+
+    def probability(self, logit: float) -> float:
+        z = self.scale * logit + self.bias
+        return 1 / (1 + math.exp(-max(min(z, 40.0), -40.0)))
+
+    def to_json(self) -> str:
+        fields = {"weights": dict(self.weights), "scale": self.scale, "bias": self.bias}
+        return json.dumps({**fields, "source": self.source}, indent=2) + "\n"
+
+    @classmethod
+    def load(cls, path: Path) -> RankingModel:
+        """A model written by ``strata calibrate``; ConfigError naming what is wrong."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            weights = {str(k): float(v) for k, v in raw["weights"].items()}
+            unknown = sorted(set(weights) - set(FEATURES))
+            if unknown:
+                raise ValueError(f"unknown features {unknown}; known: {list(FEATURES)}")
+            values = [*weights.values(), float(raw["scale"]), float(raw["bias"])]
+            if not all(math.isfinite(v) for v in values):
+                raise ValueError("weights, scale and bias must be finite numbers")
+            return cls(weights, float(raw["scale"]), float(raw["bias"]), str(raw.get("source", "")))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"ranking model {path}: {exc}") from exc
+
+
+SHIPPED = Path(__file__).with_name("ranking.json")
+"""The model fitted on the development sets (see docs/benchmarks.md)."""
+
+
+def rank_feature(rank: int) -> float:
+    """1 at rank 1, falling slowly (1 / (1 + log2 rank)); 0 when the list did not rank it."""
+    return 1 / (1 + math.log2(rank)) if rank > 0 else 0.0
+
+
+def first_ranks(hits: Sequence[Hit]) -> dict[str, int]:
+    """Each key's 1-based rank in a list sorted best first, at its first appearance."""
+    ranks: dict[str, int] = {}
+    for n, hit in enumerate(hits, start=1):
+        ranks.setdefault(hit.key, n)
+    return ranks
+
+
+def list_features(
+    bm25: Sequence[Hit], bound: float, cosines: Mapping[str, float], vector: Sequence[Hit]
+) -> dict[str, dict[str, float]]:
+    """The list features of every candidate of the two lists (each sorted best first), by
+    key. ``cosines``: each candidate's cosine with the query where it is known (the vector
+    list's, else from the ledger's vectors)."""
+    keyword: dict[str, float] = {}
+    for hit in bm25:
+        keyword.setdefault(hit.key, hit.score)
+    best_keyword = max(keyword.values(), default=0.0)
+    best_cosine = max((max(c, 0.0) for c in cosines.values()), default=0.0)
+    bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)
+    found: dict[str, dict[str, float]] = {}
+    for key in dict.fromkeys([*bm25_ranks, *vector_ranks]):
+        score = keyword.get(key, 0.0)
+        unembedded = float(key not in cosines)
+        cosine = max(cosines.get(key, 0.0), 0.0)
+        relative = score / best_keyword if best_keyword > 0 else 0.0
+        found[key] = {
+            "keyword": min(score / bound, 1.0) if bound > 0 else 0.0,
+            "keyword_top": relative,
+            "cosine": cosine,
+            "cosine_top": cosine / best_cosine if best_cosine > 0 else 0.0,
+            "unembedded": unembedded,
+            "keyword_unembedded": unembedded * (min(score / bound, 1.0) if bound > 0 else 0.0),
+            "keyword_top_unembedded": unembedded * relative,
+            "bm25_rank": rank_feature(bm25_ranks.get(key, 0)),
+            "vector_rank": rank_feature(vector_ranks.get(key, 0)),
+            "bm25_rank_unembedded": unembedded * rank_feature(bm25_ranks.get(key, 0)),
+        }
+    return found
+
+
+def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str, float]:
+    """The text features of a loaded candidate; ``asked``: the question's content words."""
+    held = content_terms(f"{entry.speaker or ''} {entry.text}")
+    coverage = len(asked & held) / len(asked) if asked else 0.0
+    return {
+        "coverage": coverage,
+        "coverage_unembedded": unembedded * coverage,
+        "length": math.log1p(len(entry.text.split())) / LENGTH_SCALE,
+    }
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A search's candidates before any is loaded: list features by key, and the lists."""
+
+    features: dict[str, dict[str, float]]
+    lists: Mapping[str, Sequence[Hit]]
+    cosines: Mapping[str, float]
+
+
+class LearnedFusion:
+    """Fusion by ``RankingModel`` when both lists were searched; a search of one list is
+    scored as ``ScoreFusion`` scores it (the BM25 score over its bound, or the cosine)."""
+
+    def __init__(
+        self,
+        model: RankingModel,
+        single: ScoreFusion,
+        chunk_vectors: ChunkVectors,
+    ) -> None:
+        self.model = model
+        self.single = single
+        """Scores a search of one list."""
+        self.chunk_vectors = chunk_vectors
+
+    def pool(self, text: str, lists: Mapping[str, Sequence[Hit]], vector: Sequence[float]) -> Pool:
+        """Every candidate's list features; the cosines of BM25 candidates the vector list
+        did not find come from the ledger's vectors (none is embedded now)."""
+        bm25, found = lists.get("bm25", []), lists.get("vector", [])
+        cosines = {h.key: h.score for h in found}
+        alone = [h.key for h in bm25 if h.key not in cosines]
+        cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
+        bound = self.single.score_bound(text)
+        return Pool(list_features(bm25, bound, cosines, found), lists, cosines)
+
+    def fuse(
+        self,
+        text: str,
+        lists: Mapping[str, Sequence[Hit]],
+        vector: Sequence[float] | None,
+        limit: int,
+    ) -> list[FusedHit]:
+        if len(lists) < 2 or vector is None:
+            return self.single.fuse(text, lists, vector, limit)
+        pool = self.pool(text, lists, vector)
+        logits = {key: self.model.logit(f) for key, f in pool.features.items()}
+        # Text features are not known yet: the list features order the pool.
+        order = sorted(pool.features, key=lambda key: -logits[key])[:limit]
+        ranks = {name: first_ranks(hits) for name, hits in lists.items()}
+        fused = [
+            Fused(
+                key,
+                self.model.probability(logits[key]),
+                {name: found[key] for name, found in ranks.items() if key in found},
+            )
+            for key in order
+        ]
+        return [
+            replace(hit, features=pool.features[hit.key])
+            for hit in explained(fused, lists, pool.cosines)
+        ]
+
+    def relevances(
+        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
+    ) -> dict[str, float | None]:
+        return {hit.key: hit.score for hit in hits}
+
+    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+        """The loaded candidates scored with every feature, best first; each feature's
+        part of the logit is in ``explain`` (``model.<feature>``)."""
+        asked = content_terms(text)
+        for candidate in candidates:
+            listed = candidate.features
+            if listed is None:
+                continue
+            features = {
+                **listed,
+                **text_features(asked, candidate.entry, listed["unembedded"]),
+            }
+            logit = 0.0
+            for name, value in features.items():
+                part = self.model.weights.get(name, 0.0) * value
+                if part:
+                    candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
+                logit += part
+            candidate.score = self.model.probability(logit)
+            candidate.relevance = candidate.score
+        candidates.sort(key=lambda c: -c.score)
+        return candidates

@@ -1,0 +1,178 @@
+"""Learned fusion: its features, the shipped model, and fairness to entries without vectors."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from service.domain.fusion import ScoreFusion
+from service.domain.hydration import Candidate
+from service.domain.learned import (
+    FEATURES,
+    SHIPPED,
+    LearnedFusion,
+    RankingModel,
+    list_features,
+    rank_feature,
+    text_features,
+)
+from service.domain.models import Entry, Hit
+from service.domain.similarity import Matrix
+from service.errors import ConfigError
+
+VECTORS: dict[str, list[list[float]]] = {"embedded-alone": [[0.2, 0.98]]}
+
+
+def chunk_vectors(keys: object) -> dict[str, Matrix]:
+    return {k: np.asarray(v, dtype=np.float32) for k, v in VECTORS.items() if k in keys}  # type: ignore[operator]
+
+
+def learned(model: RankingModel | None = None, bound: float = 4.0) -> LearnedFusion:
+    single = ScoreFusion(0.7, lambda text: bound, chunk_vectors)
+    return LearnedFusion(model or RankingModel.load(SHIPPED), single, chunk_vectors)
+
+
+def entry(key: str, text: str, tier: str = "A") -> Entry:
+    return Entry(id=key, namespace="ns", tier=tier, text=text, timestamp=0.0)  # type: ignore[arg-type]
+
+
+def test_list_features_mark_a_candidate_without_a_cosine_as_unembedded() -> None:
+    bm25 = [Hit("log", 4.0), Hit("fact", 2.0)]
+    vector = [Hit("fact", 0.8)]
+    features = list_features(bm25, 4.0, {"fact": 0.8}, vector)
+    assert features["log"]["unembedded"] == 1.0
+    assert features["log"]["cosine"] == 0.0
+    assert features["log"]["keyword"] == 1.0
+    assert features["log"]["keyword_unembedded"] == 1.0
+    assert features["fact"]["unembedded"] == 0.0
+    assert features["fact"]["keyword_unembedded"] == 0.0
+    assert features["fact"]["keyword_top"] == 0.5
+    assert features["fact"]["cosine_top"] == 1.0
+    assert features["fact"]["vector_rank"] == 1.0
+    assert features["fact"]["bm25_rank"] == pytest.approx(rank_feature(2))
+    assert set(features["log"]) | set(text_features(set(), entry("x", "y"), 1.0)) == set(FEATURES)
+
+
+def test_a_key_listed_twice_keeps_its_first_rank() -> None:
+    features = list_features([Hit("a", 3.0), Hit("b", 2.0), Hit("a", 1.0)], 3.0, {}, [])
+    assert features["a"]["bm25_rank"] == 1.0
+    assert features["a"]["keyword"] == 1.0
+
+
+def test_rank_feature_falls_slowly_and_is_zero_when_unranked() -> None:
+    assert rank_feature(1) == 1.0
+    assert rank_feature(2) == 0.5
+    assert rank_feature(0) == 0.0
+    assert rank_feature(4) > rank_feature(8) > 0
+
+
+def test_text_features_cover_the_questions_content_words() -> None:
+    found = text_features(
+        {"billing", "moved", "eu"}, entry("x", "We moved billing to Frankfurt"), 0.0
+    )
+    assert found["coverage"] == pytest.approx(2 / 3)
+    assert found["coverage_unembedded"] == 0.0
+    assert found["length"] == pytest.approx(math.log1p(5) / 5)
+
+
+def test_the_shipped_model_loads_and_weighs_every_feature() -> None:
+    model = RankingModel.load(SHIPPED)
+    assert set(model.weights) == set(FEATURES)
+    assert model.scale > 0
+    assert 0 < model.probability(model.logit({f: 1.0 for f in FEATURES})) < 1
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "not json",
+        json.dumps({"weights": {"keyword": 1.0}, "scale": 1.0}),
+        json.dumps({"weights": {"nonsense": 1.0}, "scale": 1.0, "bias": 0.0}),
+        json.dumps({"weights": {"keyword": "NaN"}, "scale": 1.0, "bias": 0.0}),
+        json.dumps({"weights": [], "scale": 1.0, "bias": 0.0}),
+    ],
+)
+def test_a_broken_model_file_is_a_config_error(tmp_path: Path, raw: str) -> None:
+    path = tmp_path / "ranking.json"
+    path.write_text(raw)
+    with pytest.raises(ConfigError, match="ranking model"):
+        RankingModel.load(path)
+
+
+def test_a_model_survives_its_json() -> None:
+    model = RankingModel({"keyword": 2.0, "cosine": 3.0}, 0.5, -4.0, "test")
+    path = Path(__file__).parent / "unused"
+    assert RankingModel(**json.loads(model.to_json())) == model
+    assert not path.exists()
+
+
+def test_a_log_with_strong_keyword_evidence_beats_an_embedded_entry_sharing_one_word() -> None:
+    """The unfairness learned fusion removes: a log line that holds the question's words
+    outranks a decision that merely shares one of them, though only the decision has a
+    vector (a blend of BM25 and cosine reads the log's missing cosine as 0)."""
+    lists = {
+        "bm25": [Hit("log", 3.8), Hit("decision", 1.0)],
+        "vector": [Hit("decision", 0.35)],
+    }
+    fused = learned().fuse("why did the billing export fail", lists, (1.0, 0.0), limit=10)
+    assert [f.key for f in fused] == ["log", "decision"]
+    blended = ScoreFusion(0.7, lambda text: 4.0, chunk_vectors).fuse(
+        "why did the billing export fail", lists, (1.0, 0.0), limit=10
+    )
+    assert blended[0].score < 0.7 * 1.0 and blended[0].key == "log"
+
+
+def test_fused_scores_are_probabilities_best_first_and_cut_at_the_limit() -> None:
+    lists = {
+        "bm25": [Hit(f"k{n}", 4.0 - n * 0.3) for n in range(8)],
+        "vector": [Hit(f"k{n}", 0.9 - n * 0.05) for n in range(0, 8, 2)],
+    }
+    fused = learned().fuse("q", lists, (1.0, 0.0), limit=5)
+    scores = [f.score for f in fused]
+    assert len(fused) == 5
+    assert all(0 < s < 1 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    assert all(f.features is not None for f in fused)
+
+
+def test_a_bm25_candidate_with_stored_vectors_gets_its_cosine_from_the_ledger() -> None:
+    lists = {"bm25": [Hit("embedded-alone", 2.0)], "vector": [Hit("other", 0.5)]}
+    fused = {f.key: f for f in learned().fuse("q", lists, (0.0, 1.0), limit=5)}
+    features = fused["embedded-alone"].features
+    assert features is not None and features["unembedded"] == 0.0
+    assert features["cosine"] == pytest.approx(0.98, abs=1e-3)
+    assert fused["embedded-alone"].explain["vector"].rank == 0
+
+
+def test_a_search_of_one_list_is_scored_as_score_fusion_scores_it() -> None:
+    lists = {"bm25": [Hit("a", 2.0), Hit("b", 1.0)]}
+    fused = learned(bound=2.0).fuse("q", lists, None, limit=5)
+    assert [(f.key, f.score) for f in fused] == [("a", 1.0), ("b", 0.5)]
+    assert all(f.features is None for f in fused)
+
+
+def test_settle_completes_each_score_with_the_text_and_explains_every_part() -> None:
+    model = RankingModel({"keyword": 1.0, "coverage": 4.0}, 1.0, -2.0)
+    lists = {"bm25": [Hit("vague", 4.0), Hit("precise", 3.0)], "vector": [Hit("x", 0.1)]}
+    fused = {f.key: f for f in learned(model).fuse("billing export", lists, (1.0, 0.0), 5)}
+    texts = {"vague": "the export", "precise": "the billing export failed", "x": "nothing"}
+    candidates = [
+        Candidate(entry(k, texts[k], "E"), texts[k], f.score, dict(f.explain), f.score, f.features)
+        for k, f in fused.items()
+    ]
+    settled = learned(model).settle("billing export", candidates)
+    assert [c.entry.id for c in settled][:2] == ["precise", "vague"]
+    best = settled[0]
+    assert best.explain["model.coverage"].score == pytest.approx(4.0)
+    assert best.explain["model.keyword"].score == pytest.approx(0.75)
+    assert best.score == pytest.approx(model.probability(4.75))
+    assert best.relevance == best.score
+
+
+def test_settle_leaves_candidates_without_features_as_they_are() -> None:
+    candidate = Candidate(entry("a", "text"), "text", 0.4, {}, 0.4, None)
+    assert learned().settle("q", [candidate])[0].score == 0.4
