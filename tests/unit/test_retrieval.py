@@ -24,7 +24,7 @@ from tests.fakes import (
 )
 from tests.settings import CHUNKING, search_settings
 
-MEASURED: dict[str, object] = {"fusion": "score", "unembedded_candidates": 10}
+MEASURED: dict[str, Any] = {"fusion": "score", "unembedded_candidates": 10}
 """Score fusion with cosines of unembedded candidates measured at query time (opt-in)."""
 
 
