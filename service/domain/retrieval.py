@@ -30,6 +30,7 @@ from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, Vecto
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
 from service.domain.unembedded import QueryTimeCosines
+from service.domain.usage import ReadModelUsage
 from service.errors import InvalidInput
 from service.settings import SearchSettings
 
@@ -68,8 +69,11 @@ class Retriever:
         reranker: Reranker | None = None,
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
+        usage: ReadModelUsage | None = None,
     ) -> None:
-        """``weighting``: the tier and recency factors scores are scaled by; None: none."""
+        """``weighting``: the tier and recency factors scores are scaled by; None: none.
+        ``usage`` counts the model work of searches; None: not counted."""
+        self.usage = usage
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -87,7 +91,7 @@ class Retriever:
                 settings.keyword_share,
                 keywords.score_bound,
                 ledger.vectors,
-                QueryTimeCosines(ledger, embedder, settings.unembedded_candidates)
+                QueryTimeCosines(ledger, embedder, settings.unembedded_candidates, usage)
                 if embedder is not None and settings.unembedded_candidates > 0
                 else None,
             )
@@ -163,6 +167,8 @@ class Retriever:
             vector = self._query_vectors.pop(text, None)
         if vector is None:
             vector = self.embedder.embed([text])[0]
+            if self.usage is not None:
+                self.usage.queries_embedded([text])
         with self._lock:
             self._query_vectors[text] = vector
             while len(self._query_vectors) > QUERY_VECTORS:
