@@ -58,8 +58,8 @@ def cost_method(queries: int, concurrency: int, restarts: bool) -> str:
         if restarts
         else "The service at --url was not restarted between passes: what earlier passes "
         "left in its caches counts (its query-vector cache keeps 256 texts, so with more than "
-        "256 distinct queries run in order no query vector is reused; start it with "
-        "STRATA_QUERY_CACHE_SIZE=0 so that no outcome is either)"
+        "256 distinct queries run in order no query vector is reused, but the last 4096 "
+        "passage vectors are; start it with STRATA_QUERY_CACHE_SIZE=0 so that no outcome is)"
     )
     return (
         f"Cost: each mode's {queries} queries sent again by {concurrency} concurrent clients. "
@@ -97,10 +97,12 @@ def print_cost(runs: Sequence[Mapping[str, Any]], method: str) -> None:
                 f"| {figure(c['passages_per_search'], 2)} "
                 f"| {figure(c['passage_tokens_per_search'])} |"
             )
-    for run in runs:
-        if run.get("env"):
-            settings = ", ".join(f"{k}={v}" for k, v in run["env"].items())
-            print(f"\n{run['variant']}: {settings}")
+    settings = [
+        f"{run['variant']}: " + (", ".join(f"{k}={v}" for k, v in run["env"].items()) or "base")
+        for run in runs[1:]
+    ]
+    if settings:
+        print("\nVariants (each with its own service and ingest): " + "; ".join(settings) + ".")
 
 
 def print_verdict(v: Mapping[str, Any], variant: str | None = None) -> None:
