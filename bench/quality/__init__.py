@@ -47,10 +47,11 @@ Steps:
 ``--serve`` starts the service itself (``python -m service serve``) on a free loopback port
 with a throw-away data directory, with ``STRATA_QUERY_CACHE_SIZE=0`` (no outcome served from
 the cache) and ``STRATA_JOBS=off`` (no scheduled job during a pass); ``--url`` is then
-ignored. It is started again on the same data before each pass after the first (a mode's
-searches one at a time, its cost pass, the verdict), so every pass begins with empty caches
-(query vectors, passage vectors kept between searches) and its own read-time counters:
-a pass never reuses what another embedded, and the order of the modes does not matter.
+ignored. It is started again on the same data before each pass (a mode's searches one at
+a time, its cost pass, the verdict), so every pass begins with empty caches (query vectors,
+passage vectors kept between searches), its own read-time counters and nothing left running
+from the ingest: a pass never reuses what another embedded, and the order of the modes does
+not matter.
 
 ``--variant NAME:ENV=VALUE[,ENV=VALUE]`` (with ``--serve``, repeatable) runs everything once
 more on another service started with those settings on top of the environment

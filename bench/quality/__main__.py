@@ -133,13 +133,9 @@ def run_variant(
     concurrent pass for the ratio when it is not among the modes; the verdict."""
     prefix = args.namespace_prefix
     target.fresh()
-    searched = False
 
     def fresh() -> str:
-        nonlocal searched
-        if searched:
-            target.fresh()
-        searched = True
+        target.fresh()
         return target.url
 
     ingest_s: float | None = None
