@@ -128,7 +128,7 @@ def proc_memory(pid: int | None) -> dict[str, int] | None:
         lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     except OSError:
         try:
-            import psutil  # type: ignore[import-untyped]
+            import psutil  # type: ignore[import-untyped, unused-ignore]
 
             return {"rss": int(psutil.Process(pid).memory_info().rss)}
         except Exception:

@@ -507,9 +507,20 @@ class TierStats(Struct, kw_only=True):
     tokens: int = 0
 
 
+class ModelWork(Struct, kw_only=True):
+    """Model calls, the texts they embedded and those texts' model tokens."""
+
+    calls: int = 0
+    texts: int = 0
+    tokens: int = 0
+
+
 class NamespaceStats(Struct):
     namespace: str
     tiers: dict[str, TierStats]
+    read_time: ModelWork = field(default_factory=ModelWork)
+    """Passages of this namespace's entries without a stored vector (tier E, archived tier
+    C) embedded by reads since the process started."""
 
 
 class Totals(Struct, kw_only=True):
@@ -519,15 +530,33 @@ class Totals(Struct, kw_only=True):
     tokens_full_rag: int
     """Tokens embedding every entry, of every tier, would have cost."""
     embedding_avoided: float
-    """Share of the full-RAG embedding work not done: 1 - embedded / full."""
+    """Share of the full-RAG embedding work not done:
+    1 - (tokens_embedded + tokens_read_time) / tokens_full_rag."""
     quarantined: int = 0
     """Entries set aside because they could not be indexed (``/v1/admin/quarantine``)."""
+    tokens_read_time: int = 0
+    """Tokens of passages embedded by reads since the process started."""
+
+
+class ReadTimeWork(Struct, kw_only=True):
+    """Model work of reads (searches, retrieves, routine checks) since the process
+    started, in this process only."""
+
+    since: str
+    """When the process started counting."""
+    queries: ModelWork | None = None
+    """Queries embedded (a query vector reused from the cache costs nothing); null for a
+    key limited to namespaces, as queries are not counted per namespace."""
+    passages: ModelWork = field(default_factory=ModelWork)
+    """Passages embedded to measure their cosine with a query, in the namespaces shown."""
 
 
 class StatsResponse(Struct):
     namespaces: list[NamespaceStats]
     totals: Totals
     disk_bytes: dict[str, int | None]
+    read_time: ReadTimeWork | None = None
+    """Null when the process does not count the model work of reads."""
 
 
 class FieldProblem(Struct):

@@ -26,6 +26,7 @@ from service.domain.models import (
 )
 from service.domain.stats import Stats
 from service.domain.tiers import is_live
+from service.domain.usage import ModelWork
 from service.jobs.rebuild import RebuildStatus
 
 UNANSWERED_SHOWN = 500
@@ -300,6 +301,7 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
                     )
                     for tier, s in tiers.items()
                 },
+                _work_out(stats.read_passages.get(ns, ModelWork())),
             )
             for ns, tiers in stats.namespaces.items()
         ],
@@ -310,9 +312,21 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
             tokens_full_rag=t.tokens_full_rag,
             embedding_avoided=t.embedding_avoided,
             quarantined=t.quarantined,
+            tokens_read_time=t.tokens_read_time,
         ),
         stats.disk,
+        None
+        if (read := stats.read_time) is None
+        else wire.ReadTimeWork(
+            since=format_time(read.since) or "",
+            queries=_work_out(read.queries) if read.queries is not None else None,
+            passages=_work_out(read.passages),
+        ),
     )
+
+
+def _work_out(work: ModelWork) -> wire.ModelWork:
+    return wire.ModelWork(calls=work.calls, texts=work.texts, tokens=work.tokens)
 
 
 def _place(entry: Entry) -> dict[str, Any]:

@@ -5,7 +5,7 @@ Usage::
     python -m bench.load (--serve | --url http://127.0.0.1:8080) [--entries 10000[,100000]]
         [--api-key KEY] [--pid PID] [--data-dir DIR] [--chroma-url URL] [--seed 7]
         [--namespaces 4] [--days 30] [--batch 500] [--limit 10] [--queries 200]
-        [--warmup 5] [--max-seconds 60] [--modes bm25,vector,hybrid,hybrid+rerank]
+        [--warmup 5] [--max-seconds 60] [--modes default,bm25,vector,hybrid,hybrid+rerank]
         [--concurrency 1,8,32] [--peers reference,chroma,tantivy] [--peer-concurrency 1,8]
         [--reranker-model PATH] [--keep-expired] [--short-events 2000] [--json OUT]
         [--plot OUT.png]
@@ -39,7 +39,12 @@ For each corpus size in ``--entries`` (``10k``, ``1M`` are understood):
    ``--limit``, for each mode and concurrency (threads sharing one HTTP client; a cell
    stops early after ``--max-seconds``, finishing requests in flight). ``--warmup``
    other queries run first per mode and are not counted. Reported: client-side latency
-   p50/p95/p99, searches/s, the server's own ``took_ms`` p50, hits per search.
+   p50/p95/p99, searches/s, the server's own ``took_ms`` p50, hits per search, and the
+   service's CPU milliseconds per search (its process tree's utime + stime in ``/proc``
+   before and after the cell, when the process is known: see step 4) and model calls and
+   tokens per search (queries and passages embedded at read time: the ``read_time``
+   counters of ``GET /v1/stats`` before and after the cell). ``default`` sends neither
+   ``mode`` nor ``rerank``: the search as an agent asks it (auto over every tier).
    ``hybrid+rerank`` sends ``rerank: true``; with ``--serve`` and no real
    ``cross-encoder/ms-marco-MiniLM-L-6-v2`` weights in the Hugging Face cache, the
    service gets a random-weight cross-encoder of that size built by

@@ -25,7 +25,7 @@ from bench.load.service import run_service
 from bench.load.workload import TIERS, Workload
 from bench.server import listener_pid, serve, served_child, service_commit, service_settings
 
-MODES = ("bm25", "vector", "hybrid", "hybrid+rerank")
+MODES = ("default", "bm25", "vector", "hybrid", "hybrid+rerank")
 
 
 def _count(text: str) -> int:
@@ -81,7 +81,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=200, help="searches per cell")
     p.add_argument("--warmup", type=int, default=5, help="uncounted searches per mode")
     p.add_argument("--max-seconds", type=float, default=60.0, help="time bound of one cell")
-    p.add_argument("--modes", default=",".join(MODES), help="bm25,vector,hybrid,hybrid+rerank")
+    p.add_argument(
+        "--modes", default=",".join(MODES), help="default,bm25,vector,hybrid,hybrid+rerank"
+    )
     p.add_argument("--concurrency", type=_ints, default=[1, 8, 32], help="service: 1,8,32")
     p.add_argument(
         "--peers", default="reference,chroma,tantivy", help="reference,chroma,tantivy or none"

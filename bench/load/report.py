@@ -31,6 +31,16 @@ def _mb(value: int | None) -> str:
     return "n/a" if value is None else f"{value / 1e6:.1f} MB"
 
 
+def _fraction(value: float | None) -> str:
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.2f}"
+
+
+def model_tokens(cell: Mapping[str, Any]) -> float | None:
+    """Query and passage tokens embedded per search in a cell; None when not counted."""
+    query, passage = cell.get("query_tokens_per_search"), cell.get("passage_tokens_per_search")
+    return None if query is None or passage is None else query + passage
+
+
 def _ratio(a: float, b: float) -> str:
     if not (math.isfinite(a) and math.isfinite(b)) or b <= 0:
         return "n/a"
@@ -148,11 +158,15 @@ def _search_table(svc: Mapping[str, Any], args: argparse.Namespace) -> list[str]
     out = [
         f"Search, `POST /v1/search`, `limit` {args.limit}, {args.queries} queries per cell "
         f"(at most {args.max_seconds:g} s), client-side latency over loopback HTTP; no query "
-        "text is sent twice in a run, so the service's query caches never hit:",
+        "text is sent twice in a run, so the service's query caches never hit (passage "
+        "vectors kept between searches do). CPU is the service process's and its children's "
+        "over the cell; model calls and tokens (queries and passages embedded at read time) "
+        "come from `/v1/stats` before and after it. Mode `default` sends no mode: auto over "
+        "every tier, as an agent asks:",
         "",
         "| mode | conc. | searches | p50 ms | p95 ms | p99 ms | searches/s "
-        "| server p50 ms | hits |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| server p50 ms | hits | CPU ms/search | model calls/search | model tokens/search |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in svc["search"]:
         flag = " (degraded)" if s["degraded"] else ""
@@ -161,7 +175,9 @@ def _search_table(svc: Mapping[str, Any], args: argparse.Namespace) -> list[str]
             f"| {s['mode']}{flag} | {s['concurrency']} | {s['queries']}{errors} "
             f"| {_ms(s['p50_ms'])} | {_ms(s['p95_ms'])} | {_ms(s['p99_ms'])} "
             f"| {_rate(s['searches_per_s'])} "
-            f"| {_ms(s['server_took_p50_ms'])} | {s['hits_mean']:.1f} |"
+            f"| {_ms(s['server_took_p50_ms'])} | {s['hits_mean']:.1f} "
+            f"| {_ms(s.get('cpu_ms_per_search'))} | {_fraction(s.get('model_calls_per_search'))} "
+            f"| {_rate(model_tokens(s))} |"
         )
     relaxed = [
         f"{s['mode']} c={s['concurrency']} {s['relaxed_share']:.0%}"

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench import cost
 from bench.common import REQUEST_TIMEOUT_S, auth_headers, search_fields, tree_bytes
-from bench.load.cells import Outcome, print_progress, run_cells
+from bench.load.cells import Cell, Outcome, print_progress, run_cell
 from bench.load.ingest import ingest, ingest_short, skip_ingest
 from bench.load.queries import Query, QueryPlan, Reservoir
 from bench.load.reranker import wait_for_reranker
@@ -43,6 +44,23 @@ def service_search(client: httpx.Client, mode: str, limit: int) -> Callable[[Que
         )
 
     return search
+
+
+def measured_cell(
+    client: httpx.Client,
+    pid: int | None,
+    search: Callable[[Query], Outcome],
+    queries: Sequence[Query],
+    cell: Cell,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """One cell's figures, with the service's CPU milliseconds and read-time model work per
+    search (its ``/v1/stats`` counters and ``/proc`` read before and after the cell)."""
+    before = cost.read(client, pid)
+    run_cell(search, queries, cell.concurrency, args.max_seconds, cell)
+    after = cost.read_after(client, pid)
+    summary = cell.summary()
+    return {**summary, **cost.per_search(before, after, summary["queries"])}
 
 
 def run_service(
@@ -87,11 +105,12 @@ def run_service(
                 if report["reranker"] is None:
                     print("reranker not loaded: hybrid+rerank runs degraded", file=sys.stderr)
             search = service_search(client, mode, args.limit)
-            cells = run_cells(
-                search, plan, "service", mode, args.concurrency, args.max_seconds, warmup=mode
-            )
-            for cell in cells:
-                summary = cell.summary()
+            run_cell(search, plan.warmup(mode), 1, args.max_seconds, Cell("service", mode, 1))
+            for concurrency in args.concurrency:
+                cell = Cell("service", mode, concurrency)
+                summary = measured_cell(
+                    client, pid, search, plan.cell(mode, concurrency), cell, args
+                )
                 report["search"].append(summary)
                 if cell.concurrency == 1:
                     results[mode] = cell.results

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from service.application.admin import AdminUseCases
@@ -36,6 +36,7 @@ from service.domain.ports import (
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
+from service.domain.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Jobs
@@ -103,6 +104,11 @@ class Services:
         self.stores.close()
 
 
+def _no_tokens(texts: Sequence[str]) -> list[int]:
+    """Without a model nothing is embedded at read time, so nothing is counted."""
+    return [0] * len(texts)
+
+
 def build_services(
     settings: Settings,
     stores: Stores,
@@ -128,6 +134,9 @@ def build_services(
         clock=clock,
         on_change=cache.invalidate,
     )
+    usage = ReadModelUsage(
+        stores.embedder.count_tokens if stores.embedder is not None else _no_tokens, clock
+    )
     retriever = Retriever(
         stores.ledger,
         stores.vectors,
@@ -136,6 +145,7 @@ def build_services(
         s.search,
         weighting=Weighting(s.search.tier_weights, s.search.c_recency_days),
         cache=cache,
+        usage=usage,
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(stores.catalog, memory, stores.files, s.chunking, clock=clock)
@@ -200,6 +210,7 @@ def build_services(
             stores.disk_usage,
             Replica(replica, follower),
             jobs,
+            usage,
         ),
         memory=memory,
         retriever=retriever,

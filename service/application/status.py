@@ -12,6 +12,7 @@ from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.replication import Follower, Lag
 from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
+from service.domain.usage import ReadModelUsage
 from service.jobs.scheduler import Jobs
 
 QUARANTINE_SHOWN = 1000
@@ -64,7 +65,9 @@ class StatusUseCases:
         disk_usage: Callable[[], dict[str, int | None]],
         replica: Replica,
         jobs: Jobs,
+        usage: ReadModelUsage | None = None,
     ) -> None:
+        """``usage``: the model work of reads, shown with the stats; None: not shown."""
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -74,6 +77,7 @@ class StatusUseCases:
         self.disk_usage = disk_usage
         self.replica = replica
         self.jobs = jobs
+        self.usage = usage
 
     def health(self) -> Health:
         """What the service runs with; answers even when a store does not."""
@@ -128,9 +132,14 @@ class StatusUseCases:
         )
 
     def stats(self, principal: Principal) -> Stats:
-        """Entries, vectors and tokens per namespace and tier; an agent key sees its
-        namespaces."""
-        summary = summarize(self.ledger.stats(), principal.may_use)
+        """Entries, vectors and tokens per namespace and tier, and the model work of reads
+        since the process started; an agent key sees its namespaces."""
+        summary = summarize(
+            self.ledger.stats(),
+            principal.may_use,
+            self.usage.snapshot() if self.usage is not None else None,
+            every_namespace=principal.namespaces is None,
+        )
         aside = [q for q in self.ledger.quarantined(QUARANTINE_SHOWN) if may_see(principal, q)]
         totals = replace(summary.totals, quarantined=len(aside))
         return replace(summary, totals=totals, disk=self.disk_usage())

@@ -200,7 +200,7 @@ class Answerer:
         if not executions.results:
             return RoutineCheck(0, False, [], executions.degraded)
         task_vector = self.retriever.embed_query(task)
-        vectors = self.embedder.embed([r.passage for r in executions.results])
+        vectors = self._embed_passages(executions.results)
         similar = [
             (result, round(_cosine(task_vector, vector), 6))
             for result, vector in zip(executions.results, vectors, strict=True)
@@ -219,6 +219,15 @@ class Answerer:
         parts = self.policy.parts(result.entry, result.score, now)
         return Answered(result, round(relevance, 6), round(self.policy.score(parts), 6), parts)
 
+    def _embed_passages(self, results: Sequence[SearchResult]) -> list[tuple[float, ...]]:
+        """The passages of ``results`` embedded now (read-time model work, counted)."""
+        assert self.embedder is not None
+        passages = [r.passage for r in results]
+        vectors = self.embedder.embed(passages)
+        if self.retriever.usage is not None:
+            self.retriever.usage.passages_embedded(passages, [r.entry.key for r in results])
+        return vectors
+
     def _relevances(
         self, question: str, results: Sequence[SearchResult], degraded: list[str]
     ) -> list[float]:
@@ -228,7 +237,7 @@ class Answerer:
         computed: dict[int, float] = {}
         if missing and self.embedder is not None:
             question_vector = self.retriever.embed_query(question)
-            vectors = self.embedder.embed([results[n].passage for n in missing])
+            vectors = self._embed_passages([results[n] for n in missing])
             computed = {
                 n: max(0.0, _cosine(question_vector, v))
                 for n, v in zip(missing, vectors, strict=True)

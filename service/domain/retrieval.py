@@ -32,6 +32,7 @@ from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, Vecto
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
 from service.domain.unembedded import QueryTimeCosines
+from service.domain.usage import ReadModelUsage
 from service.errors import InvalidInput
 from service.settings import SearchSettings
 
@@ -59,16 +60,21 @@ def resolve_mode(mode: Mode, filters: Filters) -> Mode:
 
 
 def choose_fusion(
-    settings: SearchSettings, ledger: Ledger, keywords: KeywordStore, embedder: Embedder | None
+    settings: SearchSettings,
+    ledger: Ledger,
+    keywords: KeywordStore,
+    embedder: Embedder | None,
+    usage: ReadModelUsage | None = None,
 ) -> Fusion:
-    """The fusion ``settings.fusion`` names, over these stores."""
+    """The fusion ``settings.fusion`` names, over these stores; ``usage`` counts the
+    passages it embeds at query time."""
     if settings.fusion == "rrf":
         return RankFusion(settings.list_weights, settings.rrf_k, ledger.vectors)
     if settings.fusion == "learned":
         single = ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors)
         return LearnedFusion(load_ranking_model(settings.ranking_model), single, ledger.vectors)
     measured = (
-        QueryTimeCosines(ledger, embedder, settings.unembedded_candidates)
+        QueryTimeCosines(ledger, embedder, settings.unembedded_candidates, usage)
         if embedder is not None and settings.unembedded_candidates > 0
         else None
     )
@@ -93,9 +99,12 @@ class Retriever:
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
         fusion: Fusion | None = None,
+        usage: ReadModelUsage | None = None,
     ) -> None:
         """``weighting``: the tier and recency factors scores are scaled by; None: none.
-        ``fusion``: how the lists become one ranking; None: as ``settings`` choose."""
+        ``fusion``: how the lists become one ranking; None: as ``settings`` choose.
+        ``usage`` counts the model work of searches; None: not counted."""
+        self.usage = usage
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -106,7 +115,7 @@ class Retriever:
         self.rerank_default = settings.rerank == "on"
         self.weighting = weighting
         self.mmr_lambda = settings.mmr_lambda
-        self.fusion = fusion or choose_fusion(settings, ledger, keywords, embedder)
+        self.fusion = fusion or choose_fusion(settings, ledger, keywords, embedder, usage)
         self.cache = cache
         self._query_vectors: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
@@ -186,6 +195,8 @@ class Retriever:
             vector = self._query_vectors.pop(text, None)
         if vector is None:
             vector = self.embedder.embed([text])[0]
+            if self.usage is not None:
+                self.usage.queries_embedded([text])
         with self._lock:
             self._query_vectors[text] = vector
             while len(self._query_vectors) > QUERY_VECTORS:

@@ -1,9 +1,13 @@
-"""What is stored per namespace and tier, and how much embedding the tiers avoided."""
+"""What is stored per namespace and tier, and how much embedding the tiers avoided: the
+tokens embedded when entries were written and those of passages embedded by reads since the
+process started, against embedding every entry."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+from service.domain.usage import ModelWork, ReadUsage
 
 StatsRow = tuple[str, str, bool, int, int, int, int]
 """namespace, tier, archived, entries, vectors, tokens embedded, tokens in all."""
@@ -26,9 +30,22 @@ class Totals:
     tokens_full_rag: int
     """Tokens had every entry been embedded, as plain RAG would."""
     embedding_avoided: float
-    """Share of those tokens the tiers left unembedded."""
+    """Share of those tokens the tiers left unembedded, at write time and at read time."""
+    tokens_read_time: int = 0
+    """Tokens of passages embedded by reads since the process started."""
     quarantined: int = 0
     """Entries set aside because they could not be indexed."""
+
+
+@dataclass(frozen=True)
+class ReadTime:
+    """Model work of reads since the process started, in the namespaces shown."""
+
+    since: float
+    passages: ModelWork
+    queries: ModelWork | None
+    """Query embeddings are not counted per namespace: None for a caller who does not see
+    every namespace."""
 
 
 @dataclass(frozen=True)
@@ -36,10 +53,31 @@ class Stats:
     namespaces: dict[str, dict[str, TierStats]]
     totals: Totals
     disk: dict[str, int | None] = field(default_factory=dict)
+    read_passages: dict[str, ModelWork] = field(default_factory=dict)
+    """Passages embedded by reads, per namespace shown (those with none left out)."""
+    read_time: ReadTime | None = None
+    """None when nothing counts read-time work."""
 
 
-def summarize(rows: Iterable[StatsRow], visible: Callable[[str], bool]) -> Stats:
-    """Per-namespace, per-tier figures of the namespaces ``visible`` admits, with totals."""
+def avoided(tokens_embedded: int, tokens_read_time: int, tokens: int) -> float | None:
+    """Share of ``tokens`` (embedding everything) the tiers kept from the model, once the
+    tokens embedded at write time and at read time are paid; None without tokens. Below 0
+    when reads have embedded more than embedding every entry once would have."""
+    if not tokens:
+        return None
+    return 1 - (tokens_embedded + tokens_read_time) / tokens
+
+
+def summarize(
+    rows: Iterable[StatsRow],
+    visible: Callable[[str], bool],
+    usage: ReadUsage | None = None,
+    *,
+    every_namespace: bool = True,
+) -> Stats:
+    """Per-namespace, per-tier figures of the namespaces ``visible`` admits, with totals;
+    ``usage`` adds the model work of reads (its query work only with ``every_namespace``,
+    as it is not counted per namespace)."""
     spaces: dict[str, dict[str, TierStats]] = {}
     for ns, tier, archived, entries, vectors, embedded, tokens in rows:
         if not visible(ns):
@@ -52,14 +90,23 @@ def summarize(rows: Iterable[StatsRow], visible: Callable[[str], bool]) -> Stats
         t.vectors += vectors
         t.tokens_embedded += embedded
         t.tokens += tokens
+    read = {ns: work for ns, work in (usage.passages if usage else {}).items() if visible(ns)}
+    for ns in read:
+        spaces.setdefault(ns, {})
     every = [t for tiers in spaces.values() for t in tiers.values()]
     embedded = sum(t.tokens_embedded for t in every)
     full = sum(t.tokens for t in every)
+    passages = sum(read.values(), ModelWork())
+    share = avoided(embedded, passages.tokens, full)
     totals = Totals(
         entries=sum(t.active + t.archived for t in every),
         vectors=sum(t.vectors for t in every),
         tokens_embedded=embedded,
         tokens_full_rag=full,
-        embedding_avoided=round(1 - embedded / full, 4) if full else 0.0,
+        embedding_avoided=round(share, 4) if share is not None else 0.0,
+        tokens_read_time=passages.tokens,
     )
-    return Stats(dict(sorted(spaces.items())), totals)
+    read_time = None
+    if usage is not None:
+        read_time = ReadTime(usage.since, passages, usage.queries if every_namespace else None)
+    return Stats(dict(sorted(spaces.items())), totals, read_passages=read, read_time=read_time)

@@ -16,13 +16,16 @@ import numpy as np
 from service.domain.ports import Embedder, Ledger
 from service.domain.snippets import best_chunk, query_terms
 from service.domain.texts import embedding_input
+from service.domain.usage import ReadModelUsage
 
 PASSAGES_KEPT = 4096
 """Passage vectors kept between searches (about 1.5 kB each at 384 dimensions)."""
 
 
 class QueryTimeCosines:
-    def __init__(self, ledger: Ledger, embedder: Embedder, most: int) -> None:
+    def __init__(
+        self, ledger: Ledger, embedder: Embedder, most: int, usage: ReadModelUsage | None = None
+    ) -> None:
         self.ledger = ledger
         self.embedder = embedder
         self.most = most
@@ -31,6 +34,8 @@ class QueryTimeCosines:
         """Vectors of passages embedded lately, by passage text: the same log lines come
         back as candidates of many searches."""
         self._lock = threading.Lock()
+        self.usage = usage
+        """Counts the passages embedded here; None: not counted."""
 
     def __call__(self, text: str, vector: Sequence[float], keys: Sequence[str]) -> dict[str, float]:
         """Cosines of ``vector`` (the query's) with the best chunk of each of the first
@@ -43,15 +48,17 @@ class QueryTimeCosines:
         for key, (entry, chunks) in found.items():
             texts = chunks or (entry.text,)
             inputs.append((key, embedding_input(entry, texts[best_chunk(texts, terms)])))
-        vectors = self._vectors([passage for _, passage in inputs])
+        owners = {passage: key for key, passage in reversed(inputs)}
+        vectors = self._vectors([passage for _, passage in inputs], owners)
         query = np.asarray(vector, dtype=np.float32)
         return {
             key: float(v @ query) if len(v) == len(query) else 0.0
             for (key, _), v in zip(inputs, vectors, strict=True)
         }
 
-    def _vectors(self, passages: list[str]) -> list[np.ndarray]:
-        """Each passage's vector: kept ones as they are, the others in one model call."""
+    def _vectors(self, passages: list[str], owners: dict[str, str]) -> list[np.ndarray]:
+        """Each passage's vector: kept ones as they are, the others in one model call
+        (counted against the namespace of ``owners[passage]``, the first entry holding it)."""
         with self._lock:
             found = {p: self._kept[p] for p in passages if p in self._kept}
             for passage in found:
@@ -59,6 +66,8 @@ class QueryTimeCosines:
         missing = list(dict.fromkeys(p for p in passages if p not in found))
         if missing:
             made = self.embedder.embed(missing)
+            if self.usage is not None:
+                self.usage.passages_embedded(missing, [owners[p] for p in missing])
             fresh = {p: np.asarray(v, dtype=np.float32) for p, v in zip(missing, made, strict=True)}
             found |= fresh
             with self._lock:

@@ -155,3 +155,47 @@ def test_stats_show_the_embedding_avoided(client: TestClient[Litestar]) -> None:
     )
     assert stats["disk_bytes"]["ledger"] > 0 and stats["disk_bytes"]["tantivy"] > 0
     assert client.get("/v1/stats", headers=AGENT).status_code == 200
+
+
+@pytest.mark.parametrize("unembedded", [3, 0])
+def test_passages_embedded_by_searches_count_against_the_embedding_avoided(
+    tmp_path: Path, chroma_url: str, open_stores: OpenStores, unembedded: int
+) -> None:
+    settings = Settings().replace(
+        data_dir=tmp_path,
+        chroma_url=chroma_url,
+        api_keys=KEYS,
+        fusion="score",
+        unembedded_candidates=unembedded,
+    )
+    with TestClient(create_app(services=open_stores(settings)), base_url=LOCAL) as client:
+        client.headers.update(ADMIN)
+        write(
+            client,
+            {"tier": "A", "text": "we pinned the kubernetes upgrade to version 1.29"},
+            *[
+                {"tier": "E", "text": f"kubernetes upgrade step {n} finished with exit code 0"}
+                for n in range(6)
+            ],
+        )
+        before = client.get("/v1/stats").json()
+        assert before["read_time"]["passages"] == {"calls": 0, "texts": 0, "tokens": 0}
+        assert before["totals"]["tokens_read_time"] == 0
+        search(client, "kubernetes upgrade")  # every tier: BM25 finds the tier E lines
+        after = client.get("/v1/stats").json()
+    queries = after["read_time"]["queries"]
+    assert (queries["calls"], queries["texts"]) == (1, 1) and queries["tokens"] > 2
+    passages = after["read_time"]["passages"]
+    assert after["namespaces"][0]["read_time"] == passages
+    assert after["totals"]["tokens_read_time"] == passages["tokens"]
+    full = after["totals"]["tokens_full_rag"]
+    assert after["totals"]["embedding_avoided"] == pytest.approx(
+        1 - (after["totals"]["tokens_embedded"] + passages["tokens"]) / full, abs=1e-4
+    )
+    if unembedded:
+        assert (passages["calls"], passages["texts"]) == (1, unembedded)
+        assert passages["tokens"] > 0
+        assert after["totals"]["embedding_avoided"] < before["totals"]["embedding_avoided"]
+    else:
+        assert passages == {"calls": 0, "texts": 0, "tokens": 0}
+        assert after["totals"]["embedding_avoided"] == before["totals"]["embedding_avoided"]

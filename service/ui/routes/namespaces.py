@@ -12,6 +12,7 @@ from schemas import wire
 from service import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.domain.models import TIERS
+from service.domain.stats import avoided
 from service.ui.pages import page
 
 
@@ -23,11 +24,14 @@ class Summary:
     vectors: int
     tokens_embedded: int
     tokens: int
+    tokens_read_time: int = 0
+    """Tokens of its passages embedded by searches since the process started."""
 
     @property
     def embedding_avoided(self) -> float | None:
-        """Share of its tokens the tiers kept from the model; None when it has none."""
-        return 1 - self.tokens_embedded / self.tokens if self.tokens else None
+        """Share of its tokens the tiers kept from the model, once the tokens embedded at
+        write time and at read time are paid; None when it has none."""
+        return avoided(self.tokens_embedded, self.tokens_read_time, self.tokens)
 
 
 def summary(stats: wire.NamespaceStats) -> Summary:
@@ -37,6 +41,7 @@ def summary(stats: wire.NamespaceStats) -> Summary:
         sum(t.vectors for t in tiers),
         sum(t.tokens_embedded for t in tiers),
         sum(t.tokens for t in tiers),
+        stats.read_time.tokens,
     )
 
 

@@ -1,0 +1,54 @@
+"""The namespaces page: what the tiers saved, once reads have embedded passages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service.application import Services
+from tests.api.conftest import fake_services
+from tests.fakes import FakeClock, FakeFiles
+from tests.http import AS_ADMIN, KEYS
+from tests.ui.conftest import SECRET, Client
+from tests.ui.test_pages import text_of, write
+
+
+@pytest.fixture
+def services(clock: FakeClock, files: FakeFiles) -> Services:
+    """Searches measure the cosine of up to 3 tier E candidates by embedding them."""
+    return fake_services(
+        clock, files, api_keys=KEYS, ui_secret=SECRET, fusion="score", unembedded_candidates="3"
+    )
+
+
+def avoided(shown: str) -> list[float]:
+    return [float(share) for share in re.findall(r"Embedding avoided:? (-?\d+\.\d)%", shown)]
+
+
+def test_passage_tokens_embedded_by_searches_show_beside_the_embedding_avoided(
+    admin: Client,
+) -> None:
+    write(
+        admin,
+        {"namespace": "one", "tier": "A", "text": "invoices are retried three times"},
+        *[{"namespace": "one", "tier": "E", "text": f"GET /invoices {n} 503"} for n in range(4)],
+    )
+    before = text_of(admin.get("/ui/namespaces").text)
+    assert "Embedded at read time 0 passage tokens since" in before
+    assert "(read time: 0 passage tokens in 0 passages)" in before
+
+    found = admin.post(
+        "/v1/search", json={"query": "invoices 503", "namespace": "one"}, headers=AS_ADMIN
+    )
+    assert found.status_code == 200, found.text
+    stats = admin.get("/v1/stats", headers=AS_ADMIN).json()
+    tokens = stats["totals"]["tokens_read_time"]
+    assert tokens > 0
+
+    after = text_of(admin.get("/ui/namespaces").text)
+    assert f"Embedded at read time {tokens} passage tokens since" in after
+    assert f"(read time: {tokens} passage tokens in 3 passages)" in after
+    # The totals' share and the namespace's own both fall by the tokens read time embedded.
+    assert avoided(after)[0] < avoided(before)[0] and avoided(after)[1] < avoided(before)[1]
+    assert avoided(after)[1] == pytest.approx(100 * stats["totals"]["embedding_avoided"], abs=0.1)

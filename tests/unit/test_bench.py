@@ -1,0 +1,139 @@
+"""The benchmarks' pure logic: variants of the settings, cost per search, ratios, metrics."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench import cost
+from bench.common import search_fields
+from bench.load.report import model_tokens
+from bench.quality.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
+from bench.quality.runs import CostRun
+from bench.quality.scores import score_cost, with_ratios
+from bench.quality.servers import SERVED, Variant, parse_variant
+
+
+def test_a_variant_names_settings_and_gets_their_prefix() -> None:
+    assert parse_variant("few:UNEMBEDDED_CANDIDATES=3,STRATA_FUSION=rrf") == Variant(
+        "few", {"STRATA_UNEMBEDDED_CANDIDATES": "3", "STRATA_FUSION": "rrf"}
+    )
+
+
+def test_a_json_value_keeps_its_commas() -> None:
+    variant = parse_variant('w:TIER_WEIGHTS={"A":1.0,"C":0.8,"E":0.5},MMR_LAMBDA=0.7')
+    assert variant.env == {
+        "STRATA_TIER_WEIGHTS": '{"A":1.0,"C":0.8,"E":0.5}',
+        "STRATA_MMR_LAMBDA": "0.7",
+    }
+
+
+def test_a_variant_without_settings_is_the_base_again() -> None:
+    assert parse_variant("again:") == Variant("again", {})
+
+
+@pytest.mark.parametrize("text", ["no-colon", ":X=1", "bad name:X=1", "v:X", "v:1X=2"])
+def test_malformed_variants_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_variant(text)
+
+
+def test_served_services_answer_nothing_from_the_outcome_cache() -> None:
+    assert SERVED["STRATA_QUERY_CACHE_SIZE"] == "0"
+
+
+def test_default_mode_sends_neither_mode_nor_rerank() -> None:
+    assert search_fields("default", 10) == {"limit": 10}
+    assert search_fields("hybrid+rerank", 10) == {"mode": "hybrid", "rerank": True, "limit": 10}
+
+
+STATS = {
+    "read_time": {
+        "since": "2027-01-15T08:00:00Z",
+        "queries": {"calls": 4, "texts": 4, "tokens": 40},
+        "passages": {"calls": 2, "texts": 9, "tokens": 300},
+    }
+}
+
+
+def test_model_work_is_read_from_the_stats() -> None:
+    queries, passages = cost.model_work(STATS)
+    assert queries == {"calls": 4, "texts": 4, "tokens": 40}
+    assert passages == {"calls": 2, "texts": 9, "tokens": 300}
+
+
+def test_model_work_is_none_where_the_stats_lack_it() -> None:
+    assert cost.model_work({"totals": {}}) == (None, None)
+    assert cost.model_work(None) == (None, None)
+    hidden = {"read_time": {**STATS["read_time"], "queries": None}}
+    assert cost.model_work(hidden)[0] is None
+
+
+def reading(cpu: float | None, calls: int, tokens: int, passages: int) -> cost.Reading:
+    return cost.Reading(
+        cpu,
+        {"calls": calls, "texts": calls, "tokens": tokens},
+        {"calls": passages, "texts": 3 * passages, "tokens": 50 * passages},
+    )
+
+
+def test_cost_per_search_is_the_difference_of_two_readings() -> None:
+    figures = cost.per_search(reading(10.0, 5, 50, 1), reading(12.5, 105, 1050, 51), 100)
+    assert figures == {
+        "cpu_ms_per_search": pytest.approx(25.0),
+        "model_calls_per_search": 1.5,
+        "query_calls_per_search": 1.0,
+        "query_tokens_per_search": 10.0,
+        "passage_calls_per_search": 0.5,
+        "passages_per_search": 1.5,
+        "passage_tokens_per_search": 25.0,
+    }
+
+
+def test_cost_per_search_is_none_where_a_reading_lacks_it() -> None:
+    unknown = cost.Reading(None, None, None)
+    figures = cost.per_search(unknown, reading(1.0, 1, 1, 1), 10)
+    assert set(figures.values()) == {None}
+    assert set(cost.per_search(reading(1, 1, 1, 1), reading(2, 2, 2, 2), 0).values()) == {None}
+
+
+def test_a_cost_pass_scores_searches_per_second_and_work_per_search() -> None:
+    run = CostRun(8, searches=200, wall_s=4.0, latencies_ms=[10.0, 30.0])
+    run.before, run.after = reading(1.0, 0, 0, 0), reading(3.0, 200, 2000, 100)
+    scored = score_cost(run)
+    assert scored["searches_per_s"] == 50.0
+    assert scored["cpu_ms_per_search"] == pytest.approx(10.0)
+    assert scored["passage_tokens_per_search"] == 25.0
+    assert scored["p50_ms"] == 20.0
+    assert math.isnan(score_cost(CostRun(8))["searches_per_s"])
+
+
+def test_each_mode_is_compared_with_bm25_mode() -> None:
+    costs = {"default": {"searches_per_s": 20.0}, "bm25": {"searches_per_s": 200.0}}
+    assert {m: c["vs_bm25"] for m, c in with_ratios(costs).items()} == {
+        "default": 0.1,
+        "bm25": 1.0,
+    }
+    assert with_ratios({"hybrid": {"searches_per_s": 20.0}})["hybrid"]["vs_bm25"] is None
+    nan = {"bm25": {"searches_per_s": float("nan")}, "hybrid": {"searches_per_s": 1.0}}
+    assert with_ratios(nan)["hybrid"]["vs_bm25"] is None
+
+
+def test_a_load_cell_adds_query_and_passage_tokens() -> None:
+    cell = {"query_tokens_per_search": 12.0, "passage_tokens_per_search": 280.0}
+    assert model_tokens(cell) == 292.0
+    assert model_tokens({"query_tokens_per_search": 12.0}) is None
+
+
+RELS = {"a": 1, "b": 1}
+
+
+def test_ranking_metrics() -> None:
+    ranked = ["x", "a", "y", "b"]
+    assert recall_at_k(ranked, RELS, 2) == 0.5
+    assert mrr_at_k(ranked, RELS, 10) == 0.5
+    assert hit_at_k(ranked, RELS, 1) == 0.0 and hit_at_k(ranked, RELS, 2) == 1.0
+    found, ideal = 1 / math.log2(3) + 1 / math.log2(5), 1 + 1 / math.log2(3)
+    assert ndcg_at_k(ranked, RELS, 10) == pytest.approx(found / ideal)
+    assert ndcg_at_k(["a", "b"], RELS, 10) == pytest.approx(1.0)
