@@ -121,9 +121,12 @@ def list_features(
     """The list features of every candidate of the two lists (each sorted best first), by
     key. ``cosines``: each candidate's cosine with the query where it is known (the vector
     list's, else from the ledger's vectors)."""
+    # Read to six places, as the lists are sorted: an index rebuilt from the same vectors may
+    # differ in the last bits of a cosine, and a ranking must not.
     keyword: dict[str, float] = {}
     for hit in bm25:
-        keyword.setdefault(hit.key, hit.score)
+        keyword.setdefault(hit.key, round(hit.score, 6))
+    cosines = {key: round(cosine, 6) for key, cosine in cosines.items()}
     best_keyword = max(keyword.values(), default=0.0)
     best_cosine = max((max(c, 0.0) for c in cosines.values()), default=0.0)
     bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)

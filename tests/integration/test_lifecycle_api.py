@@ -135,7 +135,14 @@ def test_rebuild_gives_the_same_results(client: TestClient[Litestar], opened: Se
     status = client.get("/v1/admin/rebuild").json()
     assert (status["state"], status["done"]) == ("done", 30)
     after = [search(client, q, limit=20)["results"] for q in queries]
-    assert after == before
+    # The same entries in the same order; a score may differ in its sixth decimal, as the
+    # rebuilt vector index may return a cosine a few float bits apart.
+    assert [[r["id"] for r in found] for found in after] == [
+        [r["id"] for r in found] for found in before
+    ]
+    for found, earlier in zip(after, before, strict=True):
+        assert [r["score"] for r in found] == pytest.approx([r["score"] for r in earlier], abs=2e-6)
+        assert [{**r, "score": 0} for r in found] == [{**r, "score": 0} for r in earlier]
 
 
 def test_stats_show_the_embedding_avoided(client: TestClient[Litestar]) -> None:
