@@ -99,9 +99,13 @@ def test_a_bad_calibration_file_is_a_config_error_naming_the_problem(
         Calibration.load(path)
 
 
-def test_the_shipped_calibration_loads_and_weighs_margin_up() -> None:
+def test_the_shipped_calibration_trusts_a_best_result_that_stands_out() -> None:
     shipped = Calibration.load(SHIPPED)
-    assert shipped.weights["margin"] > 0
+    common = {"agreement": 0.6, "coverage": 0.5, "cosine": 0.5, "keyword": 0.4}
+    common |= {"found": 0.6, "match_margin": 0.2}
+    standing_out = shipped.probability({**common, "margin": 0.5, "runners_up": 0.1})
+    crowded = shipped.probability({**common, "margin": 0.05, "runners_up": 0.55})
+    assert standing_out > crowded + 0.2
     assert 0.3 <= shipped.threshold <= 0.9
 
 
