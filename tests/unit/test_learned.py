@@ -13,6 +13,7 @@ from service.domain.fusion import ScoreFusion
 from service.domain.hydration import Candidate
 from service.domain.learned import (
     FEATURES,
+    SETTLED,
     SHIPPED,
     LearnedFusion,
     RankingModel,
@@ -126,17 +127,19 @@ def test_a_log_with_strong_keyword_evidence_beats_an_embedded_entry_sharing_one_
     assert blended[0].score < 0.7 * 1.0 and blended[0].key == "log"
 
 
-def test_fused_scores_are_probabilities_best_first_and_cut_at_the_limit() -> None:
+def test_fused_scores_are_probabilities_best_first_and_at_least_settled_many() -> None:
     lists = {
-        "bm25": [Hit(f"k{n}", 4.0 - n * 0.3) for n in range(8)],
-        "vector": [Hit(f"k{n}", 0.9 - n * 0.05) for n in range(0, 8, 2)],
+        "bm25": [Hit(f"k{n}", 40.0 - n * 0.3) for n in range(50)],
+        "vector": [Hit(f"k{n}", 0.9 - n * 0.01) for n in range(0, 50, 2)],
     }
-    fused = learned().fuse("q", lists, (1.0, 0.0), limit=5)
+    fused = learned(bound=40.0).fuse("q", lists, (1.0, 0.0), limit=5)
     scores = [f.score for f in fused]
-    assert len(fused) == 5
+    # Text features may lift a candidate from below the page: SETTLED are loaded at least.
+    assert len(fused) == SETTLED
     assert all(0 < s < 1 for s in scores)
     assert scores == sorted(scores, reverse=True)
     assert all(f.features is not None for f in fused)
+    assert len(learned(bound=40.0).fuse("q", lists, (1.0, 0.0), limit=SETTLED + 5)) == SETTLED + 5
 
 
 def test_a_bm25_candidate_with_stored_vectors_gets_its_cosine_from_the_ledger() -> None:
