@@ -168,11 +168,12 @@ def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str,
 
 @dataclass(frozen=True)
 class Pool:
-    """A search's candidates before any is loaded: list features by key, and the lists."""
+    """A search's candidates before any is loaded."""
 
     features: dict[str, dict[str, float]]
-    lists: Mapping[str, Sequence[Hit]]
+    """Each candidate's list features, by key."""
     cosines: Mapping[str, float]
+    """The cosines known, from the vector list or the ledger's vectors."""
 
 
 class LearnedFusion:
@@ -198,7 +199,7 @@ class LearnedFusion:
         alone = [h.key for h in bm25 if h.key not in cosines]
         cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
         bound = self.single.score_bound(text)
-        return Pool(list_features(bm25, bound, cosines, found), lists, cosines)
+        return Pool(list_features(bm25, bound, cosines, found), cosines)
 
     def fuse(
         self,
