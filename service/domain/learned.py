@@ -59,8 +59,12 @@ SETTLED = 30
 """Fewest candidates loaded and scored with their text features: those features can lift a
 candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
 settled, 0.662 with 30)."""
+LENGTH_WORDS = 150
+"""``length`` counts words up to one chunk's worth: the sets the model learned from hold
+turns and sentences, so what it says of length is not stretched to long documents (a long
+entry is matched by its best chunk anyway)."""
 LENGTH_SCALE = 5.0
-"""``length`` is log(1 + words) / this: about 1 for a 150-word passage."""
+"""``length`` is log(1 + words) / this: about 1 at ``LENGTH_WORDS``."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,7 @@ def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str,
     return {
         "coverage": coverage,
         "coverage_unembedded": unembedded * coverage,
-        "length": math.log1p(len(entry.text.split())) / LENGTH_SCALE,
+        "length": math.log1p(min(len(entry.text.split()), LENGTH_WORDS)) / LENGTH_SCALE,
     }
 
 

@@ -80,6 +80,12 @@ def test_text_features_cover_the_questions_content_words() -> None:
     assert found["length"] == pytest.approx(math.log1p(5) / 5)
 
 
+def test_length_counts_no_more_than_a_chunk() -> None:
+    chunk = text_features(set(), entry("x", "word " * 150), 0.0)["length"]
+    document = text_features(set(), entry("x", "word " * 5000), 0.0)["length"]
+    assert document == chunk == pytest.approx(math.log1p(150) / 5)
+
+
 def test_the_shipped_model_loads_and_weighs_every_feature() -> None:
     model = RankingModel.load(SHIPPED)
     assert set(model.weights) == set(FEATURES)
