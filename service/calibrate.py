@@ -151,15 +151,15 @@ class Workbench:
             lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
             if vector is None:
                 raise ValueError("the ranking model is fitted with an embedding model")
-            pool = fusion.pool(query.text, lists, vector)
-            loaded = retriever.ledger.passages(list(pool.features))
+            pool = fusion.pool(query.text, lists, vector).features
+            loaded = retriever.ledger.passages(pool.keys)
             asked = content_terms(query.text)
             relevant = self._relevant(query)
             rows, truth = [], []
-            for key, listed in pool.features.items():
+            for row, key in enumerate(pool.keys):
                 if key not in loaded:
                     continue
-                entry = loaded[key][0]
+                entry, listed = loaded[key][0], pool.of(row)
                 rows.append({**listed, **text_features(asked, entry, listed["unembedded"])})
                 truth.append(self.source.get((namespace, entry.id)) in relevant)
             found.append(Candidates(rows, truth))

@@ -123,8 +123,9 @@ class Fusion(Protocol):
         where unknown."""
         ...
 
-    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
-        """The loaded candidates, rescored where their texts tell more, best first."""
+    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
+        """The loaded candidates, rescored where their texts tell more, best first; with
+        ``explain``, each rescored part is in their ``explain``."""
         ...
 
 
@@ -175,7 +176,7 @@ class ScoreFusion:
     ) -> dict[str, float | None]:
         return {hit.key: hit.score for hit in hits}
 
-    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
         return candidates
 
 
@@ -207,7 +208,7 @@ class RankFusion:
             known.update(ledger_cosines(vector, unknown, self.chunk_vectors))
         return {h.key: known.get(h.key) for h in hits}
 
-    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
+    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
         return candidates
 
 

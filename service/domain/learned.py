@@ -24,6 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
+
 from service.domain.confidence import content_terms
 from service.domain.fusion import (
     ChunkVectors,
@@ -123,40 +126,55 @@ def first_ranks(hits: Sequence[Hit]) -> dict[str, int]:
     return ranks
 
 
+@dataclass(frozen=True)
+class ListFeatures:
+    """The list features of a search's candidates: a row of ``LIST_FEATURES`` per key."""
+
+    keys: list[str]
+    matrix: npt.NDArray[np.float64]
+
+    def of(self, row: int) -> dict[str, float]:
+        return dict(zip(LIST_FEATURES, self.matrix[row].tolist(), strict=True))
+
+
 def list_features(
     bm25: Sequence[Hit], bound: float, cosines: Mapping[str, float], vector: Sequence[Hit]
-) -> dict[str, dict[str, float]]:
-    """The list features of every candidate of the two lists (each sorted best first), by
-    key. ``cosines``: each candidate's cosine with the query where it is known (the vector
-    list's, else from the ledger's vectors)."""
-    # Read to six places, as the lists are sorted: an index rebuilt from the same vectors may
-    # differ in the last bits of a cosine, and a ranking must not.
+) -> ListFeatures:
+    """The list features of every candidate of the two lists (each sorted best first), in
+    the order the lists give them. ``cosines``: each candidate's cosine with the query where
+    it is known (the vector list's, else from the ledger's vectors)."""
+    bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)
+    keys = list(dict.fromkeys([*bm25_ranks, *vector_ranks]))
     keyword: dict[str, float] = {}
     for hit in bm25:
-        keyword.setdefault(hit.key, round(hit.score, 6))
-    cosines = {key: round(cosine, 6) for key, cosine in cosines.items()}
-    best_keyword = max(keyword.values(), default=0.0)
-    best_cosine = max((max(c, 0.0) for c in cosines.values()), default=0.0)
-    bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)
-    found: dict[str, dict[str, float]] = {}
-    for key in dict.fromkeys([*bm25_ranks, *vector_ranks]):
-        score = keyword.get(key, 0.0)
-        unembedded = float(key not in cosines)
-        cosine = max(cosines.get(key, 0.0), 0.0)
-        relative = score / best_keyword if best_keyword > 0 else 0.0
-        found[key] = {
-            "keyword": min(score / bound, 1.0) if bound > 0 else 0.0,
-            "keyword_top": relative,
-            "cosine": cosine,
-            "cosine_top": cosine / best_cosine if best_cosine > 0 else 0.0,
-            "unembedded": unembedded,
-            "keyword_unembedded": unembedded * (min(score / bound, 1.0) if bound > 0 else 0.0),
-            "keyword_top_unembedded": unembedded * relative,
-            "bm25_rank": rank_feature(bm25_ranks.get(key, 0)),
-            "vector_rank": rank_feature(vector_ranks.get(key, 0)),
-            "bm25_rank_unembedded": unembedded * rank_feature(bm25_ranks.get(key, 0)),
-        }
-    return found
+        keyword.setdefault(hit.key, hit.score)
+    # Read to six places, as the lists are sorted: an index rebuilt from the same vectors may
+    # differ in the last bits of a cosine, and a ranking must not.
+    score = np.round(np.array([keyword.get(k, 0.0) for k in keys]), 6)
+    cosine = np.round(np.array([cosines.get(k, 0.0) for k in keys]), 6).clip(0.0)
+    unembedded = np.array([k not in cosines for k in keys], dtype=np.float64)
+    best_keyword, best_cosine = score.max(initial=0.0), cosine.max(initial=0.0)
+    bounded = (score / bound).clip(max=1.0) if bound > 0 else np.zeros(len(keys))
+    relative = score / best_keyword if best_keyword > 0 else np.zeros(len(keys))
+    bm25_rank = np.array([rank_feature(bm25_ranks.get(k, 0)) for k in keys])
+    columns = {
+        "keyword": bounded,
+        "keyword_top": relative,
+        "cosine": cosine,
+        "cosine_top": cosine / best_cosine if best_cosine > 0 else np.zeros(len(keys)),
+        "unembedded": unembedded,
+        "keyword_unembedded": unembedded * bounded,
+        "keyword_top_unembedded": unembedded * relative,
+        "bm25_rank": bm25_rank,
+        "vector_rank": np.array([rank_feature(vector_ranks.get(k, 0)) for k in keys]),
+        "bm25_rank_unembedded": unembedded * bm25_rank,
+    }
+    matrix = (
+        np.column_stack([columns[name] for name in LIST_FEATURES])
+        if keys
+        else np.zeros((0, len(LIST_FEATURES)))
+    )
+    return ListFeatures(keys, matrix)
 
 
 def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str, float]:
@@ -174,8 +192,7 @@ def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str,
 class Pool:
     """A search's candidates before any is loaded."""
 
-    features: dict[str, dict[str, float]]
-    """Each candidate's list features, by key."""
+    features: ListFeatures
     cosines: Mapping[str, float]
     """The cosines known, from the vector list or the ledger's vectors."""
 
@@ -215,21 +232,23 @@ class LearnedFusion:
         if len(lists) < 2 or vector is None:
             return self.single.fuse(text, lists, vector, limit)
         pool = self.pool(text, lists, vector)
-        logits = {key: self.model.logit(f) for key, f in pool.features.items()}
+        weights = np.array([self.model.weights.get(name, 0.0) for name in LIST_FEATURES])
+        logits = pool.features.matrix @ weights
         # Text features are not known yet: the list features order the pool.
-        order = sorted(pool.features, key=lambda key: -logits[key])[: max(limit, SETTLED)]
+        order = np.argsort(-logits, kind="stable")[: max(limit, SETTLED)].tolist()
         ranks = {name: first_ranks(hits) for name, hits in lists.items()}
+        keys = pool.features.keys
         fused = [
             Fused(
-                key,
-                self.model.probability(logits[key]),
-                {name: found[key] for name, found in ranks.items() if key in found},
+                keys[row],
+                self.model.probability(float(logits[row])),
+                {name: found[keys[row]] for name, found in ranks.items() if keys[row] in found},
             )
-            for key in order
+            for row in order
         ]
         return [
-            replace(hit, features=pool.features[hit.key])
-            for hit in explained(fused, lists, pool.cosines)
+            replace(hit, features=pool.features.of(row))
+            for hit, row in zip(explained(fused, lists, pool.cosines), order, strict=True)
         ]
 
     def relevances(
@@ -237,9 +256,9 @@ class LearnedFusion:
     ) -> dict[str, float | None]:
         return {hit.key: hit.score for hit in hits}
 
-    def settle(self, text: str, candidates: list[Candidate]) -> list[Candidate]:
-        """The loaded candidates scored with every feature, best first; each feature's
-        part of the logit is in ``explain`` (``model.<feature>``)."""
+    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
+        """The loaded candidates scored with every feature, best first; with ``explain``,
+        each feature's part of the logit is in their ``explain`` (``model.<feature>``)."""
         asked = content_terms(text)
         for candidate in candidates:
             listed = candidate.features
@@ -252,7 +271,7 @@ class LearnedFusion:
             logit = 0.0
             for name, value in features.items():
                 part = self.model.weights.get(name, 0.0) * value
-                if part:
+                if part and explain:
                     candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
                 logit += part
             candidate.score = self.model.probability(logit)

@@ -222,7 +222,7 @@ class Retriever:
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
         fused = self.fusion.fuse(query.text, lists, vector, wanted)
         candidates = hydrate(self.ledger, fused, query, vector, self.fusion)
-        candidates = self.fusion.settle(query.text, candidates)
+        candidates = self.fusion.settle(query.text, candidates, query.explain)
         return score(
             query,
             candidates,

@@ -13,9 +13,11 @@ from service.domain.fusion import ScoreFusion
 from service.domain.hydration import Candidate
 from service.domain.learned import (
     FEATURES,
+    LIST_FEATURES,
     SETTLED,
     SHIPPED,
     LearnedFusion,
+    ListFeatures,
     RankingModel,
     list_features,
     rank_feature,
@@ -41,10 +43,18 @@ def entry(key: str, text: str, tier: str = "A") -> Entry:
     return Entry(id=key, namespace="ns", tier=tier, text=text, timestamp=0.0)  # type: ignore[arg-type]
 
 
+def by_key(features: ListFeatures) -> dict[str, dict[str, float]]:
+    return {key: features.of(row) for row, key in enumerate(features.keys)}
+
+
+def test_no_candidate_no_features() -> None:
+    assert list_features([], 1.0, {}, []).matrix.shape == (0, len(LIST_FEATURES))
+
+
 def test_list_features_mark_a_candidate_without_a_cosine_as_unembedded() -> None:
     bm25 = [Hit("log", 4.0), Hit("fact", 2.0)]
     vector = [Hit("fact", 0.8)]
-    features = list_features(bm25, 4.0, {"fact": 0.8}, vector)
+    features = by_key(list_features(bm25, 4.0, {"fact": 0.8}, vector))
     assert features["log"]["unembedded"] == 1.0
     assert features["log"]["cosine"] == 0.0
     assert features["log"]["keyword"] == 1.0
@@ -59,7 +69,7 @@ def test_list_features_mark_a_candidate_without_a_cosine_as_unembedded() -> None
 
 
 def test_a_key_listed_twice_keeps_its_first_rank() -> None:
-    features = list_features([Hit("a", 3.0), Hit("b", 2.0), Hit("a", 1.0)], 3.0, {}, [])
+    features = by_key(list_features([Hit("a", 3.0), Hit("b", 2.0), Hit("a", 1.0)], 3.0, {}, []))
     assert features["a"]["bm25_rank"] == 1.0
     assert features["a"]["keyword"] == 1.0
 
@@ -173,7 +183,7 @@ def test_settle_completes_each_score_with_the_text_and_explains_every_part() -> 
         Candidate(entry(k, texts[k], "E"), texts[k], f.score, dict(f.explain), f.score, f.features)
         for k, f in fused.items()
     ]
-    settled = learned(model).settle("billing export", candidates)
+    settled = learned(model).settle("billing export", candidates, explain=True)
     assert [c.entry.id for c in settled][:2] == ["precise", "vague"]
     best = settled[0]
     assert best.explain["model.coverage"].score == pytest.approx(4.0)
@@ -184,4 +194,14 @@ def test_settle_completes_each_score_with_the_text_and_explains_every_part() -> 
 
 def test_settle_leaves_candidates_without_features_as_they_are() -> None:
     candidate = Candidate(entry("a", "text"), "text", 0.4, {}, 0.4, None)
-    assert learned().settle("q", [candidate])[0].score == 0.4
+    assert learned().settle("q", [candidate], explain=True)[0].score == 0.4
+
+
+def test_settle_explains_nothing_unless_asked() -> None:
+    lists = {"bm25": [Hit("a", 4.0)], "vector": [Hit("a", 0.5)]}
+    hit = learned().fuse("a b", lists, (1.0, 0.0), 5)[0]
+    candidate = Candidate(
+        entry("a", "a b"), "a b", hit.score, dict(hit.explain), hit.score, hit.features
+    )
+    settled = learned().settle("a b", [candidate], explain=False)[0]
+    assert not any(name.startswith("model.") for name in settled.explain)
