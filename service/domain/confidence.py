@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from service.domain.models import SearchResult
 from service.errors import ConfigError
@@ -184,8 +185,9 @@ class Calibration:
         return self.probability(evidence.features())
 
     def probability(self, features: Mapping[str, float]) -> float:
-        logit = self.bias + sum(self.weights.get(name, 0.0) * v for name, v in features.items())
-        return 1 / (1 + math.exp(-max(min(logit, 40.0), -40.0)))
+        return sigmoid(
+            self.bias + sum(self.weights.get(name, 0.0) * v for name, v in features.items())
+        )
 
     def to_json(self) -> str:
         fields = {"bias": self.bias, "weights": dict(self.weights), "threshold": self.threshold}
@@ -196,16 +198,36 @@ class Calibration:
         """A calibration written by ``strata calibrate``; ConfigError naming what is wrong."""
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            weights = {str(k): float(v) for k, v in raw["weights"].items()}
-            unknown = sorted(set(weights) - set(FEATURES))
-            if unknown:
-                raise ValueError(f"unknown features {unknown}; known: {list(FEATURES)}")
+            weights = read_weights(raw, FEATURES)
             threshold = float(raw["threshold"])
             if not 0 <= threshold <= 1:
                 raise ValueError(f"threshold {threshold} is not in [0, 1]")
-            return cls(float(raw["bias"]), weights, threshold, str(raw.get("source", "")))
+            bias = finite(raw["bias"])
+            return cls(bias, weights, threshold, str(raw.get("source", "")))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"calibration {path}: {exc}") from exc
+
+
+def sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+def finite(value: object) -> float:
+    """``value`` as a finite number; ValueError otherwise."""
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number):
+        raise ValueError(f"{value!r} is not a finite number")
+    return number
+
+
+def read_weights(raw: Mapping[str, Any], known: Sequence[str]) -> dict[str, float]:
+    """The ``weights`` of a model file written by ``strata calibrate``: finite numbers, each
+    of a feature in ``known``; ValueError naming what is wrong."""
+    weights = {str(k): finite(v) for k, v in raw["weights"].items()}
+    unknown = sorted(set(weights) - set(known))
+    if unknown:
+        raise ValueError(f"unknown features {unknown}; known: {list(known)}")
+    return weights
 
 
 SHIPPED = Path(__file__).with_name("calibration.json")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.confidence import content_terms
+from service.domain.confidence import content_terms, finite, read_weights, sigmoid
 from service.domain.fusion import (
     ChunkVectors,
     Fused,
@@ -85,8 +85,7 @@ class RankingModel:
         return sum(self.weights.get(name, 0.0) * value for name, value in features.items())
 
     def probability(self, logit: float) -> float:
-        z = self.scale * logit + self.bias
-        return 1 / (1 + math.exp(-max(min(z, 40.0), -40.0)))
+        return sigmoid(self.scale * logit + self.bias)
 
     def to_json(self) -> str:
         fields = {"weights": dict(self.weights), "scale": self.scale, "bias": self.bias}
@@ -97,14 +96,9 @@ class RankingModel:
         """A model written by ``strata calibrate``; ConfigError naming what is wrong."""
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            weights = {str(k): float(v) for k, v in raw["weights"].items()}
-            unknown = sorted(set(weights) - set(FEATURES))
-            if unknown:
-                raise ValueError(f"unknown features {unknown}; known: {list(FEATURES)}")
-            values = [*weights.values(), float(raw["scale"]), float(raw["bias"])]
-            if not all(math.isfinite(v) for v in values):
-                raise ValueError("weights, scale and bias must be finite numbers")
-            return cls(weights, float(raw["scale"]), float(raw["bias"]), str(raw.get("source", "")))
+            weights = read_weights(raw, FEATURES)
+            scale, bias = finite(raw["scale"]), finite(raw["bias"])
+            return cls(weights, scale, bias, str(raw.get("source", "")))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"ranking model {path}: {exc}") from exc
 

@@ -24,6 +24,20 @@ from tests.fakes import (
 )
 from tests.settings import CHUNKING, search_settings
 
+
+def embeddings_of(stores: Stores) -> list[list[str]]:
+    """The texts of each call to the embedder from now on, in order."""
+    calls: list[list[str]] = []
+    embed = stores.embedder.embed
+
+    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        calls.append(list(texts))
+        return embed(texts)
+
+    stores.embedder.embed = counted  # type: ignore[method-assign]
+    return calls
+
+
 MEASURED: dict[str, Any] = {"fusion": "score", "unembedded_candidates": 10}
 """Score fusion with cosines of unembedded candidates measured at query time (opt-in)."""
 
@@ -136,14 +150,7 @@ def test_only_the_best_unembedded_candidates_are_embedded_at_query_time(
     stores.memory.write(
         [make_entry(f"log{n}", "kubernetes upgrade " + "x " * n, "E") for n in range(5)]
     )
-    calls: list[list[str]] = []
-    embed = stores.embedder.embed
-
-    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
-        calls.append(list(texts))
-        return embed(texts)
-
-    stores.embedder.embed = counted  # type: ignore[method-assign]
+    calls = embeddings_of(stores)
     stores.retriever(fusion="score", unembedded_candidates=2).search(query("kubernetes upgrade"))
     assert [len(c) for c in calls] == [1, 2]  # the query; then the two best by BM25, at once
 
@@ -525,14 +532,7 @@ def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: St
     stores.memory.write(
         [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
     )
-    calls: list[list[str]] = []
-    embed = stores.embedder.embed
-
-    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
-        calls.append(list(texts))
-        return embed(texts)
-
-    stores.embedder.embed = counted  # type: ignore[method-assign]
+    calls = embeddings_of(stores)
     retriever = stores.retriever(**MEASURED)
     first = retriever.search(query("kubernetes upgrade"))
     second = retriever.search(query("upgrade kubernetes step"))
@@ -547,14 +547,7 @@ def test_learned_fusion_embeds_nothing_but_the_query(stores: Stores) -> None:
         [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
         + [make_entry("fact", "the kubernetes cluster runs in Frankfurt", "A")]
     )
-    calls: list[list[str]] = []
-    embed = stores.embedder.embed
-
-    def counted(texts: Sequence[str]) -> list[tuple[float, ...]]:
-        calls.append(list(texts))
-        return embed(texts)
-
-    stores.embedder.embed = counted  # type: ignore[method-assign]
+    calls = embeddings_of(stores)
     outcome = stores.retriever().search(query("kubernetes upgrade step", explain=True))
     assert calls == [["kubernetes upgrade step"]]
     ids = [r.entry.id for r in outcome.results]
