@@ -21,7 +21,15 @@ from bench.quality.runs import cost_pass, ingest, run_queries, run_verdict
 from bench.quality.scores import BASELINE, score_cost, score_run, score_verdict, with_ratios
 from bench.quality.servers import BASE, Running, Served, Variant, parse_variant
 from bench.server import service_commit
-from service.beir import Doc, Qrels, Query, load_corpus, load_qrels, load_queries, to_event
+from service.evaluation.beir import (
+    Doc,
+    Qrels,
+    Query,
+    load_corpus,
+    load_qrels,
+    load_queries,
+    to_event,
+)
 
 DEFAULT_MODES = "default,bm25,vector,hybrid"
 

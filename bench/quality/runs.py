@@ -17,7 +17,7 @@ import httpx
 
 from bench import cost
 from bench.common import search_fields
-from service.beir import Doc, Qrels, Query, namespace_for, to_event
+from service.evaluation.beir import Doc, Qrels, Query, namespace_for, to_event
 
 SEARCH_LIMIT = 100
 RETRIEVE_TOP_N = 5

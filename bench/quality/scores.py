@@ -10,8 +10,15 @@ from bench import cost
 from bench.common import percentile
 from bench.quality.metrics import hit_at_k, mean, mrr_at_k, ndcg_at_k, recall_at_k
 from bench.quality.runs import CostRun, ModeRun, VerdictRun
-from service.beir import Qrels
-from service.verdict import auc, best_cut, calibration_error, rate, reliability, youden_at
+from service.evaluation.beir import Qrels
+from service.evaluation.verdict import (
+    auc,
+    best_cut,
+    calibration_error,
+    rate,
+    reliability,
+    youden_at,
+)
 
 BASELINE = "bm25"
 """The mode every mode's searches/s is compared with."""

@@ -19,8 +19,9 @@ from service.settings import Settings
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    from service import calibrate
     from service.domain.learned import LearnedFusion
+    from service.evaluation import calibrate, ranking_fit
+    from service.evaluation.workbench import Workbench
 
     datasets = [Path(d) for d in args.dataset]
     for dataset in datasets:
@@ -37,7 +38,7 @@ def calibrate(args: argparse.Namespace) -> int:
         for dataset in datasets:
             benches.append(
                 stack.enter_context(
-                    calibrate.Workbench.load(
+                    Workbench.load(
                         settings,
                         dataset,
                         max_queries=args.max_queries,
@@ -53,7 +54,7 @@ def calibrate(args: argparse.Namespace) -> int:
             for bench in benches:
                 pools[bench.name] = bench.candidates(progress_of(bench.name))
                 print(file=sys.stderr)
-            ranking = calibrate.fit_ranking(pools, set_weights)
+            ranking = ranking_fit.fit_ranking(pools, set_weights)
             for bench in benches:
                 bench.rank_with(ranking)
         observed = {}
@@ -63,7 +64,7 @@ def calibrate(args: argparse.Namespace) -> int:
     fitted = calibrate.fit(observed)
     fitness = {name: calibrate.assess(fitted, found) for name, found in observed.items()}
     ranked = (
-        {name: calibrate.assess_ranking(ranking, found) for name, found in pools.items()}
+        {name: ranking_fit.assess_ranking(ranking, found) for name, found in pools.items()}
         if ranking is not None
         else {}
     )
@@ -96,7 +97,7 @@ def calibrate(args: argparse.Namespace) -> int:
         )
     else:
         if ranking is not None:
-            print(calibrate.ranking_report(ranking, ranked))
+            print(ranking_fit.ranking_report(ranking, ranked))
             print()
         print(calibrate.report(fitted, fitness))
         if args.output:

@@ -14,6 +14,8 @@ import pytest
 
 from bench.engines import free_port
 from service.domain.confidence import FEATURES, Calibration
+from service.domain.learned import FEATURES as RANKING_FEATURES
+from service.domain.learned import RankingModel
 from tests.e2e.test_server import Server
 
 
@@ -159,10 +161,10 @@ def test_cli_calibrate_fits_the_confidence_on_a_beir_set(tmp_path: Path) -> None
         + "".join(f"{i}\t{d}\t1\n" for i, (_, d) in questions.items())
     )
     env = {**os.environ, "STRATA_RERANKER_MODEL": ""}
-    written = tmp_path / "calibration.json"
+    written, ranked = tmp_path / "calibration.json", tmp_path / "ranking.json"
     command = [sys.executable, "-m", "service", "calibrate", "--dataset", str(dataset)]
     done = subprocess.run(
-        [*command, "--json", "--output", str(written)],
+        [*command, "--json", "--output", str(written), "--ranking-output", str(ranked)],
         capture_output=True,
         text=True,
         env=env,
@@ -177,6 +179,15 @@ def test_cli_calibrate_fits_the_confidence_on_a_beir_set(tmp_path: Path) -> None
     calibration = Calibration.load(written)
     assert calibration.threshold == found["calibration"]["threshold"]
     assert set(calibration.weights) <= set(FEATURES)
+    # The ranking model is fitted first, on each question's candidates, and searched with.
+    ranking = RankingModel.load(ranked)
+    assert set(ranking.weights) == set(RANKING_FEATURES)
+    assert found["ranking"]["sets"]["set"]["questions"] == 3
+    assert found["ranking"]["scale"] == ranking.scale
+    unknown = subprocess.run(
+        [*command, "--weight", "elsewhere=2"], capture_output=True, text=True, timeout=60
+    )
+    assert unknown.returncode == 2 and "not one of the sets" in unknown.stderr
     missing = subprocess.run(
         [sys.executable, "-m", "service", "calibrate", "--dataset", str(tmp_path / "nope")],
         capture_output=True,

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from schemas import wire
-from service.beir import Doc, to_event
+from service.evaluation.beir import Doc, to_event
 
 NOW = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 

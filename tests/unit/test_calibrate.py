@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from service.calibrate import Observation, assess, fit, report
 from service.domain.confidence import SHIPPED, Calibration
 from service.errors import ConfigError
+from service.evaluation.calibrate import assess, fit, report
+from service.evaluation.workbench import Observation
 
 
 def observations(n: int = 400, seed: int = 7) -> list[Observation]:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from service.verdict import (
+from service.evaluation.verdict import (
     Bin,
     Cut,
     auc,

@@ -1,0 +1,197 @@
+"""A BEIR-format set loaded into a throw-away service instance, and what ``strata calibrate``
+records there.
+
+The set is loaded with the same ``STRATA_*`` settings as ``strata serve`` (model, reranker,
+weights; tiers from ``metadata.tier``, ages from ``metadata.age_days``) into a temporary data
+directory, and kept open while both fits run:
+
+1. ``candidates``: for every query with a relevant document, its hybrid search's candidates
+   (``POOL_DEPTH`` from each list) with the features the learned fusion scores them by, and
+   which are relevant (``ranking_fit``).
+2. ``observe``: every query asked through retrieve, with the evidence the answer gathered and
+   the truth: a question is *answered* when a relevant document is among the entries
+   returned. When a set holds several namespaces, each query is asked once more in the next
+   namespace, where nothing answers it: what a question about something memory never
+   recorded looks like (``calibrate``).
+
+Nothing touches a running service or its data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from schemas import wire
+from service.application.services import Services
+from service.auth import OPEN
+from service.domain.confidence import content_terms
+from service.domain.learned import LearnedFusion, RankingModel, text_features
+from service.domain.models import TIERS, Filters
+from service.evaluation.beir import (
+    Query,
+    load_corpus,
+    load_qrels,
+    load_queries,
+    namespace_for,
+    to_event,
+)
+from service.lifespan import load_reranker, open_services
+from service.settings import Settings
+
+BATCH = 256
+PREFIX = "calibrate"
+POOL_DEPTH = 100
+"""Candidates taken from each list for the ranking fit: what a search of up to 33 results
+reads (the service takes at least 3 x limit, and at least STRATA_CANDIDATES, from each)."""
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Observation:
+    features: Mapping[str, float]
+    confidence: float
+    """What the calibration in use said."""
+    answered: bool
+    """A relevant document is among the entries returned."""
+    elsewhere: bool = False
+    """Asked in another namespace of the set, where nothing answers it."""
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """One question's hybrid-search candidates: each one's ranking features, and whether
+    it is relevant."""
+
+    features: list[dict[str, float]]
+    relevant: list[bool]
+
+
+class Workbench:
+    """One set loaded into a throw-away instance, open until the ``load`` context ends."""
+
+    def __init__(self, services: Services, dataset: Path, max_queries: int | None) -> None:
+        self.services = services
+        self.name = dataset.name
+        docs = load_corpus(dataset)
+        self.qrels = load_qrels(dataset)
+        judged = {q for q, found in self.qrels.items() if any(r > 0 for r in found.values())}
+        queries = [q for q in load_queries(dataset) if q.id in judged]
+        self.queries: list[Query] = queries[:max_queries] if max_queries else queries
+        self.source = {
+            (namespace_for(PREFIX, d.metadata.get("namespace")), d.id): d.source_id for d in docs
+        }
+        self.namespaces = sorted({namespace for namespace, _ in self.source})
+        self.docs = docs
+
+    @classmethod
+    @contextlib.contextmanager
+    def load(
+        cls,
+        settings: Settings,
+        dataset: Path,
+        *,
+        max_queries: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Workbench]:
+        """``dataset`` written into a throw-away instance with ``settings``."""
+        with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
+            local = settings.replace(
+                data_dir=Path(scratch), chroma_url="", database_url="", jobs="off"
+            )
+            services = open_services(local)
+            try:
+                load_reranker(local, services.retriever)
+                bench = cls(services, dataset, max_queries)
+                bench._ingest(progress)
+                yield bench
+            finally:
+                services.close()
+
+    def _ingest(self, progress: Progress | None) -> None:
+        now = datetime.now(UTC)
+        for start in range(0, len(self.docs), BATCH):
+            events = [
+                msgspec.convert(to_event(d, "A", PREFIX, now=now), wire.Event)
+                for d in self.docs[start : start + BATCH]
+            ]
+            self.services.events.write(OPEN, events)
+            if progress:
+                progress("ingest", min(start + BATCH, len(self.docs)), len(self.docs))
+
+    def _relevant(self, query: Query) -> set[str]:
+        return {doc for doc, r in self.qrels[query.id].items() if r > 0}
+
+    def candidates(self, progress: Progress | None = None) -> list[Candidates]:
+        """Each question's hybrid-search candidates in its own namespace, with the features
+        the learned fusion scores (the configured model's, whatever its weights)."""
+        retriever = self.services.retriever
+        fusion = retriever.fusion
+        if not isinstance(fusion, LearnedFusion):
+            raise ValueError("the ranking model is fitted for STRATA_FUSION=learned")
+        found = []
+        for n, query in enumerate(self.queries, start=1):
+            namespace = namespace_for(PREFIX, query.namespace)
+            filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
+            lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
+            if vector is None:
+                raise ValueError("the ranking model is fitted with an embedding model")
+            pool = fusion.pool(query.text, lists, vector).features
+            loaded = retriever.ledger.passages(pool.keys)
+            asked = content_terms(query.text)
+            relevant = self._relevant(query)
+            rows, truth = [], []
+            for row, key in enumerate(pool.keys):
+                if key not in loaded:
+                    continue
+                entry, listed = loaded[key][0], pool.of(row)
+                rows.append({**listed, **text_features(asked, entry, listed["unembedded"])})
+                truth.append(self.source.get((namespace, entry.id)) in relevant)
+            found.append(Candidates(rows, truth))
+            if progress:
+                progress("rank", n, len(self.queries))
+        return found
+
+    def rank_with(self, model: RankingModel) -> None:
+        """Search with ``model`` from now on (``learned`` fusion)."""
+        retriever = self.services.retriever
+        if isinstance(retriever.fusion, LearnedFusion):
+            retriever.fusion.model = model
+        if retriever.cache is not None:
+            retriever.cache.invalidate(self.namespaces)
+
+    def observe(self, top_n: int = 5, progress: Progress | None = None) -> list[Observation]:
+        """Each question asked through retrieve (and once more in another namespace when the
+        set has several), with the evidence its answer gathered."""
+        observed = []
+        for n, query in enumerate(self.queries, start=1):
+            home = namespace_for(PREFIX, query.namespace)
+            relevant = self._relevant(query)
+            asked = [(home, False)]
+            if len(self.namespaces) > 1:
+                following = (self.namespaces.index(home) + 1) % len(self.namespaces)
+                asked.append((self.namespaces[following], True))
+            for namespace, elsewhere in asked:
+                request = wire.RetrieveRequest(
+                    question=query.text, namespace=namespace, top_n=top_n
+                )
+                answer = self.services.answers.retrieve(OPEN, request).answer
+                returned = {self.source.get((namespace, a.result.entry.id)) for a in answer.entries}
+                observed.append(
+                    Observation(
+                        answer.evidence.features(),
+                        answer.confidence,
+                        answered=not elsewhere and bool(relevant & returned),
+                        elsewhere=elsewhere,
+                    )
+                )
+            if progress:
+                progress("ask", n, len(self.queries))
+        return observed
