@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from bench.engines import ChromaServer, TemporaryPostgres, find_binaries
+from service.testing.engines import ChromaServer, TemporaryPostgres, find_binaries
 from tests.fakes import FakeClock
 from tests.postgres import MISSING, URL_VARIABLE, TestDatabase, create_database
 

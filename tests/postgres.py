@@ -1,8 +1,8 @@
 """A PostgreSQL database for the tests: ``STRATA_TEST_DATABASE_URL`` when set (a database
 the tests may empty at will), else a throw-away server started for the run.
 
-The throw-away server (``bench.engines.TemporaryPostgres``, which benchmarks start too) is a
-new cluster in a temporary folder, with fsync off, on a free loopback port, stopped and
+The throw-away server (``service.testing.engines.TemporaryPostgres``, which benchmarks start
+too) is a new cluster in a temporary folder, with fsync off, on a free loopback port, stopped and
 deleted when the run ends. Tests share one database, migrated once and emptied before each
 test."""
 
@@ -14,10 +14,10 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-from bench import engines
-from bench.engines import TemporaryPostgres as TemporaryServer
-from bench.engines import find_binaries, free_port
 from service.stores.migrations import migrate_postgres
+from service.testing import engines
+from service.testing.engines import TemporaryPostgres as TemporaryServer
+from service.testing.engines import find_binaries, free_port
 
 URL_VARIABLE = "STRATA_TEST_DATABASE_URL"
 DATABASE = "strata_test"
@@ -38,7 +38,8 @@ __all__ = [
     "find_binaries",
     "free_port",
 ]
-"""What the tests import from here; the server's start and stop live in bench/engines.py."""
+"""What the tests import from here; the server's start and stop live in
+service/testing/engines.py."""
 
 POSTGRES = pytest.param("postgres", marks=pytest.mark.postgres)
 """The Postgres case of a fixture parametrised over implementations."""

@@ -47,7 +47,6 @@ from typing import Any
 import httpx
 
 from bench.common import REQUEST_TIMEOUT_S, auth_headers, tree_bytes
-from bench.engines import ChromaServer, TemporaryPostgres, create_database, find_binaries
 from bench.load.cells import Cell, Outcome, print_progress, run_cell
 from bench.load.ingest import TierIngest, ingest_report, ingest_short, post_events
 from bench.load.processes import ReplicaProcess, postmaster_pid, tree_cpu
@@ -55,6 +54,7 @@ from bench.load.queries import Query, QueryPlan, Reservoir
 from bench.load.service import JOB_TIMEOUT_S, RESERVOIR, service_search
 from bench.load.workload import TIERS, Workload
 from bench.server import proc_memory, service_commit, service_settings
+from service.testing.engines import ChromaServer, TemporaryPostgres, create_database, find_binaries
 
 LAG_PROBES = 30
 """Events written to measure replication lag, idle and again under ingest."""

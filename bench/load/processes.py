@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bench.common import REPO_ROOT
-from bench.engines import free_port, stop_process, wait_until_up
+from service.testing.engines import free_port, stop_process, wait_until_up
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.engines import ChromaServer, free_port, stop_process, wait_until_up
+from service.testing.engines import ChromaServer, free_port, stop_process, wait_until_up
 from tests import postgres
 
 ADMIN_KEY = "cluster-admin-key-0123456789"

@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.engines import free_port, wait_until_up
-from bench.engines import stop_process as stop
+from service.testing.engines import free_port, wait_until_up
+from service.testing.engines import stop_process as stop
 
 
 class Server:
