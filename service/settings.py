@@ -177,13 +177,9 @@ class ModelSettings(Group, frozen=True):
 
 class SearchSettings(Group, frozen=True):
     fusion: Literal["learned", "score", "rrf"] = "learned"
-    """How BM25 and vector results merge: ``learned`` (a model fitted by ``strata calibrate``
-    over evidence every tier has, fair to entries without a vector, nothing embedded at query
-    time), ``score`` (BM25 over its bound for the query and cosine, mixed by
-    STRATA_KEYWORD_SHARE) or ``rrf`` (reciprocal rank fusion)."""
+    """How the lists merge: ``learned`` (a fitted model), ``score`` (a blend) or ``rrf``."""
     ranking_model: str = ""
-    """``learned`` fusion: a model written by ``strata calibrate --ranking-output``; empty:
-    the one shipped, fitted on the development sets."""
+    """``learned`` fusion's model, from ``strata calibrate``; empty: the one shipped."""
     keyword_share: Share = 0.7
     """Share of the BM25 score in ``score`` fusion; the cosine has the rest."""
     rrf_k: Annotated[float, Meta(gt=0)] = 10.0
@@ -209,10 +205,8 @@ class SearchSettings(Group, frozen=True):
     """MMR trade-off in (0, 1]: scores are scaled by 1 - (1 - lambda) x the word overlap
     with a better result, so near-duplicates sink; 1 turns it off."""
     unembedded_candidates: Annotated[int, Meta(ge=0, le=200)] = 0
-    """``score`` fusion only: how many of the best BM25 candidates without a stored vector
-    (tier E, archived tier C) get a cosine measured at query time, their best chunk embedded
-    then (nothing stored; a model call per search, counted in ``/v1/stats``); 0 (the
-    default): none, they count a cosine of 0."""
+    """``score`` fusion only: how many of the best BM25 candidates without a vector get their
+    best chunk embedded at query time (a model call per search); 0: they count a cosine 0."""
     query_cache_size: Annotated[int, Meta(ge=0)] = 512
     """Search outcomes kept for repeated queries; 0 turns the cache off."""
     query_cache_seconds: Days = 30.0
