@@ -13,6 +13,15 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
+from schemas.vocabulary import (
+    EMBEDDED_TIERS,
+    ID_PATTERN,
+    NAMESPACE_PATTERN,
+    Kind,
+    Mode,
+    Rating,
+    Tier,
+)
 from schemas.wire.admin import (
     JobOut,
     JobRunOut,
@@ -87,8 +96,6 @@ from schemas.wire.status import (
     TierStats,
     Totals,
 )
-from service.domain.interactions import Rating
-from service.domain.models import EMBEDDED_TIERS, ID_PATTERN, NAMESPACE_PATTERN, Kind, Mode, Tier
 
 __all__ = [
     "CONTRACT",

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
+from schemas.vocabulary import Rating
 from schemas.wire.events import EntryOut
 from schemas.wire.fields import Label, Namespace, Question, Score
-from service.domain.interactions import Rating
 
 
 class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
+from schemas.vocabulary import NAMESPACE_PATTERN, Tier
 from schemas.wire.fields import SPACE, Namespace
-from service.domain.models import NAMESPACE_PATTERN, Tier
 
 CollectionName = Annotated[str, Meta(pattern=NAMESPACE_PATTERN)]
 

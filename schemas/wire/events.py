@@ -7,8 +7,8 @@ from typing import Annotated, Any, ClassVar
 
 from msgspec import Meta, Struct, field
 
+from schemas.vocabulary import Kind, Tier
 from schemas.wire.fields import Id, Label, Metadata, Namespace, Score, Text, Timestamp, Variant
-from service.domain.models import Kind, Tier
 
 
 class Event(Struct, forbid_unknown_fields=True, kw_only=True):

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from service.domain.models import ID_PATTERN, NAMESPACE_PATTERN
+from schemas.vocabulary import ID_PATTERN, NAMESPACE_PATTERN
 
 SPACE = r"\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 """The characters ``str.strip`` removes, as a regex class (JSON Schema regexes differ)."""

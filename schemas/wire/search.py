@@ -6,9 +6,9 @@ from typing import Annotated, Any, ClassVar
 
 from msgspec import Meta, Struct, field
 
+from schemas.vocabulary import EMBEDDED_TIERS, Kind, Mode, Tier
 from schemas.wire.events import EntryOut
 from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
-from service.domain.models import EMBEDDED_TIERS, Kind, Mode, Tier
 
 
 class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
