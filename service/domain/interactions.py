@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Rating = Literal["up", "down"]
+from schemas.vocabulary import Rating as Rating
 
 
 @dataclass(frozen=True)

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Tier = Literal["A", "C", "E"]
-TIERS: tuple[Tier, ...] = ("A", "C", "E")
-EMBEDDED_TIERS: tuple[Tier, ...] = ("A", "C")
+# The vocabulary the wire contract shares with the domain, defined in schemas/vocabulary.py.
+from schemas.vocabulary import EMBEDDED_TIERS as EMBEDDED_TIERS
+from schemas.vocabulary import ID_PATTERN as ID_PATTERN
+from schemas.vocabulary import MODES as MODES
+from schemas.vocabulary import NAMESPACE_PATTERN as NAMESPACE_PATTERN
+from schemas.vocabulary import TIERS as TIERS
+from schemas.vocabulary import Kind as Kind
+from schemas.vocabulary import Mode as Mode
+from schemas.vocabulary import Tier as Tier
 
-Mode = Literal["auto", "bm25", "vector", "hybrid"]
-MODES: tuple[Mode, ...] = ("auto", "bm25", "vector", "hybrid")
-Kind = Literal["memory", "pattern"]
-
-NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
-"""A namespace: an isolated space of entries (no colon: it prefixes entry keys)."""
-ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,128}$"
-"""An entry id, unique within its namespace."""
 DEFAULT_NAMESPACE = "default"
 
 EARLIEST_TIME = 0.0

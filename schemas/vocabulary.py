@@ -1,0 +1,25 @@
+"""The words the wire contract and the domain share: tiers, search modes, kinds of entry,
+ratings, and the patterns of namespaces and entry ids.
+
+Defined here, once, with no project imports: the public contract depends on nothing of the
+service, and ``service.domain`` takes its vocabulary from here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Tier = Literal["A", "C", "E"]
+TIERS: tuple[Tier, ...] = ("A", "C", "E")
+EMBEDDED_TIERS: tuple[Tier, ...] = ("A", "C")
+"""The tiers whose entries have vectors; tier E is found by keywords only."""
+
+Mode = Literal["auto", "bm25", "vector", "hybrid"]
+MODES: tuple[Mode, ...] = ("auto", "bm25", "vector", "hybrid")
+Kind = Literal["memory", "pattern"]
+Rating = Literal["up", "down"]
+
+NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+"""A namespace: an isolated space of entries (no colon: it prefixes entry keys)."""
+ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,128}$"
+"""An entry id, unique within its namespace."""

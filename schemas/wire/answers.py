@@ -1,0 +1,123 @@
+"""Answers and what is learned from them: ``/v1/retrieve``, ``/v1/feedback``,
+``/v1/reports/daily`` and ``/v1/routine-check``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta, Struct
+
+from schemas.vocabulary import Rating
+from schemas.wire.events import EntryOut
+from schemas.wire.fields import Label, Namespace, Question, Score
+
+
+class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    question: Question
+    asker: Label | None = None
+    """Who asks (an agent's name); kept in the interaction log."""
+    top_n: Annotated[int, Meta(ge=1, le=50)] = 5
+    namespace: Namespace | None = None
+
+
+class AnswerParts(Struct):
+    relevance: float
+    """The retrieval score: BM25 and vector fusion, or the reranker's blend when reranked."""
+    type: float
+    confidence: float
+    freshness: float
+
+
+class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
+    """An entry of an answer: how relevant it is and its final blended score."""
+
+    snippet: str
+    relevance_score: Score
+    """Raw similarity of the best stage: the cross-encoder's score when reranked, else the
+    cosine of question and best chunk."""
+    score: Score
+    """The parts (retrieval relevance, type, confidence, freshness) blended with
+    STRATA_ANSWER_WEIGHTS; entries come best first by it."""
+    parts: AnswerParts
+    file: str | None = None
+    title: str | None = None
+    lines: str | None = None
+    truncated: bool = False
+    """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
+
+
+class RetrieveResponse(Struct):
+    interaction_id: str
+    """Quote it in ``POST /v1/feedback``."""
+    entries: list[RetrievedEntry]
+    strong_match: bool
+    """``answer_confidence`` is at or above ``threshold``: a near-direct answer exists."""
+    answer_confidence: float
+    """The calibrated probability, in [0, 1], that a relevant entry is among ``entries``."""
+    best_relevance: float
+    """The highest relevance among ``entries``."""
+    threshold: float
+    """``STRATA_STRONG_MATCH_THRESHOLD``, or the calibration's recommended threshold."""
+    reasoning_patterns: list[RetrievedEntry]
+    took_ms: float
+    degraded: list[str]
+
+
+class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    interaction_id: Annotated[str, Meta(min_length=1, max_length=128)]
+    rating: Rating
+    comment: Annotated[str, Meta(max_length=10_000)] | None = None
+
+
+class FeedbackResponse(Struct):
+    interaction_id: str
+    rating: Rating
+    recorded_at: str
+
+
+class UnansweredQuestion(Struct):
+    interaction_id: str
+    question: str
+    asker: str | None
+    at: str
+    best_relevance: float
+    answer_confidence: float | None = None
+    """None for a question asked before answers carried a confidence."""
+
+
+class DailyReportResponse(Struct, kw_only=True):
+    date: str
+    namespace: str
+    questions: int
+    strong_matches: int
+    strong_match_rate: float | None
+    """Null when no question was asked that day."""
+    feedback: dict[str, int]
+    """Ratings given on that day's interactions: ``up`` and ``down``."""
+    unanswered: list[UnansweredQuestion]
+    """The questions with no strong match, in the order asked (the first 500)."""
+    unanswered_total: int = 0
+    """How many questions had no strong match (``unanswered`` lists at most 500)."""
+
+
+class RoutineCheckRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    task: Question
+    namespace: Namespace | None = None
+
+
+class SimilarExecution(Struct):
+    id: str
+    text: str
+    timestamp: str
+    similarity: float
+
+
+class RoutineCheckResponse(Struct, kw_only=True):
+    similar: int
+    """Tier E executions at or above ``similarity_threshold`` (of the 100 best by BM25)."""
+    is_routine: bool
+    """At least ``min_similar`` similar executions exist."""
+    similarity_threshold: float
+    min_similar: int
+    examples: list[SimilarExecution]
+    degraded: list[str]

@@ -1,0 +1,76 @@
+"""Hybrid search: ``/v1/search``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from msgspec import Meta, Struct, field
+
+from schemas.vocabulary import EMBEDDED_TIERS, Kind, Mode, Tier
+from schemas.wire.events import EntryOut
+from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
+
+
+class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    query: Question
+    namespace: Namespace | None = None
+    tiers: Annotated[list[Tier], Meta(min_length=1)] | None = None
+    mode: Mode = "auto"
+    limit: Annotated[int, Meta(ge=1, le=100)] = 10
+    speaker: Label | None = None
+    chain_type: Label | None = None
+    tags: list[Label] = field(default_factory=list)
+    since: Timestamp | None = None
+    until: Timestamp | None = None
+    include_archived: bool = False
+    kind: Kind | None = None
+    min_score: Score = 0.0
+    """Drop results scoring below this."""
+    relax: bool = True
+    """When nothing is found, retry once over every tier with no min_score."""
+    explain: bool = False
+    rerank: bool | None = None
+    """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
+
+    RULES: ClassVar[dict[str, Any]] = {
+        "anyOf": [  # a vector search needs a tier that has vectors
+            {"properties": {"mode": {"enum": ["auto", "bm25", "hybrid"]}}},
+            {
+                "properties": {
+                    "tiers": {
+                        "anyOf": [{"type": "null"}, {"contains": {"enum": list(EMBEDDED_TIERS)}}]
+                    }
+                }
+            },
+        ]
+    }
+
+
+class ListRank(Struct):
+    rank: int
+    score: float
+
+
+class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
+    """An entry found by a search, with the part of it that matched."""
+
+    snippet: str
+    score: Score
+    explain: dict[str, ListRank] | None = None
+    file: str | None = None
+    """For a chunk of a collection's file: ``<collection>/<relative path>``."""
+    title: str | None = None
+    lines: str | None = None
+    """Line range of the chunk in its file, as ``first-last``."""
+    score_pct: int | None = None
+    truncated: bool = False
+    """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
+
+
+class SearchResponse(Struct):
+    results: list[SearchHit]
+    mode: Mode
+    took_ms: float
+    degraded: list[str]
+    relaxed: bool = False
+    """The filtered search found nothing; these results come from the relaxed retry."""
