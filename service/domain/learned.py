@@ -10,9 +10,10 @@ calibrate``, fitted on question sets with known answers (a softmax over each que
 candidates: a listwise ranking loss), and a logistic map of the weighted sum to the
 probability that a candidate is relevant, so the score means the same across queries.
 
-It runs in two stages and reads nothing more from the ledger than a plain hybrid search: the
-list features order the whole pool and pick the candidates to load; once their texts are
-loaded, the text features (coverage of the question's words, length) complete each score.
+It runs in two stages, with the same ledger queries as a plain hybrid search: the list
+features order the whole pool and pick the candidates to load (``SETTLED`` at least); once
+their texts are loaded, the text features (coverage of the question's words, length)
+complete each score.
 """
 
 from __future__ import annotations
