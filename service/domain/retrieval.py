@@ -98,11 +98,9 @@ class Retriever:
         reranker: Reranker | None = None,
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
-        fusion: Fusion | None = None,
         usage: ReadModelUsage | None = None,
     ) -> None:
         """``weighting``: the tier and recency factors scores are scaled by; None: none.
-        ``fusion``: how the lists become one ranking; None: as ``settings`` choose.
         ``usage`` counts the model work of searches; None: not counted."""
         self.usage = usage
         self.ledger = ledger
@@ -115,7 +113,8 @@ class Retriever:
         self.rerank_default = settings.rerank == "on"
         self.weighting = weighting
         self.mmr_lambda = settings.mmr_lambda
-        self.fusion = fusion or choose_fusion(settings, ledger, keywords, embedder, usage)
+        self.fusion = choose_fusion(settings, ledger, keywords, embedder, usage)
+        """Chosen once, as ``settings.fusion`` names it."""
         self.cache = cache
         self._query_vectors: dict[str, tuple[float, ...]] = {}
         self._lock = threading.Lock()
