@@ -17,8 +17,7 @@ from service.domain.ports import Embedder
 from service.settings import Settings, StorageSettings
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
-from service.stores.durable import DurableStores
-from service.stores.embedded import LEDGER, open_sqlite
+from service.stores.durable import LEDGER, DurableStores, open_sqlite
 from service.stores.files import LocalFiles
 from service.stores.tantivy import TantivyKeywordStore
 
@@ -89,7 +88,7 @@ def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> Durabl
     database of ``database_url`` when it is set, else in SQLite files of the data directory."""
     if not storage.shared:
         return open_sqlite(storage.data_dir, clock=clock)
-    from service.stores.postgres import open_postgres
+    from service.stores.durable import open_postgres
 
     log.info("stores shared on %s", redacted(storage.database_url))
     return open_postgres(storage.database_url, clock=clock)

@@ -14,7 +14,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-from service.stores.migrations import migrate_postgres
+from service.stores.durable import open_postgres
 from service.testing import engines
 from service.testing.engines import TemporaryPostgres as TemporaryServer
 from service.testing.engines import find_binaries, free_port
@@ -50,11 +50,11 @@ class TestDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        open_postgres(url).close()
         with psycopg.connect(url, autocommit=True) as conn:
-            migrate_postgres(conn)
             rows = conn.execute(
                 "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
-                "AND tablename <> 'schema_version'"
+                "AND tablename <> 'alembic_version'"
             ).fetchall()
         self.tables = ", ".join(f'"{name}"' for (name,) in rows)
         self.schemas: list[str] = []

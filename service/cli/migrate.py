@@ -12,7 +12,7 @@ from service.settings import StorageSettings, variable
 
 
 def migrate(args: argparse.Namespace) -> int:
-    from service import migrate as copying
+    from service.stores import copying
 
     if args.source is not None:
         if args.data is not None:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from service.domain.hydration import Candidate
 
 ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
-"""The ledger's chunk vectors of entries, by key (``Ledger.vectors``)."""
+"""The ledger's chunk vectors of entries, by key (``Passages.vectors``)."""
 
 VECTOR_BATCH = 8
 """Entries whose chunk vectors are held at once when their cosines come from the ledger,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from service.domain.fusion import FusedHit, Fusion
 from service.domain.models import Entry, Filters, ListExplain, SearchQuery
-from service.domain.ports import Ledger
+from service.domain.ports import Passages
 from service.domain.snippets import best_chunk, query_terms
 
 
@@ -26,7 +26,7 @@ class Candidate:
 
 
 def hydrate(
-    ledger: Ledger,
+    ledger: Passages,
     fused: Sequence[FusedHit],
     query: SearchQuery,
     vector: Sequence[float] | None,

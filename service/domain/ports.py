@@ -100,7 +100,9 @@ class KeywordStore(Protocol):
     def clear(self) -> None: ...
 
 
-class Ledger(Protocol):
+class Entries(Protocol):
+    """The entries themselves: written, read whole, removed."""
+
     def put(
         self,
         stored: Sequence[StoredEntry],
@@ -112,44 +114,27 @@ class Ledger(Protocol):
         """Durably record entries (replacing same keys) as pending indexing, with history."""
         ...
 
-    def mark_synced(self, keys: Iterable[str]) -> None: ...
-
-    def mark_deleting(self, keys: Sequence[str]) -> list[str]:
-        """Flag existing entries for removal; returns the keys that existed."""
-        ...
-
-    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
-        """Set entries that cannot be indexed aside, each with the reason: they leave every
-        read (``get``, ``scan``, ``count``, ``unsynced``, ...) until written again or removed."""
-        ...
-
-    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
-        """The entries set aside, oldest first."""
-        ...
-
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None: ...
-
-    def history(self, key: str) -> list[HistoryEvent]: ...
-
-    def select_keys(
-        self,
-        *,
-        tier: str,
-        archived: bool = False,
-        expires_before: float | None = None,
-        older_than: float | None = None,
-        limit: int = 1000,
-    ) -> list[str]: ...
-
-    def missing_vectors(self, limit: int = 500) -> list[str]: ...
-
-    def vector_count(self) -> int: ...
-
-    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         """Live entries with their chunks, vectors included: what a rewrite must keep."""
         ...
+
+    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
+        """The entry of the thread written last."""
+        ...
+
+    def scan(self, batch: int = 500) -> Iterator[list[StoredEntry]]:
+        """Every live entry, in batches, for rebuilding the indexes."""
+        ...
+
+    def count(self) -> dict[str, int]:
+        """Live entries per tier."""
+        ...
+
+
+class Passages(Protocol):
+    """What a search reads of the entries it found."""
 
     def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
         """Live entries with the texts of their chunks, in order, and no vectors: what a
@@ -161,19 +146,59 @@ class Ledger(Protocol):
         storage as they are kept, in single precision (deleted entries may still show)."""
         ...
 
-    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
-        """The entry of the thread written last."""
+
+class IndexState(Protocol):
+    """How far the indexes are in step with the entries: pending, synced, being deleted or
+    set aside."""
+
+    def mark_synced(self, keys: Iterable[str]) -> None: ...
+
+    def mark_deleting(self, keys: Sequence[str]) -> list[str]:
+        """Flag existing entries for removal; returns the keys that existed."""
         ...
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
         """Entries written but not yet indexed, and keys flagged for removal."""
         ...
 
-    def scan(self, batch: int = 500) -> Iterator[list[StoredEntry]]:
-        """Every live entry, in batches, for rebuilding the indexes."""
+    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        """Set entries that cannot be indexed aside, each with the reason: they leave every
+        read (``get``, ``scan``, ``count``, ``unsynced``, ...) until written again or removed."""
         ...
 
-    def count(self) -> dict[str, int]: ...
+    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
+        """The entries set aside, oldest first."""
+        ...
+
+    def missing_vectors(self, limit: int = 500) -> list[str]: ...
+
+    def vector_count(self) -> int: ...
+
+
+class Inventory(Protocol):
+    """What the ledger holds, listed for the lifecycle jobs and counted for the status."""
+
+    def select_keys(
+        self,
+        *,
+        tier: str,
+        archived: bool = False,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        limit: int = 1000,
+    ) -> list[str]: ...
+
+    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
+
+
+class History(Protocol):
+    def history(self, key: str) -> list[HistoryEvent]:
+        """What happened to the entry of ``key``, oldest first (kept after it is removed)."""
+        ...
+
+
+class ChangeLog(Protocol):
+    """The changes replicas follow to keep their own indexes in step."""
 
     def changes(self, after: int, limit: int = 1000) -> list[Change]:
         """Changes with a sequence number above ``after``, in order, at most ``limit``.
@@ -189,6 +214,15 @@ class Ledger(Protocol):
     def trim_changes(self, before: float) -> int:
         """Drop changes made before ``before`` (raising the horizon); returns how many."""
         ...
+
+
+class FollowedLedger(Entries, ChangeLog, Protocol):
+    """What a replica reads of the ledger it follows."""
+
+
+class Ledger(Entries, Passages, IndexState, Inventory, History, ChangeLog, Protocol):
+    """The source of truth for entries: every port above, served by one adapter
+    (``service.stores.ledger.SqlLedger``) on SQLite or Postgres."""
 
 
 class JobLog(Protocol):
@@ -331,15 +365,22 @@ class IdFactory(Protocol):
 
 
 __all__ = [
+    "ChangeLog",
     "Checkpoint",
     "Chunk",
     "Clock",
     "Coordination",
     "Embedder",
+    "Entries",
     "Files",
+    "FollowedLedger",
+    "History",
     "IdFactory",
+    "IndexState",
+    "Inventory",
     "JobLog",
     "KeywordStore",
     "Ledger",
+    "Passages",
     "VectorStore",
 ]

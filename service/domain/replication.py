@@ -33,7 +33,7 @@ from typing import Any
 
 from service.domain import indexable
 from service.domain.models import ChangeBounds, StoredEntry, key_namespace
-from service.domain.ports import Checkpoint, KeywordStore, Ledger
+from service.domain.ports import Checkpoint, FollowedLedger, KeywordStore
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class Follower:
 
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: FollowedLedger,
         keywords: KeywordStore,
         checkpoint: Checkpoint,
         *,

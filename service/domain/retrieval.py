@@ -28,7 +28,7 @@ from service.domain.models import (
     SearchResult,
     Tier,
 )
-from service.domain.ports import Embedder, KeywordStore, Ledger, Reranker, VectorStore
+from service.domain.ports import Embedder, KeywordStore, Passages, Reranker, VectorStore
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
 from service.domain.unembedded import QueryTimeCosines
@@ -61,7 +61,7 @@ def resolve_mode(mode: Mode, filters: Filters) -> Mode:
 
 def choose_fusion(
     settings: SearchSettings,
-    ledger: Ledger,
+    ledger: Passages,
     keywords: KeywordStore,
     embedder: Embedder | None,
     usage: ReadModelUsage | None = None,
@@ -89,7 +89,7 @@ def load_ranking_model(path: str) -> RankingModel:
 class Retriever:
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: Passages,
         vectors: VectorStore,
         keywords: KeywordStore,
         embedder: Embedder | None,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from service.domain.ports import Embedder, Ledger
+from service.domain.ports import Embedder, Passages
 from service.domain.snippets import best_chunk, query_terms
 from service.domain.texts import embedding_input
 from service.domain.usage import ReadModelUsage
@@ -24,7 +24,7 @@ PASSAGES_KEPT = 4096
 
 class QueryTimeCosines:
     def __init__(
-        self, ledger: Ledger, embedder: Embedder, most: int, usage: ReadModelUsage | None = None
+        self, ledger: Passages, embedder: Embedder, most: int, usage: ReadModelUsage | None = None
     ) -> None:
         self.ledger = ledger
         self.embedder = embedder

@@ -1,96 +1,101 @@
-"""The catalog of file collections and the files indexed from them (SQLite, beside the ledger)."""
+"""The catalog of file collections and the files indexed from them."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, select, update
 
 from service.domain.collections import Collection, IndexedFile
-from service.stores.sqlite import SqliteFile
+from service.stores.database import Database
+from service.stores.tables import collections, files
+
+K, F = collections.c, files.c
 
 
-class SqliteCatalog(SqliteFile):
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, "sqlite/catalog")
+class SqlCatalog:
+    def __init__(self, database: Database) -> None:
+        self._db = database
 
     def add(self, c: Collection) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO collections (id, name, namespace, path, mask, tier, created_at, "
-                "scanned_at) VALUES (?,?,?,?,?,?,?,?)",
-                (c.id, c.name, c.namespace, c.path, c.mask, c.tier, c.created_at, c.scanned_at),
+        with self._db.write() as conn:
+            conn.execute(
+                collections.insert().values(
+                    id=c.id,
+                    name=c.name,
+                    namespace=c.namespace,
+                    path=c.path,
+                    mask=c.mask,
+                    tier=c.tier,
+                    created_at=c.created_at,
+                    scanned_at=c.scanned_at,
+                )
             )
 
     def get(self, name: str) -> Collection | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM collections WHERE name = ?", (name,)).fetchone()
-        return None if row is None else _collection(row)
+        rows = self._rows(select(collections).where(K.name == name))
+        return Collection(**rows[0]._mapping) if rows else None
 
     def all(self) -> list[Collection]:
-        with self._lock:
-            rows = self._db.execute("SELECT * FROM collections ORDER BY name").fetchall()
-        return [_collection(row) for row in rows]
+        return [
+            Collection(**row._mapping) for row in self._rows(select(collections).order_by(K.name))
+        ]
 
     def rename(self, old: str, new: str) -> None:
-        with self._lock:
-            self._db.execute("UPDATE collections SET name = ? WHERE name = ?", (new, old))
+        self._run(update(collections).where(K.name == old).values(name=new))
 
     def remove(self, collection_id: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
+        self._run(delete(collections).where(K.id == collection_id))
 
     def scanned(self, collection_id: str, at: float) -> None:
-        with self._lock:
-            self._db.execute(
-                "UPDATE collections SET scanned_at = ? WHERE id = ?", (at, collection_id)
-            )
+        self._run(update(collections).where(K.id == collection_id).values(scanned_at=at))
 
     def files(self, collection_id: str) -> dict[str, IndexedFile]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT path, hash, chunks FROM files WHERE collection = ?", (collection_id,)
-            ).fetchall()
-        return {row["path"]: IndexedFile(row["path"], row["hash"], row["chunks"]) for row in rows}
+        rows = self._rows(
+            select(F.path, F.hash, F.chunks).where(F.collection == collection_id).order_by(F.path)
+        )
+        return {row.path: IndexedFile(*row) for row in rows}
 
     def file(self, collection_id: str, path: str) -> IndexedFile | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT path, hash, chunks FROM files WHERE collection = ? AND path = ?",
-                (collection_id, path),
-            ).fetchone()
-        return None if row is None else IndexedFile(row["path"], row["hash"], row["chunks"])
+        rows = self._rows(
+            select(F.path, F.hash, F.chunks).where(F.collection == collection_id, F.path == path)
+        )
+        return IndexedFile(*rows[0]) if rows else None
 
     def set_file(self, collection_id: str, indexed: IndexedFile, text: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO files (collection, path, hash, chunks, text) "
-                "VALUES (?,?,?,?,?)",
-                (collection_id, indexed.path, indexed.hash, indexed.chunks, text),
+        upsert = self._db.insert(files).values(
+            collection=collection_id,
+            path=indexed.path,
+            hash=indexed.hash,
+            chunks=indexed.chunks,
+            text=text,
+        )
+        self._run(
+            upsert.on_conflict_do_update(
+                index_elements=[F.collection, F.path],
+                set_={
+                    "hash": upsert.excluded.hash,
+                    "chunks": upsert.excluded.chunks,
+                    "text": upsert.excluded.text,
+                },
             )
+        )
 
     def text(self, collection_id: str, path: str) -> str | None:
         """None too for a file indexed before texts were kept, until it changes."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT text FROM files WHERE collection = ? AND path = ?", (collection_id, path)
-            ).fetchone()
-        return None if row is None else row["text"]
+        rows = self._rows(select(F.text).where(F.collection == collection_id, F.path == path))
+        return rows[0].text if rows else None
 
     def remove_file(self, collection_id: str, path: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "DELETE FROM files WHERE collection = ? AND path = ?", (collection_id, path)
-            )
+        self._run(delete(files).where(F.collection == collection_id, F.path == path))
 
+    def close(self) -> None:
+        """Nothing of its own to release: the database is closed by whoever opened it."""
 
-def _collection(row: sqlite3.Row) -> Collection:
-    return Collection(
-        id=row["id"],
-        name=row["name"],
-        namespace=row["namespace"],
-        path=row["path"],
-        mask=row["mask"],
-        tier=row["tier"],
-        created_at=row["created_at"],
-        scanned_at=row["scanned_at"],
-    )
+    def _run(self, statement: Any) -> None:
+        with self._db.write() as conn:
+            conn.execute(statement)
+
+    def _rows(self, query: Any) -> list[Any]:
+        with self._db.read() as conn:
+            return list(conn.execute(query))

@@ -1,18 +1,36 @@
-"""The durable stores a service keeps its state in, opened together on one backend."""
+"""The durable stores a service keeps its state in, opened together on one database: SQLite
+files in the data directory of one process, or the Postgres database a cluster shares."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from service.domain.ports import Catalog, Coordination, InteractionLog, JobLog, Ledger
+from service.stores.catalog import SqlCatalog
+from service.stores.coordination import LocalCoordination, PostgresCoordination
+from service.stores.database import Database, PostgresDatabase, SqliteDatabase
+from service.stores.interactions import SqlInteractionLog
+from service.stores.jobs import SqlJobLog
+from service.stores.ledger import SqlLedger
+from service.stores.schema import prepare
+
+FILES = {
+    "ledger": "ledger.sqlite3",
+    "catalog": "catalog.sqlite3",
+    "interactions": "interactions.sqlite3",
+    "runs": "jobs.sqlite3",
+}
+"""The SQLite file of each group of tables (``service.stores.tables.GROUPS``)."""
+LEDGER = FILES["ledger"]
 
 
 @dataclass(frozen=True)
 class DurableStores:
     """The ledger, the catalog, the interaction log, the job log and the coordination of
-    one backend: SQLite files of one process (``service.stores.embedded.open_sqlite``) or
-    one Postgres database shared by a cluster (``service.stores.postgres.open_postgres``)."""
+    one backend."""
 
     ledger: Ledger
     catalog: Catalog
@@ -24,3 +42,60 @@ class DurableStores:
     def close(self) -> None:
         """Release every connection; the stores are unusable after."""
         self.closer()
+
+
+def open_sqlite(data_dir: Path, *, clock: Callable[[], float] = time.time) -> DurableStores:
+    """Open (creating or upgrading) the SQLite files under ``data_dir``; if one fails to
+    open, those opened before it are closed. ``clock`` times ledger changes recorded with
+    no time."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    opened: dict[str, Database] = {}
+    try:
+        for group, name in FILES.items():
+            opened[group] = database = SqliteDatabase(data_dir / name)
+            prepare(database, [group])
+    except BaseException:
+        _close_all(list(opened.values()))
+        raise
+    return DurableStores(
+        ledger=SqlLedger(opened["ledger"], clock=clock),
+        catalog=SqlCatalog(opened["catalog"]),
+        interactions=SqlInteractionLog(opened["interactions"]),
+        jobs=SqlJobLog(opened["runs"]),
+        coordination=LocalCoordination(),
+        closer=lambda: _close_all(list(opened.values())),
+    )
+
+
+def open_postgres(
+    url: str, *, clock: Callable[[], float] = time.time, pool_size: int = 8
+) -> DurableStores:
+    """Migrate the database at ``url`` (a ``postgresql://`` URL) to this release's schema,
+    then open its stores on one pool of at most ``pool_size`` connections; coordination
+    keeps connections of its own. ``clock`` times ledger changes recorded with no time."""
+    database = PostgresDatabase(url, pool_size=pool_size)
+    try:
+        prepare(database, FILES)
+        coordination = PostgresCoordination(url)
+    except BaseException:
+        database.close()
+        raise
+
+    def close() -> None:
+        coordination.close()
+        database.close()
+
+    return DurableStores(
+        ledger=SqlLedger(database, clock=clock),
+        catalog=SqlCatalog(database),
+        interactions=SqlInteractionLog(database),
+        jobs=SqlJobLog(database),
+        coordination=coordination,
+        closer=close,
+    )
+
+
+def _close_all(databases: list[Database]) -> None:
+    """Close in reverse order of opening."""
+    for database in reversed(databases):
+        database.close()

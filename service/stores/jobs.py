@@ -1,71 +1,64 @@
-"""The job log on SQLite: the runs of the lifecycle jobs of one process."""
+"""The log of job runs: the runs of the lifecycle jobs of one process or of a cluster; a
+slot (a scheduled time) is claimed once per job, whatever the process that claims it."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select, update
+
 from service.domain.models import JobRun
-from service.stores.sqlite import SqliteFile
+from service.stores.database import Database
+from service.stores.tables import job_runs
 
-_COLUMNS = "id, job, replica, started_at, finished_at, result, error, slot"
+R = job_runs.c
 
 
-class SqliteJobLog(SqliteFile):
-    """Runs in their own file; a slot (a scheduled time) is claimed once per job, whatever
-    the connection that claims it."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, "sqlite/jobs")
+class SqlJobLog:
+    def __init__(self, database: Database) -> None:
+        self._db = database
 
     def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int | None:
-        with self._lock:
-            row = self._db.execute(
-                "INSERT INTO job_runs (job, replica, started_at, slot) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING RETURNING id",
-                (job, replica, at, slot),
-            ).fetchone()
-        return None if row is None else int(row["id"])
+        claim = (
+            self._db.insert(job_runs)
+            .values(job=job, replica=replica, started_at=at, slot=slot)
+            .on_conflict_do_nothing()
+            .returning(R.id)
+        )
+        with self._db.write() as conn:
+            run = conn.execute(claim).scalar()
+        return None if run is None else int(run)
 
     def finish(
         self, run: int, at: float, result: Mapping[str, Any] | None, error: str | None
     ) -> None:
-        encoded = None if result is None else json.dumps(dict(result))
-        with self._lock:
-            self._db.execute(
-                "UPDATE job_runs SET finished_at = ?, result = ?, error = ? WHERE id = ?",
-                (at, encoded, error, run),
-            )
+        done = update(job_runs).where(R.id == run)
+        done = done.values(
+            finished_at=at, result=None if result is None else dict(result), error=error
+        )
+        with self._db.write() as conn:
+            conn.execute(done)
 
     def last(self) -> dict[str, JobRun]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM job_runs r WHERE id = (SELECT id FROM job_runs "
-                "WHERE job = r.job ORDER BY started_at DESC, id DESC LIMIT 1) ORDER BY job"
-            ).fetchall()
-        return {row["job"]: _run(row) for row in rows}
+        newer = job_runs.alias("newer")
+        latest = (
+            select(newer.c.id)
+            .where(newer.c.job == R.job)
+            .order_by(newer.c.started_at.desc(), newer.c.id.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+        with self._db.read() as conn:
+            rows = conn.execute(select(job_runs).where(R.id == latest).order_by(R.job)).all()
+        return {row.job: JobRun(**row._mapping) for row in rows}
 
     def runs(self, job: str, limit: int = 20) -> list[JobRun]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM job_runs WHERE job = ? "
-                "ORDER BY started_at DESC, id DESC LIMIT ?",
-                (job, limit),
-            ).fetchall()
-        return [_run(row) for row in rows]
-
-
-def _run(row: sqlite3.Row) -> JobRun:
-    return JobRun(
-        id=row["id"],
-        job=row["job"],
-        replica=row["replica"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        result=None if row["result"] is None else json.loads(row["result"]),
-        error=row["error"],
-        slot=row["slot"],
-    )
+        query = (
+            select(job_runs)
+            .where(R.job == job)
+            .order_by(R.started_at.desc(), R.id.desc())
+            .limit(limit)
+        )
+        with self._db.read() as conn:
+            return [JobRun(**row._mapping) for row in conn.execute(query)]

@@ -1,12 +1,24 @@
-"""The ledger: SQLite, the source of truth for entries, their state and their vectors."""
+"""The ledger: the source of truth for entries, their state and their vectors, on SQLite or
+Postgres alike."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
-from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Table,
+    bindparam,
+    case,
+    delete,
+    func,
+    select,
+    update,
+)
 
 from service.domain.models import (
     Change,
@@ -18,28 +30,54 @@ from service.domain.models import (
     StoredEntry,
 )
 from service.domain.similarity import Matrix
-from service.stores.ledger_schema import (
-    COLUMNS,
-    LIVE,
-    add_missing_columns,
-    entry_values,
-    matrix,
-    pack,
-    row_entry,
-    unpack,
+from service.stores.database import Database, in_batches
+from service.stores.entry_rows import FIELDS, entry_values, matrix, pack, row_entry, unpack
+from service.stores.tables import change_horizon, changes, chunks, entries, history, quarantine
+
+E, C = entries.c, chunks.c
+LIVE = E.state.in_(("pending", "synced"))
+"""Entries every read sees: not being deleted, not set aside."""
+KEYS: BindParameter[Any] = bindparam("keys", expanding=True)
+ENTRY = [E[name] for name in FIELDS]
+WRITTEN = (*FIELDS, "state", "written")
+"""The columns a write gives."""
+
+LIVE_ROWS = select(*ENTRY).where(E.key.in_(KEYS), LIVE)
+CHUNKS_OF = select(C.key, C.number, C.text, C.vector).where(C.key.in_(KEYS))
+TEXTS_OF = select(C.key, C.text).where(C.key.in_(KEYS)).order_by(C.key, C.number)
+VECTORS_OF = (
+    select(C.key, C.vector).where(C.key.in_(KEYS), C.vector.is_not(None)).order_by(C.key, C.number)
 )
-from service.stores.sqlite import SqliteFile, Transaction, select_in
+PRESENT = select(E.key).where(E.key.in_(KEYS)).order_by(E.key).with_for_update()
+"""Keys that have a row; on Postgres their rows are locked in one order by every writer, so
+writers never deadlock."""
+EMBEDDED = (
+    select(C.key, func.count().label("n")).where(C.vector.is_not(None)).group_by(C.key).subquery()
+)
+STATS = (
+    select(
+        E.namespace,
+        E.tier,
+        E.archived,
+        func.count(),
+        func.sum(func.coalesce(EMBEDDED.c.n, 0)),
+        func.sum(case((EMBEDDED.c.n > 0, E.tokens), else_=0)),
+        func.sum(E.tokens),
+    )
+    .select_from(entries.outerjoin(EMBEDDED, EMBEDDED.c.key == E.key))
+    .where(LIVE)
+    .group_by(E.namespace, E.tier, E.archived)
+)
+INDEXED_TIERS = E.tier.in_(("A", "C"))
 
-_VALUES = ", ".join("?" * len(COLUMNS.split(", ")))
 
-
-class SqliteLedger(SqliteFile):
-    """Entries keyed by ``namespace:id``, written in WAL mode with full fsync.
+class SqlLedger:
+    """Entries keyed by ``namespace:id``, in a database of one process or of a cluster.
 
     ``clock`` times what is recorded without a time given (history, changes)."""
 
-    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(path, "sqlite/ledger", {1: add_missing_columns})
+    def __init__(self, database: Database, *, clock: Callable[[], float] = time.time) -> None:
+        self._db = database
         self._clock = clock
 
     def put(
@@ -51,77 +89,101 @@ class SqliteLedger(SqliteFile):
         at: float | None = None,
     ) -> None:
         """Record entries as pending indexing, and in each one's history: ``action``, or
-        created / updated as the key is new or not."""
-        rows = [entry_values(s) for s in stored]
-        chunks = [(c.key, c.number, c.text, pack(c.vector)) for s in stored for c in s.chunks]
-        with self._lock, Transaction(self._db):
-            keys = [s.entry.key for s in stored]
-            existing = set(self._present(keys))
-            self._db.executemany("DELETE FROM chunks WHERE key = ?", [(k,) for k in keys])
-            self._db.executemany("DELETE FROM quarantine WHERE key = ?", [(k,) for k in keys])
-            self._db.executemany(
-                f"INSERT OR REPLACE INTO entries ({COLUMNS}, state) VALUES ({_VALUES}, 'pending')",
-                rows,
+        created / updated as the key is new or not. A key given twice is written once, as
+        given last."""
+        if not stored:
+            return
+        now = self._clock() if at is None else at
+        keys = [s.entry.key for s in stored]
+        latest = list({s.entry.key: s for s in stored}.values())
+        with self._db.write() as conn:
+            existing = set(self._present(conn, keys))
+            written = self._db.draw_written(conn, len(latest))
+            rows = [(*entry_values(s), "pending", n) for s, n in zip(latest, written, strict=True)]
+            self._db.replace_entries(conn, WRITTEN, rows)
+            _delete(conn, chunks, keys)
+            _delete(conn, quarantine, keys)
+            self._db.insert_rows(
+                conn,
+                chunks,
+                ("key", "number", "text", "vector"),
+                [(c.key, c.number, c.text, pack(c.vector)) for s in latest for c in s.chunks],
             )
-            now = self._clock() if at is None else at
-            self._db.executemany(
-                "INSERT INTO history VALUES (?,?,?,?)",
+            self._db.insert_rows(
+                conn,
+                history,
+                ("key", "at", "action", "actor"),
                 [
                     (k, now, action or ("updated" if k in existing else "created"), actor)
                     for k in keys
                 ],
             )
-            self._db.executemany("INSERT INTO chunks VALUES (?,?,?,?)", chunks)
-            self._append(keys, now)
+            self._append(conn, keys, now)
 
     def mark_synced(self, keys: Iterable[str]) -> None:
-        self._set_state(list(keys), "synced")
+        wanted = list(keys)
+        if wanted:
+            with self._db.write() as conn:
+                _set_state(conn, wanted, "synced")
 
     def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
-        with self._lock, Transaction(self._db):
-            self._append(self._present(list(reasons)), at)
-            self._db.executemany(
-                "UPDATE entries SET state = 'quarantined' WHERE key = ?", [(k,) for k in reasons]
+        if not reasons:
+            return
+        with self._db.write() as conn:
+            present = self._present(conn, list(reasons))
+            _set_state(conn, present, "quarantined")
+            upsert = self._db.insert(quarantine)
+            upsert = upsert.on_conflict_do_update(
+                index_elements=[quarantine.c.key],
+                set_={"reason": upsert.excluded.reason, "at": upsert.excluded.at},
             )
-            self._db.executemany(
-                "INSERT OR REPLACE INTO quarantine VALUES (?, ?, ?)",
-                [(k, reason, at) for k, reason in reasons.items()],
-            )
+            conn.execute(upsert, [{"key": k, "reason": r, "at": at} for k, r in reasons.items()])
+            self._append(conn, present, at)
 
     def quarantined(self, limit: int = 1000) -> list[Quarantined]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT q.key, q.reason, q.at FROM quarantine q JOIN entries e ON e.key = q.key "
-                "WHERE e.state = 'quarantined' ORDER BY q.at, q.key LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [Quarantined(row["key"], row["reason"], row["at"]) for row in rows]
+        q = quarantine.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(q.key, q.reason, q.at)
+                .join(entries, E.key == q.key)
+                .where(E.state == "quarantined")
+                .order_by(q.at, q.key)
+                .limit(limit)
+            ).all()
+        return [Quarantined(*row) for row in rows]
 
     def mark_deleting(self, keys: Sequence[str]) -> list[str]:
-        with self._lock, Transaction(self._db):
-            existing = self._present(keys)
-            self._db.executemany(
-                "UPDATE entries SET state = 'deleting' WHERE key = ?", [(k,) for k in existing]
-            )
-            self._append(existing, self._clock())
+        if not keys:
+            return []
+        with self._db.write() as conn:
+            existing = self._present(conn, keys)
+            _set_state(conn, existing, "deleting")
+            self._append(conn, existing, self._clock())
         return existing
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
+        if not keys:
+            return
         now = self._clock() if at is None else at
-        with self._lock, Transaction(self._db):
-            self._append(self._present(keys), now)
-            self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
-            self._db.executemany("DELETE FROM quarantine WHERE key = ?", [(k,) for k in keys])
-            self._db.executemany(
-                "INSERT INTO history VALUES (?,?,?,?)", [(k, now, "deleted", actor) for k in keys]
+        with self._db.write() as conn:
+            present = self._present(conn, keys)
+            _delete(conn, entries, keys)
+            _delete(conn, quarantine, keys)
+            self._db.insert_rows(
+                conn,
+                history,
+                ("key", "at", "action", "actor"),
+                [(k, now, "deleted", actor) for k in keys],
             )
+            self._append(conn, present, now)
 
     def history(self, key: str) -> list[HistoryEvent]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT at, action, actor FROM history WHERE key = ? ORDER BY at, rowid", (key,)
-            ).fetchall()
-        return [HistoryEvent(row["at"], row["action"], row["actor"]) for row in rows]
+        h = history.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(h.at, h.action, h.actor).where(h.key == key).order_by(h.at, h.id)
+            ).all()
+        return [HistoryEvent(*row) for row in rows]
 
     def select_keys(
         self,
@@ -132,207 +194,200 @@ class SqliteLedger(SqliteFile):
         older_than: float | None = None,
         limit: int = 1000,
     ) -> list[str]:
-        """Keys of one tier's entries, by expiry or age; the lifecycle jobs' worklists."""
-        sql = f"SELECT key FROM entries WHERE tier = ? AND archived = ? AND {LIVE}"
-        args: list[object] = [tier, int(archived)]
+        """Keys of one tier's entries, by expiry or age, oldest first; the lifecycle jobs'
+        worklists."""
+        query = select(E.key).where(E.tier == tier, E.archived == archived, LIVE)
         if expires_before is not None:
-            sql += " AND expires_at IS NOT NULL AND expires_at <= ?"
-            args.append(expires_before)
+            query = query.where(E.expires_at.is_not(None), E.expires_at <= expires_before)
         if older_than is not None:
-            sql += " AND timestamp < ?"
-            args.append(older_than)
-        with self._lock:
-            rows = self._db.execute(sql + " LIMIT ?", [*args, limit]).fetchall()
-        return [row["key"] for row in rows]
+            query = query.where(E.timestamp < older_than)
+        with self._db.read() as conn:
+            return list(conn.scalars(query.order_by(E.timestamp, E.key).limit(limit)))
 
     def missing_vectors(self, limit: int = 500) -> list[str]:
         """Keys of tier A and C entries written while no model was loaded."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT DISTINCT e.key FROM entries e JOIN chunks c ON c.key = e.key "
-                f"WHERE e.tier IN ('A', 'C') AND c.vector IS NULL AND e.{LIVE} "
-                "LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [row["key"] for row in rows]
+        query = (
+            select(E.key)
+            .distinct()
+            .join(chunks, C.key == E.key)
+            .where(INDEXED_TIERS, C.vector.is_(None), LIVE)
+            .limit(limit)
+        )
+        with self._db.read() as conn:
+            return list(conn.scalars(query))
 
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
         """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT e.namespace, e.tier, e.archived, COUNT(*) AS entries, "
-                "SUM(COALESCE(v.n, 0)) AS vectors, "
-                "SUM(CASE WHEN v.n > 0 THEN e.tokens ELSE 0 END) AS embedded, "
-                "SUM(e.tokens) AS tokens "
-                "FROM entries e LEFT JOIN (SELECT key, COUNT(*) AS n FROM chunks "
-                "WHERE vector IS NOT NULL GROUP BY key) v ON v.key = e.key "
-                f"WHERE e.{LIVE} GROUP BY e.namespace, e.tier, e.archived"
-            ).fetchall()
+        with self._db.read() as conn:
+            rows = conn.execute(STATS).all()
         return [
-            (
-                r["namespace"],
-                r["tier"],
-                bool(r["archived"]),
-                r["entries"],
-                r["vectors"],
-                r["embedded"],
-                r["tokens"],
-            )
-            for r in rows
+            (ns, tier, bool(archived), *(int(n) for n in counts))
+            for ns, tier, archived, *counts in rows
         ]
 
     def vector_count(self) -> int:
         """Chunks the vector index should hold: those of live tier A and C entries."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*) AS n FROM chunks c JOIN entries e ON e.key = c.key "
-                "WHERE e.tier IN ('A', 'C') AND e.archived = 0 AND c.vector IS NOT NULL "
-                f"AND e.{LIVE}"
-            ).fetchone()
-        return int(row["n"])
-
-    def _present(self, keys: Sequence[str]) -> list[str]:
-        """The given keys that have a row, in the given order."""
-        found = {
-            row["key"]
-            for row in select_in(self._db, "SELECT key FROM entries WHERE key IN ({keys})", keys)
-        }
-        return [key for key in keys if key in found]
+        query = (
+            select(func.count())
+            .select_from(chunks.join(entries, E.key == C.key))
+            .where(INDEXED_TIERS, E.archived.is_(False), C.vector.is_not(None), LIVE)
+        )
+        with self._db.read() as conn:
+            return int(conn.execute(query).scalar_one())
 
     def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
         """The entry of the thread written last."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {COLUMNS} FROM entries WHERE namespace = ? AND thread = ? "
-                f"AND {LIVE} ORDER BY rowid DESC LIMIT 1",
-                (namespace, thread),
-            ).fetchone()
-        return None if row is None else row_entry(row)
+        query = (
+            select(*ENTRY)
+            .where(E.namespace == namespace, E.thread == thread, LIVE)
+            .order_by(E.written.desc())
+            .limit(1)
+        )
+        with self._db.read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else row_entry(row._mapping)
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
-        with self._lock:
-            return self._hydrate(self._live_rows(keys))
+        """Live entries with their chunks, vectors included."""
+        with self._db.read() as conn:
+            return _hydrate(conn, _live_rows(conn, keys))
 
     def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
         """Live entries with their chunk texts, in order; no vector is read."""
-        with self._lock:
-            rows = self._live_rows(keys)
-            texts: dict[str, list[str]] = {row["key"]: [] for row in rows}
-            for c in select_in(
-                self._db,
-                "SELECT key, text FROM chunks WHERE key IN ({keys}) ORDER BY key, number",
-                list(texts),
-            ):
-                texts[c["key"]].append(c["text"])
-        return {row["key"]: (row_entry(row), tuple(texts[row["key"]])) for row in rows}
+        with self._db.read() as conn:
+            rows = _live_rows(conn, keys)
+            texts: dict[str, list[str]] = {row.key: [] for row in rows}
+            for batch in in_batches(list(texts)):
+                for key, text in conn.execute(TEXTS_OF, {"keys": batch}):
+                    texts[key].append(text)
+        return {row.key: (row_entry(row._mapping), tuple(texts[row.key])) for row in rows}
 
     def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
         """The chunk vectors of the entries that have them, without the rest of the entry:
         each entry's blobs joined into one float32 matrix, no float made a Python object."""
         found: dict[str, Matrix] = {}
-        with self._lock:
-            rows = select_in(
-                self._db,
-                "SELECT key, vector FROM chunks WHERE key IN ({keys}) "
-                "AND vector IS NOT NULL ORDER BY key, number",
-                keys,
-            )
-            for key, group in groupby(rows, key=lambda row: row["key"]):
-                found[key] = matrix(row["vector"] for row in group)
+        with self._db.read() as conn:
+            for batch in in_batches(keys):
+                rows = conn.execute(VECTORS_OF, {"keys": batch})
+                for key, group in groupby(rows, key=lambda row: row[0]):
+                    found[key] = matrix(row[1] for row in group)
         return found
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {COLUMNS} FROM entries WHERE state = 'pending'"
-            ).fetchall()
-            pending = list(self._hydrate(rows).values())
-            deleting = [
-                row["key"]
-                for row in self._db.execute("SELECT key FROM entries WHERE state = 'deleting'")
-            ]
+        """Entries written but not yet indexed, and keys flagged for removal, each in the
+        order written."""
+        with self._db.snapshot() as conn:
+            rows = conn.execute(
+                select(*ENTRY).where(E.state == "pending").order_by(E.written)
+            ).all()
+            pending = list(_hydrate(conn, rows).values())
+            deleting = list(
+                conn.scalars(select(E.key).where(E.state == "deleting").order_by(E.written))
+            )
         return pending, deleting
 
     def scan(self, batch: int = 500) -> Iterator[list[StoredEntry]]:
         after = ""
+        query = select(*ENTRY).where(E.key > bindparam("after"), LIVE).order_by(E.key)
         while True:
-            with self._lock:
-                rows = self._db.execute(
-                    f"SELECT {COLUMNS} FROM entries WHERE key > ? AND {LIVE} ORDER BY key LIMIT ?",
-                    (after, batch),
-                ).fetchall()
+            with self._db.read() as conn:
+                rows = conn.execute(query.limit(batch), {"after": after}).all()
                 if not rows:
                     return
-                hydrated = list(self._hydrate(rows).values())
-            after = rows[-1]["key"]
+                hydrated = list(_hydrate(conn, rows).values())
+            after = rows[-1].key
             yield hydrated
 
     def count(self) -> dict[str, int]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT tier, COUNT(*) AS n FROM entries WHERE {LIVE} GROUP BY tier"
-            ).fetchall()
-        return {row["tier"]: row["n"] for row in rows}
+        with self._db.read() as conn:
+            rows = conn.execute(select(E.tier, func.count()).where(LIVE).group_by(E.tier)).all()
+        return {tier: n for tier, n in rows}
 
     def changes(self, after: int, limit: int = 1000) -> list[Change]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, key, at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?",
-                (after, limit),
-            ).fetchall()
-        return [Change(row["seq"], row["key"], row["at"]) for row in rows]
+        c = changes.c
+        query = select(c.seq, c.key, c.at).where(c.seq > after).order_by(c.seq).limit(limit)
+        with self._db.read() as conn:
+            return [Change(*row) for row in conn.execute(query)]
 
     def change_bounds(self) -> ChangeBounds:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT h.horizon, MAX(h.horizon, COALESCE((SELECT MAX(seq) FROM changes), 0)) "
-                "FROM change_horizon h"
-            ).fetchone()
-        return ChangeBounds(horizon=row[0], latest=row[1])
+        query = select(
+            func.coalesce(select(func.max(change_horizon.c.horizon)).scalar_subquery(), 0),
+            func.coalesce(select(func.max(changes.c.seq)).scalar_subquery(), 0),
+        )
+        with self._db.read() as conn:
+            horizon, latest = conn.execute(query).one()
+        return ChangeBounds(horizon=int(horizon), latest=max(int(horizon), int(latest)))
 
     def trim_changes(self, before: float) -> int:
         """Drop the changes made before ``before``, and any numbered below one of them: the
         log stays whole above the horizon."""
-        with self._lock, Transaction(self._db):
-            row = self._db.execute("SELECT MAX(seq) FROM changes WHERE at < ?", (before,))
-            last = row.fetchone()[0]
+        with self._db.write() as conn:
+            last = conn.execute(
+                select(func.max(changes.c.seq)).where(changes.c.at < before)
+            ).scalar_one()
             if last is None:
                 return 0
-            dropped = self._db.execute("DELETE FROM changes WHERE seq <= ?", (last,)).rowcount
-            self._db.execute("UPDATE change_horizon SET horizon = MAX(horizon, ?)", (last,))
+            dropped = conn.execute(delete(changes).where(changes.c.seq <= last)).rowcount
+            raise_horizon = self._db.insert(change_horizon).values(one=1, horizon=last)
+            conn.execute(
+                raise_horizon.on_conflict_do_update(
+                    index_elements=[change_horizon.c.one],
+                    set_={
+                        "horizon": case(
+                            (
+                                raise_horizon.excluded.horizon > change_horizon.c.horizon,
+                                raise_horizon.excluded.horizon,
+                            ),
+                            else_=change_horizon.c.horizon,
+                        )
+                    },
+                )
+            )
         return int(dropped)
 
-    def _append(self, keys: Iterable[str], at: float) -> None:
+    def close(self) -> None:
+        """Nothing of its own to release: the database is closed by whoever opened it."""
+
+    def _present(self, conn: Connection, keys: Sequence[str]) -> list[str]:
+        """The given keys that have a row, in the given order."""
+        found = {k for batch in in_batches(keys) for k in conn.scalars(PRESENT, {"keys": batch})}
+        return [key for key in keys if key in found]
+
+    def _append(self, conn: Connection, keys: Iterable[str], at: float) -> None:
         """Log a change of each key (once), in the caller's transaction."""
-        self._db.executemany(
-            "INSERT INTO changes (key, at) VALUES (?, ?)", [(k, at) for k in dict.fromkeys(keys)]
+        unique = list(dict.fromkeys(keys))
+        if unique:
+            self._db.order_changes(conn)
+            self._db.insert_rows(conn, changes, ("key", "at"), [(k, at) for k in unique])
+
+
+def _delete(conn: Connection, table: Table, keys: Sequence[str]) -> None:
+    statement = delete(table).where(table.c.key.in_(KEYS))
+    for batch in in_batches(keys):
+        conn.execute(statement, {"keys": batch})
+
+
+def _set_state(conn: Connection, keys: Sequence[str], state: str) -> None:
+    statement = update(entries).where(E.key.in_(KEYS)).values(state=bindparam("state"))
+    for batch in in_batches(keys):
+        conn.execute(statement, {"keys": batch, "state": state})
+
+
+def _live_rows(conn: Connection, keys: Sequence[str]) -> list[Any]:
+    return [row for batch in in_batches(keys) for row in conn.execute(LIVE_ROWS, {"keys": batch})]
+
+
+def _hydrate(conn: Connection, rows: Sequence[Any]) -> dict[str, StoredEntry]:
+    """Entries of ``rows`` (holding the ``FIELDS``) with their chunks, by key."""
+    found: dict[str, list[Chunk]] = {row.key: [] for row in rows}
+    for batch in in_batches(list(found)):
+        for key, number, text, vector in conn.execute(CHUNKS_OF, {"keys": batch}):
+            found[key].append(Chunk(key, number, text, unpack(vector)))
+    return {
+        row.key: StoredEntry(
+            row_entry(row._mapping),
+            tuple(sorted(found[row.key], key=lambda c: c.number)),
+            row.tokens,
         )
-
-    def _set_state(self, keys: list[str], state: str) -> None:
-        if not keys:
-            return
-        with self._lock, Transaction(self._db):
-            self._db.executemany(
-                "UPDATE entries SET state = ? WHERE key = ?", [(state, k) for k in keys]
-            )
-
-    def _live_rows(self, keys: Sequence[str]) -> list[sqlite3.Row]:
-        """The ``COLUMNS`` of the live entries among ``keys``."""
-        sql = f"SELECT {COLUMNS} FROM entries WHERE key IN ({{keys}}) AND {LIVE}"
-        return list(select_in(self._db, sql, keys))
-
-    def _hydrate(self, rows: list[sqlite3.Row]) -> dict[str, StoredEntry]:
-        """Entries of ``rows`` (read with ``COLUMNS``) with their chunks, by key."""
-        keys = [row["key"] for row in rows]
-        chunks: dict[str, list[Chunk]] = {k: [] for k in keys}
-        for c in select_in(
-            self._db,
-            "SELECT key, number, text, vector FROM chunks WHERE key IN ({keys}) "
-            "ORDER BY key, number",
-            keys,
-        ):
-            chunks[c["key"]].append(Chunk(c["key"], c["number"], c["text"], unpack(c["vector"])))
-        return {
-            row["key"]: StoredEntry(row_entry(row), tuple(chunks[row["key"]]), row["tokens"])
-            for row in rows
-        }
+        for row in rows
+    }

@@ -9,8 +9,7 @@ import pytest
 
 from service.domain.collections import Collection, IndexedFile
 from service.domain.ports import Catalog
-from service.stores.catalog import SqliteCatalog
-from service.stores.postgres import open_postgres
+from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog
 from tests.postgres import POSTGRES
 
@@ -20,8 +19,8 @@ def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Catalog]
     if request.param == "fake":
         yield FakeCatalog()
     elif request.param == "sqlite":
-        sqlite = SqliteCatalog(tmp_path / "catalog.sqlite3")
-        yield sqlite
+        sqlite = open_sqlite(tmp_path)
+        yield sqlite.catalog
         sqlite.close()
     else:
         stores = open_postgres(request.getfixturevalue("postgres_url"))

@@ -11,8 +11,7 @@ import pytest
 
 from service.domain.models import Change
 from service.domain.ports import Ledger
-from service.stores.ledger import SqliteLedger
-from service.stores.postgres import open_postgres
+from service.stores.durable import open_postgres, open_sqlite
 from tests.contracts.test_ledger import stored
 from tests.fakes import T0, FakeClock, FakeLedger
 from tests.postgres import POSTGRES
@@ -33,9 +32,9 @@ def open_ledger(
         if request.param == "fake":
             return fake
         if request.param == "sqlite":
-            sqlite = SqliteLedger(tmp_path / "ledger.sqlite3", clock=clock)
+            sqlite = open_sqlite(tmp_path, clock=clock)
             closers.append(sqlite.close)
-            return sqlite
+            return sqlite.ledger
         stores = open_postgres(request.getfixturevalue("postgres_url"), clock=clock)
         closers.append(stores.close)
         return stores.ledger

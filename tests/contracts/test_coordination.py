@@ -12,8 +12,7 @@ import psycopg
 import pytest
 
 from service.domain.ports import Coordination
-from service.stores.coordination import LocalCoordination
-from service.stores.postgres.coordination import PostgresCoordination
+from service.stores.coordination import LocalCoordination, PostgresCoordination
 from tests.fakes import FakeCoordination
 from tests.postgres import POSTGRES
 

@@ -11,13 +11,12 @@ import pytest
 
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.domain.ports import InteractionLog
-from service.stores.interactions import SqliteInteractionLog
-from service.stores.postgres import open_postgres
+from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeInteractionLog
 from tests.postgres import POSTGRES
 
 DAY = 86_400
-MIGRATIONS = Path(__file__).parents[2] / "service/stores/migrations/sqlite/interactions"
+MIGRATIONS = Path(__file__).parents[1] / "legacy/sqlite/interactions"
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
@@ -25,8 +24,8 @@ def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[InteractionL
     if request.param == "fake":
         yield FakeInteractionLog()
     elif request.param == "sqlite":
-        sqlite = SqliteInteractionLog(tmp_path / "interactions.sqlite3")
-        yield sqlite
+        sqlite = open_sqlite(tmp_path)
+        yield sqlite.interactions
         sqlite.close()
     else:
         stores = open_postgres(request.getfixturevalue("postgres_url"))
@@ -102,7 +101,8 @@ def test_a_log_written_before_confidences_opens_and_keeps_its_questions(tmp_path
             "INSERT INTO interactions VALUES ('old', ?, 'ns', NULL, 'why?', '[]', 0, 0.2, 3.0)",
             (T0,),
         )
-    upgraded = SqliteInteractionLog(path)
+    stores = open_sqlite(tmp_path)
+    upgraded = stores.interactions
     try:
         assert upgraded.get("old") == Interaction(
             "old", T0, "ns", None, "why?", [], False, 0.2, 3.0
@@ -110,4 +110,4 @@ def test_a_log_written_before_confidences_opens_and_keeps_its_questions(tmp_path
         upgraded.record(asked("new", T0 + 1))
         assert upgraded.get("new") == asked("new", T0 + 1)
     finally:
-        upgraded.close()
+        stores.close()

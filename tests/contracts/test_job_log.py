@@ -10,8 +10,7 @@ import pytest
 
 from service.domain.models import JobRun
 from service.domain.ports import JobLog
-from service.stores.jobs import SqliteJobLog
-from service.stores.postgres import open_postgres
+from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeJobLog
 from tests.postgres import POSTGRES
 
@@ -29,9 +28,9 @@ def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenJob
         if request.param == "fake":
             return fake
         if request.param == "sqlite":
-            sqlite = SqliteJobLog(tmp_path / "jobs.sqlite3")
+            sqlite = open_sqlite(tmp_path)
             closers.append(sqlite.close)
-            return sqlite
+            return sqlite.jobs
         stores = open_postgres(request.getfixturevalue("postgres_url"))
         closers.append(stores.close)
         return stores.jobs

@@ -12,8 +12,7 @@ import pytest
 
 from service.domain.models import Chunk, Quarantined, StoredEntry, Tier
 from service.domain.ports import Ledger
-from service.stores.ledger import SqliteLedger
-from service.stores.postgres import open_postgres
+from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry
 from tests.postgres import POSTGRES
 
@@ -23,8 +22,8 @@ def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
     if request.param == "fake":
         yield FakeLedger()
     elif request.param == "sqlite":
-        sqlite = SqliteLedger(tmp_path / "ledger.sqlite3")
-        yield sqlite
+        sqlite = open_sqlite(tmp_path)
+        yield sqlite.ledger
         sqlite.close()
     else:
         stores = open_postgres(request.getfixturevalue("postgres_url"))

@@ -19,7 +19,7 @@ from service.domain.models import (
 from service.domain.similarity import Matrix
 
 
-class FakeLedger:
+class _LedgerState:
     """Entries by key with their state: ``pending``, ``synced``, ``deleting`` or
     ``quarantined`` (with the reason); the history of every key, kept after the entry is
     removed; and the change log, numbered from 1."""
@@ -52,6 +52,10 @@ class FakeLedger:
     def _live(self, key: str) -> bool:
         return key in self.entries and self.states[key] in ("pending", "synced")
 
+
+class FakeEntries(_LedgerState):
+    """The entries themselves (``Entries``)."""
+
     def put(
         self,
         stored: Sequence[StoredEntry],
@@ -70,29 +74,6 @@ class FakeLedger:
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
         self._append((s.entry.key for s in stored), at)
 
-    def mark_synced(self, keys: Iterable[str]) -> None:
-        for key in keys:
-            if key in self.states:
-                self.states[key] = "synced"
-
-    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
-        self._append((k for k in reasons if k in self.entries), at)
-        for key, reason in reasons.items():
-            if key in self.entries:
-                self.states[key] = "quarantined"
-                self.reasons[key] = Quarantined(key, reason, at)
-
-    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
-        aside = [q for k, q in self.reasons.items() if self.states.get(k) == "quarantined"]
-        return sorted(aside, key=lambda q: (q.at, q.key))[:limit]
-
-    def mark_deleting(self, keys: Sequence[str]) -> list[str]:
-        existing = [k for k in keys if k in self.entries]
-        for key in existing:
-            self.states[key] = "deleting"
-        self._append(existing, None)
-        return existing
-
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
         self._append((k for k in keys if k in self.entries), at)
         for key in keys:
@@ -101,72 +82,32 @@ class FakeLedger:
             self.reasons.pop(key, None)
             self._record(key, "deleted", actor, at)
 
-    def history(self, key: str) -> list[HistoryEvent]:
-        return sorted(self.events.get(key, []), key=lambda e: e.at)
-
-    def select_keys(
-        self,
-        *,
-        tier: str,
-        archived: bool = False,
-        expires_before: float | None = None,
-        older_than: float | None = None,
-        limit: int = 1000,
-    ) -> list[str]:
-        found = [
-            key
-            for key, s in self.entries.items()
-            if self._live(key)
-            and s.entry.tier == tier
-            and s.entry.archived == archived
-            and (
-                expires_before is None
-                or (s.entry.expires_at is not None and s.entry.expires_at <= expires_before)
-            )
-            and (older_than is None or s.entry.timestamp < older_than)
-        ]
-        return found[:limit]
-
-    def missing_vectors(self, limit: int = 500) -> list[str]:
-        found = [
-            key
-            for key, s in self.entries.items()
-            if self._live(key)
-            and s.entry.tier in EMBEDDED_TIERS
-            and any(c.vector is None for c in s.chunks)
-        ]
-        return found[:limit]
-
-    def vector_count(self) -> int:
-        return sum(
-            1
-            for key, s in self.entries.items()
-            if self._live(key) and s.entry.tier in EMBEDDED_TIERS and not s.entry.archived
-            for c in s.chunks
-            if c.vector is not None
-        )
-
-    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
-        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
-        groups: dict[tuple[str, str, bool], list[int]] = {}
-        for key, s in self.entries.items():
-            if not self._live(key):
-                continue
-            e = s.entry
-            row = groups.setdefault((e.namespace, e.tier, e.archived), [0, 0, 0, 0])
-            vectors = sum(1 for c in s.chunks if c.vector is not None)
-            row[0] += 1
-            row[1] += vectors
-            row[2] += s.tokens if vectors else 0
-            row[3] += s.tokens
-        return [
-            (ns, tier, arch, entries, vectors, embedded, tokens)
-            for (ns, tier, arch), (entries, vectors, embedded, tokens) in sorted(groups.items())
-        ]
-
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         self.reads.append(("get", list(keys)))
         return {k: self.entries[k] for k in keys if self._live(k)}
+
+    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
+        for key, s in reversed(self.entries.items()):
+            if s.entry.namespace == namespace and s.entry.thread == thread and self._live(key):
+                return s.entry
+        return None
+
+    def scan(self, batch: int | None = None) -> Iterator[list[StoredEntry]]:
+        size = batch or self.scan_batch
+        entries = [self.entries[k] for k in sorted(self.entries) if self._live(k)]
+        for start in range(0, len(entries), size):
+            yield entries[start : start + size]
+
+    def count(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for key, s in self.entries.items():
+            if self._live(key):
+                counts[s.entry.tier] = counts.get(s.entry.tier, 0) + 1
+        return counts
+
+
+class FakePassages(_LedgerState):
+    """What a search reads (``Passages``)."""
 
     def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
         self.reads.append(("passages", list(keys)))
@@ -189,29 +130,112 @@ class FakeLedger:
                 found[key] = np.asarray(same, dtype=np.float32).reshape(len(same), len(same[0]))
         return found
 
-    def last_in_thread(self, namespace: str, thread: str) -> Entry | None:
-        for key, s in reversed(self.entries.items()):
-            if s.entry.namespace == namespace and s.entry.thread == thread and self._live(key):
-                return s.entry
-        return None
+
+class FakeIndexState(_LedgerState):
+    """Entry states (``IndexState``)."""
+
+    def mark_synced(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            if key in self.states:
+                self.states[key] = "synced"
+
+    def mark_deleting(self, keys: Sequence[str]) -> list[str]:
+        existing = [k for k in keys if k in self.entries]
+        for key in existing:
+            self.states[key] = "deleting"
+        self._append(existing, None)
+        return existing
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
-        pending = [self.entries[k] for k, s in self.states.items() if s == "pending"]
-        deleting = [k for k, s in self.states.items() if s == "deleting"]
+        pending = [s for k, s in self.entries.items() if self.states[k] == "pending"]
+        deleting = [k for k in self.entries if self.states[k] == "deleting"]
         return pending, deleting
 
-    def scan(self, batch: int | None = None) -> Iterator[list[StoredEntry]]:
-        size = batch or self.scan_batch
-        entries = [self.entries[k] for k in sorted(self.entries) if self._live(k)]
-        for start in range(0, len(entries), size):
-            yield entries[start : start + size]
+    def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
+        self._append((k for k in reasons if k in self.entries), at)
+        for key, reason in reasons.items():
+            if key in self.entries:
+                self.states[key] = "quarantined"
+                self.reasons[key] = Quarantined(key, reason, at)
 
-    def count(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
+    def quarantined(self, limit: int = 1000) -> list[Quarantined]:
+        aside = [q for k, q in self.reasons.items() if self.states.get(k) == "quarantined"]
+        return sorted(aside, key=lambda q: (q.at, q.key))[:limit]
+
+    def missing_vectors(self, limit: int = 500) -> list[str]:
+        found = [
+            key
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.tier in EMBEDDED_TIERS
+            and any(c.vector is None for c in s.chunks)
+        ]
+        return found[:limit]
+
+    def vector_count(self) -> int:
+        return sum(
+            1
+            for key, s in self.entries.items()
+            if self._live(key) and s.entry.tier in EMBEDDED_TIERS and not s.entry.archived
+            for c in s.chunks
+            if c.vector is not None
+        )
+
+
+class FakeInventory(_LedgerState):
+    """Worklists and counts (``Inventory``)."""
+
+    def select_keys(
+        self,
+        *,
+        tier: str,
+        archived: bool = False,
+        expires_before: float | None = None,
+        older_than: float | None = None,
+        limit: int = 1000,
+    ) -> list[str]:
+        found = [
+            key
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.tier == tier
+            and s.entry.archived == archived
+            and (
+                expires_before is None
+                or (s.entry.expires_at is not None and s.entry.expires_at <= expires_before)
+            )
+            and (older_than is None or s.entry.timestamp < older_than)
+        ]
+        return sorted(found, key=lambda k: (self.entries[k].entry.timestamp, k))[:limit]
+
+    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
+        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
+        groups: dict[tuple[str, str, bool], list[int]] = {}
         for key, s in self.entries.items():
-            if self._live(key):
-                counts[s.entry.tier] = counts.get(s.entry.tier, 0) + 1
-        return counts
+            if not self._live(key):
+                continue
+            e = s.entry
+            row = groups.setdefault((e.namespace, e.tier, e.archived), [0, 0, 0, 0])
+            vectors = sum(1 for c in s.chunks if c.vector is not None)
+            row[0] += 1
+            row[1] += vectors
+            row[2] += s.tokens if vectors else 0
+            row[3] += s.tokens
+        return [
+            (ns, tier, arch, entries, vectors, embedded, tokens)
+            for (ns, tier, arch), (entries, vectors, embedded, tokens) in sorted(groups.items())
+        ]
+
+
+class FakeHistory(_LedgerState):
+    """``History``."""
+
+    def history(self, key: str) -> list[HistoryEvent]:
+        return sorted(self.events.get(key, []), key=lambda e: e.at)
+
+
+class FakeChangeLog(_LedgerState):
+    """The change log, numbered from 1 (``ChangeLog``)."""
 
     def changes(self, after: int, limit: int = 1000) -> list[Change]:
         return [c for c in self.log if c.seq > after][:limit]
@@ -227,3 +251,9 @@ class FakeLedger:
         dropped = len(self.log) - len(kept)
         self.log, self.horizon = kept, max(self.horizon, max(old))
         return dropped
+
+
+class FakeLedger(
+    FakeEntries, FakePassages, FakeIndexState, FakeInventory, FakeHistory, FakeChangeLog
+):
+    """Every port of the ledger on one in-memory state, as ``SqlLedger`` serves them."""

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import psycopg
 import pytest
+import sqlalchemy.exc
 
 from service.domain.collections import Collection, IndexedFile
 from service.domain.interactions import Interaction
 from service.domain.models import StoredEntry
-from service.stores.durable import DurableStores
-from service.stores.embedded import open_sqlite
-from service.stores.postgres import open_postgres
+from service.stores.durable import DurableStores, open_postgres, open_sqlite
 from tests.contracts.test_ledger import stored
 from tests.fakes import T0, make_entry
 from tests.postgres import free_port
@@ -68,5 +66,5 @@ def test_replicas_share_the_stores_of_one_database(postgres_url: str) -> None:
 
 
 def test_a_database_out_of_reach_fails_at_open() -> None:
-    with pytest.raises(psycopg.OperationalError):
+    with pytest.raises(sqlalchemy.exc.OperationalError, match="Connection refused"):
         open_postgres(f"postgresql://strata@127.0.0.1:{free_port()}/strata")

@@ -11,23 +11,24 @@ from pathlib import Path
 import numpy as np
 
 from service.domain.models import Chunk, Entry, StoredEntry
-from service.stores.ledger import SqliteLedger
+from service.stores.durable import open_sqlite
 from tests.fakes import T0, make_entry
 
 
 def test_entries_survive_reopening(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "l.db")
+    stores = open_sqlite(tmp_path)
     item = StoredEntry(make_entry("1", "kept", tags=("x",), metadata={"n": 1}), (), 3)
-    ledger.put([item], actor="key:1", at=T0)
-    ledger.close()
-    again = SqliteLedger(tmp_path / "l.db")
-    assert again.get(["ns:1"]) == {"ns:1": item}
-    assert again.count() == {"A": 1}
-    assert [(h.action, h.actor) for h in again.history("ns:1")] == [("created", "key:1")]
+    stores.ledger.put([item], actor="key:1", at=T0)
+    stores.close()
+    again = open_sqlite(tmp_path)
+    assert again.ledger.get(["ns:1"]) == {"ns:1": item}
+    assert again.ledger.count() == {"A": 1}
+    assert [(h.action, h.actor) for h in again.ledger.history("ns:1")] == [("created", "key:1")]
+    again.close()
 
 
 def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "l.db")
+    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
     db.executescript(
         "CREATE TABLE entries (key TEXT PRIMARY KEY, id TEXT NOT NULL, namespace TEXT NOT NULL,"
         " tier TEXT NOT NULL, text TEXT NOT NULL, speaker TEXT, role TEXT, chain_type TEXT,"
@@ -38,7 +39,7 @@ def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path: P
         " '[]', 1.0, NULL, '{}', 0, 3, 'synced');"
     )
     db.close()
-    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger = open_sqlite(tmp_path).ledger
     old = ledger.get(["ns:old"])["ns:old"]
     assert (old.entry.text, old.entry.kind, old.entry.type, old.entry.variants) == (
         "kept",
@@ -74,7 +75,7 @@ def peak_bytes(read: Callable[[], object]) -> int:
 
 
 def test_long_entries_are_read_without_a_python_object_per_float(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "l.db")
+    ledger = open_sqlite(tmp_path).ledger
     chunks, dimension = 2_000, 384
     vectors = np.random.default_rng(1).standard_normal((chunks, dimension)).astype(np.float32)
     e = make_entry("long", "text")

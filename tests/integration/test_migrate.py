@@ -13,10 +13,8 @@ from service.domain.collections import Collection, IndexedFile
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.domain.models import Chunk, HistoryEvent, JobRun, Quarantined, StoredEntry
 from service.errors import ConfigError
-from service.migrate import migrate
-from service.stores.durable import DurableStores
-from service.stores.embedded import open_sqlite
-from service.stores.postgres import open_postgres
+from service.stores.copying import migrate
+from service.stores.durable import DurableStores, open_postgres, open_sqlite
 from tests.fakes import T0, make_entry
 
 DAY = 86_400.0

@@ -1,47 +1,36 @@
-"""Versioned migrations: files and databases of earlier versions open and upgrade, each
-migration is applied once, in a transaction, and a newer schema is refused."""
+"""The schema as stores open it: a new database is created at the latest migration, one
+written by earlier releases upgrades in place with everything it held (SQLite files and a
+Postgres database alike), a failing upgrade leaves the database as it was, a newer schema
+is refused and replicas starting together migrate once."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
 import pytest
+from alembic import command
 
 from service.domain.collections import Collection, IndexedFile
-from service.domain.models import StoredEntry
-from service.stores import migrations
-from service.stores.catalog import SqliteCatalog
-from service.stores.embedded import open_sqlite
-from service.stores.ledger import SqliteLedger
-from service.stores.migrations import (
-    Migration,
-    SchemaTooNew,
-    migrate_postgres,
-    migrate_sqlite,
-    statements,
-)
-from service.stores.postgres import open_postgres
+from service.domain.interactions import Feedback, Interaction, InteractionResult
+from service.domain.models import Change, HistoryEvent, Quarantined, StoredEntry
+from service.stores.durable import FILES, DurableStores, open_postgres, open_sqlite
+from service.stores.entry_rows import pack
+from service.stores.schema import SchemaTooNew, head
 from tests.fakes import T0, make_entry
 
-
-def versions(db: sqlite3.Connection) -> list[int]:
-    return [row[0] for row in db.execute("SELECT version FROM schema_version ORDER BY 1")]
+LEGACY = Path(__file__).parents[1] / "legacy"
 
 
-def test_every_sqlite_file_is_created_at_the_latest_version(tmp_path: Path) -> None:
+def test_every_sqlite_file_is_created_at_the_latest_migration(tmp_path: Path) -> None:
     open_sqlite(tmp_path).close()
-    for name, schema in [
-        ("ledger", "sqlite/ledger"),
-        ("catalog", "sqlite/catalog"),
-        ("interactions", "sqlite/interactions"),
-        ("jobs", "sqlite/jobs"),
-    ]:
-        db = sqlite3.connect(tmp_path / f"{name}.sqlite3")
-        assert versions(db) == [m.version for m in migrations.migrations(schema)]
-        assert migrate_sqlite(db, schema) == []  # reopening applies nothing
+    open_sqlite(tmp_path).close()  # reopening changes nothing
+    for group, name in FILES.items():
+        db = sqlite3.connect(tmp_path / name)
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(head(group),)]
         db.close()
 
 
@@ -62,13 +51,14 @@ def test_a_ledger_from_before_versions_opens_with_its_entries_and_logs_changes(
         "INSERT INTO history VALUES ('ns:old', 1.0, 'created', 'key:1');"
     )
     db.close()
-    ledger = SqliteLedger(tmp_path / "ledger.sqlite3")
+    stores = open_sqlite(tmp_path)
+    ledger = stores.ledger
     assert ledger.get(["ns:old"])["ns:old"].entry.text == "kept"
     assert [h.action for h in ledger.history("ns:old")] == ["created"]
     assert ledger.changes(0) == []
     ledger.put([StoredEntry(make_entry("new", "t", thread="x"), ())], at=T0)
     assert [(c.key, c.at) for c in ledger.changes(0)] == [("ns:new", T0)]
-    ledger.close()
+    stores.close()
 
 
 def test_a_catalog_from_before_file_texts_keeps_its_files(tmp_path: Path) -> None:
@@ -84,86 +74,237 @@ def test_a_catalog_from_before_file_texts_keeps_its_files(tmp_path: Path) -> Non
         "INSERT INTO files VALUES ('c1', 'a.md', 'h1', 2);"
     )
     db.close()
-    catalog = SqliteCatalog(tmp_path / "catalog.sqlite3")
+    stores = open_sqlite(tmp_path)
+    catalog = stores.catalog
     assert catalog.get("notes") == Collection("c1", "notes", "ns", "/srv", "*.md", "A", 1.0)
     assert catalog.files("c1") == {"a.md": IndexedFile("a.md", "h1", 2)}
     assert catalog.text("c1", "a.md") is None  # indexed before texts were kept
     catalog.set_file("c1", IndexedFile("a.md", "h2", 1), "# A")
     assert catalog.text("c1", "a.md") == "# A"
-    catalog.close()
+    stores.close()
+
+
+# What the last release before these migrations wrote, in its own schema (tests/legacy):
+# rows in every table, written in an order their keys do not tell.
+VECTOR = pack((0.5, -0.25))
+ENTRY = "'ns', 'A', 'text {0}', 'ann', NULL, NULL, '[\"x\"]', {1}, NULL, '{{}}', {2}, 4, '{3}'"
+LEGACY_ROWS = [
+    (
+        "ledger",
+        "INSERT INTO entries (key, id, namespace, tier, text, speaker, role, chain_type, "
+        "tags, timestamp, expires_at, metadata, archived, tokens, state, thread) VALUES "
+        f"('ns:b', 'b', {ENTRY.format('b', T0, 'false', 'synced')}, 'talk')",
+    ),
+    (
+        "ledger",
+        "INSERT INTO entries (key, id, namespace, tier, text, speaker, role, chain_type, "
+        "tags, timestamp, expires_at, metadata, archived, tokens, state, thread) VALUES "
+        f"('ns:a', 'a', {ENTRY.format('a', T0 + 1, 'true', 'quarantined')}, 'talk')",
+    ),
+    ("ledger", "INSERT INTO chunks VALUES ('ns:a', 0, 'text a', :vector)"),
+    ("ledger", "INSERT INTO chunks VALUES ('ns:b', 0, 'text b', NULL)"),
+    (
+        "ledger",
+        f"INSERT INTO history (key, at, action, actor) VALUES ('ns:b', {T0}, 'created', 'x')",
+    ),
+    (
+        "ledger",
+        f"INSERT INTO history (key, at, action, actor) VALUES ('ns:a', {T0}, 'created', 'x')",
+    ),
+    (
+        "ledger",
+        f"INSERT INTO history (key, at, action, actor) VALUES ('ns:a', {T0}, 'archived', 'y')",
+    ),
+    ("ledger", f"INSERT INTO quarantine VALUES ('ns:a', 'odd', {T0})"),
+    ("ledger", f"INSERT INTO changes (key, at) VALUES ('ns:b', {T0})"),
+    ("ledger", f"INSERT INTO changes (key, at) VALUES ('ns:a', {T0 + 1})"),
+    (
+        "catalog",
+        f"INSERT INTO collections VALUES ('c1', 'notes', 'ns', '/srv', '*.md', 'A', {T0}, NULL)",
+    ),
+    ("catalog", "INSERT INTO files VALUES ('c1', 'a.md', 'h1', 2, '# A')"),
+    (
+        "interactions",
+        "INSERT INTO interactions (id, at, namespace, asker, question, results, "
+        "strong_match, best_relevance, took_ms, answer_confidence) VALUES "
+        f"('z', {T0}, 'ns', 'bot', 'first?', '[[\"a\", 0.8, 0.5]]', true, 0.8, 2.0, 0.7)",
+    ),
+    (
+        "interactions",
+        "INSERT INTO interactions (id, at, namespace, asker, question, results, "
+        "strong_match, best_relevance, took_ms, answer_confidence) VALUES "
+        f"('y', {T0}, 'ns', NULL, 'second?', '[]', false, 0.1, 1.0, NULL)",
+    ),
+    (
+        "interactions",
+        "INSERT INTO feedback (interaction_id, at, rating, comment, actor) VALUES "
+        f"('z', {T0 + 1}, 'up', 'good', 'ann')",
+    ),
+    (
+        "runs",
+        "INSERT INTO job_runs (job, replica, started_at, finished_at, result, error, slot) "
+        f"VALUES ('expire_c_tier', 'r1', {T0}, {T0 + 1}, '{{\"archived\": 2}}', NULL, {T0})",
+    ),
+]
+
+
+def legacy_sqlite(data: Path) -> None:
+    """A data directory as the last release before these migrations left it."""
+    data.mkdir(parents=True, exist_ok=True)
+    for group, name in FILES.items():
+        folder = LEGACY / "sqlite" / ("jobs" if group == "runs" else group)
+        db = sqlite3.connect(data / name)
+        db.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT, at REAL)")
+        for number, script in enumerate(sorted(folder.glob("*.sql")), start=1):
+            db.executescript(script.read_text())
+            db.execute("INSERT INTO schema_version VALUES (?, ?, 0)", (number, script.stem))
+        for _, sql in (row for row in LEGACY_ROWS if row[0] == group):
+            db.execute(sql.replace("true", "1").replace("false", "0"), {"vector": VECTOR})
+        db.commit()
+        db.close()
+
+
+def legacy_postgres(url: str) -> None:
+    """A database as the last release before these migrations left it."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE schema_version (version integer PRIMARY KEY, name text, at float)"
+        )
+        for number, script in enumerate(sorted((LEGACY / "postgres").glob("*.sql")), start=1):
+            conn.execute(script.read_text().encode())
+            conn.execute("INSERT INTO schema_version VALUES (%s, %s, 0)", (number, script.stem))
+        for _, sql in LEGACY_ROWS:
+            conn.execute(sql.replace(":vector", "%(vector)s").encode(), {"vector": VECTOR})
+
+
+def assert_everything_kept(stores: DurableStores) -> None:
+    ledger = stores.ledger
+    assert ledger.count() == {"A": 1}  # ns:a is set aside
+    b = ledger.get(["ns:b"])["ns:b"].entry
+    assert (b.text, b.tags, b.thread, b.archived) == ("text b", ("x",), "talk", False)
+    assert ledger.quarantined() == [Quarantined("ns:a", "odd", T0)]
+    assert ledger.vectors(["ns:a"])["ns:a"].tolist() == [[0.5, -0.25]]
+    last = ledger.last_in_thread("ns", "talk")
+    assert last is None or last.id == "b"  # ns:a, written last, is set aside
+    assert ledger.history("ns:a") == [
+        HistoryEvent(T0, "created", "x"),
+        HistoryEvent(T0, "archived", "y"),
+    ]
+    assert ledger.changes(0) == [Change(1, "ns:b", T0), Change(2, "ns:a", T0 + 1)]
+    assert stores.catalog.get("notes") == Collection("c1", "notes", "ns", "/srv", "*.md", "A", T0)
+    assert stores.catalog.text("c1", "a.md") == "# A"
+    asked, given = stores.interactions.between("ns", T0, T0 + 10)
+    assert [i.id for i in asked] == ["z", "y"]  # logged in that order, at the same time
+    assert asked[0].results == [InteractionResult("a", 0.8, 0.5)]
+    assert (asked[0].strong_match, asked[0].answer_confidence) == (True, 0.7)
+    assert given == [Feedback("z", T0 + 1, "up", "good", "ann")]
+    run = stores.jobs.last()["expire_c_tier"]
+    assert (run.result, run.slot) == ({"archived": 2}, T0)
+    assert stores.jobs.start("expire_c_tier", "r2", T0 + 5, slot=T0) is None  # slot taken
+
+    # What is written now comes after what was there.
+    ledger.put([StoredEntry(make_entry("c", "later", thread="talk"), ())], at=T0 + 2)
+    last = ledger.last_in_thread("ns", "talk")
+    assert last is not None and last.id == "c"
+    ledger.put([StoredEntry(make_entry("a", "again"), ())], actor="z", at=T0 + 3)
+    assert [h.action for h in ledger.history("ns:a")] == ["created", "archived", "updated"]
+    assert [c.seq for c in ledger.changes(2)] == [3, 4]
+    stores.interactions.record(
+        Interaction("x", T0, "ns", None, "third?", [], False, 0.0, 1.0, None)
+    )
+    assert [i.id for i in stores.interactions.between("ns", T0, T0 + 10)[0]] == ["z", "y", "x"]
+
+
+def test_a_data_directory_of_the_release_before_upgrades_in_place(tmp_path: Path) -> None:
+    legacy_sqlite(tmp_path)
+    stores = open_sqlite(tmp_path)
+    try:
+        assert_everything_kept(stores)
+    finally:
+        stores.close()
+    again = open_sqlite(tmp_path)  # and opens again as it is
+    assert again.ledger.count() == {"A": 3}
+    again.close()
+
+
+def test_a_postgres_database_of_the_release_before_upgrades_in_place(
+    fresh_postgres_url: str,
+) -> None:
+    legacy_postgres(fresh_postgres_url)
+    stores = open_postgres(fresh_postgres_url)
+    try:
+        assert_everything_kept(stores)
+    finally:
+        stores.close()
+    with psycopg.connect(fresh_postgres_url) as conn:
+        found = {row[0] for row in conn.execute("SELECT version_num FROM alembic_version")}
+        assert found == {head(group) for group in FILES}
+        assert conn.execute("SELECT to_regclass('schema_version')").fetchone() == (None,)
 
 
 def test_a_file_of_a_newer_release_is_refused(tmp_path: Path) -> None:
     open_sqlite(tmp_path).close()
     db = sqlite3.connect(tmp_path / "ledger.sqlite3")
-    db.execute("INSERT INTO schema_version VALUES (99, 'future', 0)")
+    db.execute("UPDATE alembic_version SET version_num = 'ledger_9999'")
     db.commit()
     db.close()
-    with pytest.raises(SchemaTooNew, match="version 99"):
-        SqliteLedger(tmp_path / "ledger.sqlite3")
+    with pytest.raises(SchemaTooNew, match="ledger_9999"):
+        open_sqlite(tmp_path)
 
 
-BROKEN = (
-    Migration(1, "first", "CREATE TABLE kept (n integer);"),
-    Migration(2, "broken", "CREATE TABLE half (n integer); INSERT INTO nowhere VALUES (1);"),
-)
+def failing_stamp(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*_: object, **__: object) -> None:
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr(command, "stamp", fail)
 
 
-def test_a_failing_sqlite_migration_leaves_the_version_before_it(
+def test_a_failing_sqlite_migration_leaves_the_file_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(migrations, "migrations", lambda schema: BROKEN)
-    db = sqlite3.connect(tmp_path / "x.sqlite3", isolation_level=None)
-    with pytest.raises(sqlite3.OperationalError, match="nowhere"):
-        migrate_sqlite(db, "test")
-    assert versions(db) == [1]
-    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert "kept" in tables and "half" not in tables
+    failing_stamp(monkeypatch)
+    with pytest.raises(RuntimeError, match="disk is full"):
+        open_sqlite(tmp_path)
+    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
+    assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
     db.close()
 
 
-def test_a_failing_postgres_migration_leaves_the_version_before_it(
+def test_a_failing_postgres_migration_leaves_the_database_as_it_was(
     fresh_postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(migrations, "migrations", lambda schema: BROKEN)
-    with psycopg.connect(fresh_postgres_url, autocommit=True) as conn:
-        with pytest.raises(psycopg.errors.UndefinedTable):
-            migrate_postgres(conn)
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
-        found = conn.execute("SELECT to_regclass('kept'), to_regclass('half')").fetchone()
-        assert found == ("kept", None)
+    failing_stamp(monkeypatch)
+    with pytest.raises(RuntimeError, match="disk is full"):
+        open_postgres(fresh_postgres_url)
+    with psycopg.connect(fresh_postgres_url) as conn:
+        found = conn.execute("SELECT to_regclass('entries'), to_regclass('alembic_version')")
+        assert found.fetchone() == (None, None)
 
 
 def test_replicas_starting_together_migrate_once(fresh_postgres_url: str) -> None:
-    applied: list[list[int]] = []
+    opened: list[DurableStores] = []
+    failed: list[BaseException] = []
     barrier = threading.Barrier(3)
 
     def start() -> None:
-        with psycopg.connect(fresh_postgres_url, autocommit=True) as conn:
-            barrier.wait()
-            applied.append(migrate_postgres(conn))
+        barrier.wait()
+        try:
+            opened.append(open_postgres(fresh_postgres_url))
+        except BaseException as exc:  # reported below
+            failed.append(exc)
 
-    threads = [threading.Thread(target=start) for _ in range(3)]
+    run_all([start] * 3)
+    try:
+        assert failed == []
+        assert [stores.ledger.count() for stores in opened] == [{}, {}, {}]
+    finally:
+        for stores in opened:
+            stores.close()
+
+
+def run_all(work: list[Callable[[], None]]) -> None:
+    threads = [threading.Thread(target=one) for one in work]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    latest = [m.version for m in migrations.migrations("postgres")]
-    assert sorted(applied) == [[], [], latest]
-    stores = open_postgres(fresh_postgres_url)  # opens on the migrated schema, as it is
-    try:
-        assert stores.ledger.count() == {}
-    finally:
-        stores.close()
-
-
-def test_statements_are_cut_where_sqlite_ends_them() -> None:
-    script = (
-        "CREATE TABLE t (a TEXT DEFAULT 'x;y');\n"
-        "CREATE TRIGGER t_log AFTER INSERT ON t BEGIN SELECT 1; SELECT 2; END;\n"
-        "-- a comment\n;"
-    )
-    assert statements(script) == [
-        "CREATE TABLE t (a TEXT DEFAULT 'x;y');",
-        "CREATE TRIGGER t_log AFTER INSERT ON t BEGIN SELECT 1; SELECT 2; END;",
-    ]

@@ -13,8 +13,7 @@ from service.domain.models import Filters
 from service.domain.ports import Ledger
 from service.domain.replication import Follower
 from service.stores.checkpoint import FileCheckpoint
-from service.stores.ledger import SqliteLedger
-from service.stores.postgres import open_postgres
+from service.stores.durable import open_postgres, open_sqlite
 from service.stores.tantivy import TantivyKeywordStore
 from tests.fakes import FakeClock, FakeEmbedder, FakeVectorStore, make_entry
 from tests.postgres import POSTGRES
@@ -34,9 +33,9 @@ def open_ledger(
 
     def opened() -> Ledger:
         if request.param == "sqlite":
-            ledger = SqliteLedger(tmp_path / "ledger.sqlite3", clock=clock)
-            closers.append(ledger.close)
-            return ledger
+            sqlite = open_sqlite(tmp_path, clock=clock)
+            closers.append(sqlite.close)
+            return sqlite.ledger
         stores = open_postgres(request.getfixturevalue("postgres_url"), clock=clock)
         closers.append(stores.close)
         return stores.ledger

@@ -1,0 +1,95 @@
+"""How an entry maps to the ledger's rows, and chunk vectors to bytes and back."""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from service.domain.models import Entry, StoredEntry
+from service.domain.similarity import Matrix
+from service.stores.tables import entries
+
+FIELDS = tuple(c.name for c in entries.c if c.name not in ("state", "written"))
+"""The columns an entry is written to and read from (``state`` and ``written`` are the
+ledger's own)."""
+
+
+def entry_values(s: StoredEntry) -> tuple[Any, ...]:
+    """An entry's column values, in the order of ``FIELDS`` (``archived`` a bool)."""
+    e = s.entry
+    values = {
+        "key": e.key,
+        "id": e.id,
+        "namespace": e.namespace,
+        "tier": e.tier,
+        "text": e.text,
+        "speaker": e.speaker,
+        "role": e.role,
+        "chain_type": e.chain_type,
+        "tags": json.dumps(list(e.tags)),
+        "timestamp": e.timestamp,
+        "expires_at": e.expires_at,
+        "metadata": json.dumps(dict(e.metadata)),
+        "archived": e.archived,
+        "kind": e.kind,
+        "type": e.type,
+        "confidence": e.confidence,
+        "variants": json.dumps(list(e.variants)),
+        "thread": e.thread,
+        "context": e.context,
+        "tokens": s.tokens,
+    }
+    return tuple(values[name] for name in FIELDS)
+
+
+def row_entry(row: Mapping[Any, Any]) -> Entry:
+    """The entry of a row holding the ``FIELDS``."""
+    return Entry(
+        id=row["id"],
+        namespace=row["namespace"],
+        tier=row["tier"],
+        text=row["text"],
+        speaker=row["speaker"],
+        role=row["role"],
+        chain_type=row["chain_type"],
+        tags=tuple(json.loads(row["tags"])),
+        timestamp=row["timestamp"],
+        expires_at=row["expires_at"],
+        metadata=json.loads(row["metadata"]),
+        archived=bool(row["archived"]),
+        kind=row["kind"],
+        type=row["type"],
+        confidence=row["confidence"],
+        variants=tuple(json.loads(row["variants"])),
+        thread=row["thread"],
+        context=row["context"],
+    )
+
+
+def pack(vector: tuple[float, ...] | None) -> bytes | None:
+    return None if vector is None else array("f", vector).tobytes()
+
+
+def unpack(blob: bytes | None) -> tuple[float, ...] | None:
+    if blob is None:
+        return None
+    values = array("f")
+    values.frombytes(blob)
+    return tuple(values)
+
+
+def matrix(blobs: Iterable[bytes]) -> Matrix:
+    """Vectors kept as ``pack`` wrote them, as the rows of one float32 matrix, each blob
+    copied once into it as it comes. An entry's chunks are embedded together, so they
+    share one size; any other is left out."""
+    data, size, rows = bytearray(), -1, 0
+    for blob in blobs:
+        size = len(blob) if size < 0 else size
+        if len(blob) == size:
+            data += blob
+            rows += 1
+    return np.frombuffer(data, dtype=np.float32).reshape(rows, size // 4)
