@@ -180,7 +180,7 @@ def _read(conn: Connection, table: Table) -> Iterator[list[dict[str, object]]]:
     columns = [c for c in table.columns if c is not numbered]
     order = [entries.c.written] if table is entries else list(table.primary_key)
     query = select(*columns).order_by(*order)
-    result = conn.execution_options(yield_per=BATCH).execute(query)
+    result = conn.execute(query.execution_options(yield_per=BATCH))
     for rows in result.partitions():
         yield [dict(row._mapping) for row in rows]
 

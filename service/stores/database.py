@@ -50,6 +50,10 @@ KEEPALIVES: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 10, "keepalive
 """TCP keepalives, so a connection to a server gone away is seen to fail within a minute
 (it matters most to the connections that hold the leadership and the job locks)."""
 
+BUSY_TIMEOUT = 30.0
+"""Seconds a write to a SQLite file waits for another connection's write to end (another
+process on the same data directory, such as a command run beside the server)."""
+
 KEYS_PER_QUERY = 500
 """Keys bound in one ``IN (...)`` list: well under SQLite's limit on a statement's
 variables, and a statement Postgres plans quickly."""
@@ -65,6 +69,9 @@ def lock_key(name: str) -> int:
 CHANGES_LOCK = lock_key("changes")
 """Held (for its transaction) by every Postgres writer from appending changes to committing:
 change numbers are committed in order, so a reader never skips one committed late."""
+
+
+HIGHEST_WRITTEN = select(func.coalesce(func.max(entries.c.written), 0))
 
 
 class Database:
@@ -129,7 +136,7 @@ class SqliteDatabase(Database):
         engine = create_engine(
             f"sqlite:///{path}",
             poolclass=StaticPool,
-            connect_args={"check_same_thread": False},
+            connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT},
             isolation_level="AUTOCOMMIT",
         )
         event.listen(engine, "connect", _configure_sqlite)
@@ -172,7 +179,7 @@ class SqliteDatabase(Database):
             )
 
     def draw_written(self, conn: Connection, count: int) -> list[int]:
-        highest = conn.execute(select(func.coalesce(func.max(entries.c.written), 0))).scalar_one()
+        highest = conn.execute(HIGHEST_WRITTEN).scalar_one()
         return list(range(highest + 1, highest + 1 + count))
 
     def close(self) -> None:

@@ -69,6 +69,14 @@ STATS = (
     .group_by(E.namespace, E.tier, E.archived)
 )
 INDEXED_TIERS = E.tier.in_(("A", "C"))
+CHANGES_AFTER = (
+    select(changes.c.seq, changes.c.key, changes.c.at)
+    .where(changes.c.seq > bindparam("after"))
+    .order_by(changes.c.seq)
+    .limit(bindparam("limit"))
+)
+DELETE = {t: delete(t).where(t.c.key.in_(KEYS)) for t in (entries, chunks, quarantine)}
+SET_STATE = update(entries).where(E.key.in_(KEYS)).values(state=bindparam("state"))
 
 
 class SqlLedger:
@@ -304,10 +312,9 @@ class SqlLedger:
         return {tier: n for tier, n in rows}
 
     def changes(self, after: int, limit: int = 1000) -> list[Change]:
-        c = changes.c
-        query = select(c.seq, c.key, c.at).where(c.seq > after).order_by(c.seq).limit(limit)
         with self._db.read() as conn:
-            return [Change(*row) for row in conn.execute(query)]
+            rows = conn.execute(CHANGES_AFTER, {"after": after, "limit": limit})
+            return [Change(*row) for row in rows]
 
     def change_bounds(self) -> ChangeBounds:
         query = select(
@@ -362,15 +369,13 @@ class SqlLedger:
 
 
 def _delete(conn: Connection, table: Table, keys: Sequence[str]) -> None:
-    statement = delete(table).where(table.c.key.in_(KEYS))
     for batch in in_batches(keys):
-        conn.execute(statement, {"keys": batch})
+        conn.execute(DELETE[table], {"keys": batch})
 
 
 def _set_state(conn: Connection, keys: Sequence[str], state: str) -> None:
-    statement = update(entries).where(E.key.in_(KEYS)).values(state=bindparam("state"))
     for batch in in_batches(keys):
-        conn.execute(statement, {"keys": batch, "state": state})
+        conn.execute(SET_STATE, {"keys": batch, "state": state})
 
 
 def _live_rows(conn: Connection, keys: Sequence[str]) -> list[Any]:
