@@ -11,7 +11,7 @@ from schemas import wire
 from service import present
 from service.application import Services
 from service.auth import Principal
-from service.client import StrataClient
+from service.remote.client import StrataClient
 
 Json = dict[str, Any]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from service.client import StrataClient
 from service.mcp.backends import RestBackend
 from service.mcp.tools import build_server
+from service.remote.client import StrataClient
 
 
 def serve_stdio(client: StrataClient) -> None:

@@ -15,10 +15,10 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from schemas import wire
-from service.client import StrataClientError
 from service.errors import StrataError
 from service.mcp.arguments import convert, like
 from service.mcp.backends import Backend, Json
+from service.remote.client import StrataClientError
 
 T = TypeVar("T")
 

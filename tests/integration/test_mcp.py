@@ -16,8 +16,8 @@ from mcp import Client
 
 from service.app import create_app
 from service.application import Services
-from service.client import StrataClient
 from service.mcp import Backend, LocalBackend, RestBackend, build_server
+from service.remote.client import StrataClient
 from service.settings import Settings
 from tests.http import LOCAL
 from tests.integration.test_api import OpenStores
