@@ -8,7 +8,7 @@ from typing import Any, Protocol
 import msgspec
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.application import Services
 from service.auth import Principal
 from service.remote.client import StrataClient
