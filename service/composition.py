@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from service.addresses import redacted
 from service.application import Stores
 from service.domain.ports import Embedder
+from service.net.addresses import redacted
 from service.settings import Settings, StorageSettings
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients

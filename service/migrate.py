@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from service.addresses import redacted
 from service.errors import ConfigError
+from service.net.addresses import redacted
 from service.stores.embedded import CATALOG, INTERACTIONS, JOBS, LEDGER, open_sqlite
 
 BATCH = 500
