@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemas import wire
-from service.auth import Principal
+from service.application.auth import Principal
 from service.domain.memory import Memory
 from service.domain.models import JobRun, entry_key
 from service.jobs.rebuild import Rebuilder, RebuildStatus

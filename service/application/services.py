@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
+from service.application.auth import KeyRing
 from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
-from service.auth import KeyRing
 from service.domain.answer import Answerer
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections

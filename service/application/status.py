@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from service.auth import Principal
+from service.application.auth import Principal
 from service.domain.models import Quarantined, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.replication import Follower, Lag

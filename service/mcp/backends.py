@@ -10,7 +10,7 @@ import msgspec
 from schemas import wire
 from service.api import present
 from service.application import Services
-from service.auth import Principal
+from service.application.auth import Principal
 from service.remote.client import StrataClient
 
 Json = dict[str, Any]

@@ -16,7 +16,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from service.application import Services
-from service.auth import Principal
+from service.application.auth import Principal
 from service.mcp.backends import Backend, LocalBackend
 from service.mcp.tools import build_server
 
