@@ -75,7 +75,7 @@ def open_stores(
         interactions=durable.interactions,
         files=LocalFiles(),
         embedder=embedder,
-        jobs=durable.jobs,
+        runs=durable.jobs,
         coordination=durable.coordination,
         checkpoint=FileCheckpoint(data / CHECKPOINT) if storage.shared else None,
         degraded=degraded,
@@ -85,7 +85,7 @@ def open_stores(
 
 
 def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> DurableStores:
-    """The ledger, catalog, interaction log, job log and coordination: on the Postgres
+    """The ledger, catalog, interaction log, run log and coordination: on the Postgres
     database of ``database_url`` when it is set, else in SQLite files of the data directory."""
     if not storage.shared:
         return open_sqlite(storage.data_dir, clock=clock)

@@ -28,7 +28,7 @@ class JobView:
     last_result: dict[str, Any] | None
     last_error: str | None
     runs: int
-    """Runs the job log holds, on every replica (counted up to ``RUNS_COUNTED``)."""
+    """Runs the run log holds, on every replica (counted up to ``RUNS_COUNTED``)."""
     last_replica: str | None
     per_replica: bool
     """Whether each replica runs it (on its own index) rather than one for all."""

@@ -28,9 +28,9 @@ from service.domain.ports import (
     Embedder,
     Files,
     InteractionLog,
-    JobLog,
     KeywordStore,
     Ledger,
+    RunLog,
     VectorStore,
 )
 from service.domain.replication import Follower
@@ -64,7 +64,7 @@ class Stores:
     interactions: InteractionLog
     files: Files
     embedder: Embedder | None
-    jobs: JobLog
+    runs: RunLog
     coordination: Coordination
     checkpoint: Checkpoint | None = None
     """Where this replica keeps its place in the ledger's change log when it shares the
@@ -151,7 +151,7 @@ def build_services(
     collections = Collections(stores.catalog, memory, stores.files, s.chunking, clock=clock)
     replica = replica_name(s)
     jobs = lifecycle_jobs(
-        Jobs(stores.jobs, stores.coordination, replica, clock),
+        Jobs(stores.runs, stores.coordination, replica, clock),
         s.lifecycle,
         s.cluster.change_retention_days,
         memory,

@@ -191,7 +191,7 @@ class Ledger(Protocol):
         ...
 
 
-class JobLog(Protocol):
+class RunLog(Protocol):
     """The runs of the lifecycle jobs, shared by every replica of a cluster."""
 
     def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int | None:
@@ -338,8 +338,8 @@ __all__ = [
     "Embedder",
     "Files",
     "IdFactory",
-    "JobLog",
     "KeywordStore",
     "Ledger",
+    "RunLog",
     "VectorStore",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain.ports import Catalog, Coordination, InteractionLog, JobLog, Ledger
+from service.domain.ports import Catalog, Coordination, InteractionLog, Ledger, RunLog
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,7 @@ class DurableStores:
     ledger: Ledger
     catalog: Catalog
     interactions: InteractionLog
-    jobs: JobLog
+    jobs: RunLog
     coordination: Coordination
     closer: Callable[[], None]
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from service.domain.models import JobRun
-from service.domain.ports import JobLog
+from service.domain.ports import RunLog as JobLog
 from service.stores.jobs import SqliteJobLog
 from service.stores.postgres import open_postgres
-from tests.fakes import T0, FakeJobLog
+from tests.fakes import T0
+from tests.fakes import FakeRunLog as FakeJobLog
 from tests.postgres import POSTGRES
 
 OpenJobLog = Callable[[], JobLog]

@@ -8,8 +8,8 @@
   ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
   keeps archived entries out of it;
 - ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``;
-- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeJobLog`` and ``FakeFiles`` stand for the
-  SQLite and Postgres catalogs, interaction logs and job logs and for ``LocalFiles``;
+- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeRunLog`` and ``FakeFiles`` stand for the
+  SQLite and Postgres catalogs, interaction logs and run logs and for ``LocalFiles``;
 - ``FakeCoordination`` leads while the test says so and holds job locks like
   ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
@@ -27,7 +27,7 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
 from tests.fakes.files import FakeFiles
 from tests.fakes.interactions import FakeInteractionLog
-from tests.fakes.jobs import FakeCoordination, FakeJobLog
+from tests.fakes.jobs import FakeCoordination, FakeRunLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
 from tests.fakes.reranker import FakeReranker
@@ -43,10 +43,10 @@ __all__ = [
     "FakeEmbedder",
     "FakeFiles",
     "FakeInteractionLog",
-    "FakeJobLog",
     "FakeKeywordStore",
     "FakeLedger",
     "FakeReranker",
+    "FakeRunLog",
     "FakeVectorStore",
     "live",
     "make_entry",
@@ -65,10 +65,10 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
         Embedder,
         Files,
         InteractionLog,
-        JobLog,
         KeywordStore,
         Ledger,
         Reranker,
+        RunLog,
         VectorStore,
     )
 
@@ -78,7 +78,7 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _keywords: KeywordStore = FakeKeywordStore()
     _catalog: Catalog = FakeCatalog()
     _interactions: InteractionLog = FakeInteractionLog()
-    _jobs: JobLog = FakeJobLog()
+    _runs: RunLog = FakeRunLog()
     _coordination: Coordination = FakeCoordination()
     _files: Files = FakeFiles()
     _reranker: Reranker = FakeReranker()

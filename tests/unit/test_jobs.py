@@ -14,7 +14,7 @@ import pytest
 from service.domain.models import JobRun
 from service.errors import ConfigError, Conflict, NotFound
 from service.jobs.scheduler import Jobs
-from tests.fakes import FakeClock, FakeCoordination, FakeJobLog
+from tests.fakes import FakeClock, FakeCoordination, FakeRunLog
 
 NEVER_SOON = "0 0 1 1 *"
 """Midnight on New Year's Day: a schedule that will not fire while a test runs."""
@@ -43,13 +43,13 @@ def noting(notes: list[str], note: str) -> Callable[[], dict[str, Any]]:
     return run
 
 
-def recorded(log: FakeJobLog) -> list[JobRun]:
+def recorded(log: FakeRunLog) -> list[JobRun]:
     return list(log.runs_by_id.values())
 
 
 @pytest.fixture
-def log() -> FakeJobLog:
-    return FakeJobLog()
+def log() -> FakeRunLog:
+    return FakeRunLog()
 
 
 @pytest.fixture
@@ -58,11 +58,11 @@ def coordination() -> FakeCoordination:
 
 
 @pytest.fixture
-def jobs(log: FakeJobLog, coordination: FakeCoordination) -> Jobs:
+def jobs(log: FakeRunLog, coordination: FakeCoordination) -> Jobs:
     return Jobs(log, coordination, "api-1", clock=Ticker())
 
 
-def test_run_records_the_result_times_and_replica(jobs: Jobs, log: FakeJobLog) -> None:
+def test_run_records_the_result_times_and_replica(jobs: Jobs, log: FakeRunLog) -> None:
     jobs.add("count", NEVER_SOON, lambda: {"archived": 3})
     run = jobs.run("count")
     assert (run.result, run.error, run.replica, run.slot) == ({"archived": 3}, None, "api-1", None)
@@ -116,7 +116,7 @@ def test_running_job_cannot_be_started_again(jobs: Jobs) -> None:
 
 
 def test_a_job_running_on_another_replica_cannot_be_run_here(
-    jobs: Jobs, coordination: FakeCoordination, log: FakeJobLog
+    jobs: Jobs, coordination: FakeCoordination, log: FakeRunLog
 ) -> None:
     jobs.add("expire", NEVER_SOON, dict)
     coordination.held.add("expire")
@@ -157,7 +157,7 @@ def test_failing_job_releases_it(jobs: Jobs) -> None:
 
 
 def test_a_turn_runs_only_on_the_replica_that_leads(
-    jobs: Jobs, coordination: FakeCoordination, log: FakeJobLog
+    jobs: Jobs, coordination: FakeCoordination, log: FakeRunLog
 ) -> None:
     jobs.add("expire", NEVER_SOON, lambda: {"archived": 0})
     coordination.leading = False
@@ -169,7 +169,7 @@ def test_a_turn_runs_only_on_the_replica_that_leads(
     assert (run.slot, run.result) == (SLOT, {"archived": 0})
 
 
-def test_a_turn_runs_once_however_many_replicas_fire_it(log: FakeJobLog) -> None:
+def test_a_turn_runs_once_however_many_replicas_fire_it(log: FakeRunLog) -> None:
     """Two replicas that both believe they lead (one taking over as the other's lease
     ends) share the log: the first to claim the turn runs it."""
     ran: list[str] = []
@@ -183,7 +183,7 @@ def test_a_turn_runs_once_however_many_replicas_fire_it(log: FakeJobLog) -> None
     assert replicas[0].last()["expire"].replica == "b"  # every replica sees every run
 
 
-def test_a_job_per_replica_runs_on_every_replica_at_each_turn(log: FakeJobLog) -> None:
+def test_a_job_per_replica_runs_on_every_replica_at_each_turn(log: FakeRunLog) -> None:
     ran: list[str] = []
     for name in ("a", "b"):
         replica = Jobs(log, FakeCoordination(leading=False), name, clock=Ticker())
@@ -216,7 +216,7 @@ def test_next_run_is_none_unless_started(jobs: Jobs) -> None:
 
 
 def test_started_jobs_have_their_next_run_on_schedule(
-    log: FakeJobLog, coordination: FakeCoordination
+    log: FakeRunLog, coordination: FakeCoordination
 ) -> None:
     jobs = Jobs(log, coordination, "api-1")
     jobs.add("yearly", NEVER_SOON, dict)
@@ -233,7 +233,7 @@ def test_started_jobs_have_their_next_run_on_schedule(
 
 
 def test_the_schedule_fires_each_turn_with_its_time_as_the_slot(
-    log: FakeJobLog, coordination: FakeCoordination
+    log: FakeRunLog, coordination: FakeCoordination
 ) -> None:
     clock = FakeClock(SLOT - 0.5)
     ran = threading.Event()
@@ -260,7 +260,7 @@ def test_the_schedule_fires_each_turn_with_its_time_as_the_slot(
 def test_a_failing_job_log_loses_the_turn_not_the_schedule(
     coordination: FakeCoordination,
 ) -> None:
-    class Away(FakeJobLog):
+    class Away(FakeRunLog):
         def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int:
             raise ConnectionError("database away")
 
