@@ -45,7 +45,7 @@ class JobRecord:
     """Held by the run of this job in this process."""
 
 
-class Jobs:
+class Scheduler:
     """Named jobs: run on their cron schedules while started, or at once with ``run``."""
 
     def __init__(
