@@ -13,7 +13,9 @@
 - ``FakeCoordination`` leads while the test says so and holds job locks like
   ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
-  test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory.
+  test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory;
+- ``fake_memory`` builds a ``Memory`` over a fresh fake ledger, vector store, keyword store
+  and embedder, and hands them back with it (``FakeStores``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from tests.fakes.interactions import FakeInteractionLog
 from tests.fakes.jobs import FakeCoordination, FakeRunLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
+from tests.fakes.memory import FakeStores, fake_memory
 from tests.fakes.reranker import FakeReranker
 from tests.fakes.vector_store import FakeVectorStore, vector_matches
 
@@ -47,7 +50,9 @@ __all__ = [
     "FakeLedger",
     "FakeReranker",
     "FakeRunLog",
+    "FakeStores",
     "FakeVectorStore",
+    "fake_memory",
     "live",
     "make_entry",
     "make_filters",
