@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from service.addresses import redacted
 from service.application import Stores
 from service.domain.ports import Embedder
+from service.net.addresses import redacted
 from service.settings import Settings, StorageSettings
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
@@ -74,7 +74,7 @@ def open_stores(
         interactions=durable.interactions,
         files=LocalFiles(),
         embedder=embedder,
-        jobs=durable.jobs,
+        runs=durable.runs,
         coordination=durable.coordination,
         checkpoint=FileCheckpoint(data / CHECKPOINT) if storage.shared else None,
         degraded=degraded,
@@ -84,7 +84,7 @@ def open_stores(
 
 
 def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> DurableStores:
-    """The ledger, catalog, interaction log, job log and coordination: on the Postgres
+    """The ledger, catalog, interaction log, run log and coordination: on the Postgres
     database of ``database_url`` when it is set, else in SQLite files of the data directory."""
     if not storage.shared:
         return open_sqlite(storage.data_dir, clock=clock)

@@ -101,7 +101,7 @@ async def running(settings: Settings) -> AsyncIterator[Services]:
     for reason in services.stores.degraded:
         log.warning("degraded: %s", reason)
     if settings.lifecycle.jobs == "on":
-        services.jobs.start()
+        services.scheduler.start()
     if services.follower is not None:
         services.follower.start(settings.cluster.replica_poll_ms / 1000)
     loader = threading.Thread(

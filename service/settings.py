@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 import msgspec
 from msgspec import Meta, Struct, field
 
-from service.addresses import is_loopback, is_postgres, origin, redacted
 from service.errors import ConfigError
+from service.net.addresses import is_loopback, is_postgres, origin, redacted
 
 PREFIX = "STRATA_"
 EMPTY_MEANS_OFF = frozenset({"reranker_model"})

@@ -6,7 +6,7 @@ from litestar import Controller, get, post
 from litestar.params import FromPath, JSONBody
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 

@@ -9,7 +9,7 @@ from litestar.di import NamedDependency, Provide
 
 from service.api.pools import Pools
 from service.application import Services
-from service.auth import Principal
+from service.application.auth import Principal
 
 
 def services_of(request: Request[Any, Any, Any]) -> Services:

@@ -6,7 +6,7 @@ from litestar import Controller, delete, get, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import EntryId, Namespace

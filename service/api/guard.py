@@ -32,8 +32,8 @@ from litestar.exceptions import HTTPException
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from service.addresses import is_loopback, origin
 from service.errors import Forbidden
+from service.net.addresses import is_loopback, origin
 from service.settings import ServerSettings
 
 JSON = "application/json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import get
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemas import wire
-from service.auth import Principal
+from service.application.auth import Principal
 from service.domain.memory import Memory
 from service.domain.models import JobRun, entry_key
 from service.jobs.rebuild import Rebuilder, RebuildStatus
-from service.jobs.scheduler import Jobs
+from service.jobs.scheduler import Scheduler
 
 RUNS_COUNTED = 1000
 """Most runs of a job counted in its ``runs``."""
@@ -28,7 +28,7 @@ class JobView:
     last_result: dict[str, Any] | None
     last_error: str | None
     runs: int
-    """Runs the job log holds, on every replica (counted up to ``RUNS_COUNTED``)."""
+    """Runs the run log holds, on every replica (counted up to ``RUNS_COUNTED``)."""
     last_replica: str | None
     per_replica: bool
     """Whether each replica runs it (on its own index) rather than one for all."""
@@ -42,9 +42,9 @@ class Promoted:
 
 
 class AdminUseCases:
-    def __init__(self, memory: Memory, jobs: Jobs, rebuilder: Rebuilder) -> None:
+    def __init__(self, memory: Memory, scheduler: Scheduler, rebuilder: Rebuilder) -> None:
         self.memory = memory
-        self.jobs = jobs
+        self.scheduler = scheduler
         self.rebuilder = rebuilder
 
     def promote(self, principal: Principal, request: wire.PromoteRequest) -> Promoted:
@@ -56,12 +56,12 @@ class AdminUseCases:
 
     def list_jobs(self, principal: Principal) -> list[JobView]:
         principal.require_admin()
-        return [self._view(job.name) for job in self.jobs.records()]
+        return [self._view(job.name) for job in self.scheduler.records()]
 
     def run_job(self, principal: Principal, name: str) -> JobView:
         """Run a job now and return its record once it has finished."""
         principal.require_admin()
-        return self._view(self.jobs.run(name).job)
+        return self._view(self.scheduler.run(name).job)
 
     def start_rebuild(self, principal: Principal) -> RebuildStatus:
         """Rebuild Chroma and Tantivy from the ledger in the background."""
@@ -74,9 +74,9 @@ class AdminUseCases:
         return self.rebuilder.status
 
     def _view(self, name: str) -> JobView:
-        job = next(j for j in self.jobs.records() if j.name == name)
-        next_run = self.jobs.next_run(name)
-        runs = self.jobs.history(name, RUNS_COUNTED)
+        job = next(j for j in self.scheduler.records() if j.name == name)
+        next_run = self.scheduler.next_run(name)
+        runs = self.scheduler.history(name, RUNS_COUNTED)
         last = runs[0] if runs else None
         return JobView(
             name=job.name,

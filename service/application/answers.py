@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from schemas import wire
+from service.application.auth import Principal
 from service.application.inputs import not_blank
-from service.auth import Principal
 from service.domain.answer import Answer, Answerer, RoutineCheck
 from service.domain.interactions import DailyReport, Feedback, daily_report
 from service.domain.ports import InteractionLog

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemas import wire
-from service.auth import Principal
+from service.application.auth import Principal
 from service.domain.collections import Collection, Collections, ScanReport
 from service.domain.ports import Catalog, Files
 from service.errors import Conflict, InvalidInput, NotFound

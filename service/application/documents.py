@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from schemas import wire
+from service.application.auth import Principal
 from service.application.collections import CollectionUseCases
-from service.auth import Principal
 from service.domain.collections import (
     Collection,
     document_path,

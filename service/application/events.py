@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from schemas import wire
+from service.application.auth import Principal
 from service.application.inputs import to_entries
-from service.auth import Principal
 from service.domain.memory import Memory
 from service.domain.models import Entry, HistoryEvent, WriteOutcome, entry_key
 from service.domain.tiers import ExpiryPolicy

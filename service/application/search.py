@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from schemas import wire
+from service.application.auth import Principal
 from service.application.inputs import to_query
-from service.auth import Principal
 from service.domain.models import SearchOutcome
 from service.domain.retrieval import Retriever
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
+from service.application.auth import KeyRing
 from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
-from service.auth import KeyRing
 from service.domain.answer import Answerer
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections
@@ -28,9 +28,9 @@ from service.domain.ports import (
     Embedder,
     Files,
     InteractionLog,
-    JobLog,
     KeywordStore,
     Ledger,
+    RunLog,
     VectorStore,
 )
 from service.domain.replication import Follower
@@ -39,7 +39,7 @@ from service.domain.tiers import ExpiryPolicy
 from service.domain.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
-from service.jobs.scheduler import Jobs
+from service.jobs.scheduler import Scheduler
 from service.settings import Settings
 
 
@@ -64,7 +64,7 @@ class Stores:
     interactions: InteractionLog
     files: Files
     embedder: Embedder | None
-    jobs: JobLog
+    runs: RunLog
     coordination: Coordination
     checkpoint: Checkpoint | None = None
     """Where this replica keeps its place in the ledger's change log when it shares the
@@ -90,7 +90,7 @@ class Services:
     status: StatusUseCases
     memory: Memory
     retriever: Retriever
-    jobs: Jobs
+    scheduler: Scheduler
     rebuilder: Rebuilder
     stores: Stores
     follower: Follower | None
@@ -99,7 +99,7 @@ class Services:
     def close(self) -> None:
         if self.follower is not None:
             self.follower.stop()
-        self.jobs.shutdown()
+        self.scheduler.shutdown()
         self.rebuilder.wait()
         self.stores.close()
 
@@ -150,8 +150,8 @@ def build_services(
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(stores.catalog, memory, stores.files, s.chunking, clock=clock)
     replica = replica_name(s)
-    jobs = lifecycle_jobs(
-        Jobs(stores.jobs, stores.coordination, replica, clock),
+    scheduler = lifecycle_jobs(
+        Scheduler(stores.runs, stores.coordination, replica, clock),
         s.lifecycle,
         s.cluster.change_retention_days,
         memory,
@@ -191,7 +191,7 @@ def build_services(
             text_chars=s.server.max_hit_chars,
             clock=clock,
         ),
-        admin=AdminUseCases(memory, jobs, rebuilder),
+        admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,
         documents=DocumentUseCases(
             collection_cases,
@@ -209,12 +209,12 @@ def build_services(
             degraded,
             stores.disk_usage,
             Replica(replica, follower),
-            jobs,
+            scheduler,
             usage,
         ),
         memory=memory,
         retriever=retriever,
-        jobs=jobs,
+        scheduler=scheduler,
         rebuilder=rebuilder,
         stores=stores,
         follower=follower,

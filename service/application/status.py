@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from service.auth import Principal
+from service.application.auth import Principal
 from service.domain.models import Quarantined, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.replication import Follower, Lag
 from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
 from service.domain.usage import ReadModelUsage
-from service.jobs.scheduler import Jobs
+from service.jobs.scheduler import Scheduler
 
 QUARANTINE_SHOWN = 1000
 """Most quarantined entries listed or counted."""
@@ -64,7 +64,7 @@ class StatusUseCases:
         degraded: list[str],
         disk_usage: Callable[[], dict[str, int | None]],
         replica: Replica,
-        jobs: Jobs,
+        scheduler: Scheduler,
         usage: ReadModelUsage | None = None,
     ) -> None:
         """``usage``: the model work of reads, shown with the stats; None: not shown."""
@@ -76,7 +76,7 @@ class StatusUseCases:
         self.degraded = degraded
         self.disk_usage = disk_usage
         self.replica = replica
-        self.jobs = jobs
+        self.scheduler = scheduler
         self.usage = usage
 
     def health(self) -> Health:
@@ -127,7 +127,7 @@ class StatusUseCases:
         return ReplicaStatus(
             self.replica.name,
             "embedded" if follower is None else "cluster",
-            self.jobs.leading,
+            self.scheduler.leading,
             lag,
         )
 

@@ -13,8 +13,8 @@ import httpx
 
 from service.cli.exits import OK, REFUSED, UNREACHABLE, USAGE
 from service.cli.parser import parser
-from service.client import StrataClientError
 from service.errors import ConfigError
+from service.remote.client import StrataClientError
 
 __all__ = ["OK", "REFUSED", "UNREACHABLE", "USAGE", "main", "parser"]
 

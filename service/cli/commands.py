@@ -13,7 +13,7 @@ from typing import TypeVar
 from schemas import wire
 from service.cli import render
 from service.cli.exits import OK, REFUSED
-from service.client import StrataClient
+from service.remote.client import StrataClient
 
 T = TypeVar("T")
 

@@ -6,7 +6,6 @@ import argparse
 import logging
 import os
 
-from service.auth import KeyRing
 from service.cli.exits import OK
 from service.settings import Settings
 
@@ -17,6 +16,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from service.app import create_app
+    from service.application.auth import KeyRing
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     # Settings refuse a host other than loopback without API keys.

@@ -225,7 +225,7 @@ class Ledger(Entries, Passages, IndexState, Inventory, History, ChangeLog, Proto
     (``service.stores.ledger.SqlLedger``) on SQLite or Postgres."""
 
 
-class JobLog(Protocol):
+class RunLog(Protocol):
     """The runs of the lifecycle jobs, shared by every replica of a cluster."""
 
     def start(self, job: str, replica: str, at: float, slot: float | None = None) -> int | None:
@@ -378,9 +378,9 @@ __all__ = [
     "IdFactory",
     "IndexState",
     "Inventory",
-    "JobLog",
     "KeywordStore",
     "Ledger",
     "Passages",
+    "RunLog",
     "VectorStore",
 ]

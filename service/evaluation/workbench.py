@@ -29,8 +29,8 @@ from pathlib import Path
 import msgspec
 
 from schemas import wire
+from service.application.auth import OPEN
 from service.application.services import Services
-from service.auth import OPEN
 from service.domain.confidence import content_terms
 from service.domain.learned import LearnedFusion, RankingModel, text_features
 from service.domain.models import TIERS, Filters

@@ -8,7 +8,7 @@ from typing import Any
 from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.tiers import DAY
-from service.jobs.scheduler import Jobs
+from service.jobs.scheduler import Scheduler
 from service.settings import LifecycleSettings
 
 SCHEDULER = "scheduler"
@@ -71,35 +71,37 @@ def trim_changes(memory: Memory, now: float, retention_days: float) -> dict[str,
 
 
 def lifecycle_jobs(
-    jobs: Jobs,
+    scheduler: Scheduler,
     settings: LifecycleSettings,
     retention_days: float,
     memory: Memory,
     collections: Collections,
     clock: Callable[[], float],
-) -> Jobs:
-    """The lifecycle jobs on their configured schedules, added to ``jobs``."""
-    jobs.add("expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(memory, clock()))
-    jobs.add(
+) -> Scheduler:
+    """The lifecycle jobs on their configured schedules, added to ``scheduler``."""
+    scheduler.add("expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(memory, clock()))
+    scheduler.add(
         "archive_e_tier",
         settings.archive_e_cron,
         lambda: archive_e_tier(memory, clock(), settings.e_archive_days, settings.e_delete_days),
     )
-    jobs.add(
+    scheduler.add(
         "optimize_indexes",
         settings.optimize_cron,
         lambda: optimize_indexes(memory),
         per_replica=True,  # each replica merges its own keyword index
     )
-    jobs.add("recover_pending", settings.recover_cron, lambda: recover_pending(memory))
-    jobs.add("backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(memory))
-    jobs.add(
+    scheduler.add("recover_pending", settings.recover_cron, lambda: recover_pending(memory))
+    scheduler.add(
+        "backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(memory)
+    )
+    scheduler.add(
         "trim_changes",
         settings.trim_changes_cron,
         lambda: trim_changes(memory, clock(), retention_days),
     )
     if settings.rescan_cron:
-        jobs.add(
+        scheduler.add(
             "rescan_collections", settings.rescan_cron, lambda: rescan_collections(collections)
         )
-    return jobs
+    return scheduler

@@ -2,10 +2,10 @@
 
 Every replica runs the schedule, but a scheduled turn runs its job only on the replica that
 leads (``Coordination.lead``), only while no other run of the job holds its lock, and only
-if no replica has claimed that turn already (``JobLog.start`` with the turn's time as its
+if no replica has claimed that turn already (``RunLog.start`` with the turn's time as its
 slot): a turn runs once however many replicas fire it, whatever their clocks' drift and
 whoever leads when. A run by hand takes the same lock on any replica. Runs are recorded in
-the shared job log, so every replica reports the same history.
+the shared run log, so every replica reports the same history.
 
 A job marked ``per_replica`` (work on the replica's own files, such as merging its keyword
 index) runs on every replica at each turn instead, under a lock of that replica alone.
@@ -25,7 +25,7 @@ from typing import Any
 from apscheduler.triggers.cron import CronTrigger
 
 from service.domain.models import JobRun
-from service.domain.ports import Coordination, JobLog
+from service.domain.ports import Coordination, RunLog
 from service.errors import ConfigError, Conflict, NotFound
 
 log = logging.getLogger(__name__)
@@ -45,12 +45,12 @@ class JobRecord:
     """Held by the run of this job in this process."""
 
 
-class Jobs:
+class Scheduler:
     """Named jobs: run on their cron schedules while started, or at once with ``run``."""
 
     def __init__(
         self,
-        runs: JobLog,
+        runs: RunLog,
         coordination: Coordination,
         replica: str,
         clock: Callable[[], float] = time.time,
@@ -191,7 +191,7 @@ class Jobs:
     def _fire_logged(self, name: str, slot: float) -> None:
         try:
             self.fire(name, slot)
-        except Exception:  # the job log may be away: this turn is lost, the next one tries
+        except Exception:  # the run log may be away: this turn is lost, the next one tries
             log.exception("the turn of %s of job %s could not run", _iso(slot), name)
 
     def _next(self, job: JobRecord, after: float) -> float:

@@ -16,8 +16,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from service.application import Services
-from service.auth import Principal
-from service.mcp.backends import Backend, LocalBackend
+from service.application.auth import Principal
+from service.mcp.gateways import Gateway, LocalGateway
 from service.mcp.tools import build_server
 
 PRINCIPAL = "strata.principal"
@@ -32,18 +32,18 @@ only; checking Host and Origin keeps web pages out that reach it through a name 
 127.0.0.1 (DNS rebinding). With keys, the key is the check."""
 
 
-def _local_backend(ctx: Context) -> Backend:
+def _local_gateway(ctx: Context) -> Gateway:
     request = ctx.request_context.request  # the HTTP request that carried this tool call
     if request is None or not isinstance(request.scope.get(PRINCIPAL), Principal):
         raise ToolError("no authenticated caller for this request")
-    return LocalBackend(request.app.state.services, request.scope[PRINCIPAL])
+    return LocalGateway(request.app.state.services, request.scope[PRINCIPAL])
 
 
 @asynccontextmanager
 async def mcp_lifespan(app: Litestar) -> AsyncIterator[None]:
     """Run the ``/mcp`` session manager for the app's lifetime (after its services open)."""
     services: Services = app.state.services
-    server = build_server(_local_backend)
+    server = build_server(_local_gateway)
     # Stateless, plain JSON answers: each tool call is one request, authenticated on its own,
     # so no session needs keeping (and any worker can answer it).
     server.streamable_http_app(

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from service.client import StrataClient
-from service.mcp.backends import RestBackend
+from service.mcp.gateways import RestGateway
 from service.mcp.tools import build_server
+from service.remote.client import StrataClient
 
 
 def serve_stdio(client: StrataClient) -> None:
     """Serve the tools over stdin/stdout, backed by the service ``client`` talks to."""
-    backend = RestBackend(client)
-    build_server(lambda _: backend).run("stdio")
+    gateway = RestGateway(client)
+    build_server(lambda _: gateway).run("stdio")

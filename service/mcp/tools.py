@@ -1,4 +1,4 @@
-"""strata's MCP tools, written once against ``Backend``."""
+"""strata's MCP tools, written once against ``Gateway``."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from schemas import wire
-from service.client import StrataClientError
 from service.errors import StrataError
 from service.mcp.arguments import convert, like
-from service.mcp.backends import Backend, Json
+from service.mcp.gateways import Gateway, Json
+from service.remote.client import StrataClientError
 
 T = TypeVar("T")
 
@@ -38,8 +38,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 
-def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
-    """strata's tools; ``backend_of`` gives the backend acting for a tool call's caller."""
+def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
+    """strata's tools; ``gateway_of`` gives the gateway acting for a tool call's caller."""
     server: MCPServer = MCPServer(
         "strata", title="strata memory", instructions=INSTRUCTIONS, version="0.1.0"
     )
@@ -68,7 +68,7 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
         also carry `file` and `lines`, to read with `get`."""
         body = {"query": query, "namespace": namespace, "tiers": tiers, "mode": mode}
         request = convert({**body, "limit": limit}, wire.SearchRequest)
-        return await _run(backend_of(ctx).search, request)
+        return await _run(gateway_of(ctx).search, request)
 
     @server.tool(annotations=READ_ONLY)
     async def retrieve(
@@ -90,7 +90,7 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
         `reasoning_patterns` (how to think about such questions, with `variants`).
         Quote `interaction_id` when giving feedback."""
         body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
-        return await _run(backend_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
+        return await _run(gateway_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
 
     @server.tool(annotations=READ_ONLY)
     async def get(
@@ -116,10 +116,10 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
         """Read one entry by id, or lines of a collection document by path.
 
         A path contains '/'; entry ids never do. Document lines come numbered."""
-        backend = backend_of(ctx)
+        gateway = gateway_of(ctx)
         if "/" in id_or_path:
-            return await _run(backend.document, id_or_path, from_line, lines)
-        return await _run(backend.entry, id_or_path, namespace)
+            return await _run(gateway.document, id_or_path, from_line, lines)
+        return await _run(gateway.entry, id_or_path, namespace)
 
     @server.tool(annotations=READ_ONLY)
     async def multi_get(
@@ -140,7 +140,7 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
         """Read several collection documents at once. Files over `max_bytes` are listed under
         `skipped` with the reason instead of being returned."""
         request = convert({"pattern": pattern, "max_bytes": max_bytes}, wire.DocumentsRequest)
-        return await _run(backend_of(ctx).documents, request)
+        return await _run(gateway_of(ctx).documents, request)
 
     @server.tool(annotations=WRITES)
     async def remember(
@@ -174,25 +174,25 @@ def build_server(backend_of: Callable[[Context], Backend]) -> MCPServer:
             "chain_type": chain_type,
             "tags": tags or [],
         }
-        written = await _call(backend_of(ctx).write, convert(event, wire.Event))
+        written = await _call(gateway_of(ctx).write, convert(event, wire.Event))
         return {"id": written.ids[0], "tier": tier, "embedded": written.embedded > 0}
 
     @server.tool(annotations=READ_ONLY)
     async def status(ctx: Context) -> Json:
         """Health of the service (model, stores, degradations) and what is stored: entries,
         vectors and tokens per namespace and tier."""
-        return await _run(backend_of(ctx).status)
+        return await _run(gateway_of(ctx).status)
 
     return server
 
 
 async def _run(call: Callable[..., msgspec.Struct], *args: Any) -> Json:
-    """A backend call's answer as JSON."""
+    """A gateway call's answer as JSON."""
     return cast(Json, msgspec.to_builtins(await _call(call, *args)))
 
 
 async def _call(call: Callable[..., T], *args: Any) -> T:
-    """Run a blocking backend call on a worker thread; strata's errors become tool errors
+    """Run a blocking gateway call on a worker thread; strata's errors become tool errors
     the model can read."""
     try:
         return await anyio.to_thread.run_sync(partial(call, *args))

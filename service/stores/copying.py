@@ -24,8 +24,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, delete, func, select, text
 
-from service.addresses import redacted
 from service.errors import ConfigError
+from service.net.addresses import redacted
 from service.stores.database import Database, PostgresDatabase, SqliteDatabase
 from service.stores.durable import FILES
 from service.stores.schema import prepare

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.domain.ports import Catalog, Coordination, InteractionLog, JobLog, Ledger
+from service.domain.ports import Catalog, Coordination, InteractionLog, Ledger, RunLog
 from service.stores.catalog import SqlCatalog
 from service.stores.coordination import LocalCoordination, PostgresCoordination
 from service.stores.database import Database, PostgresDatabase, SqliteDatabase
 from service.stores.interactions import SqlInteractionLog
-from service.stores.jobs import SqlJobLog
 from service.stores.ledger import SqlLedger
+from service.stores.runs import SqlRunLog
 from service.stores.schema import prepare
 
 FILES = {
@@ -29,13 +29,13 @@ LEDGER = FILES["ledger"]
 
 @dataclass(frozen=True)
 class DurableStores:
-    """The ledger, the catalog, the interaction log, the job log and the coordination of
-    one backend."""
+    """The ledger, the catalog, the interaction log, the log of job runs and the
+    coordination of one backend."""
 
     ledger: Ledger
     catalog: Catalog
     interactions: InteractionLog
-    jobs: JobLog
+    runs: RunLog
     coordination: Coordination
     closer: Callable[[], None]
 
@@ -61,7 +61,7 @@ def open_sqlite(data_dir: Path, *, clock: Callable[[], float] = time.time) -> Du
         ledger=SqlLedger(opened["ledger"], clock=clock),
         catalog=SqlCatalog(opened["catalog"]),
         interactions=SqlInteractionLog(opened["interactions"]),
-        jobs=SqlJobLog(opened["runs"]),
+        runs=SqlRunLog(opened["runs"]),
         coordination=LocalCoordination(),
         closer=lambda: _close_all(list(opened.values())),
     )
@@ -89,7 +89,7 @@ def open_postgres(
         ledger=SqlLedger(database, clock=clock),
         catalog=SqlCatalog(database),
         interactions=SqlInteractionLog(database),
-        jobs=SqlJobLog(database),
+        runs=SqlRunLog(database),
         coordination=coordination,
         closer=close,
     )

@@ -20,7 +20,7 @@ from litestar.params import FromPath
 from litestar.response import Template
 from litestar.static_files import create_static_files_router
 
-from service.auth import Principal
+from service.application.auth import Principal
 from service.settings import Settings
 from service.ui import csrf
 from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded

@@ -20,7 +20,7 @@ from typing import Any
 from litestar import Request
 from litestar.datastructures import Cookie
 
-from service.auth import KeyRing, Principal
+from service.application.auth import KeyRing, Principal
 
 COOKIE = "strata_console"
 PATH = "/ui"

@@ -19,9 +19,9 @@ from tests.fakes import (
     FakeEmbedder,
     FakeFiles,
     FakeInteractionLog,
-    FakeJobLog,
     FakeKeywordStore,
     FakeLedger,
+    FakeRunLog,
     FakeVectorStore,
 )
 from tests.http import KEYS, LOCAL
@@ -43,7 +43,7 @@ def fake_services(clock: FakeClock, files: FakeFiles, **env: str) -> Services:
         interactions=FakeInteractionLog(),
         files=files,
         embedder=FakeEmbedder(),
-        jobs=FakeJobLog(),
+        runs=FakeRunLog(),
         coordination=FakeCoordination(),
     )
     ids = (f"id{n}" for n in itertools.count(1))

@@ -191,11 +191,11 @@ def test_health_names_the_replica_and_its_place_among_others(
             "lag_seconds": 0.0,
             "changes_behind": 0,
         }
-        services.jobs.start()
+        services.scheduler.start()
         try:
             assert client.get("/health").json()["replica"]["leads_jobs"] is True
         finally:
-            services.jobs.shutdown()
+            services.scheduler.shutdown()
 
 
 def test_health_answers_while_the_ledger_is_away(

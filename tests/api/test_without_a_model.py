@@ -13,11 +13,11 @@ from service.app import create_app
 from service.application import Stores, build_services
 from service.settings import Settings
 from tests.fakes import (FakeCatalog, FakeCoordination, FakeEmbedder, FakeFiles,
-    FakeInteractionLog, FakeJobLog, FakeKeywordStore, FakeLedger, FakeVectorStore)
+    FakeInteractionLog, FakeRunLog, FakeKeywordStore, FakeLedger, FakeVectorStore)
 from tests.http import LOCAL
 
 stores = Stores(FakeLedger(), FakeVectorStore(), FakeKeywordStore(), FakeCatalog(),
-    FakeInteractionLog(), FakeFiles(), FakeEmbedder(), FakeJobLog(), FakeCoordination())
+    FakeInteractionLog(), FakeFiles(), FakeEmbedder(), FakeRunLog(), FakeCoordination())
 services = build_services(Settings.from_env({}), stores)
 with TestClient(create_app(services=services), base_url=LOCAL) as client:
     written = client.post("/v1/events", json={"events": [{"tier": "A", "text": "hello"}]})

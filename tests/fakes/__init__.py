@@ -8,12 +8,14 @@
   ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory
   keeps archived entries out of it;
 - ``FakeKeywordStore`` holds one document per entry, like ``TantivyKeywordStore``;
-- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeJobLog`` and ``FakeFiles`` stand for the
-  SQLite and Postgres catalogs, interaction logs and job logs and for ``LocalFiles``;
+- ``FakeCatalog``, ``FakeInteractionLog``, ``FakeRunLog`` and ``FakeFiles`` stand for the
+  SQLite and Postgres catalogs, interaction logs and run logs and for ``LocalFiles``;
 - ``FakeCoordination`` leads while the test says so and holds job locks like
   ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
-  test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory.
+  test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory;
+- ``fake_memory`` builds a ``Memory`` over a fresh fake ledger, vector store, keyword store
+  and embedder, and hands them back with it (``FakeStores``).
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.entries import T0, live, make_entry, make_filters, matches, words
 from tests.fakes.files import FakeFiles
 from tests.fakes.interactions import FakeInteractionLog
-from tests.fakes.jobs import FakeCoordination, FakeJobLog
+from tests.fakes.jobs import FakeCoordination, FakeRunLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
+from tests.fakes.memory import FakeStores, fake_memory
 from tests.fakes.reranker import FakeReranker
 from tests.fakes.vector_store import FakeVectorStore, vector_matches
 
@@ -43,11 +46,13 @@ __all__ = [
     "FakeEmbedder",
     "FakeFiles",
     "FakeInteractionLog",
-    "FakeJobLog",
     "FakeKeywordStore",
     "FakeLedger",
     "FakeReranker",
+    "FakeRunLog",
+    "FakeStores",
     "FakeVectorStore",
+    "fake_memory",
     "live",
     "make_entry",
     "make_filters",
@@ -65,10 +70,10 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
         Embedder,
         Files,
         InteractionLog,
-        JobLog,
         KeywordStore,
         Ledger,
         Reranker,
+        RunLog,
         VectorStore,
     )
 
@@ -78,7 +83,7 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _keywords: KeywordStore = FakeKeywordStore()
     _catalog: Catalog = FakeCatalog()
     _interactions: InteractionLog = FakeInteractionLog()
-    _jobs: JobLog = FakeJobLog()
+    _runs: RunLog = FakeRunLog()
     _coordination: Coordination = FakeCoordination()
     _files: Files = FakeFiles()
     _reranker: Reranker = FakeReranker()

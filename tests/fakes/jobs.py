@@ -1,4 +1,4 @@
-"""An in-memory job log and coordination."""
+"""An in-memory run log and coordination."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from service.domain.models import JobRun
 
 
-class FakeJobLog:
+class FakeRunLog:
     """Runs by id, numbered from 1; a (job, slot) started once."""
 
     def __init__(self) -> None:

@@ -105,8 +105,8 @@ def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(
 ) -> None:
     (one, to_one), (two, to_two) = replica("one"), replica("two")
     slot = 1_800_003_600.0
-    assert one.jobs.fire("expire_c_tier", slot) is not None  # the first to try leads
-    assert two.jobs.fire("expire_c_tier", slot) is None
+    assert one.scheduler.fire("expire_c_tier", slot) is not None  # the first to try leads
+    assert two.scheduler.fire("expire_c_tier", slot) is None
     assert (health(to_one)["replica"]["leads_jobs"], health(to_two)["replica"]["leads_jobs"]) == (
         True,
         False,
@@ -118,12 +118,12 @@ def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(
         assert held
         problem(to_two.post("/v1/admin/jobs/archive_e_tier/run"), 409)
         with pytest.raises(Conflict):
-            two.jobs.run("archive_e_tier")
+            two.scheduler.run("archive_e_tier")
     assert to_two.post("/v1/admin/jobs/archive_e_tier/run").json()["last_replica"] == "two"
 
     one.stores.coordination.close()  # the leader goes away: the other takes over
     deadline = time.monotonic() + 10  # once the server has ended the leader's session
-    while two.jobs.fire("expire_c_tier", slot + 3600) is None:
+    while two.scheduler.fire("expire_c_tier", slot + 3600) is None:
         assert time.monotonic() < deadline, "no replica took over within 10 s"
         time.sleep(0.05)
     assert health(to_two)["replica"]["leads_jobs"] is True

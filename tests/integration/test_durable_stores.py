@@ -22,7 +22,7 @@ def write_some(stores: DurableStores) -> None:
     stores.catalog.add(Collection("c1", "notes", "ns", "/srv/notes", "*.md", "A", T0))
     stores.catalog.set_file("c1", IndexedFile("a.md", "h1", 1), "# A")
     stores.interactions.record(Interaction("i1", T0, "ns", None, "why?", [], False, 0.0, 1.0))
-    assert stores.jobs.start("expire", "replica-1", T0, slot=T0) is not None
+    assert stores.runs.start("expire", "replica-1", T0, slot=T0) is not None
 
 
 def assert_read_back(stores: DurableStores) -> None:
@@ -31,7 +31,7 @@ def assert_read_back(stores: DurableStores) -> None:
     assert stores.catalog.text("c1", "a.md") == "# A"
     found = stores.interactions.get("i1")
     assert found is not None and found.question == "why?"
-    assert stores.jobs.start("expire", "replica-2", T0, slot=T0) is None
+    assert stores.runs.start("expire", "replica-2", T0, slot=T0) is None
 
 
 def test_the_embedded_stores_are_kept_in_the_data_folder(tmp_path: Path) -> None:

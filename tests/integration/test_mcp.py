@@ -1,4 +1,4 @@
-"""The MCP tools over both backends, in process: the domain called directly (what /mcp
+"""The MCP tools over both gateways, in process: the domain called directly (what /mcp
 uses) and the REST API through the client (what `strata mcp` uses) must answer alike."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from mcp import Client
 
 from service.app import create_app
 from service.application import Services
-from service.client import StrataClient
-from service.mcp import Backend, LocalBackend, RestBackend, build_server
+from service.mcp import Gateway, LocalGateway, RestGateway, build_server
+from service.remote.client import StrataClient
 from service.settings import Settings
 from tests.http import LOCAL
 from tests.integration.test_api import OpenStores
@@ -38,7 +38,7 @@ def rest(resources: Services) -> Iterator[TestClient[Litestar]]:
         yield client
 
 
-def backends(resources: Services, rest: TestClient[Litestar], key: str) -> list[Backend]:
+def gateways(resources: Services, rest: TestClient[Litestar], key: str) -> list[Gateway]:
     principal = resources.keys.authenticate(f"Bearer {key}")
     client = StrataClient(
         "http://testserver.local",
@@ -46,14 +46,14 @@ def backends(resources: Services, rest: TestClient[Litestar], key: str) -> list[
         # Litestar's test transport has httpx's handle_request but no BaseTransport base.
         transport=litestar_transport.TestClientTransport(rest),  # type: ignore[arg-type]
     )
-    return [LocalBackend(resources, principal), RestBackend(client)]
+    return [LocalGateway(resources, principal), RestGateway(client)]
 
 
-def call_both(backends: list[Backend], tool: str, **arguments: Any) -> list[dict[str, Any]]:
-    """The tool's result through each backend: structured content, or the error text."""
+def call_both(gateways: list[Gateway], tool: str, **arguments: Any) -> list[dict[str, Any]]:
+    """The tool's result through each gateway: structured content, or the error text."""
 
-    async def call(backend: Backend) -> dict[str, Any]:
-        async with Client(build_server(lambda _: backend)) as client:
+    async def call(gateway: Gateway) -> dict[str, Any]:
+        async with Client(build_server(lambda _: gateway)) as client:
             result = await client.call_tool(tool, arguments)
         if result.is_error:
             return {"error": "".join(getattr(c, "text", "") for c in result.content)}
@@ -64,10 +64,10 @@ def call_both(backends: list[Backend], tool: str, **arguments: Any) -> list[dict
         content.pop("interaction_id", None)
         return content
 
-    return [anyio.run(call, backend) for backend in backends]
+    return [anyio.run(call, gateway) for gateway in gateways]
 
 
-def test_both_backends_answer_alike(
+def test_both_gateways_answer_alike(
     resources: Services, rest: TestClient[Litestar], tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes"
@@ -79,7 +79,7 @@ def test_both_backends_answer_alike(
         headers={"Authorization": f"Bearer {ADMIN}"},
     )
     assert added.status_code == 201, added.text
-    alice = backends(resources, rest, ALICE)
+    alice = gateways(resources, rest, ALICE)
 
     local, remote = alice
     (peanuts,) = call_both([local], "remember", text="Alice is allergic to peanuts.")

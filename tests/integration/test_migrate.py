@@ -63,10 +63,10 @@ def fill(stores: DurableStores) -> None:
     stores.interactions.record(asked)
     stores.interactions.record(Interaction("i2", T0 + 1, "ns", None, "why?", [], False, 0.0, 1.0))
     stores.interactions.add_feedback(Feedback("i1", T0 + 2, "up", "spot on", "alice"))
-    run = stores.jobs.start("expire_c_tier", "api-1", T0, slot=T0)
+    run = stores.runs.start("expire_c_tier", "api-1", T0, slot=T0)
     assert run is not None
-    stores.jobs.finish(run, T0 + 1, {"archived": 2}, None)
-    stores.jobs.start("optimize_indexes", "api-2", T0 + 5)
+    stores.runs.finish(run, T0 + 1, {"archived": 2}, None)
+    stores.runs.start("optimize_indexes", "api-2", T0 + 5)
 
 
 @dataclass
@@ -92,7 +92,7 @@ def everything(stores: DurableStores) -> Everything:
         p: (stores.catalog.file("c1", p), stores.catalog.text("c1", p)) for p in ("a.md", "b/c.md")
     }
     runs = {
-        job: [replace(r, id=0) for r in stores.jobs.runs(job)]
+        job: [replace(r, id=0) for r in stores.runs.runs(job)]
         for job in ("expire_c_tier", "optimize_indexes")
     }
     return Everything(

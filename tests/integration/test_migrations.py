@@ -198,9 +198,9 @@ def assert_everything_kept(stores: DurableStores) -> None:
     assert asked[0].results == [InteractionResult("a", 0.8, 0.5)]
     assert (asked[0].strong_match, asked[0].answer_confidence) == (True, 0.7)
     assert given == [Feedback("z", T0 + 1, "up", "good", "ann")]
-    run = stores.jobs.last()["expire_c_tier"]
+    run = stores.runs.last()["expire_c_tier"]
     assert (run.result, run.slot) == ({"archived": 2}, T0)
-    assert stores.jobs.start("expire_c_tier", "r2", T0 + 5, slot=T0) is None  # slot taken
+    assert stores.runs.start("expire_c_tier", "r2", T0 + 5, slot=T0) is None  # slot taken
 
     # What is written now comes after what was there.
     ledger.put([StoredEntry(make_entry("c", "later", thread="talk"), ())], at=T0 + 2)

@@ -11,7 +11,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
-from service.auth import OPEN
+from service.application.auth import OPEN
 from service.ui.session import COOKIE
 from tests.api.conftest import fake_services
 from tests.fakes import FakeClock, FakeFiles

@@ -8,18 +8,14 @@ import pytest
 
 from service.domain.answer import NO_ROUTINE_CHECK, Answerer, AnswerPolicy
 from service.domain.interactions import Feedback, daily_report
-from service.domain.memory import Memory
 from service.domain.retrieval import Retriever
 from tests.fakes import (
     T0,
-    FakeEmbedder,
     FakeInteractionLog,
-    FakeKeywordStore,
-    FakeLedger,
-    FakeVectorStore,
+    fake_memory,
     make_entry,
 )
-from tests.settings import CHUNKING, answer_settings, search_settings
+from tests.settings import answer_settings, search_settings
 
 DAY = 86_400
 
@@ -34,14 +30,9 @@ class Ids:
 
 
 def answerer(*, threshold: float = 0.6, embedder: bool = True) -> Answerer:
-    ledger, vectors, keywords, model = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
-    memory = Memory(ledger, vectors, keywords, model, CHUNKING)
-    memory.write(
+    stores = fake_memory()
+    model = stores.embedder
+    stores.memory.write(
         [
             make_entry("pg", "we decided on postgres for billing", "A", type="decision"),
             make_entry("chat", "postgres or mongo for billing?", "C", expires_at=T0 + DAY),
@@ -55,7 +46,13 @@ def answerer(*, threshold: float = 0.6, embedder: bool = True) -> Answerer:
             ),
         ]
     )
-    retriever = Retriever(ledger, vectors, keywords, model if embedder else None, search_settings())
+    retriever = Retriever(
+        stores.ledger,
+        stores.vectors,
+        stores.keywords,
+        model if embedder else None,
+        search_settings(),
+    )
     return Answerer(
         retriever,
         model if embedder else None,

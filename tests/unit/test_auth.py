@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.auth import OPEN, KeyRing, Principal
+from service.application.auth import OPEN, KeyRing, Principal
 from service.errors import ConfigError, Forbidden, Unauthorized
 
 AGENT_KEY = "agent-key-0123456789"

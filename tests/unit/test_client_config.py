@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from schemas import wire
-from service.client import DEFAULT_URL, StrataClient, StrataClientError, connection
 from service.errors import ConfigError
+from service.remote.client import DEFAULT_URL, StrataClient, StrataClientError, connection
 
 
 @pytest.fixture

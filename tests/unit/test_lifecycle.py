@@ -19,11 +19,9 @@ from tests.fakes import (
     T0,
     FakeCatalog,
     FakeClock,
-    FakeEmbedder,
     FakeFiles,
-    FakeKeywordStore,
-    FakeLedger,
-    FakeVectorStore,
+    FakeStores,
+    fake_memory,
     make_entry,
 )
 from tests.settings import CHUNKING, search_settings
@@ -35,13 +33,10 @@ FIVE_WORDS = ChunkingSettings(chunk_words=5, chunk_overlap=1)
 
 
 @dataclasses.dataclass
-class Stores:
-    ledger: FakeLedger
-    vectors: FakeVectorStore
-    keywords: FakeKeywordStore
-    embedder: FakeEmbedder
+class Stores(FakeStores):
+    """The fakes of ``fake_memory`` and the clock its memory reads."""
+
     clock: FakeClock
-    memory: Memory
 
     def keyword_ids(self, text: str, *, include_archived: bool = False) -> set[str]:
         hits = self.keywords.search(text, filters(include_archived=include_archived), 100)
@@ -64,15 +59,8 @@ def filters(*, include_archived: bool = False) -> Filters:
 
 @pytest.fixture
 def stores(clock: FakeClock) -> Stores:
-    ledger, vectors, keywords, embedder = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
     clock.now = T0
-    memory = Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=clock)
-    return Stores(ledger, vectors, keywords, embedder, clock, memory)
+    return Stores(**vars(fake_memory(FIVE_WORDS, clock=clock)), clock=clock)
 
 
 def write_expiring(stores: Stores) -> None:

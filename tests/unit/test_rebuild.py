@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -18,7 +17,9 @@ from tests.fakes import (
     FakeEmbedder,
     FakeKeywordStore,
     FakeLedger,
+    FakeStores,
     FakeVectorStore,
+    fake_memory,
     make_entry,
     make_filters,
 )
@@ -27,28 +28,12 @@ from tests.settings import CHUNKING
 FOUR_WORDS = ChunkingSettings(chunk_words=4, chunk_overlap=1)
 
 
-@dataclasses.dataclass
-class Stores:
-    ledger: FakeLedger
-    vectors: FakeVectorStore
-    keywords: FakeKeywordStore
-    embedder: FakeEmbedder
-    memory: Memory
-
-
 @pytest.fixture
-def stores() -> Stores:
-    ledger, vectors, keywords, embedder = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
-    memory = Memory(ledger, vectors, keywords, embedder, FOUR_WORDS, clock=lambda: T0)
-    return Stores(ledger, vectors, keywords, embedder, memory)
+def stores() -> FakeStores:
+    return fake_memory(FOUR_WORDS, clock=lambda: T0)
 
 
-def write_mix(stores: Stores) -> None:
+def write_mix(stores: FakeStores) -> None:
     """Five entries: multi-chunk A, C, E, an archived A and an archived E."""
     stores.memory.write(
         [
@@ -63,7 +48,7 @@ def write_mix(stores: Stores) -> None:
 
 
 def snapshot(
-    stores: Stores,
+    stores: FakeStores,
 ) -> tuple[dict[Tier, dict[str, tuple[StoredEntry, Chunk]]], dict[str, StoredEntry]]:
     vectors = {tier: dict(records) for tier, records in stores.vectors.records.items()}
     return vectors, dict(stores.keywords.entries)
@@ -72,7 +57,7 @@ def snapshot(
 # indexes_match_ledger
 
 
-def test_indexes_match_after_writes_archiving_and_deletes(stores: Stores) -> None:
+def test_indexes_match_after_writes_archiving_and_deletes(stores: FakeStores) -> None:
     write_mix(stores)
     assert stores.vectors.count("A") == 2  # "a" has two chunks; "old_a" is archived
     assert stores.ledger.vector_count() == 3
@@ -81,7 +66,7 @@ def test_indexes_match_after_writes_archiving_and_deletes(stores: Stores) -> Non
     assert stores.memory.indexes_match_ledger()
 
 
-def test_indexes_match_on_empty_stores(stores: Stores) -> None:
+def test_indexes_match_on_empty_stores(stores: FakeStores) -> None:
     assert stores.memory.indexes_match_ledger()
 
 
@@ -101,7 +86,7 @@ def test_indexes_match_on_empty_stores(stores: Stores) -> None:
     ],
 )
 def test_indexes_do_not_match_after_damage(
-    stores: Stores, damage: Callable[[Stores], object]
+    stores: FakeStores, damage: Callable[[FakeStores], object]
 ) -> None:
     write_mix(stores)
     damage(stores)
@@ -111,7 +96,7 @@ def test_indexes_do_not_match_after_damage(
 # rebuild
 
 
-def test_rebuild_restores_both_indexes_as_they_were(stores: Stores) -> None:
+def test_rebuild_restores_both_indexes_as_they_were(stores: FakeStores) -> None:
     write_mix(stores)
     before = snapshot(stores)
     stores.vectors.clear()
@@ -126,7 +111,7 @@ def test_rebuild_restores_both_indexes_as_they_were(stores: Stores) -> None:
     assert stores.keywords.keys == {"ns:a", "ns:c", "ns:e", "ns:old_a", "ns:old_e"}
 
 
-def test_rebuild_removes_what_the_ledger_does_not_have(stores: Stores) -> None:
+def test_rebuild_removes_what_the_ledger_does_not_have(stores: FakeStores) -> None:
     write_mix(stores)
     stray = stores.memory.prepare([make_entry("x", "stray words here", "A")])
     stores.vectors.upsert(stray)
@@ -139,7 +124,7 @@ def test_rebuild_removes_what_the_ledger_does_not_have(stores: Stores) -> None:
     assert stores.memory.indexes_match_ledger()
 
 
-def test_rebuild_reports_progress_per_batch(stores: Stores) -> None:
+def test_rebuild_reports_progress_per_batch(stores: FakeStores) -> None:
     write_mix(stores)
     stores.ledger.scan_batch = 2
     stores.keywords.clear()
@@ -149,7 +134,7 @@ def test_rebuild_reports_progress_per_batch(stores: Stores) -> None:
     assert stores.memory.indexes_match_ledger()
 
 
-def test_rebuild_of_an_empty_ledger_empties_the_indexes(stores: Stores) -> None:
+def test_rebuild_of_an_empty_ledger_empties_the_indexes(stores: FakeStores) -> None:
     stray = stores.memory.prepare([make_entry("x", "stray", "A")])
     stores.vectors.upsert(stray)
     stores.keywords.apply(stray, ())
@@ -159,7 +144,7 @@ def test_rebuild_of_an_empty_ledger_empties_the_indexes(stores: Stores) -> None:
     assert stores.vectors.keys == set() and stores.keywords.keys == set()
 
 
-def test_rebuilt_indexes_give_the_same_searches(stores: Stores) -> None:
+def test_rebuilt_indexes_give_the_same_searches(stores: FakeStores) -> None:
     write_mix(stores)
     filters = make_filters(include_archived=True)
     vector = stores.embedder.vector("green tea")
@@ -177,14 +162,14 @@ def test_rebuilt_indexes_give_the_same_searches(stores: Stores) -> None:
     assert after == before
 
 
-def test_rebuild_skips_entries_being_deleted(stores: Stores) -> None:
+def test_rebuild_skips_entries_being_deleted(stores: FakeStores) -> None:
     write_mix(stores)
     stores.ledger.mark_deleting(["ns:a"])  # a delete interrupted by a crash
     assert stores.memory.rebuild() == 4
     assert "ns:a" not in stores.vectors.keys and "ns:a" not in stores.keywords.keys
 
 
-def test_failed_rebuild_keeps_the_old_keyword_index(stores: Stores) -> None:
+def test_failed_rebuild_keeps_the_old_keyword_index(stores: FakeStores) -> None:
     write_mix(stores)
     before = dict(stores.keywords.entries)
 
@@ -197,7 +182,7 @@ def test_failed_rebuild_keeps_the_old_keyword_index(stores: Stores) -> None:
     assert stores.keywords.entries == before
 
 
-def test_rebuild_drops_vectors_left_in_the_wrong_tier(stores: Stores) -> None:
+def test_rebuild_drops_vectors_left_in_the_wrong_tier(stores: FakeStores) -> None:
     """A vector index restored from before a promotion still holds the entry under C.
 
     BUG (service/domain/memory.py, Memory.rebuild): orphans are removed by entry key only
@@ -214,7 +199,7 @@ def test_rebuild_drops_vectors_left_in_the_wrong_tier(stores: Stores) -> None:
     assert stores.memory.indexes_match_ledger()
 
 
-def test_rebuild_drops_chunk_records_an_entry_no_longer_has(stores: Stores) -> None:
+def test_rebuild_drops_chunk_records_an_entry_no_longer_has(stores: FakeStores) -> None:
     """BUG (Memory.rebuild), like the above: a restored index holding an older, longer
     version of an entry keeps its extra chunk records (``key#n`` past the current last
     chunk), which vector searches can still return."""
@@ -249,7 +234,7 @@ class FailingKeywordStore(FakeKeywordStore):
         raise OSError("index directory is read-only")
 
 
-def test_rebuilder_runs_in_the_background_and_reports_status(stores: Stores) -> None:
+def test_rebuilder_runs_in_the_background_and_reports_status(stores: FakeStores) -> None:
     write_mix(stores)
     ticks = iter([10.0, 20.0])
     rebuilder = Rebuilder(stores.memory, clock=lambda: next(ticks))
@@ -285,7 +270,7 @@ def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
     assert (rebuilder.status.state, rebuilder.status.done) == ("done", 1)
 
 
-def test_rebuilder_reports_a_failure(stores: Stores) -> None:
+def test_rebuilder_reports_a_failure(stores: FakeStores) -> None:
     memory = Memory(
         stores.ledger,
         stores.vectors,
@@ -302,7 +287,7 @@ def test_rebuilder_reports_a_failure(stores: Stores) -> None:
     assert rebuilder.status.finished_at == T0
 
 
-def test_rebuild_of_a_stored_entry_keeps_it_as_the_ledger_has_it(stores: Stores) -> None:
+def test_rebuild_of_a_stored_entry_keeps_it_as_the_ledger_has_it(stores: FakeStores) -> None:
     write_mix(stores)
     stores.keywords.clear()
     stores.memory.rebuild()

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.domain.memory import Memory
 from service.domain.models import SearchQuery
 from service.domain.retrieval import NO_RERANKER, Retriever, retrieval_trust
 from tests.fakes import (
-    FakeEmbedder,
-    FakeKeywordStore,
-    FakeLedger,
-    FakeVectorStore,
+    fake_memory,
     make_entry,
     make_filters,
 )
-from tests.settings import CHUNKING, search_settings
+from tests.settings import search_settings
 
 
 class KeywordReranker:
@@ -33,15 +29,9 @@ class KeywordReranker:
 
 
 def retriever(reranker: KeywordReranker | None, **options: object) -> Retriever:
-    ledger, vectors, keywords, embedder = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING)
+    stores = fake_memory()
     # Repeating "cache" ranks n0 first by BM25; only n7 mentions "golden".
-    memory.write(
+    stores.memory.write(
         [
             make_entry(f"n{n}", " ".join(["cache"] * (20 - n)) + (" golden" if n == 7 else ""))
             for n in range(15)
@@ -49,7 +39,9 @@ def retriever(reranker: KeywordReranker | None, **options: object) -> Retriever:
     )
     # Rank fusion: the position-aware blend is about ranks.
     settings = search_settings(fusion="rrf", **options)
-    return Retriever(ledger, vectors, keywords, embedder, settings, reranker=reranker)
+    return Retriever(
+        stores.ledger, stores.vectors, stores.keywords, stores.embedder, settings, reranker=reranker
+    )
 
 
 def query(**options: bool) -> SearchQuery:

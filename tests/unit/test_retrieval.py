@@ -15,10 +15,10 @@ from service.domain.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_
 from service.errors import InvalidInput
 from service.settings import ChunkingSettings
 from tests.fakes import (
-    FakeEmbedder,
     FakeKeywordStore,
-    FakeLedger,
+    FakeStores,
     FakeVectorStore,
+    fake_memory,
     make_entry,
     make_filters,
 )
@@ -42,13 +42,8 @@ MEASURED: dict[str, Any] = {"fusion": "score", "unembedded_candidates": 10}
 """Score fusion with cosines of unembedded candidates measured at query time (opt-in)."""
 
 
-@dataclasses.dataclass
-class Stores:
-    ledger: FakeLedger
-    vectors: FakeVectorStore
-    keywords: FakeKeywordStore
-    embedder: FakeEmbedder
-    memory: Memory
+class Stores(FakeStores):
+    """The fakes of ``fake_memory``, with a retriever over them."""
 
     def retriever(
         self,
@@ -71,16 +66,7 @@ class Stores:
 
 @pytest.fixture
 def stores() -> Stores:
-    ledger, vectors, keywords, embedder = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
-    memory = Memory(
-        ledger, vectors, keywords, embedder, ChunkingSettings(chunk_words=20, chunk_overlap=5)
-    )
-    return Stores(ledger, vectors, keywords, embedder, memory)
+    return Stores(**vars(fake_memory(ChunkingSettings(chunk_words=20, chunk_overlap=5))))
 
 
 def query(

@@ -12,16 +12,12 @@ import pytest
 
 from service.domain import fusion as fusion_module
 from service.domain.fusion import VECTOR_BATCH
-from service.domain.memory import Memory
 from service.domain.models import SearchQuery
 from service.domain.retrieval import Retriever
 from service.domain.similarity import Matrix, best_cosines
 from service.settings import ChunkingSettings
 from tests.fakes import (
-    FakeEmbedder,
-    FakeKeywordStore,
-    FakeLedger,
-    FakeVectorStore,
+    fake_memory,
     make_entry,
     make_filters,
 )
@@ -35,15 +31,9 @@ LONG = " ".join(f"word{n}" for n in range(2_000))
 def test_a_search_over_long_entries_reads_texts_and_vector_matrices_only(
     fusion: Literal["score", "rrf"], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ledger, vectors, keywords, embedder = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
-    chunking = ChunkingSettings(chunk_words=20, chunk_overlap=5)
-    memory = Memory(ledger, vectors, keywords, embedder, chunking)
-    memory.write([make_entry(f"e{n}", f"billing outage {n} {LONG}") for n in range(ENTRIES)])
+    stores = fake_memory(ChunkingSettings(chunk_words=20, chunk_overlap=5))
+    ledger, vectors, embedder = stores.ledger, stores.vectors, stores.embedder
+    stores.memory.write([make_entry(f"e{n}", f"billing outage {n} {LONG}") for n in range(ENTRIES)])
     # The vector list finds nothing: every cosine comes from the ledger's vectors.
     vectors.clear()
     given: list[Matrix] = []
@@ -54,7 +44,8 @@ def test_a_search_over_long_entries_reads_texts_and_vector_matrices_only(
 
     monkeypatch.setattr(fusion_module, "best_cosines", spy)
     ledger.reads.clear()
-    retriever = Retriever(ledger, vectors, keywords, embedder, search_settings(fusion=fusion))
+    settings = search_settings(fusion=fusion)
+    retriever = Retriever(ledger, vectors, stores.keywords, embedder, settings)
     outcome = retriever.search(SearchQuery("billing outage", make_filters(), "hybrid", ENTRIES))
 
     assert len(outcome.results) == ENTRIES

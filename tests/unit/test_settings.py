@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from msgspec.structs import fields
 
-from service.addresses import is_loopback, redacted
 from service.errors import ConfigError
+from service.net.addresses import is_loopback, redacted
 from service.settings import Settings, variable
 
 KEYS = {"STRATA_API_KEYS": "admin-key-0123456789=admin"}

@@ -7,7 +7,6 @@ import threading
 
 import pytest
 
-from service.domain.memory import Memory
 from service.domain.models import SearchQuery
 from service.domain.retrieval import Retriever
 from service.domain.stats import StatsRow, avoided, summarize
@@ -15,13 +14,11 @@ from service.domain.usage import ModelWork, ReadModelUsage, ReadUsage
 from tests.fakes import (
     FakeClock,
     FakeEmbedder,
-    FakeKeywordStore,
-    FakeLedger,
-    FakeVectorStore,
+    fake_memory,
     make_entry,
     make_filters,
 )
-from tests.settings import CHUNKING, search_settings
+from tests.settings import search_settings
 
 
 def test_a_counter_starts_empty_at_its_clock() -> None:
@@ -70,20 +67,17 @@ def test_counts_from_many_threads_add_up() -> None:
 
 def searched(unembedded: int) -> tuple[ReadModelUsage, Retriever, FakeEmbedder]:
     """A retriever counting its model work over one tier A entry and five tier E ones."""
-    ledger, vectors, keywords, model = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
-    memory = Memory(ledger, vectors, keywords, model, CHUNKING)
-    memory.write(
+    stores = fake_memory()
+    model = stores.embedder
+    stores.memory.write(
         [make_entry("plan", "kubernetes upgrade plan", "A")]
         + [make_entry(f"log{n}", "kubernetes upgrade " + "x " * n, "E") for n in range(5)]
     )
     usage = ReadModelUsage(model.count_tokens)
     settings = search_settings(fusion="score", unembedded_candidates=unembedded)
-    retriever = Retriever(ledger, vectors, keywords, model, settings, usage=usage)
+    retriever = Retriever(
+        stores.ledger, stores.vectors, stores.keywords, model, settings, usage=usage
+    )
     model.calls.clear()
     return usage, retriever, model
 

@@ -8,7 +8,7 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.params import CollectionName, DocumentPath, FirstLine
 from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query

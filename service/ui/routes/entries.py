@@ -9,7 +9,7 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.params import EntryId, Namespace
 from service.errors import NotFound

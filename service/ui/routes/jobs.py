@@ -9,7 +9,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.ui.pages import page, redirect
 

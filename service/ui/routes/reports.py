@@ -9,11 +9,11 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.api.params import Day, Namespace
 from service.application import Services
-from service.auth import Principal
+from service.application.auth import Principal
 from service.ui.charts import Day as ChartDay
 from service.ui.charts import chart
 from service.ui.pages import page

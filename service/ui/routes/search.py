@@ -9,7 +9,7 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.errors import InvalidInput
 from service.ui.forms import LIMITS, MODES, read_form, search_request

@@ -1,6 +1,6 @@
 """A small typed Python client for the strata REST API.
 
-from service.client import StrataClient
+from service.remote.client import StrataClient
 
 with StrataClient("http://127.0.0.1:8080", api_key=None) as strata:
     strata.remember("We chose Postgres for billing.", tier="A", speaker="alice")

@@ -15,7 +15,7 @@ from service.stores.tables import job_runs
 R = job_runs.c
 
 
-class SqlJobLog:
+class SqlRunLog:
     def __init__(self, database: Database) -> None:
         self._db = database
 

@@ -8,10 +8,10 @@ from typing import Any, Protocol
 import msgspec
 
 from schemas import wire
-from service import present
+from service.api import present
 from service.application import Services
-from service.auth import Principal
-from service.client import StrataClient
+from service.application.auth import Principal
+from service.remote.client import StrataClient
 
 Json = dict[str, Any]
 
@@ -23,7 +23,7 @@ class Status(msgspec.Struct):
     stats: wire.StatsResponse
 
 
-class Backend(Protocol):
+class Gateway(Protocol):
     """strata acting for one caller; answers are the REST API's wire types."""
 
     def search(self, request: wire.SearchRequest) -> wire.SearchResponse: ...
@@ -35,7 +35,7 @@ class Backend(Protocol):
     def status(self) -> Status: ...
 
 
-class LocalBackend:
+class LocalGateway:
     """The use cases of this process, for the caller whose API key came with the request."""
 
     def __init__(self, services: Services, principal: Principal) -> None:
@@ -70,7 +70,7 @@ class LocalBackend:
         )
 
 
-class RestBackend:
+class RestGateway:
     """A running strata service, over its REST API."""
 
     def __init__(self, client: StrataClient) -> None:

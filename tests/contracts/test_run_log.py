@@ -1,4 +1,4 @@
-"""The job log's contract: FakeJobLog, SqliteJobLog and PostgresJobLog."""
+"""The run log's contract: FakeRunLog, SqliteRunLog and PostgresRunLog."""
 
 from __future__ import annotations
 
@@ -9,31 +9,31 @@ from pathlib import Path
 import pytest
 
 from service.domain.models import JobRun
-from service.domain.ports import JobLog
+from service.domain.ports import RunLog
 from service.stores.durable import open_postgres, open_sqlite
-from tests.fakes import T0, FakeJobLog
+from tests.fakes import T0, FakeRunLog
 from tests.postgres import POSTGRES
 
-OpenJobLog = Callable[[], JobLog]
+OpenRunLog = Callable[[], RunLog]
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenJobLog]:
-    """Opens a job log on the test's storage, another view of the same runs each call (as
+def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenRunLog]:
+    """Opens a run log on the test's storage, another view of the same runs each call (as
     another replica has; the one fake log, for ``fake``)."""
     closers: list[Callable[[], None]] = []
-    fake = FakeJobLog()
+    fake = FakeRunLog()
 
-    def open_one() -> JobLog:
+    def open_one() -> RunLog:
         if request.param == "fake":
             return fake
         if request.param == "sqlite":
             sqlite = open_sqlite(tmp_path)
             closers.append(sqlite.close)
-            return sqlite.jobs
+            return sqlite.runs
         stores = open_postgres(request.getfixturevalue("postgres_url"))
         closers.append(stores.close)
-        return stores.jobs
+        return stores.runs
 
     yield open_one
     for close in closers:
@@ -41,11 +41,11 @@ def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenJob
 
 
 @pytest.fixture
-def log(open_log: OpenJobLog) -> JobLog:
+def log(open_log: OpenRunLog) -> RunLog:
     return open_log()
 
 
-def test_a_run_reads_back_as_started_then_as_finished(log: JobLog) -> None:
+def test_a_run_reads_back_as_started_then_as_finished(log: RunLog) -> None:
     run = log.start("expire", "replica-1", T0, slot=T0)
     assert run is not None
     assert log.runs("expire") == [JobRun(run, "expire", "replica-1", T0, slot=T0)]
@@ -69,7 +69,7 @@ def test_a_run_reads_back_as_started_then_as_finished(log: JobLog) -> None:
     assert log.runs("never") == []
 
 
-def test_a_slot_is_claimed_once_per_job(open_log: OpenJobLog) -> None:
+def test_a_slot_is_claimed_once_per_job(open_log: OpenRunLog) -> None:
     first, second = open_log(), open_log()
     assert first.start("expire", "replica-1", T0, slot=T0) is not None
     assert second.start("expire", "replica-2", T0 + 1, slot=T0) is None
@@ -79,17 +79,17 @@ def test_a_slot_is_claimed_once_per_job(open_log: OpenJobLog) -> None:
     assert [r.replica for r in first.runs("expire")] == ["replica-2", "replica-1"]
 
 
-def test_runs_by_hand_are_never_refused(log: JobLog) -> None:
+def test_runs_by_hand_are_never_refused(log: RunLog) -> None:
     runs = [log.start("optimize", "replica-1", T0 + n) for n in range(3)]
     assert None not in runs and len(set(runs)) == 3
 
 
-def test_runs_come_newest_first_up_to_a_limit(log: JobLog) -> None:
+def test_runs_come_newest_first_up_to_a_limit(log: RunLog) -> None:
     ids = [log.start("expire", "r", T0 + n, slot=T0 + n) for n in range(5)]
     assert [r.id for r in log.runs("expire", limit=3)] == ids[::-1][:3]
 
 
-def test_the_last_run_of_each_job(open_log: OpenJobLog) -> None:
+def test_the_last_run_of_each_job(open_log: OpenRunLog) -> None:
     first, second = open_log(), open_log()
     first.start("expire", "replica-1", T0)
     latest = second.start("expire", "replica-2", T0 + 10)
@@ -103,7 +103,7 @@ def test_the_last_run_of_each_job(open_log: OpenJobLog) -> None:
 
 
 @pytest.mark.parametrize("open_log", ["sqlite", POSTGRES], indirect=True)
-def test_replicas_racing_for_a_slot_start_it_once(open_log: OpenJobLog) -> None:
+def test_replicas_racing_for_a_slot_start_it_once(open_log: OpenRunLog) -> None:
     logs = [open_log() for _ in range(4)]
     barrier = threading.Barrier(len(logs))
     won: list[int | None] = [None] * len(logs)
