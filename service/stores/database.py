@@ -12,6 +12,7 @@ an advisory lock)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,12 +23,16 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    ColumnElement,
     Connection,
     Engine,
     Float,
     Integer,
     LargeBinary,
     Table,
+    Text,
+    any_,
+    bindparam,
     create_engine,
     event,
     func,
@@ -53,10 +58,6 @@ KEEPALIVES: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 10, "keepalive
 BUSY_TIMEOUT = 30.0
 """Seconds a write to a SQLite file waits for another connection's write to end (another
 process on the same data directory, such as a command run beside the server)."""
-
-KEYS_PER_QUERY = 500
-"""Keys bound in one ``IN (...)`` list: well under SQLite's limit on a statement's
-variables, and a statement Postgres plans quickly."""
 
 
 def lock_key(name: str) -> int:
@@ -102,6 +103,15 @@ class Database:
 
     def insert(self, table: Table) -> Upsert:
         """An insert with this database's ``on_conflict_do_update`` / ``_do_nothing``."""
+        raise NotImplementedError
+
+    def key_in(self, column: ColumnElement[str]) -> ColumnElement[bool]:
+        """``column`` is one of the keys bound to ``keys`` (as ``key_list`` gives them): one
+        parameter for any number of keys, so the statement is compiled once."""
+        raise NotImplementedError
+
+    def key_list(self, keys: Sequence[str]) -> Any:
+        """The value bound to ``keys`` for ``key_in``."""
         raise NotImplementedError
 
     def insert_rows(
@@ -161,6 +171,13 @@ class SqliteDatabase(Database):
 
     def insert(self, table: Table) -> Upsert:
         return sqlite.insert(table)
+
+    def key_in(self, column: ColumnElement[str]) -> ColumnElement[bool]:
+        listed = func.json_each(bindparam("keys", type_=Text)).table_valued("value")
+        return column.in_(select(listed.c.value))
+
+    def key_list(self, keys: Sequence[str]) -> Any:
+        return json.dumps(list(keys))
 
     def insert_rows(
         self, conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
@@ -225,6 +242,12 @@ class PostgresDatabase(Database):
     def insert(self, table: Table) -> Upsert:
         return postgresql.insert(table)
 
+    def key_in(self, column: ColumnElement[str]) -> ColumnElement[bool]:
+        return column == any_(bindparam("keys", type_=postgresql.ARRAY(Text)))
+
+    def key_list(self, keys: Sequence[str]) -> Any:
+        return list(keys)
+
     def insert_rows(
         self, conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
     ) -> None:
@@ -240,10 +263,13 @@ class PostgresDatabase(Database):
         if not rows:
             return
         listed = ", ".join(columns)
-        conn.exec_driver_sql(
-            "CREATE TEMP TABLE IF NOT EXISTS staged_entries ON COMMIT DELETE ROWS AS "
-            f"SELECT {listed} FROM entries WITH NO DATA"
-        )
+        made = conn.connection.info.setdefault("staged", set())
+        if listed not in made:  # once per connection
+            conn.exec_driver_sql(
+                "CREATE TEMP TABLE IF NOT EXISTS staged_entries ON COMMIT DELETE ROWS AS "
+                f"SELECT {listed} FROM entries WITH NO DATA"
+            )
+            made.add(listed)
         _copy(conn, "staged_entries", entries, columns, rows)
         updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in columns if name != "key")
         conn.exec_driver_sql(
@@ -264,12 +290,6 @@ class PostgresDatabase(Database):
 def postgres_url(url: str) -> str:
     """A ``postgresql://`` (or ``postgres://``) URL as SQLAlchemy opens it with psycopg."""
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
-
-
-def in_batches(keys: Sequence[str], size: int = KEYS_PER_QUERY) -> Iterator[list[str]]:
-    """``keys`` cut into lists of at most ``size``, for ``IN (...)`` lists of any length."""
-    for start in range(0, len(keys), size):
-        yield list(keys[start : start + size])
 
 
 def _transaction(conn: Connection, begin: str) -> Iterator[Connection]:

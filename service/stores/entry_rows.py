@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from service.stores.tables import entries
 FIELDS = tuple(c.name for c in entries.c if c.name not in ("state", "written"))
 """The columns an entry is written to and read from (``state`` and ``written`` are the
 ledger's own)."""
+IN_ORDER = itemgetter(*FIELDS)
 
 
 def entry_values(s: StoredEntry) -> tuple[Any, ...]:
@@ -43,7 +45,7 @@ def entry_values(s: StoredEntry) -> tuple[Any, ...]:
         "context": e.context,
         "tokens": s.tokens,
     }
-    return tuple(values[name] for name in FIELDS)
+    return IN_ORDER(values)  # type: ignore[no-any-return]
 
 
 def row_entry(row: Mapping[Any, Any]) -> Entry:

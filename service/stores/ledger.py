@@ -9,7 +9,6 @@ from itertools import groupby
 from typing import Any
 
 from sqlalchemy import (
-    BindParameter,
     Connection,
     Table,
     bindparam,
@@ -30,27 +29,17 @@ from service.domain.models import (
     StoredEntry,
 )
 from service.domain.similarity import Matrix
-from service.stores.database import Database, in_batches
+from service.stores.database import Database
 from service.stores.entry_rows import FIELDS, entry_values, matrix, pack, row_entry, unpack
 from service.stores.tables import change_horizon, changes, chunks, entries, history, quarantine
 
 E, C = entries.c, chunks.c
 LIVE = E.state.in_(("pending", "synced"))
 """Entries every read sees: not being deleted, not set aside."""
-KEYS: BindParameter[Any] = bindparam("keys", expanding=True)
 ENTRY = [E[name] for name in FIELDS]
 WRITTEN = (*FIELDS, "state", "written")
 """The columns a write gives."""
 
-LIVE_ROWS = select(*ENTRY).where(E.key.in_(KEYS), LIVE)
-CHUNKS_OF = select(C.key, C.number, C.text, C.vector).where(C.key.in_(KEYS))
-TEXTS_OF = select(C.key, C.text).where(C.key.in_(KEYS)).order_by(C.key, C.number)
-VECTORS_OF = (
-    select(C.key, C.vector).where(C.key.in_(KEYS), C.vector.is_not(None)).order_by(C.key, C.number)
-)
-PRESENT = select(E.key).where(E.key.in_(KEYS)).order_by(E.key).with_for_update()
-"""Keys that have a row; on Postgres their rows are locked in one order by every writer, so
-writers never deadlock."""
 EMBEDDED = (
     select(C.key, func.count().label("n")).where(C.vector.is_not(None)).group_by(C.key).subquery()
 )
@@ -75,8 +64,27 @@ CHANGES_AFTER = (
     .order_by(changes.c.seq)
     .limit(bindparam("limit"))
 )
-DELETE = {t: delete(t).where(t.c.key.in_(KEYS)) for t in (entries, chunks, quarantine)}
-SET_STATE = update(entries).where(E.key.in_(KEYS)).values(state=bindparam("state"))
+
+
+class Statements:
+    """The statements that take a list of keys, in the way of one database."""
+
+    def __init__(self, database: Database) -> None:
+        among = database.key_in
+
+        self.live_rows = select(*ENTRY).where(among(E.key), LIVE)
+        self.chunks_of = select(C.key, C.number, C.text, C.vector).where(among(C.key))
+        self.texts_of = select(C.key, C.text).where(among(C.key)).order_by(C.key, C.number)
+        self.vectors_of = (
+            select(C.key, C.vector)
+            .where(among(C.key), C.vector.is_not(None))
+            .order_by(C.key, C.number)
+        )
+        self.present = select(E.key).where(among(E.key)).order_by(E.key).with_for_update()
+        """Keys that have a row; on Postgres their rows are locked in one order by every
+        writer, so writers never deadlock."""
+        self.delete = {t: delete(t).where(among(t.c.key)) for t in (entries, chunks, quarantine)}
+        self.set_state = update(entries).where(among(E.key)).values(state=bindparam("state"))
 
 
 class SqlLedger:
@@ -87,6 +95,7 @@ class SqlLedger:
     def __init__(self, database: Database, *, clock: Callable[[], float] = time.time) -> None:
         self._db = database
         self._clock = clock
+        self._sql = Statements(database)
 
     def put(
         self,
@@ -109,8 +118,8 @@ class SqlLedger:
             written = self._db.draw_written(conn, len(latest))
             rows = [(*entry_values(s), "pending", n) for s, n in zip(latest, written, strict=True)]
             self._db.replace_entries(conn, WRITTEN, rows)
-            _delete(conn, chunks, keys)
-            _delete(conn, quarantine, keys)
+            self._delete(conn, chunks, keys)
+            self._delete(conn, quarantine, keys)
             self._db.insert_rows(
                 conn,
                 chunks,
@@ -132,14 +141,14 @@ class SqlLedger:
         wanted = list(keys)
         if wanted:
             with self._db.write() as conn:
-                _set_state(conn, wanted, "synced")
+                self._set_state(conn, wanted, "synced")
 
     def quarantine(self, reasons: Mapping[str, str], *, at: float) -> None:
         if not reasons:
             return
         with self._db.write() as conn:
             present = self._present(conn, list(reasons))
-            _set_state(conn, present, "quarantined")
+            self._set_state(conn, present, "quarantined")
             upsert = self._db.insert(quarantine)
             upsert = upsert.on_conflict_do_update(
                 index_elements=[quarantine.c.key],
@@ -165,7 +174,7 @@ class SqlLedger:
             return []
         with self._db.write() as conn:
             existing = self._present(conn, keys)
-            _set_state(conn, existing, "deleting")
+            self._set_state(conn, existing, "deleting")
             self._append(conn, existing, self._clock())
         return existing
 
@@ -175,8 +184,8 @@ class SqlLedger:
         now = self._clock() if at is None else at
         with self._db.write() as conn:
             present = self._present(conn, keys)
-            _delete(conn, entries, keys)
-            _delete(conn, quarantine, keys)
+            self._delete(conn, entries, keys)
+            self._delete(conn, quarantine, keys)
             self._db.insert_rows(
                 conn,
                 history,
@@ -258,15 +267,15 @@ class SqlLedger:
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         """Live entries with their chunks, vectors included."""
         with self._db.read() as conn:
-            return _hydrate(conn, _live_rows(conn, keys))
+            return self._hydrate(conn, self._live_rows(conn, keys))
 
     def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
         """Live entries with their chunk texts, in order; no vector is read."""
         with self._db.read() as conn:
-            rows = _live_rows(conn, keys)
+            rows = self._live_rows(conn, keys)
             texts: dict[str, list[str]] = {row.key: [] for row in rows}
-            for batch in in_batches(list(texts)):
-                for key, text in conn.execute(TEXTS_OF, {"keys": batch}):
+            if texts:
+                for key, text in conn.execute(self._sql.texts_of, self._keys(texts)):
                     texts[key].append(text)
         return {row.key: (row_entry(row._mapping), tuple(texts[row.key])) for row in rows}
 
@@ -274,11 +283,12 @@ class SqlLedger:
         """The chunk vectors of the entries that have them, without the rest of the entry:
         each entry's blobs joined into one float32 matrix, no float made a Python object."""
         found: dict[str, Matrix] = {}
+        if not keys:
+            return found
         with self._db.read() as conn:
-            for batch in in_batches(keys):
-                rows = conn.execute(VECTORS_OF, {"keys": batch})
-                for key, group in groupby(rows, key=lambda row: row[0]):
-                    found[key] = matrix(row[1] for row in group)
+            rows = conn.execute(self._sql.vectors_of, self._keys(keys))
+            for key, group in groupby(rows, key=lambda row: row[0]):
+                found[key] = matrix(row[1] for row in group)
         return found
 
     def unsynced(self) -> tuple[list[StoredEntry], list[str]]:
@@ -288,7 +298,7 @@ class SqlLedger:
             rows = conn.execute(
                 select(*ENTRY).where(E.state == "pending").order_by(E.written)
             ).all()
-            pending = list(_hydrate(conn, rows).values())
+            pending = list(self._hydrate(conn, rows).values())
             deleting = list(
                 conn.scalars(select(E.key).where(E.state == "deleting").order_by(E.written))
             )
@@ -302,7 +312,7 @@ class SqlLedger:
                 rows = conn.execute(query.limit(batch), {"after": after}).all()
                 if not rows:
                     return
-                hydrated = list(_hydrate(conn, rows).values())
+                hydrated = list(self._hydrate(conn, rows).values())
             after = rows[-1].key
             yield hydrated
 
@@ -355,9 +365,12 @@ class SqlLedger:
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""
 
+    def _keys(self, keys: Iterable[str]) -> dict[str, Any]:
+        return {"keys": self._db.key_list(list(keys))}
+
     def _present(self, conn: Connection, keys: Sequence[str]) -> list[str]:
         """The given keys that have a row, in the given order."""
-        found = {k for batch in in_batches(keys) for k in conn.scalars(PRESENT, {"keys": batch})}
+        found = set(conn.scalars(self._sql.present, self._keys(keys))) if keys else set()
         return [key for key in keys if key in found]
 
     def _append(self, conn: Connection, keys: Iterable[str], at: float) -> None:
@@ -367,32 +380,28 @@ class SqlLedger:
             self._db.order_changes(conn)
             self._db.insert_rows(conn, changes, ("key", "at"), [(k, at) for k in unique])
 
+    def _delete(self, conn: Connection, table: Table, keys: Sequence[str]) -> None:
+        if keys:
+            conn.execute(self._sql.delete[table], self._keys(keys))
 
-def _delete(conn: Connection, table: Table, keys: Sequence[str]) -> None:
-    for batch in in_batches(keys):
-        conn.execute(DELETE[table], {"keys": batch})
+    def _set_state(self, conn: Connection, keys: Sequence[str], state: str) -> None:
+        if keys:
+            conn.execute(self._sql.set_state, {**self._keys(keys), "state": state})
 
+    def _live_rows(self, conn: Connection, keys: Sequence[str]) -> list[Any]:
+        return list(conn.execute(self._sql.live_rows, self._keys(keys))) if keys else []
 
-def _set_state(conn: Connection, keys: Sequence[str], state: str) -> None:
-    for batch in in_batches(keys):
-        conn.execute(SET_STATE, {"keys": batch, "state": state})
-
-
-def _live_rows(conn: Connection, keys: Sequence[str]) -> list[Any]:
-    return [row for batch in in_batches(keys) for row in conn.execute(LIVE_ROWS, {"keys": batch})]
-
-
-def _hydrate(conn: Connection, rows: Sequence[Any]) -> dict[str, StoredEntry]:
-    """Entries of ``rows`` (holding the ``FIELDS``) with their chunks, by key."""
-    found: dict[str, list[Chunk]] = {row.key: [] for row in rows}
-    for batch in in_batches(list(found)):
-        for key, number, text, vector in conn.execute(CHUNKS_OF, {"keys": batch}):
-            found[key].append(Chunk(key, number, text, unpack(vector)))
-    return {
-        row.key: StoredEntry(
-            row_entry(row._mapping),
-            tuple(sorted(found[row.key], key=lambda c: c.number)),
-            row.tokens,
-        )
-        for row in rows
-    }
+    def _hydrate(self, conn: Connection, rows: Sequence[Any]) -> dict[str, StoredEntry]:
+        """Entries of ``rows`` (holding the ``FIELDS``) with their chunks, by key."""
+        found: dict[str, list[Chunk]] = {row.key: [] for row in rows}
+        if found:
+            for key, number, text, vector in conn.execute(self._sql.chunks_of, self._keys(found)):
+                found[key].append(Chunk(key, number, text, unpack(vector)))
+        return {
+            row.key: StoredEntry(
+                row_entry(row._mapping),
+                tuple(sorted(found[row.key], key=lambda c: c.number)),
+                row.tokens,
+            )
+            for row in rows
+        }

@@ -96,8 +96,10 @@ entries = Table(
         sqlite_where=text("thread IS NOT NULL"),
         postgresql_where=text("thread IS NOT NULL"),
     ),
-    Index("entries_written_order", "written"),
 )
+# SQLite draws the next ``written`` number from the highest: an index finds it (Postgres
+# draws from ``entries_written`` and keeps no such index).
+Index("entries_written_order", entries.c.written).ddl_if(dialect="sqlite")
 
 chunks = Table(
     "chunks",

@@ -36,4 +36,4 @@ def upgrade() -> None:
         op.execute("DROP TABLE history")
         op.execute("ALTER TABLE history_numbered RENAME TO history")
         op.execute("CREATE INDEX history_key ON history (key, at, id)")
-    op.execute("CREATE INDEX entries_written_order ON entries (written)")
+        op.execute("CREATE INDEX entries_written_order ON entries (written)")
