@@ -50,7 +50,10 @@ def open_stores(
     durable = open_durable(storage, clock)
     try:
         if storage.chroma_url:
-            vectors = ChromaVectorStore(connect(data, storage.chroma_url), shared=storage.shared)
+            vectors = ChromaVectorStore(
+                connect(data, storage.chroma_url, timeout=storage.engine_timeout),
+                shared=storage.shared,
+            )
         else:
             vectors = open_or_reset(
                 "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
@@ -91,7 +94,7 @@ def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> Durabl
     from service.stores.durable import open_postgres
 
     log.info("stores shared on %s", redacted(storage.database_url))
-    return open_postgres(storage.database_url, clock=clock)
+    return open_postgres(storage.database_url, clock=clock, timeout=storage.engine_timeout)
 
 
 def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:

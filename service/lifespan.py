@@ -89,7 +89,9 @@ def load_reranker(settings: Settings, retriever: Retriever) -> None:
         retriever.reranker_problem = None
         log.info("reranker %s loaded (%s)", models.reranker_model, reranker.backend)
     except Exception as exc:  # run without reranking, and say so
-        log.error("reranker %s could not be loaded: %s", models.reranker_model, exc)
+        wanted = settings.search.rerank == "on"
+        report = log.error if wanted else log.info
+        report("reranker %s could not be loaded: %s", models.reranker_model, exc)
         retriever.reranker_problem = f"reranker {models.reranker_model} unavailable ({exc})"
 
 

@@ -120,6 +120,11 @@ class StorageSettings(Group, frozen=True):
     """PostgreSQL URL (``postgresql://user:password@host:5432/strata``) of the ledger, the
     catalog, the interaction log and the job runs every replica shares; needs
     STRATA_CHROMA_URL. Empty: SQLite files in data_dir, one process."""
+    engine_timeout: float = 10.0
+    """Seconds a call to the Chroma server or the Postgres database may take (a statement,
+    a request, the wait for a pooled connection) before that engine counts as unavailable:
+    a search then answers from keywords, a write or a read of the ledger answers 503 with
+    ``Retry-After``. Well under a client's own timeout, so none waits past it."""
 
     @property
     def model_cache_dir(self) -> Path:

@@ -87,6 +87,7 @@ from schemas.wire.fields import (
 from schemas.wire.problems import FieldProblem, Problem
 from schemas.wire.search import ListRank, SearchHit, SearchRequest, SearchResponse
 from schemas.wire.status import (
+    EngineHealth,
     Health,
     ModelWork,
     NamespaceStats,
@@ -116,6 +117,7 @@ __all__ = [
     "DocumentOut",
     "DocumentsRequest",
     "DocumentsResponse",
+    "EngineHealth",
     "EntryOut",
     "Event",
     "EventsRequest",

@@ -23,6 +23,15 @@ class ReplicaHealth(Struct, kw_only=True):
     """Changes of the ledger its keyword index has not applied (at most)."""
 
 
+class EngineHealth(Struct, kw_only=True):
+    state: Literal["ok", "unavailable", "off"]
+    """``off``: not configured, or not installed, and not wanted by default: no fault."""
+    since: float | None = None
+    """When it was first found unavailable, with no answer since (Unix seconds)."""
+    error: str | None = None
+    """The last failure, or why it is off."""
+
+
 class Health(Struct):
     status: Literal["ok", "degraded"]
     model: str | None
@@ -32,6 +41,8 @@ class Health(Struct):
     model_backend: str | None = None
     """What runs the embedding model: onnx, onnx-int8 or torch."""
     replica: ReplicaHealth | None = None
+    engines: dict[str, EngineHealth] = field(default_factory=dict)
+    """Each engine: ledger, vector_store, keyword_index, model, reranker."""
 
 
 class TierStats(Struct, kw_only=True):

@@ -282,6 +282,12 @@ def health_out(health: Health) -> wire.Health:
             lag_seconds=round(health.replica.lag.seconds, 3),
             changes_behind=health.replica.lag.changes,
         ),
+        {
+            name: wire.EngineHealth(
+                state=e.state, since=None if e.since is None else round(e.since, 3), error=e.error
+            )
+            for name, e in health.engines.items()
+        },
     )
 
 

@@ -11,6 +11,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import wire
+from service.domain.models import EngineUnavailable
 from service.errors import StrataError
 
 log = logging.getLogger("strata")
@@ -77,6 +78,19 @@ def _http_problem(_: Request[Any, Any, Any], exc: HTTPException) -> Response[byt
     return problem(exc.status_code, title, detail, headers=exc.headers)
 
 
+RETRY_AFTER = 5
+"""Seconds a client is asked to wait before retrying when an engine is unavailable."""
+
+
+def _unavailable_problem(_: Request[Any, Any, Any], exc: EngineUnavailable) -> Response[bytes]:
+    """An engine the request cannot do without (the ledger, or the vector store for a
+    write's own vectors) is away: 503, to be retried."""
+    log.warning("answered 503: %s", exc)
+    return problem(
+        503, "Service unavailable", f"{exc}; retry later", headers={"Retry-After": str(RETRY_AFTER)}
+    )
+
+
 def _internal_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem(500, "Internal error", "the service failed; see its log")
@@ -91,6 +105,7 @@ def _title(status: int) -> str:
 
 EXCEPTION_HANDLERS = {
     StrataError: _strata_problem,
+    EngineUnavailable: _unavailable_problem,
     ValidationException: _validation_problem,
     HTTPException: _http_problem,
     Exception: _internal_problem,

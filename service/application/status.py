@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.application.auth import Principal
+from service.domain.engines import EngineState
 from service.domain.models import Quarantined, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.domain.replication import Follower, Lag
@@ -51,6 +52,8 @@ class Health:
     degraded: list[str]
     model_backend: str | None
     replica: ReplicaStatus | None = None
+    engines: dict[str, EngineState] = field(default_factory=dict)
+    """Each engine's state: ledger, vector_store, keyword_index, model, reranker."""
 
 
 class StatusUseCases:
@@ -80,28 +83,38 @@ class StatusUseCases:
         self.usage = usage
 
     def health(self) -> Health:
-        """What the service runs with; answers even when a store does not."""
+        """What the service runs with, and each engine's state; answers even when a store
+        does not. ``degraded`` lists only what the operator configured and lost."""
         stores: dict[str, Any] = {}
         degraded = list(self.degraded)
+        engines = self.retriever.engines
         try:
             stores["ledger"] = self.ledger.count()
             aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
+            engines.answered("ledger")
         except Exception as exc:  # a database server may be away: say so, do not fail
+            engines.failed("ledger", str(exc))
             degraded.append(f"ledger unreachable: {exc}")
             stores["ledger"], aside = "unreachable", 0
         try:
             self.vectors.health()
             stores["chroma"] = {t: self.vectors.count(t) for t in ("A", "C")}
+            engines.answered("vector store")
         except Exception as exc:  # report, do not fail: health must answer
+            engines.failed("vector store", str(exc))
             degraded.append(f"chroma unreachable: {exc}")
             stores["chroma"] = "unreachable"
         stores["tantivy"] = self.keywords.count()
         stores["quarantined"] = aside
         if aside:
             degraded.append(f"{aside} entries set aside in quarantine: see /v1/admin/quarantine")
+        model = engines.state("model")
+        if self.embedder is not None and model.state == "unavailable":
+            degraded.append(f"model unavailable since {model.since:.0f}: {model.error}")
         reranker = self.retriever.reranker
-        if self.retriever.reranker_problem:
-            degraded.append(self.retriever.reranker_problem)
+        rerank = self._reranker()
+        if rerank.state == "unavailable":
+            degraded.append(rerank.error or "reranker unavailable")
         replica = self._replica(degraded)
         return Health(
             "degraded" if degraded else "ok",
@@ -111,7 +124,27 @@ class StatusUseCases:
             degraded,
             self.embedder.backend if self.embedder is not None else None,
             replica,
+            {
+                "ledger": engines.state("ledger"),
+                "vector_store": engines.state("vector store"),
+                "keyword_index": EngineState("ok"),
+                "model": model
+                if self.embedder is not None
+                else EngineState(
+                    "unavailable", None, "no embedding model loaded: keyword search only"
+                ),
+                "reranker": rerank,
+            },
         )
+
+    def _reranker(self) -> EngineState:
+        """Loaded; or, when none is: unavailable if searches rerank by default, else off
+        (not configured, or not installed), which is not a fault."""
+        retriever = self.retriever
+        if retriever.reranker is not None:
+            return EngineState("ok")
+        problem = retriever.reranker_problem or "no reranker loaded"
+        return EngineState("unavailable" if retriever.rerank_default else "off", None, problem)
 
     def _replica(self, degraded: list[str]) -> ReplicaStatus:
         follower = self.replica.follower

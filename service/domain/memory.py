@@ -12,6 +12,7 @@ from typing import Any
 from service.domain import indexable
 from service.domain.group_commit import GroupCommit, Pending
 from service.domain.models import (
+    EngineUnavailable,
     Entry,
     HistoryEvent,
     IndexUnavailable,
@@ -129,14 +130,14 @@ class Memory:
         """Each write's entries chunked and embedded: the whole group in one model call,
         or, if that fails, each write on its own, so that a failure fails only its write."""
         try:
-            stored = self.prepare([e for pending in group for e in pending.write.entries])
+            stored = self._kept([e for pending in group for e in pending.write.entries])
         except Exception:
             if len(group) == 1:
                 raise
             ready = []
             for pending in group:
                 try:
-                    ready.append((pending, self.prepare(pending.write.entries)))
+                    ready.append((pending, self._kept(pending.write.entries)))
                 except Exception as error:
                     pending.error = error
             return ready
@@ -151,10 +152,27 @@ class Memory:
         """Chunk every entry and embed the chunks of embedded tiers, in one model call."""
         return prepare(entries, self.embedder, self.chunking)
 
+    def _kept(self, entries: Sequence[Entry]) -> list[StoredEntry]:
+        """``prepare``, or, when the model fails, the entries without vectors: the write is
+        kept and acknowledged, and ``backfill`` embeds them once the model answers."""
+        try:
+            return self.prepare(entries)
+        except EngineUnavailable as exc:
+            if exc.engine != "model":
+                raise
+            log.warning("%s: %d entries kept without vectors", exc, len(entries))
+            return prepare(entries, None, self.chunking)
+
     def _index(self, stored: Sequence[StoredEntry]) -> None:
         keys = [s.entry.key for s in stored]
-        self.vectors.delete(keys)
-        self.vectors.upsert([s for s in stored if s.in_vector_index])
+        try:
+            self.vectors.delete(keys)
+            self.vectors.upsert([s for s in stored if s.in_vector_index])
+        except EngineUnavailable:
+            # Found by keywords meanwhile; they stay pending, for ``recover`` to finish.
+            self.keywords.apply(stored, ())
+            self._changed(s.entry.namespace for s in stored)
+            raise
         self.keywords.apply(stored, ())
         self.ledger.mark_synced(keys)
         self._changed(s.entry.namespace for s in stored)
@@ -316,6 +334,8 @@ class Memory:
         try:
             self._index(stored)
             return {}
+        except EngineUnavailable:
+            raise  # the engine's fault, not the entries'
         except Exception:
             if len(stored) == 1:
                 raise

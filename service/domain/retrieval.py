@@ -14,12 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from service.domain.cache import QueryCache
+from service.domain.engines import Engines
 from service.domain.fusion import Fusion, RankFusion, ScoreFusion
 from service.domain.hydration import hydrate
 from service.domain.learned import SHIPPED, LearnedFusion, RankingModel
 from service.domain.models import (
     EMBEDDED_TIERS,
     TIERS,
+    EngineUnavailable,
     Filters,
     Hit,
     Mode,
@@ -86,6 +88,10 @@ def load_ranking_model(path: str) -> RankingModel:
     return RankingModel.load(Path(path) if path else SHIPPED)
 
 
+SPARED = ("vector store", "model")
+"""Engines a search does without: it answers from keywords, and says so in ``degraded``."""
+
+
 class Retriever:
     def __init__(
         self,
@@ -120,6 +126,8 @@ class Retriever:
         self._lock = threading.Lock()
         self.reranker_problem: str | None = None
         """Why no reranker is loaded, when one is wanted."""
+        self.engines = Engines()
+        """What the searches found of the vector store and the model."""
 
     def search(self, query: SearchQuery) -> SearchOutcome:
         """Results of the query; a repeated query is answered from the cache until its
@@ -160,7 +168,19 @@ class Retriever:
             degraded.append(NO_EMBEDDER)
             mode = "bm25"
         depth = max(query.limit * 3, self.candidates)
-        lists, vector = self.lists(query.text, filters, mode, depth)
+        try:
+            lists, vector = self.lists(query.text, filters, mode, depth)
+        except EngineUnavailable as exc:
+            self.engines.failed(exc.engine, exc.detail)
+            if exc.engine not in SPARED or mode == "bm25":
+                raise
+            degraded.append(str(exc))
+            mode = "bm25"
+            lists, vector = self.lists(query.text, filters, mode, depth)
+        else:
+            if "vector" in lists:
+                self.engines.answered("vector store")
+                self.engines.answered("model")
         reranker = self.reranker
         rerank = self.rerank_default if query.rerank is None else query.rerank
         if rerank and reranker is None:

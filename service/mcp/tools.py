@@ -15,6 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from schemas import wire
+from service.domain.models import EngineUnavailable
 from service.errors import StrataError
 from service.mcp.arguments import convert, like
 from service.mcp.gateways import Gateway, Json
@@ -198,6 +199,8 @@ async def _call(call: Callable[..., T], *args: Any) -> T:
         return await anyio.to_thread.run_sync(partial(call, *args))
     except StrataError as exc:
         raise ToolError(f"{exc.status} {exc.title}: {exc.detail}") from exc
+    except EngineUnavailable as exc:
+        raise ToolError(f"503 Service unavailable: {exc}; retry in a few seconds") from exc
     except StrataClientError as exc:
         raise ToolError(str(exc)) from exc
     except httpx.TransportError as exc:

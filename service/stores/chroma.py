@@ -3,20 +3,23 @@ per chunk."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlparse
 
 import chromadb
+import httpx
 from chromadb.config import Settings as ChromaSettings
-from chromadb.errors import NotFoundError
+from chromadb.errors import InternalError, NotFoundError
 
 from service.domain.models import (
     EMBEDDED_TIERS,
     Chunk,
+    EngineUnavailable,
     Filters,
     Hit,
     StoredEntry,
@@ -24,23 +27,51 @@ from service.domain.models import (
     key_namespace,
 )
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 NEVER = 2**62
 """Stand-in ``expires_at`` for entries that never expire, so the expiry sweep's range
 delete never matches them."""
 
 
-def connect(data_dir: Path, url: str = "") -> Any:
-    """An embedded client in ``data_dir/chroma``, or an HTTP client for a Chroma server."""
+UNREACHABLE = (httpx.TransportError, ConnectionError, TimeoutError, InternalError)
+"""What a Chroma server that is away, refusing, slow or failing raises."""
+
+
+def connect(data_dir: Path, url: str = "", *, timeout: float = 10.0) -> Any:
+    """An embedded client in ``data_dir/chroma``, or an HTTP client for a Chroma server
+    whose every request gives up after ``timeout`` seconds."""
     settings = ChromaSettings(anonymized_telemetry=False)
     if not url:
         return chromadb.PersistentClient(path=str(data_dir / "chroma"), settings=settings)
     parsed = urlparse(url)
-    return chromadb.HttpClient(
+    client = chromadb.HttpClient(
         host=parsed.hostname or "localhost",
         port=parsed.port or (443 if parsed.scheme == "https" else 8000),
         ssl=parsed.scheme == "https",
         settings=settings,
     )
+    # chromadb's HTTP session waits without end (httpx.Client(timeout=None)); bound it.
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(timeout, connect=min(timeout, 3.0))
+    return client
+
+
+def reachable(method: Callable[P, R]) -> Callable[P, R]:
+    """``method`` with a server that cannot be reached reported as the vector store's
+    ``EngineUnavailable``."""
+
+    @functools.wraps(method)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except UNREACHABLE as exc:
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise EngineUnavailable("vector store", detail or type(exc).__name__) from exc
+
+    return call
 
 
 def forget_clients() -> None:
@@ -116,6 +147,7 @@ class ChromaVectorStore:
         with self._lock:
             return [c for (_, t), c in self._collections.items() if tier in (None, t)]
 
+    @reachable
     def upsert(self, stored: Sequence[StoredEntry]) -> None:
         groups: dict[tuple[str, Tier], list[tuple[StoredEntry, Chunk]]] = {}
         for s in stored:
@@ -133,6 +165,7 @@ class ChromaVectorStore:
                     metadatas=[_metadata(s, c.number) for s, c in part],
                 )
 
+    @reachable
     def delete(self, keys: Sequence[str]) -> None:
         by_namespace: dict[str, list[str]] = {}
         for key in keys:
@@ -145,6 +178,7 @@ class ChromaVectorStore:
                 for start in range(0, len(mine), 500):
                     collection.delete(where={"key": {"$in": mine[start : start + 500]}})
 
+    @reachable
     def search(
         self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
     ) -> list[Hit]:
@@ -165,9 +199,11 @@ class ChromaVectorStore:
                 hits[key] = Hit(key, 1.0 - float(distance), int(chunk))
         return list(hits.values())[:limit]
 
+    @reachable
     def count(self, tier: Tier) -> int:
         return sum(int(c.count()) for c in self._all(tier))
 
+    @reachable
     def entry_keys(self) -> set[str]:
         found: set[str] = set()
         for collection in self._all():
@@ -177,17 +213,20 @@ class ChromaVectorStore:
                 offset += len(page)
         return found
 
+    @reachable
     def delete_expired(self, now: float) -> None:
         """Drop tier C vectors whose ``expires_at`` has passed."""
         for collection in self._all("C"):
             collection.delete(where={"expires_at": {"$lte": now}})
 
+    @reachable
     def clear(self) -> None:
         with self._lock:
             for collection in self._collections.values():
                 self.client.delete_collection(collection.name)
             self._collections.clear()
 
+    @reachable
     def health(self) -> str:
         self.client.heartbeat()
         return "ok"

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from select import select as poll_sockets
 from typing import Any
 
 from sqlalchemy import (
@@ -40,8 +41,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import StaticPool
 
+from service.domain.models import EngineUnavailable
 from service.stores.tables import entries, entries_written
 
 Row = tuple[Any, ...]
@@ -114,6 +118,14 @@ class Database:
         """The value bound to ``keys`` for ``key_in``."""
         raise NotImplementedError
 
+    def gather(self, value: ColumnElement[Any], order: ColumnElement[Any]) -> ColumnElement[Any]:
+        """The aggregate of a group's ``value``s in ``order``, as one column."""
+        raise NotImplementedError
+
+    def gathered(self, column: Any) -> list[Any]:
+        """The values of a ``gather`` column, in order (none for NULL)."""
+        raise NotImplementedError
+
     def insert_rows(
         self, conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
     ) -> None:
@@ -137,6 +149,21 @@ class Database:
         self.engine.dispose()
 
 
+@contextmanager
+def _classified() -> Iterator[None]:
+    """Errors of a database that cannot be reached, or did not answer in time, as the
+    ledger's ``EngineUnavailable``; any other error as it is."""
+    try:
+        yield
+    except (OperationalError, InterfaceError, DisconnectionError, PoolTimeout) as exc:
+        raise EngineUnavailable("ledger", _first_line(exc)) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    detail = str(getattr(exc, "orig", None) or exc)
+    return detail.strip().splitlines()[0] if detail.strip() else type(exc).__name__
+
+
 class SqliteDatabase(Database):
     """One SQLite file: one connection, in WAL mode with fsync on every commit and foreign
     keys on, used by one thread at a time."""
@@ -156,17 +183,17 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self._lock:
+        with _classified(), self._lock:
             yield self._conn
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        with self._lock:
+        with _classified(), self._lock:
             yield from _transaction(self._conn, "BEGIN IMMEDIATE")
 
     @contextmanager
     def snapshot(self) -> Iterator[Connection]:
-        with self._lock:
+        with _classified(), self._lock:
             yield from _transaction(self._conn, "BEGIN")
 
     def insert(self, table: Table) -> Upsert:
@@ -178,6 +205,14 @@ class SqliteDatabase(Database):
 
     def key_list(self, keys: Sequence[str]) -> Any:
         return json.dumps(list(keys))
+
+    def gather(self, value: ColumnElement[Any], order: ColumnElement[Any]) -> ColumnElement[Any]:
+        # SQLite aggregates in the order rows are visited; callers reach them through an
+        # index on (group, ``order``), which visits them in order.
+        return func.json_group_array(value)
+
+    def gathered(self, column: Any) -> list[Any]:
+        return json.loads(column) if column else []
 
     def insert_rows(
         self, conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
@@ -209,34 +244,42 @@ class PostgresDatabase(Database):
     """A pool of connections to a Postgres database, each in autocommit mode: a write opens
     its own transaction, a read of one statement needs none."""
 
-    def __init__(self, url: str, *, pool_size: int = 8, name: str = "strata") -> None:
+    def __init__(
+        self, url: str, *, pool_size: int = 8, name: str = "strata", timeout: float = 10.0
+    ) -> None:
+        """``timeout``: the seconds a statement, or the wait for a free connection, may take
+        before the database counts as unavailable."""
         engine = create_engine(
             postgres_url(url),
             pool_size=pool_size,
             max_overflow=0,
-            pool_pre_ping=False,
+            pool_timeout=timeout,
             isolation_level="AUTOCOMMIT",
             connect_args={
-                "connect_timeout": CONNECT_TIMEOUT,
+                "connect_timeout": max(1, round(timeout)),
                 "application_name": name,
                 **KEEPALIVES,
             },
         )
+        event.listen(engine, "checkout", _closed_by_server)
+        # Set on each new connection, so ``options`` given in the URL are kept.
+        statement_timeout = f"SET statement_timeout = {round(timeout * 1000)}"
+        event.listen(engine, "connect", lambda conn, _: conn.execute(statement_timeout))
         super().__init__(engine)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with _classified(), self.engine.connect() as conn:
             yield conn
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with _classified(), self.engine.connect() as conn:
             yield from _transaction(conn, "BEGIN")
 
     @contextmanager
     def snapshot(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with _classified(), self.engine.connect() as conn:
             yield from _transaction(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 
     def insert(self, table: Table) -> Upsert:
@@ -247,6 +290,12 @@ class PostgresDatabase(Database):
 
     def key_list(self, keys: Sequence[str]) -> Any:
         return list(keys)
+
+    def gather(self, value: ColumnElement[Any], order: ColumnElement[Any]) -> ColumnElement[Any]:
+        return func.array_agg(postgresql.aggregate_order_by(value, order))
+
+    def gathered(self, column: Any) -> list[Any]:
+        return list(column) if column else []
 
     def insert_rows(
         self, conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]
@@ -285,6 +334,19 @@ class PostgresDatabase(Database):
 
     def order_changes(self, conn: Connection) -> None:
         conn.execute(select(func.pg_advisory_xact_lock(CHANGES_LOCK)))
+
+
+def _closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """A pooled connection the server has closed (a restart, a server gone) is replaced
+    before use, so it fails no request. An idle connection has nothing to read: one the
+    server ended has its farewell or the end of the stream waiting, which ``select`` sees
+    without a round trip (where a ``SELECT 1`` ping would cost one per checkout)."""
+    pgconn = dbapi_connection.pgconn
+    if pgconn.status != 0:  # CONNECTION_OK
+        raise DisconnectionError("connection broken")
+    readable, _, _ = poll_sockets([pgconn.socket], [], [], 0)
+    if readable:
+        raise DisconnectionError("connection closed by the server")
 
 
 def postgres_url(url: str) -> str:

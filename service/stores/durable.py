@@ -68,12 +68,17 @@ def open_sqlite(data_dir: Path, *, clock: Callable[[], float] = time.time) -> Du
 
 
 def open_postgres(
-    url: str, *, clock: Callable[[], float] = time.time, pool_size: int = 8
+    url: str,
+    *,
+    clock: Callable[[], float] = time.time,
+    pool_size: int = 8,
+    timeout: float = 10.0,
 ) -> DurableStores:
     """Migrate the database at ``url`` (a ``postgresql://`` URL) to this release's schema,
     then open its stores on one pool of at most ``pool_size`` connections; coordination
-    keeps connections of its own. ``clock`` times ledger changes recorded with no time."""
-    database = PostgresDatabase(url, pool_size=pool_size)
+    keeps connections of its own. ``clock`` times ledger changes recorded with no time;
+    ``timeout`` bounds each statement and the wait for a connection."""
+    database = PostgresDatabase(url, pool_size=pool_size, timeout=timeout)
     try:
         prepare(database, FILES)
         coordination = PostgresCoordination(url)

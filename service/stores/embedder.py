@@ -8,14 +8,17 @@ Nothing is fetched from a model hub.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from service.domain.models import EngineUnavailable
 from service.stores.onnx_export import UnsupportedModel, export_onnx
 from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
 
@@ -61,6 +64,23 @@ def open_embedder(
     return SentenceTransformerEmbedder(model, threads=threads)
 
 
+def model_call(
+    embed: Callable[[Any, Sequence[str]], list[tuple[float, ...]]],
+) -> Callable[[Any, Sequence[str]], list[tuple[float, ...]]]:
+    """``embed`` with a failure of the model at run time (out of memory, a runtime error)
+    reported as the model's ``EngineUnavailable``: a search then answers from keywords, a
+    write is kept without vectors and embedded later."""
+
+    @functools.wraps(embed)
+    def call(self: Any, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        try:
+            return embed(self, texts)
+        except Exception as exc:
+            raise EngineUnavailable("model", f"{type(exc).__name__}: {exc}") from exc
+
+    return call
+
+
 class SentenceTransformerEmbedder:
     def __init__(self, model: str = "", *, batch_size: int = 64, threads: int = 0) -> None:
         stay_offline()
@@ -75,6 +95,7 @@ class SentenceTransformerEmbedder:
         self.dimension = int(self._model.get_embedding_dimension() or 0)
         self.batch_size = batch_size
 
+    @model_call
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         vectors = self._model.encode(
             list(texts),
@@ -126,6 +147,7 @@ class OnnxEmbedder:
         self.batch_size = batch_size
         self.dimension = len(self.embed(["dimension"])[0])
 
+    @model_call
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         encoded = self._tokenizer.encode_batch(list(texts))
         vectors: list[tuple[float, ...]] = [()] * len(encoded)

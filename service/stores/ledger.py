@@ -15,6 +15,7 @@ from sqlalchemy import (
     case,
     delete,
     func,
+    literal_column,
     select,
     update,
 )
@@ -34,7 +35,7 @@ from service.stores.entry_rows import FIELDS, entry_values, matrix, pack, row_en
 from service.stores.tables import change_horizon, changes, chunks, entries, history, quarantine
 
 E, C = entries.c, chunks.c
-LIVE = E.state.in_(("pending", "synced"))
+LIVE = E.state.in_([literal_column("'pending'"), literal_column("'synced'")])
 """Entries every read sees: not being deleted, not set aside."""
 ENTRY = [E[name] for name in FIELDS]
 WRITTEN = (*FIELDS, "state", "written")
@@ -57,7 +58,7 @@ STATS = (
     .where(LIVE)
     .group_by(E.namespace, E.tier, E.archived)
 )
-INDEXED_TIERS = E.tier.in_(("A", "C"))
+INDEXED_TIERS = E.tier.in_([literal_column("'A'"), literal_column("'C'")])
 CHANGES_AFTER = (
     select(changes.c.seq, changes.c.key, changes.c.at)
     .where(changes.c.seq > bindparam("after"))
@@ -74,7 +75,11 @@ class Statements:
 
         self.live_rows = select(*ENTRY).where(among(E.key), LIVE)
         self.chunks_of = select(C.key, C.number, C.text, C.vector).where(among(C.key))
-        self.texts_of = select(C.key, C.text).where(among(C.key)).order_by(C.key, C.number)
+        texts = select(database.gather(C.text, C.number)).where(C.key == E.key)
+        self.passages = select(*ENTRY, texts.scalar_subquery().label("texts")).where(
+            among(E.key), LIVE
+        )
+        """Live entries with their chunks' texts in one column, in chunk order."""
         self.vectors_of = (
             select(C.key, C.vector)
             .where(among(C.key), C.vector.is_not(None))
@@ -272,12 +277,9 @@ class SqlLedger:
     def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
         """Live entries with their chunk texts, in order; no vector is read."""
         with self._db.read() as conn:
-            rows = self._live_rows(conn, keys)
-            texts: dict[str, list[str]] = {row.key: [] for row in rows}
-            if texts:
-                for key, text in conn.execute(self._sql.texts_of, self._keys(texts)):
-                    texts[key].append(text)
-        return {row.key: (row_entry(row._mapping), tuple(texts[row.key])) for row in rows}
+            rows = list(conn.execute(self._sql.passages, self._keys(keys))) if keys else []
+        gathered = self._db.gathered
+        return {row.key: (row_entry(row._mapping), tuple(gathered(row.texts))) for row in rows}
 
     def vectors(self, keys: Sequence[str]) -> dict[str, Matrix]:
         """The chunk vectors of the entries that have them, without the rest of the entry:

@@ -58,6 +58,7 @@ def prepare(database: Database, groups: Iterable[str]) -> None:
         try:
             conn.exec_driver_sql("BEGIN")
             try:
+                conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # upgrades take long
                 _prepare(conn, wanted)
             except BaseException:
                 conn.exec_driver_sql("ROLLBACK")

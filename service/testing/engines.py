@@ -63,6 +63,7 @@ class TemporaryPostgres:
             shutil.chown(self.root, "postgres", "postgres")
         self.root.chmod(0o700)
         self.port = 0
+        self._options = ""
 
     def _run(self, program: str, *args: str) -> None:
         command = [str(self.binaries / program), *args]
@@ -83,14 +84,23 @@ class TemporaryPostgres:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         for attempt in range(3):
             self.port = free_port()
+            self._options = f"{options} -p {self.port}"
             try:
-                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
-                          "-w", "-t", "60", "-o", f"{options} -p {self.port}", "start")  # fmt: skip
+                self.resume()
                 break
             except RuntimeError:
                 if attempt == 2:  # else the port was taken meanwhile: another one
                     raise
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def pause(self) -> None:
+        """Stop the server (``fast``: its sessions are ended), keeping its data."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server again, on its port."""
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
+                  "-w", "-t", "60", "-o", self._options, "start")  # fmt: skip
 
     def stop(self) -> None:
         try:
@@ -116,12 +126,13 @@ class ChromaServer:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.url = ""
+        self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> str:
         """Start the server and wait for its heartbeat; returns its URL."""
         self.path.mkdir(parents=True, exist_ok=True)
-        port = free_port()
+        port = self.port = self.port or free_port()  # the same port when started again
         chroma = Path(sys.executable).parent / "chroma"
         command = [str(chroma), "run", "--path", str(self.path / "data"),
                    "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip

@@ -212,6 +212,11 @@ def test_passages_are_live_entries_with_their_chunk_texts_in_order(ledger: Ledge
         "ns:bare": (bare.entry, ()),
     }
     assert ledger.passages([]) == {}
+    many = make_entry("many", "twelve chunks, given last first")
+    ledger.put(
+        [StoredEntry(many, tuple(Chunk(many.key, n, f"c{n}", None) for n in range(11, -1, -1)))]
+    )
+    assert ledger.passages(["ns:many"])["ns:many"][1] == tuple(f"c{n}" for n in range(12))
 
 
 def test_the_last_entry_of_a_thread_is_the_one_written_last(ledger: Ledger) -> None:

@@ -112,7 +112,10 @@ class FakePassages(_LedgerState):
     def passages(self, keys: Sequence[str]) -> dict[str, tuple[Entry, tuple[str, ...]]]:
         self.reads.append(("passages", list(keys)))
         return {
-            k: (self.entries[k].entry, tuple(c.text for c in self.entries[k].chunks))
+            k: (
+                self.entries[k].entry,
+                tuple(c.text for c in sorted(self.entries[k].chunks, key=lambda c: c.number)),
+            )
             for k in keys
             if self._live(k)
         }

@@ -46,8 +46,10 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(path)
 
 
-def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder, reranker_model: str) -> Services:
-    settings = Settings().replace(data_dir=tmp_path, reranker_model=reranker_model)
+def opened(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, reranker_model: str, rerank: str = "off"
+) -> Services:
+    settings = Settings().replace(data_dir=tmp_path, reranker_model=reranker_model, rerank=rerank)
     resources = open_services(settings, embedder=embedder)
     load_reranker(settings, resources.retriever)
     return resources
@@ -79,10 +81,15 @@ def test_rerank_rescores_the_candidates_and_explains_it(client: TestClient[Lites
     assert client.get("/health").json()["reranker"]
 
 
+@pytest.mark.parametrize(
+    ("rerank", "status", "state"), [("off", "ok", "off"), ("on", "degraded", "unavailable")]
+)
 def test_without_a_reranker_the_service_runs_and_says_so(
-    tmp_path: Path, embedder: SentenceTransformerEmbedder
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, rerank: str, status: str, state: str
 ) -> None:
-    resources = opened(tmp_path, embedder, str(tmp_path / "no-such-cross-encoder"))
+    """Not installed: a search asking to rerank says so; the service is degraded only when
+    searches rerank by default (STRATA_RERANK=on), since only then was it wanted."""
+    resources = opened(tmp_path, embedder, str(tmp_path / "no-such-cross-encoder"), rerank)
     try:
         with TestClient(create_app(services=resources), base_url=LOCAL) as client:
             write(client, {"tier": "A", "text": "release train every second week"})
@@ -90,7 +97,9 @@ def test_without_a_reranker_the_service_runs_and_says_so(
             assert [r["text"] for r in found["results"]] == ["release train every second week"]
             assert any("reranker" in reason for reason in found["degraded"])
             health = client.get("/health").json()
-            assert health["reranker"] is None and health["status"] == "degraded"
+            assert health["reranker"] is None and health["status"] == status
+            assert health["engines"]["reranker"]["state"] == state
+            assert "no-such-cross-encoder" in health["engines"]["reranker"]["error"]
     finally:
         resources.close()
 

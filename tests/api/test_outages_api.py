@@ -1,0 +1,216 @@
+"""Engines that go away: a search answers from keywords and says so, a write is kept, the
+ledger away is a 503 to retry, and /health says which engine is down since when."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.application import Services, Stores, build_services
+from service.domain.models import EngineUnavailable, Filters, Hit, StoredEntry, Tier
+from service.settings import Settings
+from tests.fakes import (
+    FakeCatalog,
+    FakeClock,
+    FakeCoordination,
+    FakeEmbedder,
+    FakeFiles,
+    FakeInteractionLog,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeRunLog,
+    FakeVectorStore,
+)
+from tests.http import LOCAL, problem
+
+
+class Outage:
+    """The engines that are down, by name."""
+
+    def __init__(self) -> None:
+        self.down: set[str] = set()
+
+    def check(self, engine: str) -> None:
+        if engine in self.down:
+            raise EngineUnavailable(engine, "connection refused")
+
+
+class AwayVectorStore(FakeVectorStore):
+    """The fake vector store, unreachable while its engine is down."""
+
+    def __init__(self, outage: Outage) -> None:
+        super().__init__()
+        self.outage = outage
+
+    def search(
+        self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
+    ) -> list[Hit]:
+        self.outage.check("vector store")
+        return super().search(tier, vector, filters, limit)
+
+    def upsert(self, stored: Sequence[StoredEntry]) -> None:
+        self.outage.check("vector store")
+        super().upsert(stored)
+
+    def delete(self, keys: Sequence[str]) -> None:
+        self.outage.check("vector store")
+        super().delete(keys)
+
+    def health(self) -> str:
+        self.outage.check("vector store")
+        return super().health()
+
+
+class AwayLedger(FakeLedger):
+    """The fake ledger, unreachable while its engine is down."""
+
+    def __init__(self, outage: Outage, clock: FakeClock) -> None:
+        super().__init__(clock)
+        self.outage = outage
+
+    def put(self, stored: Sequence[StoredEntry], **options: Any) -> None:
+        self.outage.check("ledger")
+        super().put(stored, **options)
+
+    def passages(self, keys: Sequence[str]) -> Any:
+        self.outage.check("ledger")
+        return super().passages(keys)
+
+    def count(self) -> dict[str, int]:
+        self.outage.check("ledger")
+        return super().count()
+
+
+class AwayEmbedder(FakeEmbedder):
+    """The fake model, failing at run time while its engine is down."""
+
+    def __init__(self, outage: Outage) -> None:
+        super().__init__()
+        self.outage = outage
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        self.outage.check("model")
+        return super().embed(texts)
+
+
+@pytest.fixture
+def outage() -> Outage:
+    return Outage()
+
+
+@pytest.fixture
+def services(outage: Outage, clock: FakeClock) -> Services:
+    stores = Stores(
+        ledger=AwayLedger(outage, clock),
+        vectors=AwayVectorStore(outage),
+        keywords=FakeKeywordStore(),
+        catalog=FakeCatalog(),
+        interactions=FakeInteractionLog(),
+        files=FakeFiles(),
+        embedder=AwayEmbedder(outage),
+        runs=FakeRunLog(),
+        coordination=FakeCoordination(),
+    )
+    ids = (f"id{n}" for n in itertools.count(1))
+    return build_services(Settings(), stores, clock=clock, new_id=lambda: next(ids))
+
+
+@pytest.fixture
+def client(services: Services) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+        yield client
+
+
+def write(client: TestClient[Litestar], id: str, text: str) -> dict[str, Any]:
+    response = client.post("/v1/events", json={"events": [{"id": id, "tier": "A", "text": text}]})
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def search(client: TestClient[Litestar], text: str, **fields: Any) -> dict[str, Any]:
+    response = client.post("/v1/search", json={"query": text, **fields})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+@pytest.mark.parametrize("engine", ["vector store", "model"])
+@pytest.mark.parametrize("mode", ["hybrid", "vector", None])
+def test_a_search_without_the_vector_side_answers_from_keywords(
+    client: TestClient[Litestar], outage: Outage, engine: str, mode: str | None
+) -> None:
+    write(client, "1", "we moved the billing service to postgres")
+    outage.down.add(engine)
+    found = search(client, "billing postgres", **({"mode": mode} if mode else {}))
+    assert [r["id"] for r in found["results"]] == ["1"]
+    assert found["mode"] == "bm25"
+    assert any(f"{engine} unavailable" in d for d in found["degraded"])
+
+
+def test_a_write_while_the_vector_store_is_away_is_kept_and_found_by_keywords(
+    client: TestClient[Litestar], services: Services, outage: Outage
+) -> None:
+    outage.down.add("vector store")
+    written = write(client, "1", "the release train leaves on thursdays")
+    assert written["indexed"] == 0  # acknowledged from the ledger
+    assert [r["id"] for r in search(client, "release train")["results"]] == ["1"]
+    outage.down.clear()
+    assert services.memory.recover().indexed == 1  # its vectors, now the store is back
+    found = search(client, "release train", mode="vector")
+    assert [r["id"] for r in found["results"]] == ["1"] and found["degraded"] == []
+
+
+def test_a_write_while_the_model_fails_is_kept_without_vectors(
+    client: TestClient[Litestar], services: Services, outage: Outage
+) -> None:
+    outage.down.add("model")
+    written = write(client, "1", "the on-call rotation is weekly")
+    assert (written["embedded"], written["indexed"]) == (0, 1)
+    outage.down.clear()
+    assert services.memory.backfill() == 1
+    assert [r["id"] for r in search(client, "on-call rotation", mode="vector")["results"]] == ["1"]
+
+
+def test_the_ledger_away_is_a_503_to_retry(client: TestClient[Litestar], outage: Outage) -> None:
+    write(client, "1", "kept before the outage")
+    outage.down.add("ledger")
+    for response in (
+        client.post("/v1/events", json={"events": [{"tier": "A", "text": "during"}]}),
+        client.post("/v1/search", json={"query": "kept outage"}),
+    ):
+        body = problem(response, 503)
+        assert int(response.headers["Retry-After"]) >= 1
+        assert "ledger unavailable" in body["detail"]
+    outage.down.clear()
+    assert [r["id"] for r in search(client, "kept outage")["results"]] == ["1"]
+
+
+def test_health_says_which_engine_is_down_since_when(
+    client: TestClient[Litestar], outage: Outage
+) -> None:
+    assert client.get("/health").json()["status"] == "ok"
+    outage.down.add("vector store")
+    first = client.get("/health").json()
+    again = client.get("/health").json()
+    assert again["status"] == "degraded"
+    down = again["engines"]["vector_store"]
+    assert down["state"] == "unavailable" and "connection refused" in down["error"]
+    assert down["since"] == first["engines"]["vector_store"]["since"]  # the first failure
+    assert again["engines"]["ledger"]["state"] == "ok"
+    outage.down.clear()
+    health = client.get("/health").json()
+    assert health["status"] == "ok"
+    assert health["engines"]["vector_store"] == {"state": "ok", "since": None, "error": None}
+
+
+def test_a_reranker_nobody_asked_for_is_off_not_degraded(client: TestClient[Litestar]) -> None:
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["degraded"] == []
+    assert health["engines"]["reranker"]["state"] == "off"

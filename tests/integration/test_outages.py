@@ -1,0 +1,116 @@
+"""Real engines going away under a service sharing a Postgres database and a Chroma server:
+searches answer from keywords while Chroma is stopped, writes are kept and get their vectors
+once it is back, a Postgres restart fails no request, and Postgres stopped is a prompt 503
+to retry, then the service answers again by itself."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.application import Services
+from service.lifespan import open_services
+from service.settings import Settings
+from service.stores.embedder import SentenceTransformerEmbedder
+from service.testing.engines import ChromaServer, TemporaryPostgres, find_binaries
+from tests.http import LOCAL, problem
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def engines(tmp_path: Path) -> Iterator[tuple[TemporaryPostgres, ChromaServer]]:
+    binaries = find_binaries()
+    if binaries is None:
+        pytest.fail("PostgreSQL is needed (initdb, pg_ctl)")
+    postgres, chroma = TemporaryPostgres(binaries), ChromaServer(tmp_path / "chroma")
+    try:
+        postgres.start()
+        chroma.start()
+        yield postgres, chroma
+    finally:
+        chroma.stop()
+        postgres.stop()
+
+
+@pytest.fixture
+def served(
+    engines: tuple[TemporaryPostgres, ChromaServer],
+    tmp_path: Path,
+    embedder: SentenceTransformerEmbedder,
+) -> Iterator[tuple[TestClient[Litestar], Services]]:
+    postgres, chroma = engines
+    settings = Settings().replace(
+        data_dir=tmp_path / "data",
+        database_url=f"postgresql://postgres@127.0.0.1:{postgres.port}/postgres",
+        chroma_url=chroma.url,
+        jobs="off",
+        engine_timeout=3.0,
+    )
+    services = open_services(settings, embedder=embedder)
+    try:
+        with TestClient(create_app(services=services), base_url=LOCAL) as client:
+            yield client, services
+    finally:
+        services.close()
+
+
+def write(client: TestClient[Litestar], id: str, text: str) -> dict[str, Any]:
+    response = client.post("/v1/events", json={"events": [{"id": id, "tier": "A", "text": text}]})
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def search(client: TestClient[Litestar], text: str, **fields: Any) -> dict[str, Any]:
+    response = client.post("/v1/search", json={"query": text, **fields})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_engines_going_away_degrade_and_recover(
+    served: tuple[TestClient[Litestar], Services], engines: tuple[TemporaryPostgres, ChromaServer]
+) -> None:
+    postgres, chroma = engines
+    client, services = served
+    assert write(client, "1", "we chose postgres for the billing ledger")["indexed"] == 1
+
+    chroma.stop()
+    found = search(client, "billing ledger database")
+    assert [r["id"] for r in found["results"]] == ["1"] and found["mode"] == "bm25"
+    assert any("vector store unavailable" in d for d in found["degraded"])
+    kept = write(client, "2", "the billing ledger is backed up nightly")
+    assert kept["indexed"] == 0  # acknowledged from the ledger
+    assert "2" in [r["id"] for r in search(client, "backed up nightly")["results"]]
+    health = client.get("/health").json()
+    assert health["engines"]["vector_store"]["state"] == "unavailable"
+
+    chroma.start()  # on its port, with its data
+    assert services.memory.recover().indexed == 1
+    found = search(client, "when is the ledger backed up", mode="vector")
+    assert found["degraded"] == [] and "2" in [r["id"] for r in found["results"]]
+
+    postgres.pause()
+    postgres.resume()  # every pooled connection is now dead: each is replaced, none fails
+    assert "1" in [r["id"] for r in search(client, "postgres billing", mode="bm25")["results"]]
+    assert write(client, "3", "after the restart")["indexed"] == 1
+
+    postgres.pause()
+    started = time.monotonic()
+    response = client.post("/v1/search", json={"query": "postgres billing"})
+    problem(response, 503)
+    assert int(response.headers["Retry-After"]) >= 1
+    problem(client.post("/v1/events", json={"events": [{"tier": "A", "text": "lost?"}]}), 503)
+    assert time.monotonic() - started < 30  # bounded, never a hang
+    assert client.get("/health").json()["engines"]["ledger"]["state"] == "unavailable"
+    postgres.resume()
+    assert write(client, "4", "back again")["indexed"] == 1
+    assert client.get("/health").json()["engines"]["ledger"]["state"] == "ok"
