@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,10 @@ class Load:
             time.sleep(0.05)
 
 
+def caught_up(replica: Replica) -> bool:
+    return bool(replica.health()["replica"]["changes_behind"] == 0)
+
+
 @pytest.fixture
 def engines(tmp_path: Path) -> Iterator[tuple[TemporaryPostgres, ChromaServer]]:
     binaries = find_binaries()
@@ -168,7 +173,7 @@ def test_no_500_and_no_lost_write_while_engines_fail_under_load(
         decisions = sum(1 for _, tier, _ in load.acked if tier == "A")
         assert r1.health()["stores"]["chroma"]["A"] == decisions  # every vector caught up
         for replica in replicas:
-            until(lambda r=replica: r.health()["replica"]["changes_behind"] == 0, 30)
+            until(partial(caught_up, replica), 30)
             for entry, _, word in load.acked:
                 assert replica.http.get(
                     f"/v1/entries/{entry}", params={"namespace": "faults"}
