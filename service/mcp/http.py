@@ -23,13 +23,10 @@ from service.mcp.tools import build_server
 PRINCIPAL = "strata.principal"
 """Scope key under which the ``/mcp`` endpoint hands the authenticated caller to the tools."""
 
-LOOPBACK = {
-    "allowed_hosts": ["127.0.0.1:*", "localhost:*", "[::1]:*"],
-    "allowed_origins": ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-}
-"""Hosts and origins /mcp accepts without API keys. The service is then open, on loopback
-only; checking Host and Origin keeps web pages out that reach it through a name resolving to
-127.0.0.1 (DNS rebinding). With keys, the key is the check."""
+GUARDED = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+"""The SDK's own checks of ``Host`` and ``Origin`` are off: the service's guard
+(``service/api/guard.py``) checks them for ``/mcp`` as for every route, with
+STRATA_ALLOWED_ORIGINS."""
 
 
 def _local_gateway(ctx: Context) -> Gateway:
@@ -50,9 +47,7 @@ async def mcp_lifespan(app: Litestar) -> AsyncIterator[None]:
         stateless_http=True,
         json_response=True,
         max_request_body_size=services.settings.server.max_body_bytes,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=not services.keys.enabled, **LOOPBACK
-        ),
+        transport_security=GUARDED,
     )
     manager: StreamableHTTPSessionManager = server.session_manager
     app.state.mcp = manager
