@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from service.api.limits import client_address
 from service.application import Services
 from service.application.auth import Principal
 from service.mcp.gateways import Gateway, LocalGateway
@@ -61,5 +62,6 @@ async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
     app = scope["app"]
     services: Services = app.state.services
     principal = services.keys.authenticate(Headers.from_scope(scope).get("authorization"))
+    principal = principal.at(client_address(scope))
     manager: StreamableHTTPSessionManager = app.state.mcp
     await manager.handle_request({**scope, PRINCIPAL: principal}, receive, send)  # type: ignore[arg-type]
