@@ -146,6 +146,11 @@ class LimitSettings(Group, frozen=True):
     """Without API keys, keep the admin role's limits (every caller is an admin then) for
     each client address: ``on`` or ``off``. Off by default: without keys the service listens
     on loopback only, where every caller is the person running it."""
+    sign_in_failures_per_minute: Annotated[int, Meta(ge=0)] = 10
+    """Failed console sign-ins (an unknown API key) allowed from one client address, and
+    with one key tried, a minute; ten may come at once, and then sign-in answers 429 until
+    the allowance refills. Ten is more than anyone mistyping a key needs, and holds a
+    guesser to 14,400 tries a day against keys of at least 16 characters; 0: no limit."""
 
     def per_second(self, role: str) -> float:
         """``requests_per_second`` of ``role``; 0: no limit."""

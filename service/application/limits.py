@@ -5,15 +5,17 @@ A caller is an API key, by its name, held to the limits of its role: requests a 
 requests in flight, and chunks its writes have embedded a minute. Without keys there is one
 caller per client address when STRATA_LIMIT_ADDRESSES is on (with the admin role's limits),
 and none otherwise. The service's own callers (jobs, commands run in process) have no
-address and no limit.
+address and no limit. Failed console sign-ins are counted apart, per client address and per
+key tried.
 
 Where each is taken: a request and its place in flight by ``service/api/limits.py`` for the
 REST API and ``/mcp``, and by the console's admission for its pages; chunks by the events use
-case, before anything is written.
+case, before anything is written; sign-ins by the console's sign-in.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -57,6 +59,8 @@ class Limits:
             if (count := settings.chunks_per_minute(role)) > 0
         }
         self._in_flight: dict[Caller, int] = {}
+        failures = settings.sign_in_failures_per_minute
+        self._failures = Buckets(failures / MINUTE, failures) if failures else None
 
     def caller(self, principal: Principal) -> Caller | None:
         """Whom ``principal``'s calls count against; None: no one (no limit applies)."""
@@ -105,6 +109,31 @@ class Limits:
         what = f"chunks embedded per minute of {_whose(caller)}: {limit}"
         self._take(buckets, caller, chunks, f"{what} (this write needs {chunks})")
 
+    def check_sign_in(self, address: str, key: str) -> None:
+        """TooManyRequests when sign-ins from ``address``, or with ``key``, failed too often
+        of late; checked before the key is, so that a refused guess learns nothing."""
+        if self._failures is None:
+            return
+        limit = self.settings.sign_in_failures_per_minute
+        with self._lock:
+            now = self.clock()
+            for who, what in _sign_in_counts(address, key):
+                if waiting := self._failures.of(who, now).wait(now):
+                    seconds = _seconds(waiting)
+                    raise TooManyRequests(
+                        f"failed sign-ins per minute {what}: {limit}; try again in {seconds} s",
+                        seconds,
+                    )
+
+    def failed_sign_in(self, address: str, key: str) -> None:
+        """Count a sign-in from ``address`` with ``key`` that failed."""
+        if self._failures is None:
+            return
+        with self._lock:
+            now = self.clock()
+            for who, _ in _sign_in_counts(address, key):
+                self._failures.of(who, now).charge(now)
+
     def _take(self, buckets: Buckets, caller: Caller, cost: int, what: str) -> None:
         with self._lock:
             now = self.clock()
@@ -121,6 +150,13 @@ def _number(rate: float) -> str:
 
 def _whose(caller: Caller) -> str:
     return f"{caller.label}'s role {caller.role}"
+
+
+def _sign_in_counts(address: str, key: str) -> list[tuple[tuple[str, str], str]]:
+    """The failure counts a sign-in is held to, and how its refusal names them: the key
+    tried by a digest, so that no key tried is kept in memory."""
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return [(("address", address), f"from client {address}"), (("key", digest), "with this key")]
 
 
 def _seconds(waiting: float) -> int:

@@ -22,6 +22,7 @@ from litestar.static_files import create_static_files_router
 
 from service.api.limits import client_address
 from service.application.auth import Principal
+from service.errors import Unauthorized
 from service.settings import Settings
 from service.ui import csrf
 from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded
@@ -107,10 +108,22 @@ def unknown_page(rest: FromPath[str]) -> Template:
 
 def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page: bool) -> Viewer:
     """The caller; a ``page`` (not a static file nor the sign-in form) counted against its
-    requests as an API request is."""
+    requests as an API request is. A bearer key (a script) is held to the failed sign-ins
+    of its address and of the key, as the sign-in form is."""
     services = services_of(request)
     address = client_address(request.scope)
-    viewer = sessions.viewer(request, services.keys)
+    authorization = request.headers.get("authorization")
+    if authorization and services.keys.enabled:
+        scheme, _, presented = authorization.partition(" ")
+        presented = presented.strip() if scheme.lower() == "bearer" else authorization
+        services.limits.check_sign_in(address, presented)
+        try:
+            viewer = sessions.viewer(request, services.keys)
+        except Unauthorized:
+            services.limits.failed_sign_in(address, presented)
+            raise
+    else:
+        viewer = sessions.viewer(request, services.keys)
     if page and viewer.principal is not None:
         caller = services.limits.caller(viewer.principal.at(address))
         if caller is not None:

@@ -318,13 +318,14 @@ def test_limits_are_set_per_role_and_a_role_left_out_keeps_its_default() -> None
             "STRATA_REQUESTS_IN_FLIGHT": '{"admin": 0}',
             "STRATA_CHUNKS_EMBEDDED_PER_MINUTE": '{"agent": 100, "admin": 200}',
             "STRATA_LIMIT_ADDRESSES": "on",
+            "STRATA_SIGN_IN_FAILURES_PER_MINUTE": "3",
         }
     ).limits
     defaults = Settings().limits
     assert (limits.per_second("agent"), limits.per_second("admin")) == (2.5, 500)
     assert (limits.in_flight("agent"), limits.in_flight("admin")) == (8, 0)
     assert (limits.chunks_per_minute("agent"), limits.chunks_per_minute("admin")) == (100, 200)
-    assert limits.limit_addresses == "on"
+    assert (limits.limit_addresses, limits.sign_in_failures_per_minute) == ("on", 3)
     assert defaults.limit_addresses == "off", "without keys, no address is limited unless asked"
 
 
@@ -336,6 +337,7 @@ def test_limits_are_set_per_role_and_a_role_left_out_keeps_its_default() -> None
         ("STRATA_REQUESTS_IN_FLIGHT", '{"admin": 1.5}', "expected int"),
         ("STRATA_CHUNKS_EMBEDDED_PER_MINUTE", "3000", "expected object"),
         ("STRATA_LIMIT_ADDRESSES", "yes", "expected one of on, off"),
+        ("STRATA_SIGN_IN_FAILURES_PER_MINUTE", "-1", "expected int >= 0"),
     ],
 )
 def test_bad_limits_name_their_variable(name: str, raw: str, message: str) -> None:
