@@ -48,6 +48,18 @@ def write_json(path: Path, doc: Any) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
+def admin_key_env(api_key: str) -> dict[str, str]:
+    """The service's variables for one admin key ``api_key``, with the admin role's limits
+    off: a benchmark measures the service, not the limits that keep one key from crowding
+    out others."""
+    return {
+        "STRATA_API_KEYS": f"{api_key}=admin",
+        "STRATA_REQUESTS_PER_SECOND": '{"admin": 0}',
+        "STRATA_REQUESTS_IN_FLIGHT": '{"admin": 0}',
+        "STRATA_CHUNKS_EMBEDDED_PER_MINUTE": '{"admin": 0}',
+    }
+
+
 def auth_headers(api_key: str | None) -> dict[str, str]:
     """``Authorization: Bearer KEY`` when there is a key."""
     return {"Authorization": f"Bearer {api_key}"} if api_key else {}

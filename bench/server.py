@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 import httpx
 
-from bench.common import REPO_ROOT
+from bench.common import REPO_ROOT, admin_key_env
 
 HEALTH_TIMEOUT_S = 180.0
 
@@ -37,7 +37,7 @@ def serve(api_key: str | None) -> Iterator[str]:
     port = _free_port()
     env = dict(os.environ)
     if api_key:
-        env["STRATA_API_KEYS"] = f"{api_key}=admin"
+        env.update(admin_key_env(api_key))
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         log_path = Path(tmp) / "server.log"
         cmd = [sys.executable, "-m", "service", "serve", "--port", str(port)]

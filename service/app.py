@@ -17,6 +17,7 @@ from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
 from service.api.guard import RequestGuard
 from service.api.hooks import before_request
+from service.api.limits import RequestLimits
 from service.api.openapi import ContractDocument
 from service.api.pools import Pools, reads_pool
 from service.api.problems import EXCEPTION_HANDLERS
@@ -60,7 +61,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             console_router(settings),
         ],
         dependencies=DEPENDENCIES,
-        middleware=[RequestGuard(settings.server)],
+        middleware=[RequestGuard(settings.server), RequestLimits()],
         before_request=before_request,
         lifespan=[lifespan, mcp_lifespan],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
@@ -71,7 +72,10 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             version="0.1.0",
             path="/schema",
             render_plugins=[
-                ContractDocument(keys=settings.server.has_keys),
+                ContractDocument(
+                    keys=settings.server.has_keys,
+                    limited=settings.server.has_keys or settings.limits.limit_addresses == "on",
+                ),
                 RedocRenderPlugin(path=["/", "/redoc"]),
                 SwaggerRenderPlugin(),
             ],

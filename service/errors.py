@@ -63,3 +63,14 @@ class PayloadTooLarge(StrataError):
 
 class ConfigError(Exception):
     """Invalid configuration; raised at start-up, never to a client."""
+
+
+class TooManyRequests(StrataError):
+    """Over one of the caller's limits; ``retry_after``: whole seconds until it is not."""
+
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = max(1, retry_after)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import httpx
 from litestar import Litestar
 from litestar.testing import TestClient
+from litestar.testing.transport import TestClientTransport
 
 LOCAL = "http://127.0.0.1:8080"
 """Where test clients address the app: without keys it answers loopback hosts only."""
@@ -15,6 +17,33 @@ AGENT_ONE = "agent-one-0123456789"
 KEYS = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
 AS_ADMIN = {"Authorization": f"Bearer {ADMIN}"}
 AS_AGENT = {"Authorization": f"Bearer {AGENT_ONE}"}
+
+
+def fingerprint(key: str) -> str:
+    """How a key without a name is named: in entry histories, and in the limits it is over."""
+    return "key:" + hashlib.sha256(key.encode()).hexdigest()[:8]
+
+
+class FromAddress(TestClientTransport[TestClient[Litestar]]):
+    """Litestar's test transport, for a client at ``address`` (it says "testclient")."""
+
+    def __init__(self, client: TestClient[Litestar], address: str) -> None:
+        super().__init__(client=client)
+        self.address = address
+
+    def parse_request(self, request: httpx.Request) -> dict[str, Any]:
+        scope = super().parse_request(request)
+        scope["client"] = (self.address, 50000)
+        return scope
+
+
+def at_address(
+    client: TestClient[Litestar], address: str, *, follow_redirects: bool = False
+) -> httpx.Client:
+    """A client of ``client``'s running app that connects from ``address``."""
+    # Litestar's test transport has httpx's handle_request but no BaseTransport base.
+    transport: Any = FromAddress(client, address)
+    return httpx.Client(base_url=LOCAL, transport=transport, follow_redirects=follow_redirects)
 
 
 def problem(response: httpx.Response, status: int) -> dict[str, Any]:

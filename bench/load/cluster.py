@@ -46,7 +46,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import REQUEST_TIMEOUT_S, auth_headers, tree_bytes
+from bench.common import REQUEST_TIMEOUT_S, admin_key_env, auth_headers, tree_bytes
 from bench.load.cells import Cell, Outcome, print_progress, run_cell
 from bench.load.ingest import TierIngest, ingest_report, ingest_short, post_events
 from bench.load.processes import ReplicaProcess, postmaster_pid, tree_cpu
@@ -130,7 +130,7 @@ def run_cluster_size(args: argparse.Namespace, entries: int) -> dict[str, Any]:
     env = {
         "STRATA_JOBS": "off",
         "STRATA_RERANKER_MODEL": "",
-        "STRATA_API_KEYS": f"{key}=admin",
+        **admin_key_env(key),
     }
     run: dict[str, Any] = {"entries": entries, "service_commit": service_commit()}
     run["load_average"] = {"start": os.getloadavg()}

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.common import admin_key_env
 from bench.load.processes import ReplicaProcess
 from bench.server import listener_pid
 
@@ -56,9 +57,8 @@ class Served:
 
     def __init__(self, variant: Variant, api_key: str | None, root: Path) -> None:
         self.variant = variant
-        self.env = {**SERVED, **variant.env}
-        if api_key:
-            self.env["STRATA_API_KEYS"] = f"{api_key}=admin"
+        keyed = admin_key_env(api_key) if api_key else {}
+        self.env = {**SERVED, **keyed, **variant.env}
         self.data_dir = root / variant.name
         self.log = root / f"{variant.name}.log"
         self.process: ReplicaProcess | None = None

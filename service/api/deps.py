@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
+from service.api.limits import client_address
 from service.api.pools import Pools
 from service.application import Services
 from service.application.auth import Principal
@@ -18,7 +19,8 @@ def services_of(request: Request[Any, Any, Any]) -> Services:
 
 
 def principal_of(request: Request[Any, Any, Any]) -> Principal:
-    return services_of(request).keys.authenticate(request.headers.get("authorization"))
+    principal = services_of(request).keys.authenticate(request.headers.get("authorization"))
+    return principal.at(client_address(request.scope))
 
 
 def pools_of(request: Request[Any, Any, Any]) -> Pools:

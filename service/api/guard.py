@@ -13,8 +13,7 @@ rebinding) reads the answers. So:
   the list it is not checked: a page cannot attach the bearer key cross-site without a
   preflight either.
 
-``/mcp`` keeps the MCP SDK's own rules, the same without keys: a JSON body, a loopback
-``Host`` (421 otherwise) and ``Origin`` (403).
+``/mcp`` is held to the same rules as ``/v1`` (its own checks in the MCP SDK are off).
 
 The console (``/ui``) posts forms, so its bodies need not be JSON: each of its forms carries
 a CSRF token instead, and its session cookie is SameSite=Strict. Its ``Host`` and ``Origin``
@@ -43,7 +42,6 @@ OTHERS = "without API keys only loopback ones are served (STRATA_ALLOWED_ORIGINS
 
 class RequestGuard(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
-    exclude_path_pattern = ("^/mcp",)
 
     def __init__(self, server: ServerSettings) -> None:
         self.open = not server.has_keys

@@ -6,7 +6,8 @@ Litestar writes the operations; two things are then put right in the served JSON
   enforces: patterns and bounds of list items, exclusive bounds, no unknown fields;
 - every operation lists the problem-details responses its kind can give (a body: 400, 413,
   415, 422; parameters: 422; ``/v1``: 403, and 401 with keys; any request: 403 from the
-  guard), besides those its handler declares with ``problems(...)``.
+  guard, and 429 with ``Retry-After`` from the limits where they apply: with keys, or per
+  client address), besides those its handler declares with ``problems(...)``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,19 @@ WHEN = {
     413: "The body is larger than STRATA_MAX_BODY_BYTES, or has more than STRATA_MAX_BATCH events.",
     415: "The request has a body that is not `Content-Type: application/json`.",
     422: "A field or parameter is missing, unknown or invalid; `errors` names each one.",
+    429: "The key (without keys: the client address) is over a limit of its role, which "
+    "`detail` names: requests per second, requests in flight, or chunks embedded per minute "
+    "(STRATA_REQUESTS_PER_SECOND, STRATA_REQUESTS_IN_FLIGHT, STRATA_CHUNKS_EMBEDDED_PER_MINUTE). "
+    "`Retry-After` says in how many seconds to try again.",
+}
+UNLIMITED = ("/health",)
+"""Paths no limit applies to."""
+RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    }
 }
 BODY = (400, 413, 415, 422)
 PARAMETERS = (422,)
@@ -52,17 +66,20 @@ def _spec(status: int) -> ResponseSpec:
 
 class ContractDocument(JsonRenderPlugin):
     """Serves ``openapi.json`` put right as the module says; ``keys``: whether the service
-    has API keys (then ``/v1`` operations declare the bearer scheme and 401)."""
+    has API keys (then ``/v1`` operations declare the bearer scheme and 401); ``limited``:
+    whether limits apply to callers (then operations declare 429)."""
 
-    def __init__(self, *, keys: bool) -> None:
+    def __init__(self, *, keys: bool, limited: bool = False) -> None:
         super().__init__()
         self.keys = keys
+        self.limited = limited
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        return self.render_json(request, contract(openapi_schema, keys=self.keys))
+        document = contract(openapi_schema, keys=self.keys, limited=self.limited)
+        return self.render_json(request, document)
 
 
-def contract(document: dict[str, Any], *, keys: bool) -> dict[str, Any]:
+def contract(document: dict[str, Any], *, keys: bool, limited: bool = False) -> dict[str, Any]:
     """A copy of Litestar's ``document`` with msgspec's schemas and every problem response."""
     document = msgspec.json.decode(msgspec.json.encode(document))
     components = document.setdefault("components", {})
@@ -72,7 +89,8 @@ def contract(document: dict[str, Any], *, keys: bool) -> dict[str, Any]:
     for path, item in document.get("paths", {}).items():
         for method in METHODS:
             if method in item:
-                _complete(item[method], path, item.get("parameters", []), keys=keys)
+                shared = item.get("parameters", [])
+                _complete(item[method], path, shared, keys=keys, limited=limited)
     return document
 
 
@@ -84,7 +102,12 @@ def _body_schemas(components: dict[str, Any]) -> dict[str, Any]:
 
 
 def _complete(
-    operation: dict[str, Any], path: str, shared: list[dict[str, Any]], *, keys: bool
+    operation: dict[str, Any],
+    path: str,
+    shared: list[dict[str, Any]],
+    *,
+    keys: bool,
+    limited: bool,
 ) -> None:
     responses: dict[str, Any] = operation.setdefault("responses", {})
     # Litestar's own 400 describes its error body, which the service never sends.
@@ -98,11 +121,13 @@ def _complete(
     if path.startswith("/v1/") and keys:
         statuses.add(401)
         operation["security"] = [{"bearer": []}]
+    if limited and path not in UNLIMITED:
+        statuses.add(429)
     for status in sorted(statuses):
-        responses.setdefault(
-            str(status),
-            {
-                "description": WHEN[status],
-                "content": {PROBLEM_JSON: {"schema": {"$ref": REF.format(name="Problem")}}},
-            },
-        )
+        response: dict[str, Any] = {
+            "description": WHEN[status],
+            "content": {PROBLEM_JSON: {"schema": {"$ref": REF.format(name="Problem")}}},
+        }
+        if status == 429:
+            response["headers"] = RETRY_AFTER
+        responses.setdefault(str(status), response)

@@ -12,7 +12,7 @@ from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import wire
 from service.domain.models import EngineUnavailable
-from service.errors import StrataError
+from service.errors import StrataError, TooManyRequests
 
 log = logging.getLogger("strata")
 PROBLEM_JSON = "application/problem+json"
@@ -35,8 +35,16 @@ def problem(
 
 def _strata_problem(_: Request[Any, Any, Any], exc: StrataError) -> Response[bytes]:
     errors = [wire.FieldProblem(e.field, e.message) for e in getattr(exc, "errors", [])]
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return problem(exc.status, exc.title, exc.detail, errors, headers)
+    return problem(exc.status, exc.title, exc.detail, errors, error_headers(exc))
+
+
+def error_headers(exc: StrataError) -> dict[str, str] | None:
+    """What a response says besides its body: how to authenticate (401), when to retry (429)."""
+    if exc.status == 401:
+        return {"WWW-Authenticate": "Bearer"}
+    if isinstance(exc, TooManyRequests):
+        return {"Retry-After": str(exc.retry_after)}
+    return None
 
 
 def _validation_problem(

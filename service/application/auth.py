@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +25,13 @@ class Principal:
     namespaces: frozenset[str] | None = None
     name: str = "local"
     """Who acts, as recorded in entry histories: a key's name or fingerprint."""
+    address: str | None = None
+    """The client's address when the call came over HTTP; None for the service's own
+    callers (jobs, commands run in process), which no limit applies to."""
+
+    def at(self, address: str) -> Principal:
+        """This principal calling from ``address``."""
+        return replace(self, address=address)
 
     def namespace(self, requested: str | None, field: str = "namespace") -> str:
         """The namespace to act on: the one asked for, else the key's only one, else default."""

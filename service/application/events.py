@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import to_entries
+from service.application.limits import Limits
+from service.domain.chunking import chunk_count
 from service.domain.memory import Memory
 from service.domain.models import Entry, HistoryEvent, WriteOutcome, entry_key
 from service.domain.tiers import ExpiryPolicy
@@ -33,6 +35,7 @@ class EventUseCases:
         self,
         memory: Memory,
         policy: ExpiryPolicy,
+        limits: Limits,
         *,
         max_batch: int,
         clock: Callable[[], float],
@@ -40,12 +43,14 @@ class EventUseCases:
     ) -> None:
         self.memory = memory
         self.policy = policy
+        self.limits = limits
         self.max_batch = max_batch
         self.clock = clock
         self.new_id = new_id
 
     def write(self, principal: Principal, events: Sequence[wire.Event]) -> WriteOutcome:
-        """Store a batch of events: all of it or, on any invalid event, none of it."""
+        """Store a batch of events: all of it or, on any invalid event, none of it; nor
+        when its chunks to embed are over the caller's allowance."""
         if len(events) > self.max_batch:
             raise PayloadTooLarge(
                 f"events: {len(events)} events, at most {self.max_batch} per batch"
@@ -58,7 +63,14 @@ class EventUseCases:
             namespace=principal.namespace,
             chunking=self.memory.chunking,
         )
+        self.limits.embedding(principal, self._chunks_to_embed(entries))
         return self.memory.write(entries, principal.name)
+
+    def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
+        size = self.memory.chunking
+        return sum(
+            chunk_count(e.text, size.chunk_words, size.chunk_overlap) for e in entries if e.embedded
+        )
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)

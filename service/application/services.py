@@ -14,6 +14,7 @@ from service.application.auth import KeyRing
 from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
+from service.application.limits import Limits
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
@@ -81,6 +82,8 @@ class Services:
 
     settings: Settings
     keys: KeyRing
+    limits: Limits
+    """Each caller's limits, which the front ends and the use cases take from."""
     events: EventUseCases
     search: SearchUseCase
     answers: AnswerUseCases
@@ -173,12 +176,16 @@ def build_services(
     collection_cases = CollectionUseCases(
         collections, stores.catalog, stores.files, clock=clock, new_id=new_id
     )
+    keys = KeyRing.load(s.server.api_keys, s.server.api_keys_file)
+    limits = Limits(s.limits, keyed=keys.enabled, clock=clock)
     return Services(
         settings=s,
-        keys=KeyRing.load(s.server.api_keys, s.server.api_keys_file),
+        keys=keys,
+        limits=limits,
         events=EventUseCases(
             memory,
             ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
+            limits,
             max_batch=s.server.max_batch,
             clock=clock,
             new_id=new_id,

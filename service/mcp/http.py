@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
+from service.api.limits import client_address
 from service.application import Services
 from service.application.auth import Principal
 from service.mcp.gateways import Gateway, LocalGateway
@@ -23,13 +24,10 @@ from service.mcp.tools import build_server
 PRINCIPAL = "strata.principal"
 """Scope key under which the ``/mcp`` endpoint hands the authenticated caller to the tools."""
 
-LOOPBACK = {
-    "allowed_hosts": ["127.0.0.1:*", "localhost:*", "[::1]:*"],
-    "allowed_origins": ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-}
-"""Hosts and origins /mcp accepts without API keys. The service is then open, on loopback
-only; checking Host and Origin keeps web pages out that reach it through a name resolving to
-127.0.0.1 (DNS rebinding). With keys, the key is the check."""
+GUARDED = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+"""The SDK's own checks of ``Host`` and ``Origin`` are off: the service's guard
+(``service/api/guard.py``) checks them for ``/mcp`` as for every route, with
+STRATA_ALLOWED_ORIGINS."""
 
 
 def _local_gateway(ctx: Context) -> Gateway:
@@ -50,9 +48,7 @@ async def mcp_lifespan(app: Litestar) -> AsyncIterator[None]:
         stateless_http=True,
         json_response=True,
         max_request_body_size=services.settings.server.max_body_bytes,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=not services.keys.enabled, **LOOPBACK
-        ),
+        transport_security=GUARDED,
     )
     manager: StreamableHTTPSessionManager = server.session_manager
     app.state.mcp = manager
@@ -66,5 +62,6 @@ async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
     app = scope["app"]
     services: Services = app.state.services
     principal = services.keys.authenticate(Headers.from_scope(scope).get("authorization"))
+    principal = principal.at(client_address(scope))
     manager: StreamableHTTPSessionManager = app.state.mcp
     await manager.handle_request({**scope, PRINCIPAL: principal}, receive, send)  # type: ignore[arg-type]

@@ -20,7 +20,9 @@ from litestar.params import FromPath
 from litestar.response import Template
 from litestar.static_files import create_static_files_router
 
+from service.api.limits import client_address
 from service.application.auth import Principal
+from service.errors import Unauthorized
 from service.settings import Settings
 from service.ui import csrf
 from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded
@@ -51,9 +53,10 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
     sessions = Sessions(secret.value, clock)
 
     async def admit(request: Request[Any, Any, Any]) -> None:
-        viewer = sessions.viewer(request, services_of(request).keys)
+        public = bool(request.route_handler.opt.get("public"))
+        viewer = _viewer_counted(request, sessions, page=not public)
         request.state[VIEWER] = viewer
-        if viewer.principal is None and not request.route_handler.opt.get("public"):
+        if viewer.principal is None and not public:
             then = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             raise SignInNeeded(then if request.method == "GET" else PATH + "/")
         await csrf.check(request, viewer)
@@ -101,6 +104,31 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
 def unknown_page(rest: FromPath[str]) -> Template:
     """Any other path under /ui: a 404 page, with the console's headers."""
     raise NotFoundException()
+
+
+def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page: bool) -> Viewer:
+    """The caller; a ``page`` (not a static file nor the sign-in form) counted against its
+    requests as an API request is. A bearer key (a script) is held to the failed sign-ins
+    of its address and of the key, as the sign-in form is."""
+    services = services_of(request)
+    address = client_address(request.scope)
+    authorization = request.headers.get("authorization")
+    if authorization and services.keys.enabled:
+        scheme, _, presented = authorization.partition(" ")
+        presented = presented.strip() if scheme.lower() == "bearer" else authorization
+        services.limits.check_sign_in(address, presented)
+        try:
+            viewer = sessions.viewer(request, services.keys)
+        except Unauthorized:
+            services.limits.failed_sign_in(address, presented)
+            raise
+    else:
+        viewer = sessions.viewer(request, services.keys)
+    if page and viewer.principal is not None:
+        caller = services.limits.caller(viewer.principal.at(address))
+        if caller is not None:
+            services.limits.request(caller)
+    return viewer
 
 
 def _viewer(request: Request[Any, Any, Any]) -> Viewer:

@@ -9,6 +9,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
+from service.api.problems import error_headers
 from service.errors import StrataError
 from service.ui.links import query
 from service.ui.pages import page, redirect
@@ -31,9 +32,8 @@ def _sign_in(request: Request[Any, Any, Any], exc: SignInNeeded) -> Response[Any
 
 
 def _strata(request: Request[Any, Any, Any], exc: StrataError) -> Response[Any]:
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
     errors = [f"{e.field}: {e.message}" for e in getattr(exc, "errors", [])]
-    return error_page(request, exc.status, exc.title, exc.detail, errors, headers)
+    return error_page(request, exc.status, exc.title, exc.detail, errors, error_headers(exc))
 
 
 def _validation(request: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:

@@ -125,3 +125,37 @@ def test_with_keys_and_a_list_only_listed_origins_are_served(
         refused = keyed_and_listed.get("/v1/stats", headers={**admin, "Origin": origin})
         assert "STRATA_ALLOWED_ORIGINS" in problem(refused, 403)["detail"]
     assert keyed_and_listed.get("/v1/stats", headers=admin).status_code == 200
+
+
+MCP = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+LISTING = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+def test_mcp_refuses_what_every_route_refuses_without_keys(client: TestClient[Litestar]) -> None:
+    for origin in ("https://evil.example", "http://evil.example:8080"):
+        refused = client.post("/mcp", json=LISTING, headers={**MCP, "Origin": origin})
+        assert "Origin" in problem(refused, 403)["detail"]
+    rebound = client.post("/mcp", json=LISTING, headers={**MCP, "Host": "attacker.test:8080"})
+    assert "Host" in problem(rebound, 403)["detail"]
+    plain = client.post("/mcp", content=b"{}", headers={**MCP, "Content-Type": "text/plain"})
+    problem(plain, 415)
+    local = client.post("/mcp", json=LISTING, headers={**MCP, "Origin": "http://localhost:5173"})
+    assert local.status_code == 200 and local.json()["result"]["tools"]
+
+
+def test_mcp_serves_the_listed_origins_and_their_hosts(listed: TestClient[Litestar]) -> None:
+    for headers in ({"Origin": "https://notes.example"}, {"Host": "strata.lan:8080"}):
+        assert listed.post("/mcp", json=LISTING, headers={**MCP, **headers}).status_code == 200
+    other = listed.post("/mcp", json=LISTING, headers={**MCP, "Origin": "https://other.example"})
+    problem(other, 403)
+
+
+def test_with_keys_and_a_list_mcp_serves_only_listed_origins(
+    keyed_and_listed: TestClient[Litestar],
+) -> None:
+    admin = {**MCP, "Authorization": f"Bearer {ADMIN}"}
+    listed = {**admin, "Origin": "https://app.example"}
+    assert keyed_and_listed.post("/mcp", json=LISTING, headers=listed).status_code == 200
+    for origin in ("https://evil.example", "http://localhost:5173"):
+        refused = keyed_and_listed.post("/mcp", json=LISTING, headers={**admin, "Origin": origin})
+        assert "STRATA_ALLOWED_ORIGINS" in problem(refused, 403)["detail"]

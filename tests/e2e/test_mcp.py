@@ -123,13 +123,18 @@ def test_http_tools_remember_search_read_and_report(server: Server, tmp_path: Pa
 
 
 def test_http_without_keys_answers_loopback_names_only(server: Server) -> None:
-    """An open service is reachable by web pages through DNS rebinding; Host says so."""
+    """An open service is reachable by web pages through DNS rebinding; Host says so, and
+    /mcp refuses it as every route does."""
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     accept = {"Accept": "application/json, text/event-stream"}
-    for host, status in [(f"localhost:{server.port}", 200), (f"evil.example:{server.port}", 421)]:
+    for host, status in [(f"localhost:{server.port}", 200), (f"evil.example:{server.port}", 403)]:
         headers = {**accept, "Host": host, "MCP-Protocol-Version": "2025-11-25"}
         response = httpx.post(f"{server.url}/mcp", json=listing, headers=headers)
         assert response.status_code == status, (host, response.text)
+    foreign = {**accept, "Origin": "https://evil.example", "MCP-Protocol-Version": "2025-11-25"}
+    refused = httpx.post(f"{server.url}/mcp", json=listing, headers=foreign)
+    assert refused.status_code == 403
+    assert refused.headers["content-type"].startswith("application/problem+json")
 
 
 def test_http_needs_a_key_and_keeps_to_its_namespaces(keyed: Server) -> None:

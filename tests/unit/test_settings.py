@@ -309,3 +309,38 @@ def test_a_console_secret_too_short_to_sign_with_is_refused() -> None:
     with pytest.raises(ConfigError, match="STRATA_UI_SECRET: at least 32 characters, got 8"):
         Settings.from_env({"STRATA_UI_SECRET": "password"})
     assert Settings.from_env({"STRATA_UI_SECRET": "s" * 32}).server.ui_secret == "s" * 32
+
+
+def test_limits_are_set_per_role_and_a_role_left_out_keeps_its_default() -> None:
+    limits = Settings.from_env(
+        {
+            "STRATA_REQUESTS_PER_SECOND": '{"agent": 2.5}',
+            "STRATA_REQUESTS_IN_FLIGHT": '{"admin": 0}',
+            "STRATA_CHUNKS_EMBEDDED_PER_MINUTE": '{"agent": 100, "admin": 200}',
+            "STRATA_LIMIT_ADDRESSES": "on",
+            "STRATA_SIGN_IN_FAILURES_PER_MINUTE": "3",
+        }
+    ).limits
+    defaults = Settings().limits
+    assert (limits.per_second("agent"), limits.per_second("admin")) == (2.5, 500)
+    assert (limits.in_flight("agent"), limits.in_flight("admin")) == (8, 0)
+    assert (limits.chunks_per_minute("agent"), limits.chunks_per_minute("admin")) == (100, 200)
+    assert (limits.limit_addresses, limits.sign_in_failures_per_minute) == ("on", 3)
+    assert defaults.limit_addresses == "off", "without keys, no address is limited unless asked"
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "message"),
+    [
+        ("STRATA_REQUESTS_PER_SECOND", '{"robot": 1}', "takes the roles agent and admin"),
+        ("STRATA_REQUESTS_PER_SECOND", '{"agent": -1}', "expected float >= 0.0 in each entry"),
+        ("STRATA_REQUESTS_IN_FLIGHT", '{"admin": 1.5}', "expected int"),
+        ("STRATA_CHUNKS_EMBEDDED_PER_MINUTE", "3000", "expected object"),
+        ("STRATA_LIMIT_ADDRESSES", "yes", "expected one of on, off"),
+        ("STRATA_SIGN_IN_FAILURES_PER_MINUTE", "-1", "expected int >= 0"),
+    ],
+)
+def test_bad_limits_name_their_variable(name: str, raw: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=f"^{name}: |^{name} takes") as raised:
+        Settings.from_env({name: raw})
+    assert message in str(raised.value)

@@ -10,7 +10,8 @@ from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
 from service.api.deps import ServicesDep
-from service.errors import Unauthorized
+from service.api.limits import client_address
+from service.errors import TooManyRequests, Unauthorized
 from service.ui.headers import PAGE_HEADERS
 from service.ui.pages import local, page, redirect
 from service.ui.session import Sessions, Viewer, is_https
@@ -38,16 +39,28 @@ async def sign_in(
     request: Request[Any, Any, Any], viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
 ) -> Template | Redirect:
     """Check the key; a good one starts a new session (a new id: nothing learnt of the
-    anonymous one carries over), a bad one gets the form again with 401."""
+    anonymous one carries over), a bad one gets the form again with 401. After too many
+    bad ones from the caller's address, or with the key tried, the form comes back with
+    429 before the key is checked."""
     form = await request.form()
     then = local(str(form.get("next") or ""))
     if not viewer.keyed:
         return redirect(request, then)
     key = str(form.get("key") or "").strip()
+    if not key:
+        return page(request, "sign_in.html", status=401, then=then, error="Enter an API key.")
+    address = client_address(request.scope)
+    try:
+        services.limits.check_sign_in(address, key)
+    except TooManyRequests as exc:
+        error = f"Too many failed sign-ins: {exc.detail}."
+        retry = {"Retry-After": str(exc.retry_after)}
+        return page(request, "sign_in.html", status=429, headers=retry, then=then, error=error)
     try:
         services.keys.authenticate(f"Bearer {key}")
     except Unauthorized:
-        error = "Enter an API key." if not key else "The service has no such API key."
+        services.limits.failed_sign_in(address, key)
+        error = "The service has no such API key."
         return page(request, "sign_in.html", status=401, then=then, error=error)
     session = sessions.cookie(sessions.new(key), secure=is_https(request))
     return Redirect(then, status_code=303, headers=PAGE_HEADERS, cookies=[session])

@@ -1,0 +1,103 @@
+"""Token buckets: how much of something a caller may do now, and when it may again.
+
+A bucket holds up to ``capacity`` tokens and gains ``rate`` a second. Work of some cost is
+done when the bucket holds that many tokens, which it then loses; otherwise the bucket says
+how long until it will hold them, and loses nothing. Work costing more than the capacity is
+done when the bucket is full, and leaves it in debt: nothing more is done until the debt is
+paid back at ``rate``. Time is whatever the caller's clock says; a clock that steps back
+gives nothing, and the bucket counts on from its new reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+SLACK = 1e-9
+"""Tokens, relative to those held and the capacity, that a bucket may be short of and still
+give: waiting the time it names is then always enough, despite rounding."""
+
+
+@dataclass
+class TokenBucket:
+    rate: float
+    """Tokens gained a second; above 0."""
+    capacity: float
+    """Most tokens held; above 0."""
+    tokens: float
+    """Held at ``updated``; below 0 while in debt."""
+    updated: float
+    """Clock reading ``tokens`` was last brought up to."""
+
+    @classmethod
+    def full(cls, rate: float, capacity: float, now: float) -> TokenBucket:
+        return cls(rate, capacity, capacity, now)
+
+    def level(self, now: float) -> float:
+        """Tokens held at ``now``."""
+        self._refill(now)
+        return self.tokens
+
+    def wait(self, now: float, cost: float = 1.0) -> float:
+        """Seconds from ``now`` until work of ``cost`` could be done; 0 when it can now."""
+        if cost <= 0:
+            return 0.0
+        needed = min(cost, self.capacity)
+        held = self.level(now)
+        missing = needed - held
+        if missing <= SLACK * (1.0 + self.capacity + abs(held)):
+            return 0.0
+        return missing / self.rate
+
+    def take(self, now: float, cost: float = 1.0) -> float:
+        """Do work of ``cost`` if it can be done now: 0, and the tokens are spent. Else the
+        seconds until it could be, and nothing is spent."""
+        waiting = self.wait(now, cost)
+        if waiting == 0.0 and cost > 0:
+            self.tokens -= cost
+        return waiting
+
+    def charge(self, now: float, cost: float = 1.0) -> None:
+        """Spend ``cost`` whether the bucket holds it or not (it may go into debt): for work
+        that was done already, such as a failed attempt."""
+        self._refill(now)
+        self.tokens -= cost
+
+    def is_full(self, now: float) -> bool:
+        return self.level(now) >= self.capacity
+
+    def _refill(self, now: float) -> None:
+        if now > self.updated:
+            self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        # After a step back the bucket counts on from the clock's new reading: a wall clock
+        # set back an hour neither refills it nor stops it refilling for that hour.
+        self.updated = now
+
+
+class Buckets:
+    """A bucket of one rate and capacity per caller, made full on first use. At most
+    ``keep`` callers are held: past that, buckets that are full again are dropped (a full
+    bucket is the same as a new one), and then the longest-held ones."""
+
+    def __init__(self, rate: float, capacity: float, *, keep: int = 65_536) -> None:
+        self.rate = rate
+        self.capacity = capacity
+        self.keep = keep
+        self._held: dict[Hashable, TokenBucket] = {}
+
+    def of(self, caller: Hashable, now: float) -> TokenBucket:
+        bucket = self._held.get(caller)
+        if bucket is None:
+            if len(self._held) >= self.keep:
+                self._prune(now)
+            bucket = self._held[caller] = TokenBucket.full(self.rate, self.capacity, now)
+        return bucket
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def _prune(self, now: float) -> None:
+        for caller in [c for c, b in self._held.items() if b.is_full(now)]:
+            del self._held[caller]
+        while len(self._held) >= self.keep:
+            del self._held[next(iter(self._held))]

@@ -1,0 +1,217 @@
+"""Limits per key, as a client meets them: 429 with ``Retry-After`` and problem details
+naming the limit, per role, one key's load never refusing another key; without keys, per
+client address only when asked. The clock is the test's: nothing here sleeps."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import httpx
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.application import Services
+from tests.api.conftest import serve
+from tests.api.test_pools import GatedEmbedder
+from tests.fakes import FakeClock
+from tests.http import (
+    AGENT_ONE,
+    AS_ADMIN,
+    AS_AGENT,
+    KEYS,
+    LOCAL,
+    at_address,
+    fingerprint,
+    problem,
+)
+
+AGENT = fingerprint(AGENT_ONE)
+Serve = Callable[..., TestClient[Litestar]]
+
+
+@pytest.fixture
+def app(services_for: Callable[..., Services]) -> Iterator[Serve]:
+    """Serves the app on fakes for ``STRATA_*`` settings given as keyword arguments; each
+    stops when the test ends."""
+    with ExitStack() as stack:
+        yield lambda **env: stack.enter_context(contextmanager(serve)(services_for(**env)))
+
+
+LISTING = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+MCP = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+
+
+def too_many(response: httpx.Response) -> dict[str, Any]:
+    """The problem details of a 429, checked to say when to come back."""
+    body = problem(response, 429)
+    assert body["title"] == "Too many requests"
+    seconds = response.headers["retry-after"]
+    assert seconds.isdigit() and int(seconds) >= 1
+    assert body["detail"].endswith(f"; try again in {seconds} s")
+    return body
+
+
+def decision(n: int, tier: str = "A") -> dict[str, Any]:
+    return {"id": f"d{n}", "tier": tier, "text": f"decision number {n} about the billing queue"}
+
+
+def test_a_key_past_its_requests_per_second_gets_429_and_another_key_does_not(
+    app: Serve, clock: FakeClock
+) -> None:
+    client = app(api_keys=KEYS, requests_per_second='{"agent": 3}')
+    for _ in range(3):
+        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    refused = client.post("/v1/search", json={"query": "billing"}, headers=AS_AGENT)
+    body = too_many(refused)
+    assert body["detail"].startswith(f"requests per second of key {AGENT}'s role agent: 3;")
+    assert refused.headers["retry-after"] == "1"
+    for _ in range(10):  # the admin key's allowance is its own
+        assert client.get("/v1/stats", headers=AS_ADMIN).status_code == 200
+    clock.advance(int(refused.headers["retry-after"]))  # a second: the whole allowance again
+    for _ in range(3):
+        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    too_many(client.get("/v1/stats", headers=AS_AGENT))
+
+
+def test_each_role_has_its_own_requests_per_second(
+    app: Serve,
+) -> None:
+    client = app(api_keys=KEYS, requests_per_second='{"admin": 2}')
+    for _ in range(2):
+        assert client.get("/v1/stats", headers=AS_ADMIN).status_code == 200
+    detail = too_many(client.get("/v1/stats", headers=AS_ADMIN))["detail"]
+    assert "'s role admin: 2;" in detail
+    for _ in range(20):  # the agent role keeps its default, 20
+        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    too_many(client.get("/v1/stats", headers=AS_AGENT))
+
+
+def test_requests_without_a_valid_key_are_not_counted_and_health_never_is(
+    app: Serve,
+) -> None:
+    client = app(api_keys=KEYS, requests_per_second='{"agent": 1}')
+    for _ in range(5):
+        problem(client.get("/v1/stats"), 401)
+        problem(client.get("/v1/stats", headers={"Authorization": "Bearer no-such-key"}), 401)
+        assert client.get("/health", headers=AS_AGENT).status_code == 200
+    assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+
+
+def test_a_write_past_the_key_s_chunks_per_minute_gets_429_and_writes_nothing(
+    app: Serve, clock: FakeClock
+) -> None:
+    client = app(api_keys=KEYS, chunks_embedded_per_minute='{"agent": 4}')
+    batch = {"events": [decision(1), decision(2), decision(3)]}
+    assert client.post("/v1/events", json=batch, headers=AS_AGENT).status_code == 201
+    more = {"events": [decision(4), decision(5, tier="C")]}
+    refused = client.post("/v1/events", json=more, headers=AS_AGENT)
+    body = too_many(refused)
+    assert body["detail"].startswith(
+        f"chunks embedded per minute of key {AGENT}'s role agent: 4 (this write needs 2);"
+    )
+    assert refused.headers["retry-after"] == "15"  # one chunk short, at 4 a minute
+    problem(client.get("/v1/entries/d4", headers=AS_AGENT), 404)
+    # Tier E is not embedded: it costs no chunk.
+    logs = {"events": [decision(6, tier="E")]}
+    assert client.post("/v1/events", json=logs, headers=AS_AGENT).status_code == 201
+    assert client.post("/v1/events", json=more, headers=AS_ADMIN).status_code == 201
+    clock.advance(15)
+    assert client.post("/v1/events", json=more, headers=AS_AGENT).status_code == 201
+
+
+def test_one_key_s_writes_in_flight_never_hold_up_another_key_s_searches(
+    clock: FakeClock, services_for: Callable[..., Services]
+) -> None:
+    """A key with its one place in flight taken by a slow write is refused more; the admin
+    key searches meanwhile."""
+    services = services_for(api_keys=KEYS, requests_in_flight='{"agent": 1}')
+    embedder = GatedEmbedder()
+    services.memory.embedder = embedder
+    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+        written: list[int] = []
+        slow = {"events": [{"id": "s", "tier": "A", "text": "a slow decision"}]}
+        writer = threading.Thread(
+            target=lambda: written.append(
+                client.post("/v1/events", json=slow, headers=AS_AGENT).status_code
+            )
+        )
+        writer.start()
+        try:
+            assert embedder.held.acquire(timeout=30), "the write is in flight"
+            body = too_many(client.get("/v1/stats", headers=AS_AGENT))
+            assert body["detail"].startswith(f"requests in flight of key {AGENT}'s role agent: 1;")
+            search = {"query": "decision", "mode": "bm25"}
+            assert client.post("/v1/search", json=search, headers=AS_ADMIN).status_code == 200
+        finally:
+            embedder.gate.set()
+            writer.join(60)
+        assert written == [201]
+        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+
+
+def test_mcp_requests_count_against_the_key_as_rest_ones_do(
+    app: Serve,
+) -> None:
+    client = app(api_keys=KEYS, requests_per_second='{"agent": 1}')
+    assert client.post("/mcp", json=LISTING, headers={**MCP, **AS_AGENT}).status_code == 200
+    refused = client.post("/mcp", json=LISTING, headers={**MCP, **AS_AGENT})
+    assert "requests per second" in too_many(refused)["detail"]
+    assert client.post("/mcp", json=LISTING, headers={**MCP, **AS_ADMIN}).status_code == 200
+
+
+def test_without_keys_no_address_is_limited_unless_asked(
+    app: Serve,
+) -> None:
+    client = app(requests_per_second='{"admin": 1}')
+    for _ in range(5):
+        assert client.get("/v1/stats").status_code == 200
+
+
+def test_without_keys_each_address_can_be_held_to_the_admin_role_s_limits(
+    app: Serve, clock: FakeClock
+) -> None:
+    client = app(requests_per_second='{"admin": 1}', limit_addresses="on")
+    here, there = at_address(client, "127.0.0.1"), at_address(client, "::1")
+    assert here.get("/v1/stats").status_code == 200
+    body = too_many(here.get("/v1/stats"))
+    assert body["detail"].startswith("requests per second of client 127.0.0.1's role admin: 1;")
+    assert there.get("/v1/stats").status_code == 200, "another address has its own"
+    clock.advance(1)
+    assert here.get("/v1/stats").status_code == 200
+
+
+def test_without_keys_writes_take_the_address_s_chunks_when_asked(
+    app: Serve,
+) -> None:
+    client = app(chunks_embedded_per_minute='{"admin": 2}', limit_addresses="on")
+    batch = {"events": [decision(1), decision(2)]}
+    assert client.post("/v1/events", json=batch).status_code == 201
+    detail = too_many(client.post("/v1/events", json={"events": [decision(3)]}))["detail"]
+    assert detail.startswith("chunks embedded per minute of client testclient's role admin: 2")
+
+
+def test_429_is_documented_where_it_can_happen(app: Serve) -> None:
+    def documented(**env: str) -> dict[str, dict[str, Any]]:
+        client = app(**env)
+        spec = client.get("/schema/openapi.json", headers=AS_ADMIN).json()
+        return {
+            f"{method.upper()} {path}": operation["responses"]
+            for path, item in spec["paths"].items()
+            for method, operation in item.items()
+            if method in ("get", "post", "put", "patch", "delete")
+        }
+
+    for responses in (documented(api_keys=KEYS), documented(limit_addresses="on")):
+        for name, answers in responses.items():
+            if name == "GET /health":
+                assert "429" not in answers
+                continue
+            assert "429" in answers, name
+            retry = answers["429"]["headers"]["Retry-After"]
+            assert retry["required"] and retry["schema"] == {"type": "integer", "minimum": 1}
+    assert not any("429" in answers for answers in documented().values()), "open: no limit"
