@@ -170,8 +170,13 @@ def test_no_500_and_no_lost_write_while_engines_fail_under_load(
         run = r1.http.post("/v1/admin/jobs/recover_pending/run")
         assert run.status_code == 200, run.text
         print(f"recovery after the outage took {time.monotonic() - started:.1f} s")
-        decisions = sum(1 for _, tier, _ in load.acked if tier == "A")
-        assert r1.health()["stores"]["chroma"]["A"] == decisions  # every vector caught up
+        # Every vector the ledger holds is in Chroma: those written while it was away too
+        # (a write the killed replica committed may have lost its answer: count the ledger's).
+        stats = r1.http.get("/v1/stats").json()
+        [faults] = [ns for ns in stats["namespaces"] if ns["namespace"] == "faults"]
+        in_ledger = faults["tiers"]["A"]["vectors"]
+        assert r1.health()["stores"]["chroma"]["A"] == in_ledger
+        assert in_ledger >= sum(1 for _, tier, _ in load.acked if tier == "A")
         for replica in replicas:
             until(partial(caught_up, replica), 30)
             for entry, _, word in load.acked:
