@@ -100,7 +100,7 @@ class Collections:
         return self._scanning.get(collection.id)
 
     def scan(self, collection: Collection, actor: str = "") -> ScanReport:
-        paths = self.files.list(collection.path, collection.mask)
+        paths = self.files.list(collection.path, collection.mask).paths
         self._scanning[collection.id] = (0, len(paths))
         try:
             return self._scan(collection, paths, actor)
