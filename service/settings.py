@@ -8,6 +8,7 @@ orders the settings (as the README's configuration table does), it is not part o
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +21,7 @@ from service.errors import ConfigError
 from service.net.addresses import is_loopback, is_postgres, origin, redacted
 
 PREFIX = "STRATA_"
-EMPTY_MEANS_OFF = frozenset({"reranker_model"})
+EMPTY_MEANS_OFF = frozenset({"reranker_model", "collection_roots"})
 """Settings where an empty variable means "none" rather than "unset"."""
 
 Backend = Literal["onnx-int8", "onnx", "torch"]
@@ -213,6 +214,32 @@ class StorageSettings(Group, frozen=True):
             )
 
 
+class CollectionSettings(Group, frozen=True):
+    collection_roots: str | None = None
+    """Folders under which collections may be registered, separated by commas or ``:``
+    (``~/notes,/srv/docs``); a collection's folder must be inside one, after links and
+    ``..`` are resolved. Unset: the home directory of the user running the service when it
+    has no API keys (every caller is then on this machine, and notes live there), none with
+    keys (an admin key must not become a key to the server's disk until an operator says
+    which part of it). Empty: none, collections are off. ``/``, system folders (``/etc``,
+    ``/proc``, ``/usr``, ...) and the data directory are refused whatever this says."""
+    max_collection_files: Count = 10_000
+    """Most files one collection may hold (those its mask matches): a registration over it
+    is refused (422), a re-scan over it changes nothing (409). A registration answers once
+    its files are embedded; a folder with more is most likely not one of notes."""
+    max_file_bytes: Count = 1024 * 1024
+    """Largest file a scan indexes; a larger one is skipped and listed in the scan's
+    ``skipped`` with its size. 1 MiB of text is about 1,500 chunks to embed."""
+
+    def roots(self, *, has_keys: bool) -> tuple[str, ...]:
+        """The root folders as given, ``~`` expanded, with the default applied."""
+        if self.collection_roots is None:
+            home = os.path.expanduser("~")
+            return () if has_keys or home == "~" else (home,)
+        given = re.split(rf"[,{re.escape(os.pathsep)}]", self.collection_roots)
+        return tuple(os.path.expanduser(root.strip()) for root in given if root.strip())
+
+
 class ClusterSettings(Group, frozen=True):
     replica_name: str = ""
     """This process's name among the replicas of a cluster, in ``/health`` and in the runs
@@ -387,6 +414,7 @@ class Settings(Struct, frozen=True, kw_only=True):
     chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
     answers: AnswerSettings = field(default_factory=AnswerSettings)
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
+    collections: CollectionSettings = field(default_factory=CollectionSettings)
     cluster: ClusterSettings = field(default_factory=ClusterSettings)
 
     @classmethod

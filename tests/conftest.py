@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +30,8 @@ ENVIRONMENT = {
     "TOKENIZERS_PARALLELISM": "false",
     # Servers the tests start export the ONNX model once for the whole run, not once each.
     "STRATA_MODEL_CACHE": str(Path(__file__).resolve().parent.parent / ".pytest_cache" / "models"),
+    # Servers the tests start register collections in temporary folders.
+    "STRATA_COLLECTION_ROOTS": tempfile.gettempdir(),
 }
 """Set for the whole run where the environment does not set them already."""
 

@@ -55,6 +55,11 @@ class CollectionsResponse(Struct):
     collections: list[CollectionOut]
 
 
+class Skipped(Struct):
+    path: str
+    reason: str
+
+
 class ScanOut(Struct, kw_only=True):
     collection: CollectionOut
     added: int
@@ -62,7 +67,9 @@ class ScanOut(Struct, kw_only=True):
     removed: int
     unchanged: int
     chunks: int
-    skipped: list[str]
+    skipped: list[Skipped]
+    """Files (and folders) the scan did not index, as ``<collection>/<relative path>``,
+    each with the reason; each keeps what an earlier scan indexed of it."""
 
 
 class DocumentOut(Struct, kw_only=True):
@@ -87,11 +94,6 @@ class DocumentsRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     ]
     """A glob over document paths (``notes/**/*.md``) or a comma-separated list of paths."""
     max_bytes: Annotated[int, Meta(ge=1, le=10_000_000)] = 65536
-
-
-class Skipped(Struct):
-    path: str
-    reason: str
 
 
 class DocumentsResponse(Struct):

@@ -40,7 +40,7 @@ class CollectionsController(Controller):
     ) -> wire.CollectionOut:
         return present.collection_out(services.collections.show(principal, name))
 
-    @post("/{name:str}/update", status_code=200, responses=problems(404))
+    @post("/{name:str}/update", status_code=200, responses=problems(404, 409))
     async def update(
         self, name: CollectionName, services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
     ) -> wire.ScanOut:

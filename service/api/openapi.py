@@ -30,7 +30,8 @@ WHEN = {
     403: "The key may not do this or use that namespace; or, without keys, the request's "
     "`Host` or `Origin` is not loopback (see STRATA_ALLOWED_ORIGINS).",
     404: "No such entry, interaction, collection, document or job.",
-    409: "It exists already, or is already running.",
+    409: "It exists already, or is already running; or a collection's folder may not be "
+    "scanned here (not on this server, outside STRATA_COLLECTION_ROOTS, too many files).",
     413: "The body is larger than STRATA_MAX_BODY_BYTES, or has more than STRATA_MAX_BATCH events.",
     415: "The request has a body that is not `Content-Type: application/json`.",
     422: "A field or parameter is missing, unknown or invalid; `errors` names each one.",

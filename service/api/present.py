@@ -228,7 +228,10 @@ def scan_out(scanned: Scanned) -> wire.ScanOut:
         removed=report.removed,
         unchanged=report.unchanged,
         chunks=report.chunks,
-        skipped=report.skipped or [],
+        skipped=[
+            wire.Skipped(f"{scanned.view.collection.name}/{path}".removesuffix("/."), reason)
+            for path, reason in report.skipped
+        ],
     )
 
 

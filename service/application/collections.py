@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from schemas import wire
 from service.application.auth import Principal
 from service.domain.collections import Collection, Collections, ScanReport
+from service.domain.folders import Listing
 from service.domain.ports import Catalog, Files
 from service.errors import Conflict, InvalidInput, NotFound
 
@@ -44,15 +45,26 @@ class CollectionUseCases:
         self.new_id = new_id
 
     def add(self, principal: Principal, request: wire.CollectionRequest) -> Scanned:
-        """Register a folder (admin: it reads the server's disk) and index it."""
+        """Register a folder (admin: it reads the server's disk) and index it. The folder
+        must be inside a collection root and hold at most the bound of files (422 naming
+        ``path`` otherwise); a folder outside the roots is refused alike whether it exists
+        or not, and links out of one are judged by where they lead."""
         principal.require_admin()
         namespace = principal.namespace(request.namespace)
-        if not Path(request.path).expanduser().is_absolute():
+        given = os.path.expanduser(request.path)
+        if not os.path.isabs(given):
             raise InvalidInput.one("path", "must be an absolute path on the server")
         root = self.files.folder(request.path)
+        if (why := self.collections.refusal(root or os.path.normpath(given))) is not None:
+            raise InvalidInput.one("path", f"{request.path} {why}")
         if root is None:
             raise InvalidInput.one("path", f"{request.path} is not a directory")
         self._name_free(request.name)
+        listing = self.collections.listing(root, request.mask)
+        if not listing.complete:
+            too_many = self.collections.too_many(request.mask)
+            narrower = "name a smaller folder or a narrower mask"
+            raise InvalidInput.one("path", f"{request.path} {too_many}; {narrower}")
         collection = Collection(
             self.new_id(),
             request.name,
@@ -63,7 +75,7 @@ class CollectionUseCases:
             self.clock(),
         )
         self.catalog.add(collection)
-        return self._scan(collection, principal)
+        return self._scan(collection, principal, listing)
 
     def list(self, principal: Principal) -> list[CollectionView]:
         return [self._view(c) for c in self.catalog.all() if principal.may_use(c.namespace)]
@@ -106,14 +118,10 @@ class CollectionUseCases:
         if self.catalog.get(name) is not None:
             raise Conflict(f"a collection named {name!r} exists")
 
-    def _scan(self, collection: Collection, principal: Principal) -> Scanned:
-        if self.files.folder(collection.path) is None:
-            # Another replica's folder, or one unmounted: scanning would drop every file.
-            raise Conflict(
-                f"the folder of collection {collection.name!r}, {collection.path}, is not on "
-                "this server; scan it on the server (replica) that has it"
-            )
-        report = self.collections.scan(collection, principal.name)
+    def _scan(
+        self, collection: Collection, principal: Principal, listing: Listing | None = None
+    ) -> Scanned:
+        report = self.collections.scan(collection, principal.name, listing)
         return Scanned(self._view(self.catalog.get(collection.name) or collection), report)
 
     def _view(self, collection: Collection) -> CollectionView:

@@ -133,7 +133,10 @@ class DocumentUseCases:
         text = self.catalog.text(collection.id, relative)
         if text is not None or self.catalog.file(collection.id, relative) is None:
             return text
-        data = self.files.read(collection.path, relative)
+        try:
+            data = self.files.read(collection.path, relative)
+        except OSError:  # unreadable here now (permission denied, a link loop)
+            return None
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def _locate(self, principal: Principal, path: str) -> tuple[Collection, str]:

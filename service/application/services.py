@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 import uuid
@@ -20,6 +21,7 @@ from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections
+from service.domain.folders import SYSTEM_FOLDERS, FolderRules
 from service.domain.memory import Memory
 from service.domain.models import SearchOutcome
 from service.domain.ports import (
@@ -47,6 +49,19 @@ from service.settings import Settings
 def new_id() -> str:
     """A fresh id: 32 hex characters."""
     return uuid.uuid4().hex
+
+
+def folder_rules(settings: Settings) -> FolderRules:
+    """Where collections may read: the roots, less the system folders and the service's own
+    data (its data directory and its keys file)."""
+    own = (str(settings.storage.data_dir), settings.server.api_keys_file)
+    c = settings.collections
+    return FolderRules(
+        c.roots(has_keys=settings.server.has_keys),
+        max_files=c.max_collection_files,
+        max_file_bytes=c.max_file_bytes,
+        refused=SYSTEM_FOLDERS + tuple(os.path.realpath(path) for path in own if path),
+    )
 
 
 def replica_name(settings: Settings) -> str:
@@ -151,7 +166,9 @@ def build_services(
         usage=usage,
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
-    collections = Collections(stores.catalog, memory, stores.files, s.chunking, clock=clock)
+    collections = Collections(
+        stores.catalog, memory, stores.files, s.chunking, rules=folder_rules(s), clock=clock
+    )
     replica = replica_name(s)
     scheduler = lifecycle_jobs(
         Scheduler(stores.runs, stores.coordination, replica, clock),

@@ -105,6 +105,7 @@ def collection_add(args: argparse.Namespace) -> int:
             ),
         )
     _out(render.as_json(scanned))
+    _err(render.skipped_text(scanned))
     return OK
 
 
@@ -118,6 +119,7 @@ def collection_update(args: argparse.Namespace) -> int:
     with connect(args) as client:
         scanned = _with_scan_progress(args, lambda: client.update_collection(args.name))
     _out(render.as_json(scanned))
+    _err(render.skipped_text(scanned))
     return OK
 
 

@@ -89,8 +89,8 @@ def documents_text(found: wire.DocumentsResponse) -> str:
     return "".join(f"==> {doc.path} <==\n{doc.text}\n\n" for doc in found.documents)
 
 
-def skipped_text(found: wire.DocumentsResponse) -> str:
-    """The documents left out and why (for stderr)."""
+def skipped_text(found: wire.DocumentsResponse | wire.ScanOut) -> str:
+    """The documents, or a scan's files, left out and why (for stderr)."""
     return _joined(f"skipped {s.path}: {s.reason}" for s in found.skipped)
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
+from service.domain.folders import LEAVES, FolderRules, Listing
 from service.domain.markdown import chunk_markdown, title_of
 from service.domain.memory import Memory
 from service.domain.models import Entry, entry_key
 from service.domain.ports import Catalog, Files
+from service.errors import Conflict, Forbidden
 from service.settings import ChunkingSettings
 
 FILE_BATCH = 32
@@ -47,7 +49,9 @@ class ScanReport:
     removed: int = 0
     unchanged: int = 0
     chunks: int = 0
-    skipped: list[str] | None = None
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """What the scan did not index, relative to the collection's folder, with the reason;
+    each keeps what an earlier scan indexed of it."""
 
 
 def chunk_id(collection: Collection, path: str, number: int) -> str:
@@ -74,7 +78,8 @@ def title_from(lines: Sequence[str], path: str) -> str:
 
 
 class Collections:
-    """Scans collections into entries through ``Memory``, re-embedding changed files only."""
+    """Scans collections into entries through ``Memory``, re-embedding changed files only,
+    within the folders and bounds of ``rules``."""
 
     def __init__(
         self,
@@ -83,12 +88,14 @@ class Collections:
         files: Files,
         chunking: ChunkingSettings,
         *,
+        rules: FolderRules,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.catalog = catalog
         self.memory = memory
         self.files = files
         self.chunking = chunking
+        self.rules = rules
         self.clock = clock
         self._scanning: dict[str, tuple[int, int]] = {}
 
@@ -99,66 +106,123 @@ class Collections:
         """Files done and files in all, while a scan of ``collection`` runs; else None."""
         return self._scanning.get(collection.id)
 
-    def scan(self, collection: Collection, actor: str = "") -> ScanReport:
-        paths = self.files.list(collection.path, collection.mask)
-        self._scanning[collection.id] = (0, len(paths))
+    def refusal(self, folder: str) -> str | None:
+        """Why no collection may read ``folder`` (absolute, resolved where it exists)."""
+        return self.rules.refusal(folder, self.files.folder)
+
+    def listing(self, folder: str, mask: str) -> Listing:
+        """The files a collection of ``folder`` and ``mask`` reads, up to the bound."""
+        return self.files.list(folder, mask, limit=self.rules.max_files)
+
+    def too_many(self, mask: str) -> str:
+        """What a listing past the bound says."""
+        return (
+            f"holds more than {self.rules.max_files} files matching {mask!r} "
+            "(STRATA_MAX_COLLECTION_FILES)"
+        )
+
+    def scan(
+        self, collection: Collection, actor: str = "", listing: Listing | None = None
+    ) -> ScanReport:
+        """Index what changed in the collection's folder since the last scan (``listing``:
+        one made just before, by ``listing``). Refused with Conflict, nothing changed, when
+        the folder is not on this server, may no longer be read (the roots changed, a link
+        on its path points elsewhere), or holds more files than the bound."""
+        where = f"the folder of collection {collection.name!r}, {collection.path},"
+        folder = self.files.folder(collection.path)
+        if folder is None:
+            # Another replica's folder, or one unmounted: scanning would drop every file.
+            raise Conflict(
+                f"{where} is not on this server; scan it on the server (replica) that has it"
+            )
+        if (why := self.refusal(folder)) is not None:
+            raise Conflict(f"{where} {why}; nothing was changed")
+        if listing is None:
+            listing = self.listing(collection.path, collection.mask)
+        if not listing.complete:
+            raise Conflict(f"{where} {self.too_many(collection.mask)}; nothing was changed")
+        self._scanning[collection.id] = (0, len(listing.paths))
         try:
-            return self._scan(collection, paths, actor)
+            return self._scan(collection, listing, actor)
         finally:
             self._scanning.pop(collection.id, None)
 
-    def _scan(self, collection: Collection, paths: list[str], actor: str) -> ScanReport:
-        skipped: list[str] = []
-        report = ScanReport(skipped=skipped)
+    def _scan(self, collection: Collection, listing: Listing, actor: str) -> ScanReport:
+        report = ScanReport(skipped=list(listing.skipped))
         known = self.catalog.files(collection.id)
+        paths = listing.paths
         seen: set[str] = set()
-        batch: list[tuple[str, bytes, str]] = []
+        batch: list[tuple[str, str, str]] = []
         for done, path in enumerate(paths):
             # Files up to this one are hashed; those in `batch` are not yet indexed.
             self._scanning[collection.id] = (done - len(batch), len(paths))
             seen.add(path)
-            try:
-                data = self.files.read(collection.path, path)
-            except OSError as exc:
-                skipped.append(f"{path}: {exc.strerror}")
+            read = self._read(collection, path)
+            if isinstance(read, str):
+                report.skipped.append((path, read))
                 continue
-            if data is None:
-                skipped.append(f"{path}: no longer there")
-                continue
+            data, text = read
             digest = hashlib.sha256(data).hexdigest()
             if path in known and known[path].hash == digest:
                 report.unchanged += 1
                 if self.catalog.text(collection.id, path) is None:  # indexed before texts
-                    text = data.decode("utf-8", errors="replace")
                     self.catalog.set_file(collection.id, known[path], text)
                 continue
             if path in known:
                 report.changed += 1
             else:
                 report.added += 1
-            batch.append((path, data, digest))
+            batch.append((path, text, digest))
             if len(batch) >= FILE_BATCH:
                 report.chunks += self._index(collection, batch, known, actor)
                 batch = []
         report.chunks += self._index(collection, batch, known, actor)
+        report.skipped.sort()
+        skipped = {where for where, _ in report.skipped}
         for path in sorted(set(known) - seen):
-            self._forget(collection, known[path], actor)
-            report.removed += 1
+            if not _kept(path, skipped):
+                self._forget(collection, known[path], actor)
+                report.removed += 1
         self.catalog.scanned(collection.id, self.clock())
         return report
+
+    def _read(self, collection: Collection, path: str) -> tuple[bytes, str] | str:
+        """A listed file's bytes and text, or why it is skipped: it vanished, cannot be
+        read, now leads out of the folder, is over the size bound or is not UTF-8 text."""
+        bound = self.rules.max_file_bytes
+        try:
+            data = self.files.read(collection.path, path, max_bytes=bound)
+        except Forbidden:
+            return LEAVES
+        except OSError as exc:
+            return f"cannot be read ({exc.strerror or exc})"
+        if data is None:
+            return "gone, or no longer a regular file"
+        if len(data) > bound:
+            try:
+                size = self.files.size(collection.path, path)
+            except (OSError, Forbidden):
+                size = None
+            shown = f"{size} bytes, over" if size is not None and size > bound else "over"
+            return f"{shown} the {bound}-byte file bound"
+        if b"\x00" in data:
+            return "not text: it holds NUL bytes"
+        try:
+            return data, data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"not UTF-8 text (byte {exc.start})"
 
     def _index(
         self,
         collection: Collection,
-        batch: Sequence[tuple[str, bytes, str]],
+        batch: Sequence[tuple[str, str, str]],
         known: dict[str, IndexedFile],
         actor: str,
     ) -> int:
         entries: list[Entry] = []
         stale: list[str] = []
         files: list[tuple[IndexedFile, str]] = []
-        for path, data, digest in batch:
-            text = data.decode("utf-8", errors="replace")
+        for path, text, digest in batch:
             made = self.entries_for(collection, path, text)
             entries.extend(made)
             old = known.get(path)
@@ -225,3 +289,9 @@ class Collections:
             place = {"collection": new_name, "file": document_path(renamed, indexed.path)}
             self.memory.update_metadata(keys, place, actor)
         return renamed
+
+
+def _kept(path: str, skipped: set[str]) -> bool:
+    """Whether ``path`` was skipped, or is inside a folder that was (``.``: the whole
+    folder): it keeps what an earlier scan indexed of it."""
+    return path in skipped or any(str(up) in skipped for up in PurePosixPath(path).parents)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from service.domain.collections import Collection, IndexedFile
+    from service.domain.folders import Listing
 
 from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
@@ -337,20 +338,26 @@ class Files(Protocol):
         """The absolute real path of ``path`` when it is an existing folder, else None."""
         ...
 
-    def list(self, root: str, mask: str) -> list[str]:
-        """Relative POSIX paths of the regular files under ``root`` matching the glob
-        ``mask`` (as ``service.domain.globs`` reads it), sorted; files whose real location is
-        outside ``root`` are left out."""
+    def list(self, root: str, mask: str, *, limit: int | None = None) -> Listing:
+        """The regular files under ``root`` matching the glob ``mask`` (as
+        ``service.domain.globs`` reads it), as relative POSIX paths, sorted; those whose real
+        location is outside ``root``, and what cannot be listed, are ``skipped`` with the
+        reason. With ``limit``, the listing stops once more than ``limit`` paths (listed or
+        skipped) match, and is not ``complete``; which paths it then holds is undefined."""
         ...
 
     def size(self, root: str, relative: str) -> int | None:
         """Bytes of the regular file ``relative`` under ``root``; None when there is none.
-        Raises ``Forbidden`` (service.errors) if ``relative`` would leave the root."""
+        Raises ``Forbidden`` (service.errors) if ``relative`` would leave the root, and
+        ``OSError`` when it cannot be read."""
         ...
 
-    def read(self, root: str, relative: str) -> bytes | None:
-        """The bytes of the regular file ``relative`` under ``root``; None when there is
-        none. Raises ``Forbidden`` if ``relative`` would leave the root."""
+    def read(self, root: str, relative: str, *, max_bytes: int | None = None) -> bytes | None:
+        """The bytes of the regular file ``relative`` under ``root``, at most
+        ``max_bytes + 1`` of them when ``max_bytes`` is given (so a longer file reads
+        longer than the bound); None when there is no regular file there (gone, a folder,
+        a FIFO). Raises ``Forbidden`` if ``relative`` would leave the root, and ``OSError``
+        when it cannot be read (permission denied, a link loop)."""
         ...
 
 

@@ -8,10 +8,13 @@ from typing import Any
 from service.domain.collections import Collections
 from service.domain.memory import Memory
 from service.domain.tiers import DAY
+from service.errors import Conflict
 from service.jobs.scheduler import Scheduler
 from service.settings import LifecycleSettings
 
 SCHEDULER = "scheduler"
+SKIPPED_SHOWN = 100
+"""Most skipped files a run of ``rescan_collections`` lists in its result."""
 
 
 def expire_c_tier(memory: Memory, now: float) -> dict[str, Any]:
@@ -51,17 +54,29 @@ def backfill_embeddings(memory: Memory) -> dict[str, Any]:
 
 def rescan_collections(collections: Collections) -> dict[str, Any]:
     """Re-scan every collection whose folder this replica has: changed files re-embedded,
-    removed ones dropped. The others are named in ``missing``, untouched."""
+    removed ones dropped. The others are named in ``missing``, untouched; those a scan
+    refuses (outside the roots now, too many files) in ``refused``, untouched too; files
+    skipped in ``skipped``, with the reason."""
     totals: dict[str, Any] = {"collections": 0, "added": 0, "changed": 0, "removed": 0}
     for collection in collections.all():
         if collections.files.folder(collection.path) is None:
             totals.setdefault("missing", []).append(f"{collection.name}: {collection.path}")
             continue
-        report = collections.scan(collection, SCHEDULER)
+        try:
+            report = collections.scan(collection, SCHEDULER)
+        except Conflict as refused:
+            totals.setdefault("refused", []).append(f"{collection.name}: {refused.detail}")
+            continue
         totals["collections"] += 1
         totals["added"] += report.added
         totals["changed"] += report.changed
         totals["removed"] += report.removed
+        skipped = [f"{collection.name}/{path}: {reason}" for path, reason in report.skipped]
+        if skipped:
+            totals.setdefault("skipped", []).extend(skipped)
+    if len(totals.get("skipped", ())) > SKIPPED_SHOWN:
+        more = len(totals["skipped"]) - SKIPPED_SHOWN
+        totals["skipped"] = [*totals["skipped"][:SKIPPED_SHOWN], f"and {more} more"]
     return totals
 
 

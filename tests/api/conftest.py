@@ -32,9 +32,18 @@ def files() -> FakeFiles:
     return FakeFiles()
 
 
-def fake_services(clock: FakeClock, files: FakeFiles, **env: str) -> Services:
-    """Services on fresh fakes, for ``STRATA_*`` settings given as keyword arguments."""
-    settings = Settings.from_env({f"STRATA_{k.upper()}": v for k, v in env.items()})
+FAKE_ROOTS = "/srv"
+"""Where the fakes' collections may be: the tests keep their folders under ``/srv``."""
+
+
+def fake_services(clock: FakeClock, files: FakeFiles, **env: str | None) -> Services:
+    """Services on fresh fakes, for ``STRATA_*`` settings given as keyword arguments (None:
+    unset); collections may be registered under ``FAKE_ROOTS`` unless ``collection_roots``
+    says otherwise."""
+    given = {"collection_roots": FAKE_ROOTS, **env}
+    settings = Settings.from_env(
+        {f"STRATA_{k.upper()}": v for k, v in given.items() if v is not None}
+    )
     stores = Stores(
         ledger=FakeLedger(clock),
         vectors=FakeVectorStore(),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from service.domain.folders import Listing
 from service.domain.ports import Files
 from service.errors import Forbidden
 from service.stores.files import LocalFiles
@@ -75,13 +77,31 @@ def test_a_folder_is_known_by_its_absolute_path(tree: Tree) -> None:
 )
 def test_files_are_listed_by_glob_sorted(tree: Tree, mask: str, found: list[str]) -> None:
     files, root = tree(NOTES)
-    assert files.list(root, mask) == found
+    assert files.list(root, mask) == Listing(found)
 
 
 def test_a_root_with_no_files_lists_none(tree: Tree) -> None:
     files, root = tree({})
-    assert files.list(root, "**/*.md") == []
-    assert files.list(root + "/missing", "**/*.md") == []
+    assert files.list(root, "**/*.md") == Listing([])
+    assert files.list(root + "/missing", "**/*.md").paths == []
+
+
+def test_a_listing_stops_past_its_limit(tree: Tree) -> None:
+    files, root = tree(NOTES)
+    assert files.list(root, "**/*.md", limit=4) == Listing(
+        ["a.md", "sub-e.md", "sub/c.md", "sub/deeper/d.md"]
+    )
+    stopped = files.list(root, "**/*.md", limit=2)
+    assert not stopped.complete
+    assert len(stopped.paths) + len(stopped.skipped) <= 3
+    assert set(stopped.paths) <= set(NOTES)
+
+
+def test_a_read_can_be_bounded(tree: Tree) -> None:
+    files, root = tree(NOTES)
+    assert files.read(root, "sub/c.md", max_bytes=3) == b"# C,"
+    assert files.read(root, "sub/c.md", max_bytes=100) == b"# C, deeper\n"
+    assert files.read(root, "missing.md", max_bytes=3) is None
 
 
 def test_a_file_is_read_with_its_size(tree: Tree) -> None:
@@ -131,9 +151,11 @@ def linked(tmp_path: Path) -> Path:
     return root
 
 
-def test_links_out_of_the_root_are_not_listed(linked: Path) -> None:
-    assert LocalFiles().list(str(linked), "**/*.md") == ["alias.md", "own.md"]
-    assert LocalFiles().list(str(linked), "away/*.md") == []
+def test_links_out_of_the_root_are_skipped_with_the_reason(linked: Path) -> None:
+    assert LocalFiles().list(str(linked), "**/*.md") == Listing(
+        ["alias.md", "own.md"], [("out.md", "leaves the collection folder")]
+    )
+    assert LocalFiles().list(str(linked), "away/*.md") == Listing([])
 
 
 @pytest.mark.parametrize("relative", ["out.md", "away/more.md"])
@@ -152,9 +174,44 @@ def test_a_linked_folder_is_known_by_its_real_path(linked: Path, tmp_path: Path)
     assert LocalFiles().folder(str(linked / "away")) == str((tmp_path / "outside/folder").resolve())
 
 
-def test_listing_skips_what_cannot_be_resolved(tmp_path: Path) -> None:
+def test_listing_skips_what_cannot_be_resolved_or_is_no_file(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "a.md").write_text("# A\n")
     (root / "loop.md").symlink_to(root / "loop.md")
-    assert LocalFiles().list(str(root), "**/*.md") == ["a.md"]
+    (root / "nowhere.md").symlink_to(root / "missing.md")
+    os.mkfifo(root / "pipe.md")
+    (root / "folder.md").mkdir()
+    assert LocalFiles().list(str(root), "**/*.md") == Listing(
+        ["a.md"],
+        [
+            ("loop.md", "a link loop"),
+            ("nowhere.md", "gone, or a link to nothing"),
+            ("pipe.md", "not a regular file"),
+        ],
+    )
+
+
+def test_what_is_no_regular_file_reads_as_none_without_waiting(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    os.mkfifo(root / "pipe.md")  # opening it for reading would wait for a writer
+    (root / "folder.md").mkdir()
+    for name in ("pipe.md", "folder.md"):
+        assert LocalFiles().read(str(root), name) is None
+        assert LocalFiles().size(str(root), name) is None
+
+
+def test_a_link_loop_cannot_be_read(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "loop.md").symlink_to(root / "loop.md")
+    with pytest.raises(OSError):
+        LocalFiles().read(str(root), "loop.md")
+
+
+def test_the_folders_holding_a_root_are_folders(tree: Tree) -> None:
+    files, root = tree(NOTES)
+    parent = os.path.dirname(root)
+    assert files.folder(parent) == parent
+    assert files.folder("/") == "/"

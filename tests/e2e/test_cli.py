@@ -92,9 +92,17 @@ def test_cli_collections_and_documents(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "deploys.md").write_text("# Deploys\n\nWe deploy on Tuesdays only.\n")
-    server = Server(tmp_path / "data")
+    server = Server(tmp_path / "data", {"STRATA_COLLECTION_ROOTS": str(notes)})
     try:
         url = server.url
+        everything = strata(url, "collection", "add", "everything", "/")
+        outside = (
+            f"/ is outside the folders collections may read (STRATA_COLLECTION_ROOTS): {notes}"
+        )
+        assert everything.returncode == 1
+        assert f"strata: 422 Invalid input: path: {outside}\n  path: {outside}\n" in (
+            everything.stderr
+        )
         added = strata(url, "collection", "add", "notes", str(notes))
         assert added.returncode == 0, added.stderr
         assert json.loads(added.stdout)["added"] == 1
@@ -106,8 +114,11 @@ def test_cli_collections_and_documents(tmp_path: Path) -> None:
         assert line.stdout.strip() == "3| We deploy on Tuesdays only."
         assert "==> notes/deploys.md <==" in strata(url, "multi-get", "notes/*.md").stdout
         (notes / "deploys.md").write_text("# Deploys\n\nWe deploy every day.\n")
-        updated = json.loads(strata(url, "collection", "update", "notes").stdout)
-        assert updated["changed"] == 1
+        (notes / "latin1.md").write_bytes(b"\xe9t\xe9\n")
+        update = strata(url, "collection", "update", "notes")
+        assert update.returncode == 0, update.stderr
+        assert json.loads(update.stdout)["changed"] == 1
+        assert "skipped notes/latin1.md: not UTF-8 text (byte 0)\n" in update.stderr
         escape = strata(url, "get", "notes/../secret.md")
         assert escape.returncode == 1 and "403" in escape.stderr
         assert strata(url, "collection", "remove", "notes").returncode == 0

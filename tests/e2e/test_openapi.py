@@ -21,12 +21,13 @@ EXAMPLES = 100
 """Generated cases per operation and phase: each run takes a minute or so on 2 cores."""
 
 CONFIG = """
-# Registering a collection makes the server read a folder of its own disk: a generated
-# absolute path such as "/" would have it index every file of the machine. The test registers
-# one folder itself; the other collection operations are tested on it.
+# Registering a collection reads a folder of the server's disk: only folders inside
+# STRATA_COLLECTION_ROOTS (the one the test registers itself) may be read, so a generated
+# path ("/", "~/x", a name too long) is refused with 422 naming it; the name of the
+# registered one is taken (409).
 [[operations]]
 include-name = "POST /v1/collections"
-enabled = false
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 
 # Rules the stored data decides, which no schema of the request can state: promoted ids must
 # name existing tier C entries (422 naming each id otherwise).
@@ -108,7 +109,7 @@ def summary(done: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.fixture
 def open_server(tmp_path: Path) -> Iterator[Server]:
-    running = Server(tmp_path / "open")
+    running = Server(tmp_path / "open", {"STRATA_COLLECTION_ROOTS": str(tmp_path / "notes")})
     yield running
     running.stop()
 
@@ -116,7 +117,10 @@ def open_server(tmp_path: Path) -> Iterator[Server]:
 @pytest.fixture
 def keyed_server(tmp_path: Path) -> Iterator[Server]:
     keys = f"{ADMIN}=admin;{AGENT}=agent:one"
-    running = Server(tmp_path / "keyed", {"STRATA_API_KEYS": keys})
+    roots = str(tmp_path / "notes")
+    running = Server(
+        tmp_path / "keyed", {"STRATA_API_KEYS": keys, "STRATA_COLLECTION_ROOTS": roots}
+    )
     yield running
     running.stop()
 

@@ -41,6 +41,7 @@ def replica(
                 chroma_url=chroma_server,
                 replica_name=name,
                 jobs="off",
+                collection_roots=str(tmp_path),
             )
             services = open_stores(settings)
             client = TestClient(create_app(services=services), base_url=LOCAL)

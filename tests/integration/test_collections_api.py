@@ -51,7 +51,8 @@ def notes(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Services]:
-    resources = open_services(Settings().replace(data_dir=tmp_path / "data"), embedder=embedder)
+    settings = Settings().replace(data_dir=tmp_path / "data", collection_roots=str(tmp_path))
+    resources = open_services(settings, embedder=embedder)
     yield resources
     resources.close()
 
@@ -244,7 +245,9 @@ def test_a_running_scan_shows_its_progress(
 def test_the_rescan_job_picks_up_edits_when_scheduled(
     tmp_path: Path, embedder: SentenceTransformerEmbedder, notes: Path
 ) -> None:
-    settings = Settings().replace(data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *")
+    settings = Settings().replace(
+        data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *", collection_roots=str(tmp_path)
+    )
     resources = open_services(settings, embedder=embedder)
     try:
         with TestClient(create_app(services=resources), base_url=LOCAL) as client:

@@ -29,7 +29,10 @@ ALICE = "alice-key-0123456789"
 @pytest.fixture
 def resources(tmp_path: Path, open_stores: OpenStores) -> Services:
     keys = f"{ADMIN}=admin;{ALICE}=agent:alice"
-    return open_stores(Settings().replace(data_dir=tmp_path / "data", api_keys=keys, jobs="off"))
+    settings = Settings().replace(
+        data_dir=tmp_path / "data", api_keys=keys, jobs="off", collection_roots=str(tmp_path)
+    )
+    return open_stores(settings)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -216,6 +217,32 @@ def test_collections_list_files_and_rescan_for_admins(admin: Client, files: Fake
     assert "Re-scanned: 1 added, 0 changed, 0 removed, 2 unchanged" in text_of(done.text)
     assert "new.md" in done.text
     assert admin.get("/ui/collections/notes/progress").json()["scanning"] is None
+
+
+def test_a_rescan_lists_what_it_skipped_and_a_refused_one_says_why(
+    admin: Client, files: FakeFiles, services: Services
+) -> None:
+    admin.post(
+        "/v1/collections",
+        json={"name": "notes", "path": ROOT, "namespace": "one"},
+        headers=AS_ADMIN,
+    )
+    page = admin.get("/ui/collections/notes")
+    files.roots[ROOT]["latin1.md"] = "caf\xe9\n".encode("latin-1")
+    done = admin.post("/ui/collections/notes/rescan", data={"csrf": token(page)})
+    assert done.status_code == 200
+    assert (
+        "1 skipped; each keeps what an earlier scan indexed of it: "
+        "notes/latin1.md: not UTF-8 text (byte 3)"
+    ) in text_of(done.text)
+    domain = services.collections.collections
+    domain.rules = dataclasses.replace(domain.rules, roots=("/home",))  # as after a restart
+    refused = admin.post("/ui/collections/notes/rescan", data={"csrf": token(page)})
+    assert refused.status_code == 409
+    assert (
+        f", {ROOT}, is outside the folders collections may read (STRATA_COLLECTION_ROOTS): "
+        "/home; nothing was changed"
+    ) in text_of(refused.text)
 
 
 def test_an_agent_sees_its_namespaces_and_no_admin_page(agent: Client) -> None:

@@ -24,7 +24,7 @@ from tests.fakes import (
     fake_memory,
     make_entry,
 )
-from tests.settings import CHUNKING, search_settings
+from tests.settings import CHUNKING, folder_rules, search_settings
 
 NOW = T0 + 100
 """When the jobs run: after entries expiring at T0 + 10, before those at T0 + 1000."""
@@ -372,10 +372,15 @@ def test_trim_changes_drops_what_is_older_than_the_retention(stores: Stores) -> 
 # rescan_collections
 
 
+def collections_of(stores: Stores, files: FakeFiles, catalog: FakeCatalog) -> Collections:
+    rules = folder_rules("/srv", max_files=3, max_file_bytes=100)
+    return Collections(catalog, stores.memory, files, FIVE_WORDS, rules=rules, clock=stores.clock)
+
+
 def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: Stores) -> None:
     files = FakeFiles({"/srv/here": {"a.md": b"# A\n\nalpha\n"}})
     catalog = FakeCatalog()
-    collections = Collections(catalog, stores.memory, files, FIVE_WORDS, clock=stores.clock)
+    collections = collections_of(stores, files, catalog)
     for name in ("here", "elsewhere"):
         catalog.add(Collection(name, name, "ns", f"/srv/{name}", "**/*.md", "A", T0))
     catalog.set_file("elsewhere", IndexedFile("b.md", "h", 1), "# B\n")
@@ -388,3 +393,39 @@ def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: S
         "missing": ["elsewhere: /srv/elsewhere"],
     }
     assert set(catalog.files("elsewhere")) == {"b.md"}
+
+
+def test_rescan_refuses_what_the_rules_now_refuse_and_lists_what_it_skipped(
+    stores: Stores,
+) -> None:
+    """A collection whose folder is outside the roots now, or holds too many files, is left
+    as it was and named in ``refused``; the others are scanned, their skipped files named."""
+    files = FakeFiles(
+        {
+            "/srv/crowded": {"a.md": b"a", "b.md": b"b", "c.md": b"c"},
+            "/srv/fine": {"a.md": b"# A\n", "big.md": b"x" * 101},
+            "/old/notes": {"a.md": b"# A\n"},
+        }
+    )
+    catalog = FakeCatalog()
+    collections = collections_of(stores, files, catalog)
+    for name, path in [("crowded", "/srv/crowded"), ("fine", "/srv/fine"), ("old", "/old/notes")]:
+        catalog.add(Collection(name, name, "ns", path, "**/*.md", "A", T0))
+    catalog.set_file("old", IndexedFile("a.md", "h", 1), "# A\n")
+    files.roots["/srv/crowded"]["d.md"] = b"d"
+    report = lifecycle.rescan_collections(collections)
+    assert report == {
+        "collections": 1,
+        "added": 1,
+        "changed": 0,
+        "removed": 0,
+        "refused": [
+            "crowded: the folder of collection 'crowded', /srv/crowded, holds more than 3 files "
+            "matching '**/*.md' (STRATA_MAX_COLLECTION_FILES); nothing was changed",
+            "old: the folder of collection 'old', /old/notes, is outside the folders "
+            "collections may read (STRATA_COLLECTION_ROOTS): /srv; nothing was changed",
+        ],
+        "skipped": ["fine/big.md: 101 bytes, over the 100-byte file bound"],
+    }
+    assert catalog.files("crowded") == {}
+    assert set(catalog.files("old")) == {"a.md"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,7 @@ def test_every_field_has_its_variable() -> None:
         "allowed_origins": "http://localhost:5173",
         "database_url": "postgresql://db/x",
         "ui_secret": "s" * 32,
+        "collection_roots": "/srv/notes",
     }
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "learned": "rrf", "onnx-int8": "torch", "onnx": "torch"}
@@ -71,8 +73,8 @@ def test_every_field_has_its_variable() -> None:
                 assert read(json.dumps(changed)) == changed, f.name
                 continue
             kind = Path if isinstance(default, Path) else type(default)
-            if default is None:  # unset by default: a number when set
-                kind = float
+            if default is None:  # unset by default: a number when set, or folders
+                kind = str if f.name == "collection_roots" else float
             sample = by_name.get(f.name) or switches.get(default, samples[kind])
             assert read(sample) == kind(sample), f.name
 
@@ -344,3 +346,29 @@ def test_bad_limits_name_their_variable(name: str, raw: str, message: str) -> No
     with pytest.raises(ConfigError, match=f"^{name}: |^{name} takes") as raised:
         Settings.from_env({name: raw})
     assert message in str(raised.value)
+
+
+def test_collection_roots_default_to_home_without_keys_and_to_none_with_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    assert Settings().collections.roots(has_keys=False) == ("/home/me",)
+    assert Settings().collections.roots(has_keys=True) == ()
+    assert (
+        Settings.from_env({"STRATA_COLLECTION_ROOTS": ""}).collections.roots(has_keys=False) == ()
+    )
+
+
+def test_collection_roots_are_a_list_by_commas_or_path_separators(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/me")
+    given = f" ~/notes , /srv/docs{os.pathsep}/srv/wiki,, "
+    roots = Settings.from_env({"STRATA_COLLECTION_ROOTS": given}).collections
+    assert roots.roots(has_keys=True) == ("/home/me/notes", "/srv/docs", "/srv/wiki")
+
+
+@pytest.mark.parametrize("name", ["STRATA_MAX_COLLECTION_FILES", "STRATA_MAX_FILE_BYTES"])
+def test_collection_bounds_are_positive(name: str) -> None:
+    with pytest.raises(ConfigError, match=f"{name}: expected int >= 1, got '0'"):
+        Settings.from_env({name: "0"})

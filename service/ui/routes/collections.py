@@ -14,8 +14,10 @@ from service.api.params import CollectionName, DocumentPath, FirstLine
 from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query
 from service.ui.pages import page, redirect
 
-REPORT = ("added", "changed", "removed", "unchanged", "chunks")
+REPORT = ("added", "changed", "removed", "unchanged", "chunks", "skipped")
 """A re-scan's counts, carried to the page it redirects to."""
+SKIPPED_SHOWN = 10
+"""Most skipped files, with their reasons, carried to that page; the count says the rest."""
 
 
 @get("/collections", name="console-collections", sync_to_thread=True)
@@ -43,6 +45,7 @@ def collection_page(
         collection=shown,
         files=services.collections.indexed_files(principal, name),
         scanned=scanned if len(scanned) == len(REPORT) else None,
+        skipped=[str(s) for s in params.getall("skip", [])][:SKIPPED_SHOWN],
     )
 
 
@@ -62,10 +65,15 @@ async def rescan(
     principal: PrincipalDep,
     pools: PoolsDep,
 ) -> Redirect:
-    """Re-scan (admins); answers once done, with the counts for the page to show."""
+    """Re-scan (admins); answers once done, with the counts and the first files skipped
+    for the page to show."""
     done = present.scan_out(await pools.write(services.collections.scan, principal, name))
-    counts = {k: getattr(done, k) for k in REPORT}
-    return redirect(request, query(collection_link(done.collection.name), **counts))
+    counts = {k: getattr(done, k) for k in REPORT if k != "skipped"}
+    skipped = [f"{s.path}: {s.reason}" for s in done.skipped]
+    link = collection_link(done.collection.name)
+    return redirect(
+        request, query(link, **counts, skipped=len(skipped), skip=skipped[:SKIPPED_SHOWN])
+    )
 
 
 @get("/documents", name="console-document", sync_to_thread=True)
