@@ -39,7 +39,7 @@ ENVIRONMENT = {
 SLOW_FIXTURES = {"embedder", "chroma_server"}
 """Fixtures that load the real model or start a server."""
 
-POSTGRES_FIXTURES = {"postgres_database", "postgres_url", "fresh_postgres_url"}
+POSTGRES_FIXTURES = {"postgres_database", "postgres_url", "fresh_postgres_url", "engines"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -162,3 +162,19 @@ def open_stores(
     yield open_for
     for resources in reversed(opened):
         resources.close()
+
+
+@pytest.fixture
+def engines(tmp_path: Path) -> Iterator[tuple[TemporaryPostgres, ChromaServer]]:
+    """A Postgres server and a Chroma server of the test's own, to stop and start at will."""
+    binaries = find_binaries()
+    if binaries is None:
+        pytest.fail("PostgreSQL is needed (initdb, pg_ctl)")
+    postgres, chroma = TemporaryPostgres(binaries), ChromaServer(tmp_path / "chroma")
+    try:
+        postgres.start()
+        chroma.start()
+        yield postgres, chroma
+    finally:
+        chroma.stop()
+        postgres.stop()

@@ -8,11 +8,12 @@ import sys
 
 from service.cli.exits import OK
 from service.errors import ConfigError
+from service.net.addresses import is_postgres, redacted
 from service.settings import StorageSettings, variable
 
 
 def migrate(args: argparse.Namespace) -> int:
-    from service.stores import copying
+    from service.composition import copy_state
 
     if args.source is not None:
         if args.data is not None:
@@ -26,14 +27,14 @@ def migrate(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"\r{table}: {done} rows", end="", file=sys.stderr)
 
-    copied = copying.migrate(source, target, force=args.force, progress=progress)
+    copied = copy_state(source, target, force=args.force, progress=progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    print(f"copied {copying.shown(source)} to {copying.shown(target)}")
+    print(f"copied {redacted(source)} to {redacted(target)}")
     for table, rows in copied.rows.items():
         extra = f"  ({copied.vectors} with vectors)" if table == "chunks" else ""
         print(f"  {table:<13}{rows:>10}{extra}")
-    if copying.is_url(target):
+    if is_postgres(target):
         print(
             "Chroma and Tantivy are derived, not copied: each replica rebuilds its keyword "
             "index as it starts; fill the Chroma server once with `strata rebuild` against "

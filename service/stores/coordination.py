@@ -13,7 +13,8 @@ from typing import Any
 import psycopg
 from psycopg.rows import DictRow, dict_row
 
-from service.stores.database import CONNECT_TIMEOUT, KEEPALIVES, lock_key
+from service.stores.database import lock_key
+from service.stores.postgres import CONNECT_TIMEOUT, KEEPALIVES
 
 
 class LocalCoordination:

@@ -25,10 +25,12 @@ from typing import Any
 from sqlalchemy import Connection, Table, delete, func, select, text
 
 from service.errors import ConfigError
-from service.net.addresses import redacted
-from service.stores.database import Database, PostgresDatabase, SqliteDatabase
+from service.net.addresses import is_postgres, redacted
+from service.stores.database import Database
 from service.stores.durable import FILES
+from service.stores.postgres import PostgresDatabase
 from service.stores.schema import prepare
+from service.stores.sqlite import SqliteDatabase
 from service.stores.tables import GROUPS, change_horizon, changes, entries
 
 BATCH = 500
@@ -71,10 +73,10 @@ def migrate(
     ``postgresql://`` URL (one of each). Refused (ConfigError) when the target holds
     entries, collections, interactions or job runs, unless ``force``: then they are
     replaced."""
-    if is_url(source) == is_url(target):
+    if is_postgres(source) == is_postgres(target):
         raise ConfigError(
             "strata migrate copies between a data directory and a postgresql:// database: "
-            f"got {shown(source)} and {shown(target)}"
+            f"got {redacted(source)} and {redacted(target)}"
         )
     with ExitStack() as stack:
         reading = stack.enter_context(open_side(source, create=False))
@@ -85,7 +87,7 @@ def migrate(
         if held and not force:
             listed = ", ".join(f"{name} {n}" for name, n in held.items())
             raise ConfigError(
-                f"{shown(target)} is not empty ({listed}); --force replaces what it holds"
+                f"{redacted(target)} is not empty ({listed}); --force replaces what it holds"
             )
         if held:
             _clear(writers)
@@ -102,17 +104,9 @@ def migrate(
             copied.rows[table.name] = done
         if writers["ledger"].dialect.name == "postgresql":
             _continue_numbering(writers["ledger"])
-    if not is_url(target):
+    if not is_postgres(target):
         copied.cleared = clear_derived(Path(target))
     return copied
-
-
-def is_url(where: str) -> bool:
-    return where.startswith(("postgresql://", "postgres://"))
-
-
-def shown(where: str) -> str:
-    return redacted(where) if is_url(where) else where
 
 
 def clear_derived(data: Path) -> list[str]:
@@ -135,7 +129,7 @@ def open_side(where: str, *, create: bool) -> Iterator[dict[str, Database]]:
     """The database holding each group of tables at ``where``: the one of a URL, or the
     files of a data directory (made when ``create``, else it must exist), brought to this
     release's schema."""
-    if is_url(where):
+    if is_postgres(where):
         database: Database = PostgresDatabase(where, pool_size=1, name="strata migrate")
         try:
             prepare(database, GROUPS)

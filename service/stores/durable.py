@@ -11,11 +11,13 @@ from pathlib import Path
 from service.domain.ports import Catalog, Coordination, InteractionLog, Ledger, RunLog
 from service.stores.catalog import SqlCatalog
 from service.stores.coordination import LocalCoordination, PostgresCoordination
-from service.stores.database import Database, PostgresDatabase, SqliteDatabase
+from service.stores.database import Database
 from service.stores.interactions import SqlInteractionLog
 from service.stores.ledger import SqlLedger
+from service.stores.postgres import PostgresDatabase
 from service.stores.runs import SqlRunLog
 from service.stores.schema import prepare
+from service.stores.sqlite import SqliteDatabase
 
 FILES = {
     "ledger": "ledger.sqlite3",

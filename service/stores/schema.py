@@ -28,8 +28,13 @@ from service.stores.tables import GROUPS
 
 MIGRATION_LOCK = lock_key("migrations")
 
-FIRST_TABLE = {"ledger": "entries", "catalog": "collections", "interactions": "interactions"}
-"""The table whose presence tells a store was written before (``runs``: ``job_runs``)."""
+FIRST_TABLE = {
+    "ledger": "entries",
+    "catalog": "collections",
+    "interactions": "interactions",
+    "runs": "job_runs",
+}
+"""The table whose presence tells a store was written before."""
 
 
 class SchemaTooNew(RuntimeError):
@@ -83,9 +88,8 @@ def applied(conn: Connection) -> set[str]:
 
 
 def _prepare(conn: Connection, groups: list[str]) -> None:
-    at = applied(conn)
     script = _script()
-    for revision in at:
+    for revision in applied(conn):
         try:
             script.get_revision(revision)
         except CommandError:
@@ -96,19 +100,11 @@ def _prepare(conn: Connection, groups: list[str]) -> None:
     tables = set(inspect(conn).get_table_names())
     config = _config(conn)
     for group in groups:
-        branch = {r for r in at if _branch(script, r) == group}
-        first = FIRST_TABLE.get(group, "job_runs")
-        if branch or first in tables:
+        if FIRST_TABLE[group] in tables:  # written before: by these migrations or earlier
             command.upgrade(config, f"{group}@head")
         else:
             GROUPS[group].create_all(conn)
             command.stamp(config, f"{group}@head")
-
-
-def _branch(script: ScriptDirectory, revision: str) -> str:
-    return next(iter(script.get_revision(revision).branch_labels), "") or next(
-        label for base in script.iterate_revisions(revision, "base") for label in base.branch_labels
-    )
 
 
 def _config(conn: Connection) -> Config:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from litestar import Litestar
@@ -44,6 +46,11 @@ def fake_services(clock: FakeClock, files: FakeFiles, **env: str | None) -> Serv
     settings = Settings.from_env(
         {f"STRATA_{k.upper()}": v for k, v in given.items() if v is not None}
     )
+    return numbered(settings, fake_stores(clock, files), clock)
+
+
+def fake_stores(clock: FakeClock, files: FakeFiles, **replaced: Any) -> Stores:
+    """Fresh fakes, with the stores named in ``replaced`` (``ledger=...``) in their place."""
     stores = Stores(
         ledger=FakeLedger(clock),
         vectors=FakeVectorStore(),
@@ -55,6 +62,11 @@ def fake_services(clock: FakeClock, files: FakeFiles, **env: str | None) -> Serv
         runs=FakeRunLog(),
         coordination=FakeCoordination(),
     )
+    return dataclasses.replace(stores, **replaced)
+
+
+def numbered(settings: Settings, stores: Stores, clock: FakeClock) -> Services:
+    """The services over ``stores``, giving ids id1, id2, ..."""
     ids = (f"id{n}" for n in itertools.count(1))
     return build_services(settings, stores, clock=clock, new_id=lambda: next(ids))
 

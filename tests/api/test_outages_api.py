@@ -3,7 +3,6 @@ ledger away is a 503 to retry, and /health says which engine is down since when.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -12,19 +11,15 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services, Stores, build_services
+from service.application import Services
 from service.domain.models import EngineUnavailable, Filters, Hit, StoredEntry, Tier
 from service.settings import Settings
+from tests.api.conftest import fake_stores, numbered
 from tests.fakes import (
-    FakeCatalog,
     FakeClock,
-    FakeCoordination,
     FakeEmbedder,
     FakeFiles,
-    FakeInteractionLog,
-    FakeKeywordStore,
     FakeLedger,
-    FakeRunLog,
     FakeVectorStore,
 )
 from tests.http import LOCAL, problem
@@ -106,19 +101,14 @@ def outage() -> Outage:
 
 @pytest.fixture
 def services(outage: Outage, clock: FakeClock) -> Services:
-    stores = Stores(
+    stores = fake_stores(
+        clock,
+        FakeFiles(),
         ledger=AwayLedger(outage, clock),
         vectors=AwayVectorStore(outage),
-        keywords=FakeKeywordStore(),
-        catalog=FakeCatalog(),
-        interactions=FakeInteractionLog(),
-        files=FakeFiles(),
         embedder=AwayEmbedder(outage),
-        runs=FakeRunLog(),
-        coordination=FakeCoordination(),
     )
-    ids = (f"id{n}" for n in itertools.count(1))
-    return build_services(Settings(), stores, clock=clock, new_id=lambda: next(ids))
+    return numbered(Settings(), stores, clock)
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.testing.engines import ChromaServer, TemporaryPostgres, find_binaries
+from service.testing.engines import ChromaServer, TemporaryPostgres
 from tests.e2e.test_cluster import ADMIN_KEY, Replica, until
 
 pytestmark = pytest.mark.postgres
@@ -101,21 +100,6 @@ class Load:
 
 def caught_up(replica: Replica) -> bool:
     return bool(replica.health()["replica"]["changes_behind"] == 0)
-
-
-@pytest.fixture
-def engines(tmp_path: Path) -> Iterator[tuple[TemporaryPostgres, ChromaServer]]:
-    binaries = find_binaries()
-    if binaries is None:
-        pytest.fail("PostgreSQL is needed (initdb, pg_ctl)")
-    postgres, chroma = TemporaryPostgres(binaries), ChromaServer(tmp_path / "chroma")
-    try:
-        postgres.start()
-        chroma.start()
-        yield postgres, chroma
-    finally:
-        chroma.stop()
-        postgres.stop()
 
 
 def test_no_500_and_no_lost_write_while_engines_fail_under_load(

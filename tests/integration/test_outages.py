@@ -19,25 +19,10 @@ from service.application import Services
 from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
-from service.testing.engines import ChromaServer, TemporaryPostgres, find_binaries
+from service.testing.engines import ChromaServer, TemporaryPostgres
 from tests.http import LOCAL, problem
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def engines(tmp_path: Path) -> Iterator[tuple[TemporaryPostgres, ChromaServer]]:
-    binaries = find_binaries()
-    if binaries is None:
-        pytest.fail("PostgreSQL is needed (initdb, pg_ctl)")
-    postgres, chroma = TemporaryPostgres(binaries), ChromaServer(tmp_path / "chroma")
-    try:
-        postgres.start()
-        chroma.start()
-        yield postgres, chroma
-    finally:
-        chroma.stop()
-        postgres.stop()
 
 
 @pytest.fixture
