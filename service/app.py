@@ -10,6 +10,7 @@ from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
+from service import VERSION
 from service.api.admin import AdminController
 from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
@@ -18,6 +19,8 @@ from service.api.events import EventsController
 from service.api.guard import RequestGuard
 from service.api.hooks import before_request
 from service.api.limits import RequestLimits
+from service.api.metrics import metrics
+from service.api.observe import ObservedRequests, send_request_id
 from service.api.openapi import ContractDocument
 from service.api.pools import Pools, reads_pool
 from service.api.problems import EXCEPTION_HANDLERS
@@ -57,19 +60,22 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             AdminController,
             stats,
             health,
+            metrics,
             mcp_endpoint,
             console_router(settings),
         ],
         dependencies=DEPENDENCIES,
-        middleware=[RequestGuard(settings.server), RequestLimits()],
+        middleware=[ObservedRequests(), RequestGuard(settings.server), RequestLimits()],
         before_request=before_request,
+        before_send=[send_request_id],
+        logging_config=None,  # the process's own (service/telemetry/logs.py), set by `serve`
         lifespan=[lifespan, mcp_lifespan],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=settings.server.max_body_bytes,
         template_config=template_config(),
         openapi_config=OpenAPIConfig(
             title="strata",
-            version="0.1.0",
+            version=VERSION,
             path="/schema",
             render_plugins=[
                 ContractDocument(

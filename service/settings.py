@@ -252,6 +252,20 @@ class ClusterSettings(Group, frozen=True):
     replica away longer rebuilds its keyword index from the ledger when it comes back."""
 
 
+class TelemetrySettings(Group, frozen=True):
+    metrics: Switch = "on"
+    """``GET /metrics`` in the Prometheus text format (OpenMetrics when asked): open on
+    loopback without API keys; with keys, for admin keys and STRATA_METRICS_TOKEN."""
+    metrics_token: str = ""
+    """A bearer token that may read ``/metrics`` and nothing else (for a scraper that should
+    not hold an admin key); empty: none."""
+    log_format: Literal["text", "json"] = "text"
+    """Log lines as text, or as one JSON object per line; each carries its request's id."""
+    trace_content: Switch = "off"
+    """Put query text and record contents into trace spans (``gen_ai.memory.query.text``,
+    ``gen_ai.memory.records``). Tracing itself is on when OTEL_EXPORTER_OTLP_ENDPOINT is set."""
+
+
 class ModelSettings(Group, frozen=True):
     embedding_model: str = ""
     """Sentence-transformers model name or path. Empty: the bundled all-MiniLM-L6-v2."""
@@ -416,6 +430,7 @@ class Settings(Struct, frozen=True, kw_only=True):
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     collections: CollectionSettings = field(default_factory=CollectionSettings)
     cluster: ClusterSettings = field(default_factory=ClusterSettings)
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **overrides: object) -> Settings:

@@ -18,3 +18,5 @@ class Problem(Struct, omit_defaults=True):
     status: int
     detail: str
     errors: list[FieldProblem] = field(default_factory=list)
+    request_id: str | None = None
+    """The request's id, as its ``X-Request-ID`` header says and its log lines carry."""

@@ -4,7 +4,7 @@ answer has been sent. Over either, 429 with ``Retry-After`` (``service/applicati
 says who a caller is and keeps the counts).
 
 A request without a valid key is not counted here: its handler answers 401. ``/health``
-answers whatever else runs, and the console (``/ui``) counts its own pages.
+and ``/metrics`` answer whatever else runs, and the console (``/ui``) counts its own pages.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ UNKNOWN = "unknown"
 
 
 def unlimited(scope: Scope) -> bool:
-    """``/health``, and the console's paths."""
+    """``/health``, ``/metrics``, and the console's paths."""
     path = scope["path"]
-    return path == "/health" or path == "/ui" or path.startswith("/ui/")
+    return path in ("/health", "/metrics") or path == "/ui" or path.startswith("/ui/")
 
 
 class RequestLimits(ASGIMiddleware):

@@ -11,6 +11,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import wire
+from service.api.observe import identify
 from service.domain.models import EngineUnavailable
 from service.errors import StrataError, TooManyRequests
 
@@ -19,6 +20,7 @@ PROBLEM_JSON = "application/problem+json"
 
 
 def problem(
+    request: Request[Any, Any, Any],
     status: int,
     title: str,
     detail: str,
@@ -26,16 +28,21 @@ def problem(
     headers: dict[str, str] | None = None,
 ) -> Response[bytes]:
     body = wire.Problem(
-        type="about:blank", title=title, status=status, detail=detail, errors=errors or []
+        type="about:blank",
+        title=title,
+        status=status,
+        detail=detail,
+        errors=errors or [],
+        request_id=identify(request.scope),
     )
     return Response(
         msgspec.json.encode(body), status_code=status, media_type=PROBLEM_JSON, headers=headers
     )
 
 
-def _strata_problem(_: Request[Any, Any, Any], exc: StrataError) -> Response[bytes]:
+def _strata_problem(request: Request[Any, Any, Any], exc: StrataError) -> Response[bytes]:
     errors = [wire.FieldProblem(e.field, e.message) for e in getattr(exc, "errors", [])]
-    return problem(exc.status, exc.title, exc.detail, errors, error_headers(exc))
+    return problem(request, exc.status, exc.title, exc.detail, errors, error_headers(exc))
 
 
 def error_headers(exc: StrataError) -> dict[str, str] | None:
@@ -61,9 +68,9 @@ def _validation_problem(
     if not errors and isinstance(exc.__cause__, KeyError):  # a required parameter is missing
         errors = [wire.FieldProblem(str(exc.__cause__.args[0]), "is required")]
     if not errors:
-        return problem(400, "Malformed request", str(exc.detail))
+        return problem(request, 400, "Malformed request", str(exc.detail))
     detail = "; ".join(f"{e.field}: {e.message}" for e in errors)
-    return problem(422, "Invalid input", detail, errors)
+    return problem(request, 422, "Invalid input", detail, errors)
 
 
 def _field_name(request: Request[Any, Any, Any], item: dict[str, Any]) -> str:
@@ -76,32 +83,38 @@ def _field_name(request: Request[Any, Any, Any], item: dict[str, Any]) -> str:
     return alias if isinstance(alias, str) else key
 
 
-def _http_problem(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+def _http_problem(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     detail = str(exc.detail)
     if exc.status_code == 400:
         detail = f"request body is not valid JSON: {detail}"
     elif exc.status_code == 413:
         detail = "request body is larger than STRATA_MAX_BODY_BYTES"
     title = "Malformed request" if exc.status_code == 400 else _title(exc.status_code)
-    return problem(exc.status_code, title, detail, headers=exc.headers)
+    return problem(request, exc.status_code, title, detail, headers=exc.headers)
 
 
 RETRY_AFTER = 5
 """Seconds a client is asked to wait before retrying when an engine is unavailable."""
 
 
-def _unavailable_problem(_: Request[Any, Any, Any], exc: EngineUnavailable) -> Response[bytes]:
+def _unavailable_problem(
+    request: Request[Any, Any, Any], exc: EngineUnavailable
+) -> Response[bytes]:
     """An engine the request cannot do without (the ledger, or the vector store for a
     write's own vectors) is away: 503, to be retried."""
     log.warning("answered 503: %s", exc)
     return problem(
-        503, "Service unavailable", f"{exc}; retry later", headers={"Retry-After": str(RETRY_AFTER)}
+        request,
+        503,
+        "Service unavailable",
+        f"{exc}; retry later",
+        headers={"Retry-After": str(RETRY_AFTER)},
     )
 
 
 def _internal_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return problem(500, "Internal error", "the service failed; see its log")
+    return problem(request, 500, "Internal error", "the service failed; see its log")
 
 
 def _title(status: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -13,6 +14,7 @@ from service.domain.answer import Answer, Answerer, RoutineCheck
 from service.domain.interactions import DailyReport, Feedback, daily_report
 from service.domain.ports import InteractionLog
 from service.errors import InvalidInput, NotFound
+from service.telemetry import NONE, Telemetry
 
 DAY = 86_400
 
@@ -44,7 +46,9 @@ class AnswerUseCases:
         *,
         text_chars: int,
         clock: Callable[[], float],
+        telemetry: Telemetry = NONE,
     ) -> None:
+        self.telemetry = telemetry
         self.answerer = answerer
         self.text_chars = text_chars
         self.interactions = interactions
@@ -57,9 +61,22 @@ class AnswerUseCases:
         question = not_blank(request.question, "question")
         namespace = principal.namespace(request.namespace)
         now = self.clock()
-        answer = self.answerer.retrieve(
-            question, namespace, now, top_n=request.top_n, asker=request.asker
-        )
+        tracing, metrics = self.telemetry.tracing, self.telemetry.metrics
+        started = time.perf_counter()
+        with tracing.memory("search_memory", namespace, query=question) as span:
+            answer = self.answerer.retrieve(
+                question, namespace, now, top_n=request.top_n, asker=request.asker
+            )
+            if span is not None:
+                span.set_attribute("strata.strong_match", answer.strong_match)
+                span.set_attribute("strata.answer_confidence", answer.confidence)
+                records = [
+                    {"id": a.result.entry.id, "content": a.result.entry.text, "score": a.score}
+                    for a in answer.entries
+                ]
+                tracing.records(span, records)
+        if metrics is not None:
+            metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
         degraded = [*self.degraded, *answer.degraded]
         return Retrieved(answer, now, self.answerer.policy.threshold, degraded, self.text_chars)
 

@@ -14,6 +14,7 @@ from service.domain.memory import Memory
 from service.domain.models import Entry, HistoryEvent, WriteOutcome, entry_key
 from service.domain.tiers import ExpiryPolicy
 from service.errors import NotFound, PayloadTooLarge
+from service.telemetry.tracing import OFF, Tracing
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,9 @@ class EventUseCases:
         max_batch: int,
         clock: Callable[[], float],
         new_id: Callable[[], str],
+        tracing: Tracing = OFF,
     ) -> None:
+        self.tracing = tracing
         self.memory = memory
         self.policy = policy
         self.limits = limits
@@ -64,7 +67,12 @@ class EventUseCases:
             chunking=self.memory.chunking,
         )
         self.limits.embedding(principal, self._chunks_to_embed(entries))
-        return self.memory.write(entries, principal.name)
+        namespaces = {e.namespace for e in entries}
+        store = namespaces.pop() if len(namespaces) == 1 else "*"
+        with self.tracing.memory("create_memory", store) as span:
+            outcome = self.memory.write(entries, principal.name)
+            self.tracing.records(span, [{"id": e.id, "content": e.text} for e in entries])
+        return outcome
 
     def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
         size = self.memory.chunking
@@ -74,7 +82,9 @@ class EventUseCases:
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)
-        found = self.memory.get(entry_key(ns, entry_id))
+        with self.tracing.memory("search_memory", ns, record_id=entry_id) as span:
+            found = self.memory.get(entry_key(ns, entry_id))
+            self.tracing.records(span, [] if found is None else [{"id": entry_id}])
         if found is None:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
         return Found(found.entry, self.clock())
@@ -82,7 +92,9 @@ class EventUseCases:
     def delete(self, principal: Principal, entry_id: str, namespace: str | None) -> str:
         """Delete an entry; returns its namespace."""
         ns = principal.namespace(namespace)
-        if not self.memory.delete([entry_key(ns, entry_id)], principal.name):
+        with self.tracing.memory("delete_memory", ns, record_id=entry_id):
+            deleted = self.memory.delete([entry_key(ns, entry_id)], principal.name)
+        if not deleted:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
         return ns
 

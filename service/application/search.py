@@ -11,6 +11,7 @@ from service.application.auth import Principal
 from service.application.inputs import to_query
 from service.domain.models import SearchOutcome
 from service.domain.retrieval import Retriever
+from service.telemetry.tracing import OFF, Tracing
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,9 @@ class SearchUseCase:
         *,
         text_chars: int,
         clock: Callable[[], float],
+        tracing: Tracing = OFF,
     ) -> None:
+        self.tracing = tracing
         self.retriever = retriever
         self.text_chars = text_chars
         self.degraded = degraded
@@ -43,8 +46,17 @@ class SearchUseCase:
         """Hybrid BM25 + vector search of one namespace the caller may read."""
         started = time.perf_counter()
         now = self.clock()
-        query = to_query(request, namespace=principal.namespace(request.namespace), now=now)
-        outcome = self.retriever.search(query)
+        namespace = principal.namespace(request.namespace)
+        query = to_query(request, namespace=namespace, now=now)
+        with self.tracing.memory("search_memory", namespace, query=query.text) as span:
+            outcome = self.retriever.search(query)
+            if span is not None:
+                span.set_attribute("strata.search.mode", outcome.mode)
+                self.tracing.records(span, _records(outcome))
         took = round((time.perf_counter() - started) * 1000, 2)
         degraded = [*self.degraded, *outcome.degraded]
         return Searched(outcome, now, took, degraded, self.text_chars)
+
+
+def _records(outcome: SearchOutcome) -> list[dict[str, object]]:
+    return [{"id": r.entry.id, "content": r.entry.text, "score": r.score} for r in outcome.results]

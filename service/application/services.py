@@ -7,7 +7,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
@@ -21,6 +21,7 @@ from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections
+from service.domain.engines import Engines
 from service.domain.folders import SYSTEM_FOLDERS, FolderRules
 from service.domain.memory import Memory
 from service.domain.models import SearchOutcome
@@ -44,6 +45,9 @@ from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
 from service.settings import Settings
+from service.telemetry import NONE, Telemetry
+from service.telemetry.engines import instrumented
+from service.telemetry.metrics import Readings
 
 
 def new_id() -> str:
@@ -113,6 +117,7 @@ class Services:
     stores: Stores
     follower: Follower | None
     """Applies what other replicas change to this one's keyword index (in a cluster)."""
+    telemetry: Telemetry = NONE
 
     def close(self) -> None:
         if self.follower is not None:
@@ -133,9 +138,14 @@ def build_services(
     *,
     clock: Callable[[], float] = time.time,
     new_id: Callable[[], str] = new_id,
+    telemetry: Telemetry = NONE,
 ) -> Services:
-    """The use cases over ``stores``; nothing is opened, recovered or started here."""
+    """The use cases over ``stores``; nothing is opened, recovered or started here.
+    ``telemetry`` sees the engine calls, searches, writes and job runs."""
     s = settings
+    metrics = telemetry.metrics
+    engines = Engines()
+    stores = instrument(stores, telemetry, engines)
     cache: QueryCache[SearchOutcome] = QueryCache(
         s.search.query_cache_size,
         s.search.query_cache_seconds,
@@ -151,6 +161,7 @@ def build_services(
         s.chunking,
         clock=clock,
         on_change=cache.invalidate,
+        on_commit=metrics.committed if metrics is not None else None,
     )
     usage = ReadModelUsage(
         stores.embedder.count_tokens if stores.embedder is not None else _no_tokens, clock
@@ -164,6 +175,8 @@ def build_services(
         weighting=Weighting(s.search.tier_weights, s.search.c_recency_days),
         cache=cache,
         usage=usage,
+        engines=engines,
+        on_search=metrics.searched if metrics is not None else None,
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(
@@ -171,7 +184,13 @@ def build_services(
     )
     replica = replica_name(s)
     scheduler = lifecycle_jobs(
-        Scheduler(stores.runs, stores.coordination, replica, clock),
+        Scheduler(
+            stores.runs,
+            stores.coordination,
+            replica,
+            clock,
+            on_run=metrics.job_ran if metrics is not None else None,
+        ),
         s.lifecycle,
         s.cluster.change_retention_days,
         memory,
@@ -195,6 +214,21 @@ def build_services(
     )
     keys = KeyRing.load(s.server.api_keys, s.server.api_keys_file)
     limits = Limits(s.limits, keyed=keys.enabled, clock=clock)
+    if metrics is not None:
+        metrics.watch(
+            Readings(
+                read_work=lambda: (usage.snapshot().queries, usage.snapshot().passages),
+                engine_up=lambda engine: (
+                    engines.state(engine).state != "unavailable"
+                    and (engine != "model" or stores.embedder is not None)
+                ),
+                lag=(lambda: _lag(follower)) if follower is not None else None,
+                changes_applied=(lambda: follower.changes_applied) if follower else None,
+                leads=lambda: scheduler.leading,
+                quarantined=lambda: len(stores.ledger.quarantined(limit=QUARANTINE_COUNTED)),
+                cached_queries=lambda: len(cache),
+            )
+        )
     return Services(
         settings=s,
         keys=keys,
@@ -206,14 +240,22 @@ def build_services(
             max_batch=s.server.max_batch,
             clock=clock,
             new_id=new_id,
+            tracing=telemetry.tracing,
         ),
-        search=SearchUseCase(retriever, degraded, text_chars=s.server.max_hit_chars, clock=clock),
+        search=SearchUseCase(
+            retriever,
+            degraded,
+            text_chars=s.server.max_hit_chars,
+            clock=clock,
+            tracing=telemetry.tracing,
+        ),
         answers=AnswerUseCases(
             answerer,
             stores.interactions,
             degraded,
             text_chars=s.server.max_hit_chars,
             clock=clock,
+            telemetry=telemetry,
         ),
         admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,
@@ -242,4 +284,32 @@ def build_services(
         rebuilder=rebuilder,
         stores=stores,
         follower=follower,
+        telemetry=telemetry,
     )
+
+
+QUARANTINE_COUNTED = 10_000
+"""Most entries set aside the metrics count (a scrape reads no more)."""
+
+
+def instrument(stores: Stores, telemetry: Telemetry, engines: Engines) -> Stores:
+    """``stores`` with their engines' calls seen by ``telemetry`` and told to ``engines``."""
+    metrics, tracer = telemetry.metrics, telemetry.tracing.tracer
+    if metrics is None and tracer is None:
+        return stores
+    return replace(
+        stores,
+        ledger=instrumented(stores.ledger, "ledger", metrics, engines, tracer),
+        vectors=instrumented(stores.vectors, "vector store", metrics, engines, tracer),
+        keywords=instrumented(stores.keywords, "keyword index", metrics, engines, tracer),
+        embedder=(
+            instrumented(stores.embedder, "model", metrics, engines, tracer)
+            if stores.embedder is not None
+            else None
+        ),
+    )
+
+
+def _lag(follower: Follower) -> tuple[float, int]:
+    lag = follower.lag()
+    return lag.seconds, lag.changes

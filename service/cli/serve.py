@@ -15,22 +15,33 @@ log = logging.getLogger("strata")
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from service import VERSION
     from service.app import create_app
     from service.application.auth import KeyRing
+    from service.application.services import replica_name
+    from service.telemetry.logs import configure_logging
+    from service.telemetry.tracing import start_tracing
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     # Settings refuse a host other than loopback without API keys.
     settings = Settings.from_env(os.environ, host=args.host, port=args.port, data_dir=args.data_dir)
+    configure_logging(settings.telemetry.log_format)
+    tracing = start_tracing(os.environ, replica_name(settings), VERSION)
     server = settings.server
     KeyRing.load(server.api_keys, server.api_keys_file)  # a bad key refuses to start, here
     if not server.has_keys:
         log.warning("no API keys configured: open access, listening on loopback only")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    uvicorn.run(
-        create_app(settings),
-        host=server.host,
-        port=server.port,
-        log_level="info",
-        timeout_graceful_shutdown=10,
-    )
+    try:
+        uvicorn.run(
+            create_app(settings),
+            host=server.host,
+            port=server.port,
+            log_level="info",
+            log_config=None,  # the handler configured above, for uvicorn's lines too
+            access_log=False,  # each request's line is logged with its id (service/api/observe.py)
+            timeout_graceful_shutdown=10,
+        )
+    finally:
+        if tracing is not None:
+            tracing.shutdown()  # sends the spans still waiting
     return OK

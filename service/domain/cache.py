@@ -52,6 +52,10 @@ class QueryCache(Generic[V]):
         self.hits = 0
         self.misses = 0
 
+    def __len__(self) -> int:
+        """Values kept."""
+        return len(self._kept)
+
     def generation(self, namespace: str) -> int:
         """Read before computing a value, and passed to ``put`` with it."""
         with self._lock:

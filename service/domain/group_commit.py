@@ -4,6 +4,7 @@ for all of them."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -21,6 +22,9 @@ class Pending(Generic[W]):
     result: list[Any] = field(default_factory=list)
     indexed: bool = True
     """False when the write is stored but its indexing is left for later."""
+    queued: float = field(default_factory=time.perf_counter)
+    """When it was submitted (``perf_counter`` seconds): its wait for a turn ends when its
+    group's commit starts."""
 
 
 class GroupCommit(Generic[W]):

@@ -12,6 +12,7 @@ from typing import Any
 from service.domain import indexable
 from service.domain.group_commit import GroupCommit, Pending
 from service.domain.models import (
+    Committed,
     EngineUnavailable,
     Entry,
     HistoryEvent,
@@ -69,6 +70,7 @@ class Memory:
         *,
         clock: Callable[[], float] = time.time,
         on_change: Callable[[Iterable[str]], None] | None = None,
+        on_commit: Callable[[Committed], None] | None = None,
     ) -> None:
         self.ledger = ledger
         self.vectors = vectors
@@ -78,6 +80,8 @@ class Memory:
         self.clock = clock
         self.on_change = on_change
         """Told the namespaces of every change, once the indexes hold it."""
+        self.on_commit = on_commit
+        """Told how each group commit of writes ended."""
         self.lock = threading.Lock()
         """Held by every change to stored entries, from the ledger to the indexes (and by a
         replica applying the changes of others to its index)."""
@@ -98,6 +102,7 @@ class Memory:
         return WriteOutcome([e.id for e in entries], embedded=embedded, indexed=indexed)
 
     def _commit(self, group: list[Pending[_Write]]) -> None:
+        turn = time.perf_counter()
         ready = self._prepared(group)
         with self.lock:
             stored = in_threads(
@@ -123,6 +128,9 @@ class Memory:
                 log.exception("indexing %d written entries failed; they stay pending", len(durable))
                 for pending, _ in ready:
                     pending.indexed = False
+        if self.on_commit is not None:
+            waits = tuple(turn - pending.queued for pending in group)
+            self.on_commit(Committed(len(group), waits, tuple(durable)))
 
     def _prepared(
         self, group: list[Pending[_Write]]

@@ -185,6 +185,11 @@ class SearchOutcome:
     mode: Mode
     degraded: list[str]
     relaxed: bool = False
+    stages: Mapping[str, float] = field(default_factory=dict)
+    """Seconds each step of the search took (``embed``, ``bm25``, ``vector``, ``fusion``,
+    ``hydration``, and ``rerank`` or ``ranking``), its wider retry included."""
+    cached: bool = False
+    """Answered from the query cache: nothing was searched."""
 
     @property
     def weight(self) -> int:
@@ -198,6 +203,18 @@ class WriteOutcome:
     ids: list[str]
     embedded: int
     indexed: int
+
+
+@dataclass(frozen=True)
+class Committed:
+    """One group commit of writes, as it ended."""
+
+    writes: int
+    """Writes committed together."""
+    waits: tuple[float, ...]
+    """Seconds each write waited for the group's turn."""
+    stored: tuple[StoredEntry, ...]
+    """The entries of the writes that were stored."""
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,8 @@ class Follower:
         self.batch = batch
         self.applied = 0
         """The last change applied to the index."""
+        self.changes_applied = 0
+        """Changes applied by polling since the process started."""
         self.problem: str | None = None
         """Why the last poll failed, until one succeeds."""
         self._polls = 0
@@ -164,6 +166,7 @@ class Follower:
             indexed = {s.entry.key for s in upserts}
             self.keywords.apply(upserts, [k for k in keys if k not in indexed])
         self._applied_up_to(changes[-1].seq)
+        self.changes_applied += len(changes)
         self._changed(key_namespace(k) for k in keys)
         return len(changes)
 

@@ -9,7 +9,8 @@ wider, and caches outcomes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from service.domain.models import (
 from service.domain.ports import Embedder, KeywordStore, Passages, Reranker, VectorStore
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
+from service.domain.stopwatch import Stopwatch
 from service.domain.unembedded import QueryTimeCosines
 from service.domain.usage import ReadModelUsage
 from service.errors import InvalidInput
@@ -105,9 +107,12 @@ class Retriever:
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
         usage: ReadModelUsage | None = None,
+        engines: Engines | None = None,
+        on_search: Callable[[SearchOutcome, float], None] | None = None,
     ) -> None:
         """``weighting``: the tier and recency factors scores are scaled by; None: none.
-        ``usage`` counts the model work of searches; None: not counted."""
+        ``usage`` counts the model work of searches; None: not counted. ``on_search`` is
+        told each search's outcome and its seconds."""
         self.usage = usage
         self.ledger = ledger
         self.vectors = vectors
@@ -126,12 +131,21 @@ class Retriever:
         self._lock = threading.Lock()
         self.reranker_problem: str | None = None
         """Why no reranker is loaded, when one is wanted."""
-        self.engines = Engines()
+        self.engines = engines if engines is not None else Engines()
         """What the searches found of the vector store and the model."""
+        self.on_search = on_search
 
     def search(self, query: SearchQuery) -> SearchOutcome:
         """Results of the query; a repeated query is answered from the cache until its
         namespace changes (or the cache's time runs out)."""
+        if self.on_search is None:
+            return self._cached(query)
+        started = time.perf_counter()
+        outcome = self._cached(query)
+        self.on_search(outcome, time.perf_counter() - started)
+        return outcome
+
+    def _cached(self, query: SearchQuery) -> SearchOutcome:
         if self.cache is None:
             return self._relaxed(query)
         namespace = query.filters.namespace
@@ -139,14 +153,15 @@ class Retriever:
         generation = self.cache.generation(namespace)
         cached = self.cache.get(namespace, key)
         if cached is not None:
-            return cached
+            return replace(cached, stages={}, cached=True)
         outcome = self._relaxed(query)
         if not outcome.degraded:
             self.cache.put(namespace, key, outcome, generation)
         return outcome
 
     def _relaxed(self, query: SearchQuery) -> SearchOutcome:
-        outcome = self._search(query)
+        watch = Stopwatch()
+        outcome = self._search(query, watch)
         if outcome.results or not query.relax:
             return outcome
         wider = replace(
@@ -154,10 +169,11 @@ class Retriever:
         )
         if wider == replace(query, relax=False):
             return outcome  # nothing to relax
-        retry = self._search(wider)
+        watch.restart()
+        retry = self._search(wider, watch)
         return replace(retry, relaxed=True)
 
-    def _search(self, query: SearchQuery) -> SearchOutcome:
+    def _search(self, query: SearchQuery, watch: Stopwatch) -> SearchOutcome:
         filters = query.filters
         mode = resolve_mode(query.mode, filters)
         vector_tiers = [t for t in filters.tiers if t in EMBEDDED_TIERS]
@@ -169,14 +185,15 @@ class Retriever:
             mode = "bm25"
         depth = max(query.limit * 3, self.candidates)
         try:
-            lists, vector = self.lists(query.text, filters, mode, depth)
+            lists, vector = self.lists(query.text, filters, mode, depth, watch)
         except EngineUnavailable as exc:
             self.engines.failed(exc.engine, exc.detail)
             if exc.engine not in SPARED or mode == "bm25":
                 raise
             degraded.append(str(exc))
             mode = "bm25"
-            lists, vector = self.lists(query.text, filters, mode, depth)
+            watch.restart()
+            lists, vector = self.lists(query.text, filters, mode, depth, watch)
         else:
             if "vector" in lists:
                 self.engines.answered("vector store")
@@ -186,22 +203,32 @@ class Retriever:
         if rerank and reranker is None:
             problem = self.reranker_problem
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
-        results = self._rank(query, lists, vector, reranker if rerank else None)
-        return SearchOutcome(results, mode, degraded)
+        watch.restart()
+        results = self._rank(query, lists, vector, reranker if rerank else None, watch)
+        return SearchOutcome(results, mode, degraded, stages=watch.laps)
 
     def lists(
-        self, text: str, filters: Filters, mode: Mode, depth: int
+        self,
+        text: str,
+        filters: Filters,
+        mode: Mode,
+        depth: int,
+        watch: Stopwatch | None = None,
     ) -> tuple[dict[str, list[Hit]], tuple[float, ...] | None]:
         """The result lists ``mode`` searches (each best first, ``depth`` long) and the
-        query's vector when the vector list was searched."""
+        query's vector when the vector list was searched; ``watch`` times each."""
+        watch = watch or Stopwatch()
         vector_tiers = [t for t in filters.tiers if t in EMBEDDED_TIERS]
         lists: dict[str, list[Hit]] = {}
         if mode in ("bm25", "hybrid"):
             lists["bm25"] = self.keywords.search(text, filters, depth)
+            watch.lap("bm25")
         vector: tuple[float, ...] | None = None
         if mode in ("vector", "hybrid") and vector_tiers and self.embedder is not None:
             vector = self.embed_query(text)
+            watch.lap("embed")
             lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
+            watch.lap("vector")
         for hits in lists.values():
             # Equal scores are ordered by key, so a ranking never depends on storage order.
             hits.sort(key=lambda h: (-round(h.score, 6), h.key))
@@ -235,14 +262,18 @@ class Retriever:
         lists: Mapping[str, list[Hit]],
         vector: tuple[float, ...] | None,
         reranker: Reranker | None,
+        watch: Stopwatch,
     ) -> list[SearchResult]:
         """Fuse the lists, hydrate the best candidates, score them."""
         # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
         fused = self.fusion.fuse(query.text, lists, vector, wanted)
+        watch.lap("fusion")
         candidates = hydrate(self.ledger, fused, query, vector, self.fusion)
+        watch.lap("hydration")
         candidates = self.fusion.settle(query.text, candidates, query.explain)
-        return score(
+        watch.lap("fusion")
+        scored = score(
             query,
             candidates,
             reranker=reranker,
@@ -250,3 +281,5 @@ class Retriever:
             weighting=self.weighting,
             mmr_lambda=self.mmr_lambda,
         )
+        watch.lap("rerank" if reranker is not None else "ranking")
+        return scored

@@ -54,8 +54,11 @@ class Scheduler:
         coordination: Coordination,
         replica: str,
         clock: Callable[[], float] = time.time,
+        on_run: Callable[[JobRun], None] | None = None,
     ) -> None:
         self.runs = runs
+        self.on_run = on_run
+        """Told of every run this replica finished."""
         self.coordination = coordination
         self.replica = replica
         self.clock = clock
@@ -162,8 +165,11 @@ class Scheduler:
             error = f"{type(exc).__name__}: {exc}"
             log.exception("job %s failed", job.name)
         finished = self.clock()
+        done = JobRun(run, job.name, self.replica, started, finished, result, error, slot)
+        if self.on_run is not None:
+            self.on_run(done)
         self.runs.finish(run, finished, result, error)
-        return JobRun(run, job.name, self.replica, started, finished, result, error, slot)
+        return done
 
     def _schedule(self) -> None:
         tried = self.clock()

@@ -15,6 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from schemas import wire
+from service import VERSION
 from service.domain.models import EngineUnavailable
 from service.errors import StrataError
 from service.mcp.arguments import convert, like
@@ -42,7 +43,7 @@ WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
     """strata's tools; ``gateway_of`` gives the gateway acting for a tool call's caller."""
     server: MCPServer = MCPServer(
-        "strata", title="strata memory", instructions=INSTRUCTIONS, version="0.1.0"
+        "strata", title="strata memory", instructions=INSTRUCTIONS, version=VERSION
     )
 
     @server.tool(annotations=READ_ONLY)

@@ -1,0 +1,417 @@
+"""The service's Prometheus metrics: defined once here, on a registry of the app's own.
+
+Figures counted as work happens (requests, searches, group commits, engine calls, job runs)
+are recorded through ``Metrics``; figures the service already keeps (read-time model work,
+engine states, replica lag, leadership) are read when ``/metrics`` is scraped, so the hot
+path pays nothing for them. Every sample carries the replica's name; no label ever holds a
+namespace, an id or any text a caller chose (unbounded, and a leak).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from prometheus_client import (
+    CollectorRegistry,
+    disable_created_metrics,
+    Counter,
+    Gauge,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.openmetrics.exposition import CONTENT_TYPE_LATEST as OPENMETRICS
+from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
+from prometheus_client.registry import Collector
+
+from service.domain.models import Committed, JobRun, SearchOutcome
+
+log = logging.getLogger("strata")
+
+SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+"""Duration buckets, from a cached search to an engine's timeout."""
+RESULTS = (0, 1, 2, 3, 5, 10, 20, 50, 100)
+WRITES = (1, 2, 4, 8, 16, 32, 64, 128)
+ENGINES = ("ledger", "vector store", "keyword index", "model")
+METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
+DEGRADED = (
+    ("embedding model", "model"),
+    ("model", "model"),
+    ("vector store", "vector store"),
+    ("reranker", "reranker"),
+    ("ledger", "ledger"),
+    ("keyword index", "keyword index"),
+)
+"""What a degraded answer's reason starts with (or names), and the label it is counted by."""
+
+
+def degraded_reason(reason: str) -> str:
+    """The bounded label of a degraded answer's reason: the engine it did without."""
+    lowered = reason.lower()
+    for words, label in DEGRADED:
+        if lowered.startswith(words):
+            return label
+    for words, label in DEGRADED:
+        if words in lowered:
+            return label
+    return "other"
+
+
+@dataclass(frozen=True)
+class Readings:
+    """Where the figures read at scrape time come from (each None when this process has
+    no such thing)."""
+
+    read_work: Callable[[], tuple[Any, Mapping[str, Any]]] | None = None
+    """Query work and passage work by namespace (``ReadModelUsage.snapshot``)."""
+    engine_up: Callable[[str], bool] | None = None
+    lag: Callable[[], tuple[float, int]] | None = None
+    """Replica lag: seconds and changes behind."""
+    changes_applied: Callable[[], int] | None = None
+    leads: Callable[[], bool] | None = None
+    quarantined: Callable[[], int] | None = None
+    cached_queries: Callable[[], int] | None = None
+
+
+class Metrics:
+    """Every metric of one app, and how to render them."""
+
+    def __init__(self, replica: str, version: str) -> None:
+        disable_created_metrics()  # a ``_created`` series per counter doubles a scrape for nothing
+        self.replica = replica
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        Gauge("strata_info", "This replica's version.", ["version"], registry=r).labels(
+            version
+        ).set(1)
+        self.requests = Counter(
+            "strata_http_requests",
+            "HTTP requests answered, by route template, method and status.",
+            ["route", "method", "status"],
+            registry=r,
+        )
+        self.request_seconds = Histogram(
+            "strata_http_request_duration_seconds",
+            "Time to answer an HTTP request, by route template, method and status.",
+            ["route", "method", "status"],
+            buckets=SECONDS,
+            registry=r,
+        )
+        self.search_seconds = Histogram(
+            "strata_search_duration_seconds",
+            "Time of a search in the retriever, by mode (a retrieve makes two searches).",
+            ["mode"],
+            buckets=SECONDS,
+            registry=r,
+        )
+        self.stage_seconds = Histogram(
+            "strata_search_stage_duration_seconds",
+            "Time of each step of a search: embed, bm25, vector, fusion, hydration, and rerank "
+            "(or ranking, without a reranker).",
+            ["mode", "stage"],
+            buckets=SECONDS,
+            registry=r,
+        )
+        self.results = Histogram(
+            "strata_search_results",
+            "Results a search returned.",
+            buckets=RESULTS,
+            registry=r,
+        )
+        self.relaxed = Counter(
+            "strata_search_relaxed",
+            "Searches that found nothing and were retried wider.",
+            registry=r,
+        )
+        self.degraded = Counter(
+            "strata_search_degraded",
+            "Searches answered with less than they should have, by the engine done without.",
+            ["reason"],
+            registry=r,
+        )
+        self.cache = Counter(
+            "strata_query_cache",
+            "Searches answered from the query cache (hit) or searched (miss).",
+            ["result"],
+            registry=r,
+        )
+        self.retrieve_seconds = Histogram(
+            "strata_retrieve_duration_seconds",
+            "Time of a retrieve: its searches, the answer's scoring and its logging.",
+            buckets=SECONDS,
+            registry=r,
+        )
+        self.retrieved = Counter(
+            "strata_retrieve_answers",
+            "Retrieves answered, by whether they found a strong match.",
+            ["strong_match"],
+            registry=r,
+        )
+        self.entries_written = Counter(
+            "strata_entries_written", "Entries stored by writes, by tier.", ["tier"], registry=r
+        )
+        self.chunks_embedded = Counter(
+            "strata_chunks_embedded", "Chunks embedded by writes.", registry=r
+        )
+        self.write_tokens = Counter(
+            "strata_write_model_tokens",
+            "Model tokens embedded by writes (tiers A and C).",
+            registry=r,
+        )
+        self.tokens_avoided = Counter(
+            "strata_write_model_tokens_avoided",
+            "Model tokens of written entries the tiers kept from the model (tier E).",
+            registry=r,
+        )
+        self.group_writes = Histogram(
+            "strata_group_commit_writes",
+            "Writes committed together by one group commit.",
+            buckets=WRITES,
+            registry=r,
+        )
+        self.group_wait = Histogram(
+            "strata_group_commit_wait_seconds",
+            "Time a write waited for its group commit's turn.",
+            buckets=SECONDS,
+            registry=r,
+        )
+        self.job_runs = Counter(
+            "strata_job_runs",
+            "Lifecycle job runs this replica finished, by job and outcome (ok, error).",
+            ["job", "outcome"],
+            registry=r,
+        )
+        self.job_seconds = Histogram(
+            "strata_job_duration_seconds",
+            "Time of a lifecycle job run.",
+            ["job"],
+            buckets=(*SECONDS, 30.0, 60.0, 300.0),
+            registry=r,
+        )
+        self.job_success = Gauge(
+            "strata_job_last_success_timestamp_seconds",
+            "When a run of the job last succeeded on this replica (Unix seconds).",
+            ["job"],
+            registry=r,
+        )
+        self.lifecycle = Counter(
+            "strata_lifecycle_entries",
+            "Entries a lifecycle job changed, by job and what it did (archived, deleted, "
+            "indexed, removed, quarantined, embedded, ...).",
+            ["job", "action"],
+            registry=r,
+        )
+        self.engine_seconds = Histogram(
+            "strata_engine_call_duration_seconds",
+            "Time of a call to an engine, by engine and operation.",
+            ["engine", "operation"],
+            buckets=SECONDS,
+            registry=r,
+        )
+        self.engine_errors = Counter(
+            "strata_engine_errors",
+            "Calls to an engine that failed, by engine.",
+            ["engine"],
+            registry=r,
+        )
+
+    def watch(self, readings: Readings) -> None:
+        """Read these figures at every scrape."""
+        self.registry.register(_StateCollector(readings))
+
+    def request(self, route: str, method: str, status: int, seconds: float) -> None:
+        method = method if method in METHODS else "other"
+        labels = (route, method, str(status))
+        self.requests.labels(*labels).inc()
+        self.request_seconds.labels(*labels).observe(seconds)
+
+    def searched(self, outcome: SearchOutcome, seconds: float) -> None:
+        """A search answered by the retriever."""
+        self.results.observe(len(outcome.results))
+        for reason in outcome.degraded:
+            self.degraded.labels(degraded_reason(reason)).inc()
+        if outcome.cached:
+            self.cache.labels("hit").inc()
+            return
+        self.cache.labels("miss").inc()
+        mode = outcome.mode
+        self.search_seconds.labels(mode).observe(seconds)
+        for stage, spent in outcome.stages.items():
+            self.stage_seconds.labels(mode, stage).observe(spent)
+        if outcome.relaxed:
+            self.relaxed.inc()
+
+    def retrieved_answer(self, strong_match: bool, seconds: float) -> None:
+        self.retrieve_seconds.observe(seconds)
+        self.retrieved.labels("true" if strong_match else "false").inc()
+
+    def committed(self, commit: Committed) -> None:
+        """A group commit of writes."""
+        self.group_writes.observe(commit.writes)
+        for wait in commit.waits:
+            self.group_wait.observe(wait)
+        tiers: dict[str, int] = {}
+        chunks = tokens = avoided = 0
+        for stored in commit.stored:
+            tier = stored.entry.tier
+            tiers[tier] = tiers.get(tier, 0) + 1
+            if stored.entry.embedded and stored.has_vectors:
+                chunks += len(stored.chunks)
+                tokens += stored.tokens
+            elif not stored.entry.embedded:
+                avoided += stored.tokens
+        for written, count in tiers.items():
+            self.entries_written.labels(written).inc(count)
+        self.chunks_embedded.inc(chunks)
+        self.write_tokens.inc(tokens)
+        self.tokens_avoided.inc(avoided)
+
+    def job_ran(self, run: JobRun) -> None:
+        outcome = "ok" if run.error is None else "error"
+        self.job_runs.labels(run.job, outcome).inc()
+        if run.finished_at is not None:
+            self.job_seconds.labels(run.job).observe(max(0.0, run.finished_at - run.started_at))
+            if run.error is None:
+                self.job_success.labels(run.job).set(run.finished_at)
+        for action, count in (run.result or {}).items():
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                self.lifecycle.labels(run.job, action).inc(count)
+
+    def engine_call(self, engine: str, operation: str, seconds: float) -> None:
+        self.engine_seconds.labels(engine, operation).observe(seconds)
+
+    def engine_failed(self, engine: str) -> None:
+        self.engine_errors.labels(engine).inc()
+
+    def render(self, accept: str = "") -> tuple[bytes, str]:
+        """The exposition, in OpenMetrics when ``accept`` asks for it, else Prometheus text."""
+        labelled = _Labelled(self.registry, {"replica": self.replica})
+        if "application/openmetrics-text" in accept:
+            return generate_openmetrics(labelled), OPENMETRICS  # type: ignore[no-untyped-call]
+        return generate_latest(labelled), CONTENT_TYPE_LATEST
+
+
+class _Labelled:
+    """A registry's metrics with labels added to every sample."""
+
+    def __init__(self, registry: CollectorRegistry, labels: Mapping[str, str]) -> None:
+        self.registry = registry
+        self.labels = dict(labels)
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self.registry.collect():
+            family.samples = [
+                s._replace(labels={**s.labels, **self.labels}) for s in family.samples
+            ]
+            yield family
+
+
+class _StateCollector(Collector):
+    """Figures the service keeps anyway, read at scrape time; a figure that cannot be read
+    (a database away) is left out of that scrape."""
+
+    def __init__(self, readings: Readings) -> None:
+        self.readings = readings
+
+    def collect(self) -> Iterable[Metric]:
+        r = self.readings
+        yield from _read(lambda: self._model_work(r))
+        if r.engine_up is not None:
+            up = GaugeMetricFamily(
+                "strata_engine_up",
+                "Whether the engine answered its last call (1) or is unavailable (0).",
+                labels=["engine"],
+            )
+            for engine in ENGINES:
+                up.add_metric([engine], 1.0 if r.engine_up(engine) else 0.0)
+            yield up
+        if r.lag is not None:
+            yield from _read(lambda: _lag(r))
+        if r.changes_applied is not None:
+            yield _counter(
+                "strata_replica_changes_applied",
+                "Changes of the shared ledger's log this replica applied to its keyword index.",
+                r.changes_applied(),
+            )
+        if r.leads is not None:
+            leads = GaugeMetricFamily(
+                "strata_replica_leads_jobs",
+                "Whether this replica runs the scheduled jobs (1) or not (0).",
+                value=1.0 if r.leads() else 0.0,
+            )
+            yield leads
+        if r.quarantined is not None:
+            quarantined = r.quarantined
+            yield from _read(
+                lambda: [
+                    GaugeMetricFamily(
+                        "strata_quarantined_entries",
+                        "Entries set aside because they could not be indexed.",
+                        value=quarantined(),
+                    )
+                ]
+            )
+        if r.cached_queries is not None:
+            yield GaugeMetricFamily(
+                "strata_query_cache_entries",
+                "Search outcomes held by the query cache.",
+                value=r.cached_queries(),
+            )
+
+    @staticmethod
+    def _model_work(r: Readings) -> list[Metric]:
+        if r.read_work is None:
+            return []
+        queries, passages = r.read_work()
+        calls = CounterMetricFamily(
+            "strata_read_model_calls",
+            "Model calls made by searches and retrieves: query embeddings and passages of "
+            "unembedded entries measured against the query.",
+            labels=["kind"],
+        )
+        tokens = CounterMetricFamily(
+            "strata_read_model_tokens",
+            "Model tokens embedded by searches and retrieves.",
+            labels=["kind"],
+        )
+        calls.add_metric(["query"], queries.calls)
+        tokens.add_metric(["query"], queries.tokens)
+        calls.add_metric(["passage"], sum(w.calls for w in passages.values()))
+        tokens.add_metric(["passage"], sum(w.tokens for w in passages.values()))
+        return [calls, tokens]
+
+
+def _lag(r: Readings) -> list[Metric]:
+    assert r.lag is not None
+    seconds, behind = r.lag()
+    return [
+        GaugeMetricFamily(
+            "strata_replica_lag_seconds",
+            "Since the oldest change of the shared ledger this replica has not applied.",
+            value=seconds,
+        ),
+        GaugeMetricFamily(
+            "strata_replica_changes_behind",
+            "Changes of the shared ledger this replica has not applied yet.",
+            value=behind,
+        ),
+    ]
+
+
+def _counter(name: str, documentation: str, value: float) -> CounterMetricFamily:
+    return CounterMetricFamily(name, documentation, value=value)
+
+
+def _read(read: Callable[[], list[Metric]]) -> list[Metric]:
+    try:
+        return read()
+    except Exception as exc:  # a scrape never fails for one figure
+        log.debug("a metric could not be read: %s", exc)
+        return []
