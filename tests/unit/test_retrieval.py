@@ -503,10 +503,11 @@ def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes
     first = retriever.search(query("postgres billing"))
     calls = len(stores.embedder.calls)
     again = retriever.search(dataclasses.replace(query("postgres billing")))
-    assert again is first and len(stores.embedder.calls) == calls
+    assert again.cached and not first.cached and len(stores.embedder.calls) == calls
+    assert again.results is first.results and again.stages == {}
     # A write elsewhere keeps it; a write to the namespace drops it.
     stores.memory.write([make_entry("x", "postgres billing elsewhere", "A", namespace="other")])
-    assert retriever.search(query("postgres billing")) is first
+    assert retriever.search(query("postgres billing")).results is first.results
     stores.memory.write([make_entry("b", "postgres billing replica", "A")])
     fresh = retriever.search(query("postgres billing"))
     assert {r.entry.id for r in fresh.results} == {"a", "b"}
