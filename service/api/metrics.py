@@ -24,7 +24,8 @@ async def metrics(
         raise NotFound("metrics are off (STRATA_METRICS=off)")
     authorize(services, request.headers.get("authorization"))
     body, content_type = await pools.check(telemetry.render, request.headers.get("accept", ""))
-    return Response(body, media_type=content_type)
+    # Litestar adds the charset of a text type itself.
+    return Response(body, media_type=content_type.replace("; charset=utf-8", ""))
 
 
 def authorize(services: Services, authorization: str | None) -> None:

@@ -16,17 +16,15 @@ from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,
-    disable_created_metrics,
     Counter,
     Gauge,
     Histogram,
     PlatformCollector,
     ProcessCollector,
+    disable_created_metrics,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
-from prometheus_client.openmetrics.exposition import CONTENT_TYPE_LATEST as OPENMETRICS
-from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
+from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
 from service.domain.models import Committed, JobRun, SearchOutcome
@@ -82,7 +80,8 @@ class Metrics:
     """Every metric of one app, and how to render them."""
 
     def __init__(self, replica: str, version: str) -> None:
-        disable_created_metrics()  # a ``_created`` series per counter doubles a scrape for nothing
+        # A ``_created`` series beside each counter would double a scrape for nothing.
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.replica = replica
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
@@ -291,11 +290,10 @@ class Metrics:
         self.engine_errors.labels(engine).inc()
 
     def render(self, accept: str = "") -> tuple[bytes, str]:
-        """The exposition, in OpenMetrics when ``accept`` asks for it, else Prometheus text."""
-        labelled = _Labelled(self.registry, {"replica": self.replica})
-        if "application/openmetrics-text" in accept:
-            return generate_openmetrics(labelled), OPENMETRICS  # type: ignore[no-untyped-call]
-        return generate_latest(labelled), CONTENT_TYPE_LATEST
+        """The exposition and its content type: the format ``accept`` asks for (OpenMetrics,
+        or a later text format), else the Prometheus text format 0.0.4."""
+        encode, content_type = choose_encoder(accept)
+        return encode(_Labelled(self.registry, {"replica": self.replica})), content_type
 
 
 class _Labelled:
