@@ -10,19 +10,14 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from service import VERSION
 from service.application import Services, build_services
 from service.application.services import new_id as fresh_id
-from service.application.services import replica_name
 from service.composition import open_stores
 from service.domain.memory import Memory
 from service.domain.ports import Embedder
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever
 from service.settings import Settings
-from service.telemetry import Telemetry
-from service.telemetry.metrics import Metrics
-from service.telemetry.tracing import Tracing, current_tracer
 
 log = logging.getLogger("strata")
 
@@ -38,23 +33,12 @@ def open_services(
     the indexes made to match the ledger (in a cluster: this replica's keyword index). The
     caller closes them."""
     stores = open_stores(settings, embedder=embedder, clock=clock)
-    services = build_services(
-        settings, stores, clock=clock, new_id=new_id, telemetry=telemetry_of(settings)
-    )
+    services = build_services(settings, stores, clock=clock, new_id=new_id)
     if services.follower is None:
         catch_up(services.memory, stores.degraded)
     else:
         follow(services.follower, stores.degraded)
     return services
-
-
-def telemetry_of(settings: Settings) -> Telemetry:
-    """Metrics as the settings say; spans when the process traces (``start_tracing``)."""
-    t = settings.telemetry
-    return Telemetry(
-        Metrics(replica_name(settings), VERSION) if t.metrics == "on" else None,
-        Tracing(current_tracer(), content=t.trace_content == "on"),
-    )
 
 
 def catch_up(memory: Memory, degraded: list[str]) -> None:

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from service import VERSION
 from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
 from service.application.auth import KeyRing
@@ -47,7 +48,8 @@ from service.jobs.scheduler import Scheduler
 from service.settings import Settings
 from service.telemetry import NONE, Telemetry
 from service.telemetry.engines import instrumented
-from service.telemetry.metrics import Readings
+from service.telemetry.metrics import Metrics, Readings
+from service.telemetry.tracing import Tracing, current_tracer
 
 
 def new_id() -> str:
@@ -65,6 +67,15 @@ def folder_rules(settings: Settings) -> FolderRules:
         max_files=c.max_collection_files,
         max_file_bytes=c.max_file_bytes,
         refused=SYSTEM_FOLDERS + tuple(os.path.realpath(path) for path in own if path),
+    )
+
+
+def telemetry_of(settings: Settings) -> Telemetry:
+    """Metrics as the settings say; spans when the process traces (``start_tracing``)."""
+    t = settings.telemetry
+    return Telemetry(
+        Metrics(replica_name(settings), VERSION) if t.metrics == "on" else None,
+        Tracing(current_tracer(), content=t.trace_content == "on"),
     )
 
 
@@ -138,11 +149,13 @@ def build_services(
     *,
     clock: Callable[[], float] = time.time,
     new_id: Callable[[], str] = new_id,
-    telemetry: Telemetry = NONE,
+    telemetry: Telemetry | None = None,
 ) -> Services:
     """The use cases over ``stores``; nothing is opened, recovered or started here.
-    ``telemetry`` sees the engine calls, searches, writes and job runs."""
+    ``telemetry`` sees the engine calls, searches, writes and job runs (None: as the
+    settings say)."""
     s = settings
+    telemetry = telemetry or telemetry_of(settings)
     metrics = telemetry.metrics
     engines = Engines()
     stores = instrument(stores, telemetry, engines)
