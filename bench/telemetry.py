@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def report(figures: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
     base = "without telemetry"
     lines = [
-        "| variant | mode | searches/s c=8 (median) | × without | CPU ms/search | × without |",
+        "| variant | mode | searches/s c=8 (median) | ratio | CPU ms/search | ratio |",
         "|---|---|---:|---:|---:|---:|",
     ]
     for name, modes in figures.items():
