@@ -40,6 +40,7 @@ from service.ui.routes.jobs import jobs_page, rebuild_progress, run_job, start_r
 from service.ui.routes.namespaces import namespaces_page
 from service.ui.routes.reports import reports_page
 from service.ui.routes.search import search_page
+from service.ui.routes.service import service_page
 from service.ui.routes.sign_in import PUBLIC, sign_in, sign_in_page, sign_out
 from service.ui.secret import SigningSecret
 from service.ui.session import Sessions, Viewer
@@ -72,6 +73,7 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
             namespaces_page,
             reports_page,
             jobs_page,
+            service_page,
             run_job,
             start_rebuild,
             rebuild_progress,

@@ -251,6 +251,8 @@ def test_an_agent_sees_its_namespaces_and_no_admin_page(agent: Client) -> None:
     assert 'href="/ui/jobs"' not in home.text
     assert agent.get("/ui/jobs").status_code == 403
     assert agent.get("/ui/jobs/rebuild/progress").status_code == 403
+    assert 'href="/ui/service"' not in home.text
+    assert agent.get("/ui/service").status_code == 403
     refused = agent.get("/ui/", params={"q": "anything", "namespace": "two"})
     assert refused.status_code == 403
     assert "may not use namespace &#39;two&#39;" in refused.text
@@ -279,3 +281,23 @@ def test_unknown_pages_and_bad_addresses_are_pages_too(admin: Client) -> None:
     assert missing.status_code == 404 and "There is no such page" in missing.text
     bad = admin.get("/ui/entries/not%20an%20id")
     assert bad.status_code == 422 and "<html" in bad.text
+
+
+def test_the_service_page_shows_this_replica_at_a_glance(admin: Client) -> None:
+    events = [
+        {"tier": "A", "text": "we adopt NATS for the event bus", "namespace": "one"},
+        {"tier": "E", "text": "nats deploy finished", "namespace": "one"},
+    ]
+    assert admin.post("/v1/events", json={"events": events}, headers=AS_ADMIN).is_success
+    for _ in range(2):  # the second is answered from the cache
+        search = {"query": "event bus", "namespace": "one"}
+        assert admin.post("/v1/search", json=search, headers=AS_ADMIN).is_success
+    page = admin.get("/ui/service")
+    assert page.status_code == 200
+    text = text_of(page.text)
+    assert "Searches 2 50.0% from the query cache" in text
+    assert "Requests" in text and "A 1 E 1" in text
+    assert re.search(r"Embedding avoided \d+\.\d% \d+ tokens kept from the model", text)
+    for stage in ("bm25", "embed", "fusion", "hydration", "vector"):
+        assert f">{stage}</th>" in page.text
+    assert "up vector store" in text
