@@ -12,6 +12,7 @@ import pytest
 from llama_index.core.schema import TextNode
 
 from service.remote import langchain, llamaindex
+from service.remote.aio import AsyncStrataClient
 from service.remote.client import StrataClient, StrataClientError
 from tests.e2e.test_server import Server
 
@@ -150,3 +151,24 @@ def test_llamaindex_nodes_carry_strata_metadata_and_scores(server: Server) -> No
     assert [n.node.node_id for n in bob.retrieve("peanut allergy")] == ["bob-1"]
     with pytest.raises(ValueError, match="unknown search filters"):
         llamaindex.StrataRetriever(server.url, filters={"namespace": "bob"})
+
+
+@pytest.mark.slow
+def test_the_async_client_writes_searches_answers_and_reads(server: Server) -> None:
+    async def session() -> None:
+        async with AsyncStrataClient(server.url, api_key=ALICE) as strata:
+            entry_id = await strata.remember("Deploys go out on Thursdays.", tier="C", tags=None)
+            found = await strata.search("when do deploys go out?", limit=3)
+            assert found.results[0].id == entry_id
+            answer = await strata.retrieve("When do deploys go out?", top_n=2)
+            assert answer.entries[0].id == entry_id
+            rated = await strata.feedback(answer.interaction_id, "up")
+            assert rated.rating == "up"
+            assert (await strata.get_entry(entry_id, namespace="alice")).tier == "C"
+            assert (await strata.delete_entry(entry_id)).deleted
+            with pytest.raises(StrataClientError) as missing:
+                await strata.get_entry(entry_id)
+            assert missing.value.status == 404
+            assert (await strata.health()).status == "ok"
+
+    asyncio.run(session())
