@@ -122,7 +122,12 @@ export class StrataClient {
         sent["content-type"] = "application/json";
       }
     }
-    const init: RequestInit & { duplex?: "half" } = { method, headers: sent, body: payload, signal: this.#signal(signal) };
+    const init: RequestInit & { duplex?: "half" } = {
+      method,
+      headers: sent,
+      body: payload,
+      signal: this.#signal(signal),
+    };
     if (payload instanceof ReadableStream) {
       init.duplex = "half"; // fetch's rule for a streamed request body
     }

@@ -14,7 +14,12 @@ export class StrataError extends Error {
   /** The problem-details body as the service sent it (`null` if the body was not one). */
   readonly problem: Problem | null;
 
-  constructor(status: number, problem: Problem | null, fallback: { title: string; detail: string }, retryAfter: number | null) {
+  constructor(
+    status: number,
+    problem: Problem | null,
+    fallback: { title: string; detail: string },
+    retryAfter: number | null,
+  ) {
     const title = problem?.title ?? fallback.title;
     const detail = problem?.detail ?? fallback.detail;
     super(`${status} ${title}: ${detail}`);

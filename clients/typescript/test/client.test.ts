@@ -36,7 +36,13 @@ async function failure(promise: Promise<unknown>): Promise<StrataError> {
 
 test("events are written, found by search, read with their history and deleted", async () => {
   const written = await alice.addEvents([
-    { id: "ts-pref-1", tier: "A", speaker: "Alice", tags: ["diet"], text: "I am allergic to peanuts, so never suggest satay." },
+    {
+      id: "ts-pref-1",
+      tier: "A",
+      speaker: "Alice",
+      tags: ["diet"],
+      text: "I am allergic to peanuts, so never suggest satay.",
+    },
     { id: "ts-run-1", tier: "E", speaker: "ci", text: "integration suite passed in 41s" },
   ]);
   assert.deepEqual(written.ids, ["ts-pref-1", "ts-run-1"]);
@@ -63,7 +69,10 @@ test("events are written, found by search, read with their history and deleted",
   const history = await alice.history("ts-pref-1", { namespace: "alice" });
   assert.equal(history.history[0]?.action, "created");
 
-  const standup = await alice.remember("Today I am finishing the billing migration.", { tier: "C", chain_type: "standup" });
+  const standup = await alice.remember("Today I am finishing the billing migration.", {
+    tier: "C",
+    chain_type: "standup",
+  });
   assert.equal((await alice.getEntry(standup)).tier, "C");
   assert.deepEqual(await alice.deleteEntry(standup), { id: standup, namespace: "alice", deleted: true });
   assert.equal((await failure(alice.getEntry(standup))).status, 404);
