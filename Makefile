@@ -23,18 +23,20 @@ $(VENV)/.installed: pyproject.toml
 serve: install
 	$(BIN)/strata serve $(ARGS)
 
-# PostgreSQL and Chromium, which the tests start for real (installed when missing, as root).
+# PostgreSQL, Chromium and Node.js, which the tests start for real (installed when missing, as root).
 system-packages:
 	bash scripts/system-packages
 
 test: install system-packages
-	$(BIN)/ruff check service schemas tests bench
-	$(BIN)/ruff format --check service schemas tests bench
+	$(BIN)/ruff check service schemas tests bench clients
+	$(BIN)/ruff format --check service schemas tests bench clients
 	$(BIN)/mypy
 	$(BIN)/pytest $(ARGS)
 
+# The wire contract's JSON Schema files and the TypeScript client's types, both checked for drift.
 schemas: install
 	$(BIN)/python -m schemas.generate
+	$(BIN)/python clients/typescript/generate.py
 
 bench-quality: install
 	$(BIN)/python -m bench.quality $(ARGS)

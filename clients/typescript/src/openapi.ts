@@ -1,0 +1,832 @@
+// Generated from the strata OpenAPI document by clients/typescript/generate.py: do not edit.
+// Regenerate with `make schemas`.
+
+export interface AnswerParts {
+  relevance: number;
+  type: number;
+  confidence: number;
+  freshness: number;
+}
+
+export interface CollectionOut {
+  name: string;
+  namespace: string;
+  path: string;
+  mask: string;
+  tier: "A" | "C" | "E";
+  files: number;
+  created_at: string;
+  scanned_at: string | null;
+  /** Default: `null`. */
+  scanning?: ScanProgress | null;
+}
+
+export interface CollectionRequest {
+  name: string;
+  /** A directory on the server, absolute or under ~. length >= 1, length <= 4096. */
+  path: string;
+  /** length >= 1, length <= 200. Default: `"**\/*.md"`. */
+  mask?: string;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+  /** Default: `"A"`. */
+  tier?: "A" | "C" | "E";
+}
+
+export interface CollectionsResponse {
+  collections: Array<CollectionOut>;
+}
+
+export interface DailyReportResponse {
+  date: string;
+  namespace: string;
+  questions: number;
+  strong_matches: number;
+  strong_match_rate: number | null;
+  feedback: {
+    [key: string]: number;
+  };
+  unanswered: Array<UnansweredQuestion>;
+  /** Default: `0`. */
+  unanswered_total?: number;
+}
+
+export interface DeleteResponse {
+  id: string;
+  namespace: string;
+  deleted: boolean;
+}
+
+export interface DocumentOut {
+  path: string;
+  title: string;
+  first_line: number;
+  last_line: number;
+  total_lines: number;
+  text: string;
+}
+
+export interface DocumentsRequest {
+  /** length >= 1, length <= 10000. */
+  pattern: string;
+  /** >= 1, <= 10000000. Default: `65536`. */
+  max_bytes?: number;
+}
+
+export interface DocumentsResponse {
+  documents: Array<DocumentOut>;
+  skipped: Array<Skipped>;
+}
+
+export interface EngineHealth {
+  state: "off" | "ok" | "unavailable";
+  /** Default: `null`. */
+  since?: number | null;
+  /** Default: `null`. */
+  error?: string | null;
+}
+
+export interface EntryOut {
+  id: string;
+  namespace: string;
+  tier: "A" | "C" | "E";
+  text: string;
+  timestamp: string;
+  speaker: string | null;
+  role: string | null;
+  chain_type: string | null;
+  tags: Array<string>;
+  expires_at: string | null;
+  archived: boolean;
+  metadata: {
+    [key: string]: unknown;
+  };
+  kind: "memory" | "pattern";
+  type: string | null;
+  confidence: number | null;
+  variants: Array<string>;
+  thread: string | null;
+}
+
+/** Something an agent wants remembered. */
+export interface Event {
+  /** length >= 1, length <= 1000000. */
+  text: string;
+  tier: "A" | "C" | "E";
+  /** Entry id. Default: `null`. */
+  id?: string | null;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+  /** length >= 1, length <= 200. Default: `null`. */
+  speaker?: string | null;
+  /** length >= 1, length <= 200. Default: `null`. */
+  role?: string | null;
+  /** length >= 1, length <= 200. Default: `null`. */
+  chain_type?: string | null;
+  /** items <= 64. Default: `[]`. */
+  tags?: Array<string>;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  timestamp?: string | null;
+  /** > 0, <= 36500. Default: `null`. */
+  ttl_days?: number | null;
+  /** Default: `{}`. */
+  metadata?: {
+    [key: string]: string | number | boolean | null;
+  };
+  /** Default: `"memory"`. */
+  kind?: "memory" | "pattern";
+  /** length >= 1, length <= 200. Default: `null`. */
+  type?: string | null;
+  /** >= 0, <= 1. Default: `null`. */
+  confidence?: number | null;
+  /** items <= 64. Default: `[]`. */
+  variants?: Array<string>;
+  /** length >= 1, length <= 200. Default: `null`. */
+  thread?: string | null;
+}
+
+export interface EventsRequest {
+  /** items >= 1. */
+  events: Array<Event>;
+}
+
+export interface EventsResponse {
+  ids: Array<string>;
+  embedded: number;
+  indexed: number;
+}
+
+export interface FeedbackRequest {
+  /** length >= 1, length <= 128. */
+  interaction_id: string;
+  rating: "down" | "up";
+  /** length <= 10000. Default: `null`. */
+  comment?: string | null;
+}
+
+export interface FeedbackResponse {
+  interaction_id: string;
+  rating: "down" | "up";
+  recorded_at: string;
+}
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export interface Health {
+  status: "degraded" | "ok";
+  model: string | null;
+  reranker: string | null;
+  stores: {
+    [key: string]: unknown;
+  };
+  degraded: Array<string>;
+  /** Default: `null`. */
+  model_backend?: string | null;
+  /** Default: `null`. */
+  replica?: ReplicaHealth | null;
+  /** Default: `{}`. */
+  engines?: {
+    [key: string]: EngineHealth;
+  };
+}
+
+export interface HistoryItem {
+  at: string;
+  action: string;
+  actor: string;
+}
+
+export interface HistoryResponse {
+  id: string;
+  namespace: string;
+  history: Array<HistoryItem>;
+}
+
+export interface JobOut {
+  name: string;
+  schedule: string;
+  next_run: string | null;
+  last_started: string | null;
+  last_finished: string | null;
+  last_result: {
+    [key: string]: unknown;
+  } | null;
+  last_error: string | null;
+  runs: number;
+  /** Default: `null`. */
+  last_replica?: string | null;
+  /** Default: `false`. */
+  per_replica?: boolean;
+  /** Default: `[]`. */
+  recent?: Array<JobRunOut>;
+}
+
+/** One run of a job, on whichever replica ran it. */
+export interface JobRunOut {
+  replica: string;
+  started_at: string;
+  finished_at: string | null;
+  slot: string | null;
+  error: string | null;
+}
+
+export interface JobsResponse {
+  jobs: Array<JobOut>;
+}
+
+export interface ListRank {
+  rank: number;
+  score: number;
+}
+
+/** Model calls, the texts they embedded and those texts' model tokens. */
+export interface ModelWork {
+  /** Default: `0`. */
+  calls?: number;
+  /** Default: `0`. */
+  texts?: number;
+  /** Default: `0`. */
+  tokens?: number;
+}
+
+export interface NamespaceStats {
+  namespace: string;
+  tiers: {
+    [key: string]: TierStats;
+  };
+  read_time?: ModelWork;
+}
+
+/** RFC 9457 problem details. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  /** Default: `[]`. */
+  errors?: Array<FieldProblem>;
+}
+
+export interface PromoteRequest {
+  /** items >= 1, items <= 1000. */
+  ids: Array<string>;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+}
+
+export interface PromoteResponse {
+  namespace: string;
+  promoted: Array<string>;
+}
+
+/** Entries kept in the ledger but set aside, out of every read, because they could not
+    be indexed; writing an entry again (same id) or deleting it takes it out. */
+export interface QuarantineResponse {
+  entries: Array<QuarantinedEntry>;
+}
+
+export interface QuarantinedEntry {
+  namespace: string;
+  id: string;
+  reason: string;
+  at: string;
+}
+
+/** Model work of reads (searches, retrieves, routine checks) since the process
+    started, in this process only. */
+export interface ReadTimeWork {
+  since: string;
+  /** Default: `null`. */
+  queries?: ModelWork | null;
+  passages?: ModelWork;
+}
+
+export interface RebuildOut {
+  state: "done" | "failed" | "idle" | "running";
+  done: number;
+  total: number;
+  started_at: string | null;
+  finished_at: string | null;
+  error: string | null;
+}
+
+export interface RenameRequest {
+  name: string;
+}
+
+/** This process among the replicas sharing its ledger. */
+export interface ReplicaHealth {
+  name: string;
+  mode: "cluster" | "embedded";
+  leads_jobs: boolean;
+  lag_seconds: number;
+  changes_behind: number;
+}
+
+export interface RetrieveRequest {
+  /** length >= 1, length <= 10000. */
+  question: string;
+  /** length >= 1, length <= 200. Default: `null`. */
+  asker?: string | null;
+  /** >= 1, <= 50. Default: `5`. */
+  top_n?: number;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+}
+
+export interface RetrieveResponse {
+  interaction_id: string;
+  entries: Array<RetrievedEntry>;
+  strong_match: boolean;
+  answer_confidence: number;
+  best_relevance: number;
+  threshold: number;
+  reasoning_patterns: Array<RetrievedEntry>;
+  took_ms: number;
+  degraded: Array<string>;
+}
+
+/** An entry of an answer: how relevant it is and its final blended score. */
+export interface RetrievedEntry {
+  id: string;
+  namespace: string;
+  tier: "A" | "C" | "E";
+  text: string;
+  timestamp: string;
+  speaker: string | null;
+  role: string | null;
+  chain_type: string | null;
+  tags: Array<string>;
+  expires_at: string | null;
+  archived: boolean;
+  metadata: {
+    [key: string]: unknown;
+  };
+  kind: "memory" | "pattern";
+  type: string | null;
+  confidence: number | null;
+  variants: Array<string>;
+  thread: string | null;
+  snippet: string;
+  /** >= 0, <= 1. */
+  relevance_score: number;
+  /** >= 0, <= 1. */
+  score: number;
+  parts: AnswerParts;
+  /** Default: `null`. */
+  file?: string | null;
+  /** Default: `null`. */
+  title?: string | null;
+  /** Default: `null`. */
+  lines?: string | null;
+  /** Default: `false`. */
+  truncated?: boolean;
+}
+
+export interface RoutineCheckRequest {
+  /** length >= 1, length <= 10000. */
+  task: string;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+}
+
+export interface RoutineCheckResponse {
+  similar: number;
+  is_routine: boolean;
+  similarity_threshold: number;
+  min_similar: number;
+  examples: Array<SimilarExecution>;
+  degraded: Array<string>;
+}
+
+export interface ScanOut {
+  collection: CollectionOut;
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  chunks: number;
+  skipped: Array<Skipped>;
+}
+
+export interface ScanProgress {
+  done: number;
+  total: number;
+}
+
+/** An entry found by a search, with the part of it that matched. */
+export interface SearchHit {
+  id: string;
+  namespace: string;
+  tier: "A" | "C" | "E";
+  text: string;
+  timestamp: string;
+  speaker: string | null;
+  role: string | null;
+  chain_type: string | null;
+  tags: Array<string>;
+  expires_at: string | null;
+  archived: boolean;
+  metadata: {
+    [key: string]: unknown;
+  };
+  kind: "memory" | "pattern";
+  type: string | null;
+  confidence: number | null;
+  variants: Array<string>;
+  thread: string | null;
+  snippet: string;
+  /** >= 0, <= 1. */
+  score: number;
+  /** Default: `null`. */
+  explain?: {
+    [key: string]: ListRank;
+  } | null;
+  /** Default: `null`. */
+  file?: string | null;
+  /** Default: `null`. */
+  title?: string | null;
+  /** Default: `null`. */
+  lines?: string | null;
+  /** Default: `null`. */
+  score_pct?: number | null;
+  /** Default: `false`. */
+  truncated?: boolean;
+}
+
+export interface SearchRequest {
+  /** length >= 1, length <= 10000. */
+  query: string;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+  /** items >= 1. Default: `null`. */
+  tiers?: (Array<"A" | "C" | "E">) | null;
+  /** Default: `"auto"`. */
+  mode?: "auto" | "bm25" | "hybrid" | "vector";
+  /** >= 1, <= 100. Default: `10`. */
+  limit?: number;
+  /** length >= 1, length <= 200. Default: `null`. */
+  speaker?: string | null;
+  /** length >= 1, length <= 200. Default: `null`. */
+  chain_type?: string | null;
+  /** Default: `[]`. */
+  tags?: Array<string>;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  since?: string | null;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  until?: string | null;
+  /** Default: `false`. */
+  include_archived?: boolean;
+  /** Default: `null`. */
+  kind?: ("memory" | "pattern") | null;
+  /** >= 0, <= 1. Default: `0.0`. */
+  min_score?: number;
+  /** Default: `true`. */
+  relax?: boolean;
+  /** Default: `false`. */
+  explain?: boolean;
+  /** Default: `null`. */
+  rerank?: boolean | null;
+}
+
+export interface SearchResponse {
+  results: Array<SearchHit>;
+  mode: "auto" | "bm25" | "hybrid" | "vector";
+  took_ms: number;
+  degraded: Array<string>;
+  /** Default: `false`. */
+  relaxed?: boolean;
+}
+
+export interface SimilarExecution {
+  id: string;
+  text: string;
+  timestamp: string;
+  similarity: number;
+}
+
+export interface Skipped {
+  path: string;
+  reason: string;
+}
+
+export interface StatsResponse {
+  namespaces: Array<NamespaceStats>;
+  totals: Totals;
+  disk_bytes: {
+    [key: string]: number | null;
+  };
+  /** Default: `null`. */
+  read_time?: ReadTimeWork | null;
+}
+
+export interface TierStats {
+  /** Default: `0`. */
+  active?: number;
+  /** Default: `0`. */
+  archived?: number;
+  /** Default: `0`. */
+  vectors?: number;
+  /** Default: `0`. */
+  tokens_embedded?: number;
+  /** Default: `0`. */
+  tokens?: number;
+}
+
+export interface Totals {
+  entries: number;
+  vectors: number;
+  tokens_embedded: number;
+  tokens_full_rag: number;
+  embedding_avoided: number;
+  /** Default: `0`. */
+  quarantined?: number;
+  /** Default: `0`. */
+  tokens_read_time?: number;
+}
+
+export interface UnansweredQuestion {
+  interaction_id: string;
+  question: string;
+  asker: string | null;
+  at: string;
+  best_relevance: number;
+  /** Default: `null`. */
+  answer_confidence?: number | null;
+}
+
+/** Every operation of the REST API, keyed `METHOD /path`: its path parameters
+ * (`params`), query parameters (`query`), JSON body (`body`), successful answer
+ * (`response`; `Response` for one that is not JSON) and the statuses of the problem
+ * details it may answer with (`problems`). */
+export interface Routes {
+  /** `HealthHealth`. */
+  "GET /health": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: Health;
+    problems: 403;
+  };
+
+  /** `V1AdminJobsJobs`. */
+  "GET /v1/admin/jobs": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: JobsResponse;
+    problems: 401 | 403 | 429;
+  };
+
+  /** `V1AdminJobsNameRunRunJob`. */
+  "POST /v1/admin/jobs/{name}/run": {
+    params: {
+      name: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: JobOut;
+    problems: 401 | 403 | 404 | 409 | 422 | 429;
+  };
+
+  /** `V1AdminPromotePromote`. */
+  "POST /v1/admin/promote": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: PromoteRequest;
+    response: PromoteResponse;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1AdminQuarantineQuarantine`. */
+  "GET /v1/admin/quarantine": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: QuarantineResponse;
+    problems: 401 | 403 | 429;
+  };
+
+  /** `V1AdminRebuildRebuildStatus`. */
+  "GET /v1/admin/rebuild": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: RebuildOut;
+    problems: 401 | 403 | 429;
+  };
+
+  /** `V1AdminRebuildStartRebuild`. */
+  "POST /v1/admin/rebuild": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: RebuildOut;
+    problems: 401 | 403 | 409 | 429;
+  };
+
+  /** `V1CollectionsListCollections`. */
+  "GET /v1/collections": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: CollectionsResponse;
+    problems: 401 | 403 | 429;
+  };
+
+  /** `V1CollectionsAdd`. */
+  "POST /v1/collections": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CollectionRequest;
+    response: ScanOut;
+    problems: 400 | 401 | 403 | 409 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1CollectionsNameShow`. */
+  "GET /v1/collections/{name}": {
+    params: {
+      name: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: CollectionOut;
+    problems: 401 | 403 | 404 | 422 | 429;
+  };
+
+  /** `V1CollectionsNameRemove`. */
+  "DELETE /v1/collections/{name}": {
+    params: {
+      name: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: CollectionOut;
+    problems: 401 | 403 | 404 | 422 | 429;
+  };
+
+  /** `V1CollectionsNameRename`. */
+  "PATCH /v1/collections/{name}": {
+    params: {
+      name: string;
+    };
+    query: Record<string, never>;
+    body: RenameRequest;
+    response: CollectionOut;
+    problems: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1CollectionsNameUpdateUpdate`. */
+  "POST /v1/collections/{name}/update": {
+    params: {
+      name: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: ScanOut;
+    problems: 401 | 403 | 404 | 409 | 422 | 429;
+  };
+
+  /** `V1DocumentsGetDocumentLines`. */
+  "GET /v1/documents": {
+    params: Record<string, never>;
+    query: {
+      /** `<collection>/<relative path>`, optionally after `strata://`. */
+      path: string;
+      /** First line, from 1. >= 1, <= 1000000000. Default: `1`. */
+      from?: number;
+      /** Lines to return; default all. >= 1, <= 1000000000. */
+      lines?: number | null;
+    };
+    body: undefined;
+    response: DocumentOut;
+    problems: 401 | 403 | 404 | 422 | 429;
+  };
+
+  /** `V1DocumentsBatchBatch`. */
+  "POST /v1/documents/batch": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: DocumentsRequest;
+    response: DocumentsResponse;
+    problems: 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1EntriesEntryIdReadEntry`. */
+  "GET /v1/entries/{entry_id}": {
+    params: {
+      /** Entry id. */
+      entry_id: string;
+    };
+    query: {
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+    };
+    body: undefined;
+    response: EntryOut;
+    problems: 401 | 403 | 404 | 422 | 429;
+  };
+
+  /** `V1EntriesEntryIdDeleteEntry`. */
+  "DELETE /v1/entries/{entry_id}": {
+    params: {
+      /** Entry id. */
+      entry_id: string;
+    };
+    query: {
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+    };
+    body: undefined;
+    response: DeleteResponse;
+    problems: 401 | 403 | 404 | 422 | 429;
+  };
+
+  /** `V1EntriesEntryIdHistoryEntryHistory`. */
+  "GET /v1/entries/{entry_id}/history": {
+    params: {
+      /** Entry id. */
+      entry_id: string;
+    };
+    query: {
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+    };
+    body: undefined;
+    response: HistoryResponse;
+    problems: 401 | 403 | 404 | 422 | 429;
+  };
+
+  /** `V1EventsWriteEvents`. */
+  "POST /v1/events": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: EventsRequest;
+    response: EventsResponse;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1FeedbackFeedback`. */
+  "POST /v1/feedback": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: FeedbackRequest;
+    response: FeedbackResponse;
+    problems: 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1ReportsDailyDaily`. */
+  "GET /v1/reports/daily": {
+    params: Record<string, never>;
+    query: {
+      /** A UTC day; default: today. */
+      date?: string | null;
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+    };
+    body: undefined;
+    response: DailyReportResponse;
+    problems: 401 | 403 | 422 | 429;
+  };
+
+  /** `V1RetrieveRetrieve`. */
+  "POST /v1/retrieve": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: RetrieveRequest;
+    response: RetrieveResponse;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1RoutineCheckRoutineCheck`. */
+  "POST /v1/routine-check": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: RoutineCheckRequest;
+    response: RoutineCheckResponse;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1SearchSearch`. */
+  "POST /v1/search": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: SearchRequest;
+    response: SearchResponse;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1StatsStats`. */
+  "GET /v1/stats": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: StatsResponse;
+    problems: 401 | 403 | 429;
+  };
+}
+
+export type Route = keyof Routes;
