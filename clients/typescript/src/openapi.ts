@@ -268,6 +268,8 @@ export interface Problem {
   detail: string;
   /** Default: `[]`. */
   errors?: Array<FieldProblem>;
+  /** Default: `null`. */
+  request_id?: string | null;
 }
 
 export interface PromoteRequest {
@@ -570,6 +572,15 @@ export interface Routes {
     body: undefined;
     response: Health;
     problems: 403;
+  };
+
+  /** `MetricsMetrics`. */
+  "GET /metrics": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: Response;
+    problems: 403 | 429;
   };
 
   /** `V1AdminJobsJobs`. */
