@@ -60,6 +60,8 @@ class Instrumented:
         return call
 
     def _wrap(self, operation: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        # The method is looked up on each call, so the proxy never holds a stale bound method.
+        store = self._store
         engine, metrics, engines, tracer = self._engine, self._metrics, self._engines, self._tracer
         span_name = f"{engine} {operation}"
         attributes: dict[str, str] = {"strata.engine": engine, "strata.operation": operation}
@@ -69,7 +71,7 @@ class Instrumented:
         def timed(*args: Any, **kwargs: Any) -> Any:
             started = perf_counter()
             try:
-                result = method(*args, **kwargs)
+                result = getattr(store, operation)(*args, **kwargs)
             except EngineUnavailable as exc:
                 engines.failed(exc.engine, exc.detail)
                 if metrics is not None:
