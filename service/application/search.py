@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import to_query
+from service.application.recall import Recall, RecallCases
 from service.domain.models import SearchOutcome
 from service.domain.retrieval import Retriever
 
@@ -22,6 +23,8 @@ class Searched:
     degraded: list[str]
     text_chars: int
     """Most characters of an entry's text a hit carries."""
+    recall: Recall | None = None
+    """What the upstream returned, when the local search found nothing and it was asked."""
 
 
 class SearchUseCase:
@@ -32,19 +35,26 @@ class SearchUseCase:
         *,
         text_chars: int,
         clock: Callable[[], float],
+        recall: RecallCases | None = None,
     ) -> None:
+        """``recall``: the upstream asked when a search finds nothing; None: none."""
         self.retriever = retriever
         self.text_chars = text_chars
         self.degraded = degraded
         """Why the service runs with less than it should (shared, filled at start)."""
         self.clock = clock
+        self.recall = recall
 
     def search(self, principal: Principal, request: wire.SearchRequest) -> Searched:
-        """Hybrid BM25 + vector search of one namespace the caller may read."""
+        """Hybrid BM25 + vector search of one namespace the caller may read; when it finds
+        nothing, even relaxed, the upstream's hits (if one is configured)."""
         started = time.perf_counter()
         now = self.clock()
         query = to_query(request, namespace=principal.namespace(request.namespace), now=now)
         outcome = self.retriever.search(query)
+        recall = None
+        if not outcome.results and self.recall is not None:
+            recall = self.recall.ask(principal, query.filters.namespace, query.text, request.limit)
         took = round((time.perf_counter() - started) * 1000, 2)
-        degraded = [*self.degraded, *outcome.degraded]
-        return Searched(outcome, now, took, degraded, self.text_chars)
+        degraded = [*self.degraded, *outcome.degraded, *(recall.degraded if recall else [])]
+        return Searched(outcome, now, took, degraded, self.text_chars, recall)

@@ -16,9 +16,11 @@ from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
+from service.application.recall import RecallCases
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
+from service.domain.breaker import CircuitBreaker
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections
 from service.domain.folders import SYSTEM_FOLDERS, FolderRules
@@ -34,8 +36,10 @@ from service.domain.ports import (
     KeywordStore,
     Ledger,
     RunLog,
+    Upstream,
     VectorStore,
 )
+from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
@@ -43,6 +47,7 @@ from service.domain.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
+from service.net.addresses import redacted
 from service.settings import Settings
 
 
@@ -89,6 +94,8 @@ class Stores:
     """Why a store runs with less than it should (no model, ...)."""
     disk_usage: Callable[[], dict[str, int | None]] = dict
     close: Callable[[], None] = lambda: None
+    upstream: Upstream | None = None
+    """The memory service asked when this one finds nothing (STRATA_UPSTREAM_URL)."""
 
 
 @dataclass
@@ -113,6 +120,8 @@ class Services:
     stores: Stores
     follower: Follower | None
     """Applies what other replicas change to this one's keyword index (in a cluster)."""
+    upstream: UpstreamRecall | None = None
+    """The recall from the upstream, whose ``snapshot`` gives its breaker and counts."""
 
     def close(self) -> None:
         if self.follower is not None:
@@ -195,25 +204,34 @@ def build_services(
     )
     keys = KeyRing.load(s.server.api_keys, s.server.api_keys_file)
     limits = Limits(s.limits, keyed=keys.enabled, clock=clock)
+    events = EventUseCases(
+        memory,
+        ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
+        limits,
+        max_batch=s.server.max_batch,
+        clock=clock,
+        new_id=new_id,
+    )
+    upstream = upstream_recall(settings, stores.upstream, clock)
+    recall = None
+    if upstream is not None:
+        recall = RecallCases(upstream, events, keep=s.upstream.upstream_store == "on")
     return Services(
         settings=s,
         keys=keys,
         limits=limits,
-        events=EventUseCases(
-            memory,
-            ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
-            limits,
-            max_batch=s.server.max_batch,
-            clock=clock,
-            new_id=new_id,
+        events=events,
+        search=SearchUseCase(
+            retriever, degraded, text_chars=s.server.max_hit_chars, clock=clock, recall=recall
         ),
-        search=SearchUseCase(retriever, degraded, text_chars=s.server.max_hit_chars, clock=clock),
         answers=AnswerUseCases(
             answerer,
             stores.interactions,
             degraded,
             text_chars=s.server.max_hit_chars,
             clock=clock,
+            recall=recall,
+            recall_when_weak=s.upstream.upstream_on_weak == "on",
         ),
         admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,
@@ -235,6 +253,8 @@ def build_services(
             Replica(replica, follower),
             scheduler,
             usage,
+            upstream,
+            redacted(s.upstream.upstream_url),
         ),
         memory=memory,
         retriever=retriever,
@@ -242,4 +262,22 @@ def build_services(
         rebuilder=rebuilder,
         stores=stores,
         follower=follower,
+        upstream=upstream,
+    )
+
+
+def upstream_recall(
+    settings: Settings, upstream: Upstream | None, clock: Callable[[], float]
+) -> UpstreamRecall | None:
+    """The recall from ``upstream`` as the settings bound it; its breaker's times come from
+    ``clock``, its budget is measured on the monotonic clock."""
+    if upstream is None:
+        return None
+    u = settings.upstream
+    return UpstreamRecall(
+        upstream,
+        RetryPolicy(u.upstream_timeout, u.upstream_retries, u.upstream_backoff_ms / 1000),
+        CircuitBreaker(u.upstream_failures, u.upstream_cooldown, clock),
+        namespaces=u.upstream_namespaces,
+        in_flight=u.upstream_in_flight,
     )
