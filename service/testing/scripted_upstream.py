@@ -73,6 +73,7 @@ class ScriptedUpstream:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
+                    self.send_header("Connection", "close")  # so a closed server refuses
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
@@ -84,6 +85,7 @@ class ScriptedUpstream:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(200)
+                    self.send_header("Connection", "close")
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
