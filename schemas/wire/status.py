@@ -55,7 +55,7 @@ class UpstreamHealth(Struct, kw_only=True):
     process started."""
 
     name: str
-    url: str
+    """STRATA_UPSTREAM_NAME, else the host:port of its URL."""
     breaker: BreakerHealth
     asked: int
     answered: int

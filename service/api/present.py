@@ -340,19 +340,16 @@ def health_out(health: Health) -> wire.Health:
             )
             for name, e in health.engines.items()
         },
-        upstream_health(health.upstream, health.upstream_url),
+        upstream_health(health.upstream),
     )
 
 
-def upstream_health(
-    snapshot: UpstreamSnapshot | None, url: str | None
-) -> wire.UpstreamHealth | None:
+def upstream_health(snapshot: UpstreamSnapshot | None) -> wire.UpstreamHealth | None:
     if snapshot is None:
         return None
     b = snapshot.breaker
     return wire.UpstreamHealth(
         name=snapshot.name,
-        url=url or "",
         breaker=wire.BreakerHealth(
             state=b.state,
             failures=b.failures,

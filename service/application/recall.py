@@ -67,7 +67,7 @@ class RecallCases:
             return Recall(report)
         try:
             written = self.events.write(principal, [kept_event(hit) for hit in report.hits])
-        except (StrataError, EngineUnavailable) as exc:
+        except (StrataError, EngineUnavailable, ValueError, OverflowError) as exc:
             return Recall(report, problem=str(exc))
         return Recall(report, kept=len(written.ids))
 

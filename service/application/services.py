@@ -47,7 +47,6 @@ from service.domain.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
-from service.net.addresses import redacted
 from service.settings import Settings
 
 
@@ -254,7 +253,6 @@ def build_services(
             scheduler,
             usage,
             upstream,
-            redacted(s.upstream.upstream_url),
         ),
         memory=memory,
         retriever=retriever,

@@ -57,7 +57,6 @@ class Health:
     """Each engine's state: ledger, vector_store, keyword_index, model, reranker, upstream."""
     upstream: UpstreamSnapshot | None = None
     """The upstream's breaker and recall counts, when one is configured."""
-    upstream_url: str | None = None
 
 
 class StatusUseCases:
@@ -74,12 +73,10 @@ class StatusUseCases:
         scheduler: Scheduler,
         usage: ReadModelUsage | None = None,
         upstream: UpstreamRecall | None = None,
-        upstream_url: str | None = None,
     ) -> None:
         """``usage``: the model work of reads, shown with the stats; None: not shown.
         ``upstream``: the recall from an upstream, whose breaker ``health`` shows."""
         self.upstream = upstream
-        self.upstream_url = upstream_url
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -153,7 +150,6 @@ class StatusUseCases:
                 "upstream": _upstream_state(upstream),
             },
             upstream,
-            self.upstream_url if upstream is not None else None,
         )
 
     def upstream_snapshot(self) -> UpstreamSnapshot | None:

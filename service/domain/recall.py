@@ -171,13 +171,13 @@ class UpstreamRecall:
             attempts += 1
             try:
                 hits = self.upstream.search(target, query, limit, remaining)
+                found = [_recalled(h, namespace, target, self.name) for h in hits[:limit]]
             except UpstreamError as exc:
                 error, retry = str(exc) or type(exc).__name__, exc.retryable
             except Exception as exc:  # an adapter's bug must not fail the local search
                 error, retry = f"{type(exc).__name__}: {exc}", False
             else:
                 self.breaker.succeeded()
-                found = [_recalled(h, namespace, target, self.name) for h in hits[:limit]]
                 return self._report("answered", started, found, attempts)
             if not retry or attempts >= tries:
                 break

@@ -3,6 +3,7 @@ the bound on recalls under way and the namespace mapping; time and sleep are inj
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -208,3 +209,14 @@ def test_the_backoff_doubles_up_to_its_cap_and_jitters_below_it() -> None:
     assert [backoff_delay(n, policy, lambda: 1.0) for n in (1, 2, 3, 4)] == [0.1, 0.2, 0.3, 0.3]
     assert backoff_delay(2, policy, lambda: 0.0) == 0.0
     assert backoff_delay(2, policy, lambda: 0.25) == pytest.approx(0.05)
+
+
+def test_a_kept_entry_is_named_after_its_upstream_and_its_id_there() -> None:
+    from schemas.vocabulary import ID_PATTERN
+    from service.application.recall import kept_id
+
+    assert kept_id("central", "pg-1") == "central:pg-1"
+    long = kept_id("central", "x" * 200)
+    assert long.startswith("central:") and re.fullmatch(ID_PATTERN, long)
+    assert kept_id("central", "x" * 200) == long != kept_id("central", "y" * 200)
+    assert re.fullmatch(ID_PATTERN, kept_id("central", "has spaces/and slashes"))
