@@ -442,9 +442,10 @@ class UpstreamSettings(Group, frozen=True):
     """``on``: a retrieve with entries but no strong match asks the upstream too, and lists
     its entries after the local ones."""
     upstream_store: Switch = "off"
-    """``on``: keep what the upstream returns as local entries (id ``<name>:<id>``,
-    metadata ``upstream``, ``upstream_namespace``, ``upstream_id``), so the next search
-    finds them here; ``off``: never stored."""
+    """``on``: keep what the upstream returns as local entries (id ``<name>:<id>``, the
+    tier the upstream gave, a tier C one expiring when it does there, metadata ``upstream``,
+    ``upstream_namespace``, ``upstream_id``), so the next search finds them here; ``off``:
+    never stored."""
 
     @property
     def label(self) -> str:
