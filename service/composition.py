@@ -14,6 +14,7 @@ from typing import TypeVar
 from service.application import Stores
 from service.domain.ports import Embedder
 from service.net.addresses import redacted
+from service.remote.upstream import HttpUpstream
 from service.settings import Settings, StorageSettings
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
@@ -66,7 +67,11 @@ def open_stores(
         durable.close()
         raise
 
+    upstream = open_upstream(settings)
+
     def close() -> None:
+        if upstream is not None:
+            upstream.close()
         keywords.close()
         durable.close()
 
@@ -84,7 +89,17 @@ def open_stores(
         degraded=degraded,
         disk_usage=lambda: disk_usage(storage),
         close=close,
+        upstream=upstream,
     )
+
+
+def open_upstream(settings: Settings) -> HttpUpstream | None:
+    """The upstream memory service of STRATA_UPSTREAM_URL, if one is set."""
+    u = settings.upstream
+    if not u.upstream_url:
+        return None
+    log.info("upstream %s at %s", u.label, redacted(u.upstream_url))
+    return HttpUpstream(u.upstream_url, name=u.label, api_key=u.upstream_key)
 
 
 def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> DurableStores:

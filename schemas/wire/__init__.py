@@ -85,8 +85,17 @@ from schemas.wire.fields import (
     Variant,
 )
 from schemas.wire.problems import FieldProblem, Problem
-from schemas.wire.search import ListRank, SearchHit, SearchRequest, SearchResponse
+from schemas.wire.search import (
+    ListRank,
+    SearchHit,
+    SearchRequest,
+    SearchResponse,
+    Source,
+    UpstreamAsked,
+    UpstreamRef,
+)
 from schemas.wire.status import (
+    BreakerHealth,
     EngineHealth,
     Health,
     ModelWork,
@@ -96,6 +105,7 @@ from schemas.wire.status import (
     StatsResponse,
     TierStats,
     Totals,
+    UpstreamHealth,
 )
 
 __all__ = [
@@ -108,6 +118,7 @@ __all__ = [
     "NOT_BLANK",
     "SPACE",
     "AnswerParts",
+    "BreakerHealth",
     "CollectionName",
     "CollectionOut",
     "CollectionRequest",
@@ -166,6 +177,7 @@ __all__ = [
     "SearchResponse",
     "SimilarExecution",
     "Skipped",
+    "Source",
     "StatsResponse",
     "Text",
     "Tier",
@@ -173,6 +185,9 @@ __all__ = [
     "Timestamp",
     "Totals",
     "UnansweredQuestion",
+    "UpstreamAsked",
+    "UpstreamHealth",
+    "UpstreamRef",
     "Variant",
     "json_schema",
     "schema_components",

@@ -10,6 +10,7 @@ from msgspec import Meta, Struct
 from schemas.vocabulary import Rating
 from schemas.wire.events import EntryOut
 from schemas.wire.fields import Label, Namespace, Question, Score
+from schemas.wire.search import Source, UpstreamAsked, UpstreamRef
 
 
 class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -44,6 +45,10 @@ class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
     lines: str | None = None
     truncated: bool = False
     """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
+    source: Source = "local"
+    """``upstream``: returned by the upstream, listed after the local entries; never part
+    of ``strong_match`` or ``answer_confidence``."""
+    upstream: UpstreamRef | None = None
 
 
 class RetrieveResponse(Struct):
@@ -61,6 +66,9 @@ class RetrieveResponse(Struct):
     reasoning_patterns: list[RetrievedEntry]
     took_ms: float
     degraded: list[str]
+    upstream: UpstreamAsked | None = None
+    """Set when the upstream was asked: the retrieve found nothing here (or, with
+    STRATA_UPSTREAM_ON_WEAK, no strong match)."""
 
 
 class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from msgspec import Meta, Struct, field
 
@@ -46,6 +46,39 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     }
 
 
+Source = Literal["local", "upstream"]
+"""Where a hit comes from: this service's memory, or the upstream asked when it found
+nothing."""
+
+
+class UpstreamRef(Struct, kw_only=True):
+    """Where an upstream hit lives, to cite it or read it there."""
+
+    name: str
+    """The upstream's name (STRATA_UPSTREAM_NAME, else its host:port)."""
+    namespace: str
+    """The upstream namespace asked."""
+    id: str
+    """The entry's id in that namespace upstream."""
+
+
+class UpstreamAsked(Struct, kw_only=True, omit_defaults=True):
+    """What asking the upstream did, when the local memory found nothing."""
+
+    name: str
+    outcome: Literal["answered", "failed", "circuit_open", "busy"]
+    """``answered`` (with ``results`` hits, maybe none); ``failed``: no attempt succeeded
+    within STRATA_UPSTREAM_TIMEOUT; ``circuit_open``: not asked, its breaker is open;
+    ``busy``: not asked, STRATA_UPSTREAM_IN_FLIGHT recalls were under way."""
+    results: int = 0
+    attempts: int = 0
+    """Calls made, retries included."""
+    took_ms: float = 0.0
+    kept: int = 0
+    """Hits stored here as local entries (STRATA_UPSTREAM_STORE=on)."""
+    error: str | None = None
+
+
 class ListRank(Struct):
     rank: int
     score: float
@@ -65,6 +98,11 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     score_pct: int | None = None
     truncated: bool = False
     """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
+    source: Source = "local"
+    """``upstream``: returned by the upstream, not stored here (unless
+    STRATA_UPSTREAM_STORE); ``id`` and ``text`` are the upstream's, quoted as it gave them."""
+    upstream: UpstreamRef | None = None
+    """For an upstream hit: the upstream, namespace and id to cite."""
 
 
 class SearchResponse(Struct):
@@ -74,3 +112,6 @@ class SearchResponse(Struct):
     degraded: list[str]
     relaxed: bool = False
     """The filtered search found nothing; these results come from the relaxed retry."""
+    upstream: UpstreamAsked | None = None
+    """Set when the search found nothing here and the upstream was asked (or would have
+    been, but for its breaker or too many recalls under way)."""

@@ -32,6 +32,39 @@ class EngineHealth(Struct, kw_only=True):
     """The last failure, or why it is off."""
 
 
+class BreakerHealth(Struct, kw_only=True):
+    """The upstream's circuit breaker."""
+
+    state: Literal["closed", "open", "half_open"]
+    """``open``: the upstream is not asked until ``retry_at``; ``half_open``: the next
+    recall is a trial that closes it or opens it again."""
+    failures: int
+    """Failed recalls in a row."""
+    trips: int
+    """Times it opened since the process started."""
+    rejected: int
+    """Recalls it refused since the process started."""
+    opened_at: float | None = None
+    """Unix seconds."""
+    retry_at: float | None = None
+    last_error: str | None = None
+
+
+class UpstreamHealth(Struct, kw_only=True):
+    """The upstream memory service asked when this one finds nothing; counts since the
+    process started."""
+
+    name: str
+    """STRATA_UPSTREAM_NAME, else the host:port of its URL."""
+    breaker: BreakerHealth
+    asked: int
+    answered: int
+    failed: int
+    circuit_open: int
+    busy: int
+    attempts: int
+
+
 class Health(Struct):
     status: Literal["ok", "degraded"]
     model: str | None
@@ -42,7 +75,9 @@ class Health(Struct):
     """What runs the embedding model: onnx, onnx-int8 or torch."""
     replica: ReplicaHealth | None = None
     engines: dict[str, EngineHealth] = field(default_factory=dict)
-    """Each engine: ledger, vector_store, keyword_index, model, reranker."""
+    """Each engine: ledger, vector_store, keyword_index, model, reranker, upstream."""
+    upstream: UpstreamHealth | None = None
+    """Null when no upstream is configured."""
 
 
 class TierStats(Struct, kw_only=True):

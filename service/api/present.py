@@ -11,6 +11,7 @@ from service.application.answers import Retrieved, RoutineReport
 from service.application.collections import CollectionView, Scanned
 from service.application.documents import Document, Documents
 from service.application.events import EntryHistory, Found
+from service.application.recall import Recall
 from service.application.search import Searched
 from service.application.status import Health
 from service.domain.answer import Answered
@@ -24,6 +25,7 @@ from service.domain.models import (
     WriteOutcome,
     key_namespace,
 )
+from service.domain.recall import Recalled, UpstreamSnapshot
 from service.domain.stats import Stats
 from service.domain.tiers import is_live
 from service.domain.usage import ModelWork
@@ -62,13 +64,46 @@ def history_out(history: EntryHistory) -> wire.HistoryResponse:
 
 
 def search_out(searched: Searched) -> wire.SearchResponse:
-    outcome = searched.outcome
+    outcome, recall = searched.outcome, searched.recall
+    local = [hit_out(r, searched.now, searched.text_chars) for r in outcome.results]
+    recalled = recall.hits if recall is not None else []
     return wire.SearchResponse(
-        results=[hit_out(r, searched.now, searched.text_chars) for r in outcome.results],
+        results=[*local, *(recalled_out(r, searched.now, searched.text_chars) for r in recalled)],
         mode=outcome.mode,
         took_ms=searched.took_ms,
         degraded=searched.degraded,
         relaxed=outcome.relaxed,
+        upstream=asked_out(recall),
+    )
+
+
+def recalled_out(hit: Recalled, now: float, text_chars: int) -> wire.SearchHit:
+    """An upstream's hit, marked as such, with the upstream's id and text as it gave them."""
+    return wire.SearchHit(
+        **_entry_fields(hit.entry, now, text_chars),
+        snippet=hit.snippet,
+        score=hit.score,
+        source="upstream",
+        upstream=upstream_ref(hit),
+    )
+
+
+def upstream_ref(hit: Recalled) -> wire.UpstreamRef:
+    return wire.UpstreamRef(name=hit.source, namespace=hit.namespace, id=hit.entry.id)
+
+
+def asked_out(recall: Recall | None) -> wire.UpstreamAsked | None:
+    if recall is None:
+        return None
+    r = recall.report
+    return wire.UpstreamAsked(
+        name=r.name,
+        outcome=r.outcome,
+        results=len(r.hits),
+        attempts=r.attempts,
+        took_ms=r.took_ms,
+        kept=recall.kept,
+        error=r.error,
     )
 
 
@@ -95,7 +130,13 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
     answer, now = retrieved.answer, retrieved.now
     return wire.RetrieveResponse(
         interaction_id=answer.interaction_id,
-        entries=[retrieved_out(a, now, retrieved.text_chars) for a in answer.entries],
+        entries=[
+            *(retrieved_out(a, now, retrieved.text_chars) for a in answer.entries),
+            *(
+                retrieved_out(a, now, retrieved.text_chars, upstream=hit)
+                for a, hit in retrieved.recalled
+            ),
+        ],
         strong_match=answer.strong_match,
         answer_confidence=answer.confidence,
         best_relevance=answer.best_relevance,
@@ -103,18 +144,26 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
         reasoning_patterns=[retrieved_out(a, now, retrieved.text_chars) for a in answer.patterns],
         took_ms=answer.took_ms,
         degraded=retrieved.degraded,
+        upstream=asked_out(retrieved.recall),
     )
 
 
-def retrieved_out(answered: Answered, now: float, text_chars: int) -> wire.RetrievedEntry:
+def retrieved_out(
+    answered: Answered, now: float, text_chars: int, *, upstream: Recalled | None = None
+) -> wire.RetrievedEntry:
+    """An entry of an answer; ``upstream``: the upstream's hit it stands for."""
     parts = {name: round(value, 6) for name, value in answered.parts.items()}
+    marks: dict[str, Any] = {}
+    if upstream is not None:
+        marks = {"source": "upstream", "upstream": upstream_ref(upstream)}
     return wire.RetrievedEntry(
-        **_place(answered.result.entry),
+        **({} if upstream is not None else _place(answered.result.entry)),
         **_entry_fields(answered.result.entry, now, text_chars),
         snippet=answered.result.snippet,
         relevance_score=answered.relevance,
         score=answered.score,
         parts=wire.AnswerParts(**parts),
+        **marks,
     )
 
 
@@ -291,6 +340,31 @@ def health_out(health: Health) -> wire.Health:
             )
             for name, e in health.engines.items()
         },
+        upstream_health(health.upstream),
+    )
+
+
+def upstream_health(snapshot: UpstreamSnapshot | None) -> wire.UpstreamHealth | None:
+    if snapshot is None:
+        return None
+    b = snapshot.breaker
+    return wire.UpstreamHealth(
+        name=snapshot.name,
+        breaker=wire.BreakerHealth(
+            state=b.state,
+            failures=b.failures,
+            trips=b.trips,
+            rejected=b.rejected,
+            opened_at=None if b.opened_at is None else round(b.opened_at, 3),
+            retry_at=None if b.retry_at is None else round(b.retry_at, 3),
+            last_error=b.last_error,
+        ),
+        asked=snapshot.asked,
+        answered=snapshot.answered,
+        failed=snapshot.failed,
+        circuit_open=snapshot.circuit_open,
+        busy=snapshot.busy,
+        attempts=snapshot.attempts,
     )
 
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import not_blank
-from service.domain.answer import Answer, Answerer, RoutineCheck
+from service.application.recall import Recall, RecallCases
+from service.domain.answer import Answer, Answered, Answerer, RoutineCheck
 from service.domain.interactions import DailyReport, Feedback, daily_report
+from service.domain.models import SearchResult
 from service.domain.ports import InteractionLog
+from service.domain.recall import Recalled
 from service.errors import InvalidInput, NotFound
 from service.telemetry import NONE, Telemetry
 
@@ -27,6 +30,10 @@ class Retrieved:
     degraded: list[str]
     text_chars: int
     """Most characters of an entry's text an answer carries."""
+    recall: Recall | None = None
+    """What the upstream returned, when it was asked."""
+    recalled: list[tuple[Answered, Recalled]] = field(default_factory=list)
+    """The upstream's entries, scored as local ones are, listed after them."""
 
 
 @dataclass(frozen=True)
@@ -47,9 +54,15 @@ class AnswerUseCases:
         text_chars: int,
         clock: Callable[[], float],
         telemetry: Telemetry = NONE,
+        recall: RecallCases | None = None,
+        recall_when_weak: bool = False,
     ) -> None:
+        """``recall``: the upstream asked when a retrieve finds nothing (and, with
+        ``recall_when_weak``, when it finds no strong match); None: none."""
         self.telemetry = telemetry
         self.answerer = answerer
+        self.recall = recall
+        self.recall_when_weak = recall_when_weak
         self.text_chars = text_chars
         self.interactions = interactions
         self.degraded = degraded
@@ -77,8 +90,28 @@ class AnswerUseCases:
                 tracing.records(span, records)
         if metrics is not None:
             metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
-        degraded = [*self.degraded, *answer.degraded]
-        return Retrieved(answer, now, self.answerer.policy.threshold, degraded, self.text_chars)
+        recall, recalled = None, []
+        weak = self.recall_when_weak and not answer.strong_match
+        if self.recall is not None and (not answer.entries or weak):
+            recall = self.recall.ask(principal, namespace, question, request.top_n)
+            recalled = [(self._answered(hit, now), hit) for hit in recall.hits] if recall else []
+        degraded = [*self.degraded, *answer.degraded, *(recall.degraded if recall else [])]
+        return Retrieved(
+            answer,
+            now,
+            self.answerer.policy.threshold,
+            degraded,
+            self.text_chars,
+            recall,
+            recalled,
+        )
+
+    def _answered(self, hit: Recalled, now: float) -> Answered:
+        """An upstream entry scored as a local one is, its relevance the upstream's score."""
+        policy = self.answerer.policy
+        parts = policy.parts(hit.entry, hit.score, now)
+        result = SearchResult(hit.entry, hit.snippet, hit.score, relevance=hit.score)
+        return Answered(result, round(hit.score, 6), round(policy.score(parts), 6), parts)
 
     def feedback(self, principal: Principal, request: wire.FeedbackRequest) -> Feedback:
         """Rate the answer of a retrieve the caller may see."""

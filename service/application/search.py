@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import to_query
+from service.application.recall import Recall, RecallCases
 from service.domain.models import SearchOutcome
 from service.domain.retrieval import Retriever
 from service.telemetry.tracing import OFF, Tracing
@@ -23,6 +24,8 @@ class Searched:
     degraded: list[str]
     text_chars: int
     """Most characters of an entry's text a hit carries."""
+    recall: Recall | None = None
+    """What the upstream returned, when the local search found nothing and it was asked."""
 
 
 class SearchUseCase:
@@ -34,16 +37,20 @@ class SearchUseCase:
         text_chars: int,
         clock: Callable[[], float],
         tracing: Tracing = OFF,
+        recall: RecallCases | None = None,
     ) -> None:
+        """``recall``: the upstream asked when a search finds nothing; None: none."""
         self.tracing = tracing
         self.retriever = retriever
         self.text_chars = text_chars
         self.degraded = degraded
         """Why the service runs with less than it should (shared, filled at start)."""
         self.clock = clock
+        self.recall = recall
 
     def search(self, principal: Principal, request: wire.SearchRequest) -> Searched:
-        """Hybrid BM25 + vector search of one namespace the caller may read."""
+        """Hybrid BM25 + vector search of one namespace the caller may read; when it finds
+        nothing, even relaxed, the upstream's hits (if one is configured)."""
         started = time.perf_counter()
         now = self.clock()
         namespace = principal.namespace(request.namespace)
@@ -53,9 +60,12 @@ class SearchUseCase:
             if span is not None:
                 span.set_attribute("strata.search.mode", outcome.mode)
                 self.tracing.records(span, _records(outcome))
+        recall = None
+        if not outcome.results and self.recall is not None:
+            recall = self.recall.ask(principal, namespace, query.text, request.limit)
         took = round((time.perf_counter() - started) * 1000, 2)
-        degraded = [*self.degraded, *outcome.degraded]
-        return Searched(outcome, now, took, degraded, self.text_chars)
+        degraded = [*self.degraded, *outcome.degraded, *(recall.degraded if recall else [])]
+        return Searched(outcome, now, took, degraded, self.text_chars, recall)
 
 
 def _records(outcome: SearchOutcome) -> list[dict[str, object]]:

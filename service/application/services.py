@@ -17,9 +17,11 @@ from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
+from service.application.recall import RecallCases
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
+from service.domain.breaker import CircuitBreaker
 from service.domain.cache import QueryCache
 from service.domain.collections import Collections
 from service.domain.engines import Engines
@@ -36,8 +38,10 @@ from service.domain.ports import (
     KeywordStore,
     Ledger,
     RunLog,
+    Upstream,
     VectorStore,
 )
+from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
@@ -104,6 +108,8 @@ class Stores:
     """Why a store runs with less than it should (no model, ...)."""
     disk_usage: Callable[[], dict[str, int | None]] = dict
     close: Callable[[], None] = lambda: None
+    upstream: Upstream | None = None
+    """The memory service asked when this one finds nothing (STRATA_UPSTREAM_URL)."""
 
 
 @dataclass
@@ -129,6 +135,8 @@ class Services:
     follower: Follower | None
     """Applies what other replicas change to this one's keyword index (in a cluster)."""
     telemetry: Telemetry = NONE
+    upstream: UpstreamRecall | None = None
+    """The recall from the upstream, whose ``snapshot`` gives its breaker and counts."""
 
     def close(self) -> None:
         if self.follower is not None:
@@ -227,6 +235,19 @@ def build_services(
     )
     keys = KeyRing.load(s.server.api_keys, s.server.api_keys_file)
     limits = Limits(s.limits, keyed=keys.enabled, clock=clock)
+    events = EventUseCases(
+        memory,
+        ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
+        limits,
+        max_batch=s.server.max_batch,
+        clock=clock,
+        new_id=new_id,
+        tracing=telemetry.tracing,
+    )
+    upstream = upstream_recall(settings, stores.upstream, clock)
+    recall = None
+    if upstream is not None:
+        recall = RecallCases(upstream, events, keep=s.upstream.upstream_store == "on")
     if metrics is not None:
         metrics.watch(
             Readings(
@@ -240,27 +261,21 @@ def build_services(
                 leads=lambda: scheduler.leading,
                 quarantined=lambda: len(stores.ledger.quarantined(limit=QUARANTINE_COUNTED)),
                 cached_queries=lambda: len(cache),
+                upstream=upstream.snapshot if upstream is not None else None,
             )
         )
     return Services(
         settings=s,
         keys=keys,
         limits=limits,
-        events=EventUseCases(
-            memory,
-            ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
-            limits,
-            max_batch=s.server.max_batch,
-            clock=clock,
-            new_id=new_id,
-            tracing=telemetry.tracing,
-        ),
+        events=events,
         search=SearchUseCase(
             retriever,
             degraded,
             text_chars=s.server.max_hit_chars,
             clock=clock,
             tracing=telemetry.tracing,
+            recall=recall,
         ),
         answers=AnswerUseCases(
             answerer,
@@ -269,6 +284,8 @@ def build_services(
             text_chars=s.server.max_hit_chars,
             clock=clock,
             telemetry=telemetry,
+            recall=recall,
+            recall_when_weak=s.upstream.upstream_on_weak == "on",
         ),
         admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,
@@ -290,6 +307,7 @@ def build_services(
             Replica(replica, follower),
             scheduler,
             usage,
+            upstream,
         ),
         memory=memory,
         retriever=retriever,
@@ -298,6 +316,24 @@ def build_services(
         stores=stores,
         follower=follower,
         telemetry=telemetry,
+        upstream=upstream,
+    )
+
+
+def upstream_recall(
+    settings: Settings, upstream: Upstream | None, clock: Callable[[], float]
+) -> UpstreamRecall | None:
+    """The recall from ``upstream`` as the settings bound it; its breaker's times come from
+    ``clock``, its budget is measured on the monotonic clock."""
+    if upstream is None:
+        return None
+    u = settings.upstream
+    return UpstreamRecall(
+        upstream,
+        RetryPolicy(u.upstream_timeout, u.upstream_retries, u.upstream_backoff_ms / 1000),
+        CircuitBreaker(u.upstream_failures, u.upstream_cooldown, clock),
+        namespaces=u.upstream_namespaces,
+        in_flight=u.upstream_in_flight,
     )
 
 

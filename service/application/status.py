@@ -10,6 +10,7 @@ from service.application.auth import Principal
 from service.domain.engines import EngineState
 from service.domain.models import Quarantined, key_namespace
 from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
+from service.domain.recall import UpstreamRecall, UpstreamSnapshot
 from service.domain.replication import Follower, Lag
 from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
@@ -53,7 +54,9 @@ class Health:
     model_backend: str | None
     replica: ReplicaStatus | None = None
     engines: dict[str, EngineState] = field(default_factory=dict)
-    """Each engine's state: ledger, vector_store, keyword_index, model, reranker."""
+    """Each engine's state: ledger, vector_store, keyword_index, model, reranker, upstream."""
+    upstream: UpstreamSnapshot | None = None
+    """The upstream's breaker and recall counts, when one is configured."""
 
 
 class StatusUseCases:
@@ -69,8 +72,11 @@ class StatusUseCases:
         replica: Replica,
         scheduler: Scheduler,
         usage: ReadModelUsage | None = None,
+        upstream: UpstreamRecall | None = None,
     ) -> None:
-        """``usage``: the model work of reads, shown with the stats; None: not shown."""
+        """``usage``: the model work of reads, shown with the stats; None: not shown.
+        ``upstream``: the recall from an upstream, whose breaker ``health`` shows."""
+        self.upstream = upstream
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -116,6 +122,13 @@ class StatusUseCases:
         if rerank.state == "unavailable":
             degraded.append(rerank.error or "reranker unavailable")
         replica = self._replica(degraded)
+        upstream = self.upstream.snapshot() if self.upstream is not None else None
+        if upstream is not None and upstream.breaker.state != "closed":
+            degraded.append(
+                f"upstream {upstream.name} not asked until {upstream.breaker.retry_at:.0f}: "
+                f"its circuit breaker opened after {upstream.breaker.failures} failed recalls "
+                f"({upstream.breaker.last_error})"
+            )
         return Health(
             "degraded" if degraded else "ok",
             self.embedder.name if self.embedder is not None else None,
@@ -134,8 +147,14 @@ class StatusUseCases:
                     "unavailable", None, "no embedding model loaded: keyword search only"
                 ),
                 "reranker": rerank,
+                "upstream": _upstream_state(upstream),
             },
+            upstream,
         )
+
+    def upstream_snapshot(self) -> UpstreamSnapshot | None:
+        """The upstream's breaker and counts (for metrics); None without an upstream."""
+        return self.upstream.snapshot() if self.upstream is not None else None
 
     def _reranker(self) -> EngineState:
         """Loaded; or, when none is: unavailable if searches rerank by default, else off
@@ -181,3 +200,13 @@ class StatusUseCases:
         """Entries set aside because they could not be indexed, with the reason (admins)."""
         principal.require_admin()
         return [q for q in self.ledger.quarantined(QUARANTINE_SHOWN) if may_see(principal, q)]
+
+
+def _upstream_state(upstream: UpstreamSnapshot | None) -> EngineState:
+    """``off`` when none is configured; unavailable while its breaker is not closed."""
+    if upstream is None:
+        return EngineState("off", None, "no upstream configured (STRATA_UPSTREAM_URL)")
+    breaker = upstream.breaker
+    if breaker.state == "closed":
+        return EngineState("ok")
+    return EngineState("unavailable", breaker.opened_at, breaker.last_error)

@@ -39,7 +39,8 @@ def search_md(found: wire.SearchResponse) -> str:
     lines = ["| score | tier | id | snippet |", "|---:|---|---|---|"]
     for hit in found.results:
         snippet = hit.snippet.replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {hit.score:.3f} | {hit.tier} | {hit.id} | {snippet} |")
+        where = hit.id if hit.upstream is None else _where(hit)
+        lines.append(f"| {hit.score:.3f} | {hit.tier} | {where} | {snippet} |")
     return _joined(lines)
 
 
@@ -114,7 +115,10 @@ def show_progress(done: int, total: int, label: str = "") -> None:
 
 
 def _where(hit: wire.SearchHit | wire.RetrievedEntry) -> str:
-    """A collection chunk's ``file:lines``, else the entry's id."""
+    """A collection chunk's ``file:lines``, else the entry's id (and, for an upstream's
+    hit, that upstream)."""
+    if hit.upstream is not None:
+        return f"{hit.id} (upstream {hit.upstream.name}, namespace {hit.upstream.namespace})"
     return f"{hit.file}:{hit.lines}" if hit.file else hit.id
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from service.domain.collections import Collection, IndexedFile
     from service.domain.folders import Listing
+    from service.domain.recall import UpstreamHit
 
 from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
@@ -361,6 +362,20 @@ class Files(Protocol):
         ...
 
 
+class Upstream(Protocol):
+    """Another memory service speaking strata's search contract (docs/api.md, Upstream
+    recall), asked when the local memory finds nothing."""
+
+    name: str
+    """How results and ``/health`` name it."""
+
+    def search(self, namespace: str, query: str, limit: int, timeout: float) -> list[UpstreamHit]:
+        """Its best ``limit`` hits for ``query`` in its ``namespace``, best first, answered
+        within ``timeout`` seconds; raises ``UpstreamError`` (``service.domain.recall``)
+        when it does not answer in time, cannot be reached or refuses."""
+        ...
+
+
 class Clock(Protocol):
     def __call__(self) -> float:
         """Seconds since the epoch."""
@@ -389,5 +404,6 @@ __all__ = [
     "Ledger",
     "Passages",
     "RunLog",
+    "Upstream",
     "VectorStore",
 ]

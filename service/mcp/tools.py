@@ -67,7 +67,10 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
 
         Each hit has its id, tier, text, a snippet of the best-matching part and a score in
         [0, 1] (1.0: ranked first by every list searched). Hits from markdown collections
-        also carry `file` and `lines`, to read with `get`."""
+        also carry `file` and `lines`, to read with `get`. When memory has nothing, hits
+        may come from the upstream memory: they carry `source: "upstream"` and `upstream`
+        (its `name`, `namespace` and the `id` to cite); they are not in this memory, so
+        `get` cannot read them."""
         body = {"query": query, "namespace": namespace, "tiers": tiers, "mode": mode}
         request = convert({**body, "limit": limit}, wire.SearchRequest)
         return await _run(gateway_of(ctx).search, request)
@@ -90,7 +93,8 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         the answer is among them), `strong_match` (true when a near-direct answer exists: act
         on it; false: say memory has no clear answer), and up to 4
         `reasoning_patterns` (how to think about such questions, with `variants`).
-        Quote `interaction_id` when giving feedback."""
+        Entries marked `source: "upstream"` come from the upstream memory (cite
+        `upstream.name` and `upstream.id`). Quote `interaction_id` when giving feedback."""
         body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
         return await _run(gateway_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
 

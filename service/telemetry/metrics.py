@@ -28,6 +28,7 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
 from service.domain.models import Committed, JobRun, SearchOutcome
+from service.domain.recall import UpstreamSnapshot
 
 log = logging.getLogger("strata")
 
@@ -74,6 +75,8 @@ class Readings:
     leads: Callable[[], bool] | None = None
     quarantined: Callable[[], int] | None = None
     cached_queries: Callable[[], int] | None = None
+    upstream: Callable[[], UpstreamSnapshot] | None = None
+    """The upstream recall's counts and breaker (``UpstreamRecall.snapshot``)."""
 
 
 class Metrics:
@@ -362,6 +365,8 @@ class _StateCollector(Collector):
                 "Search outcomes held by the query cache.",
                 value=r.cached_queries(),
             )
+        if r.upstream is not None:
+            yield from _upstream(r.upstream())
 
     @staticmethod
     def _model_work(r: Readings) -> list[Metric]:
@@ -399,6 +404,42 @@ def _lag(r: Readings) -> list[Metric]:
             "strata_replica_changes_behind",
             "Changes of the shared ledger this replica has not applied yet.",
             value=behind,
+        ),
+    ]
+
+
+BREAKER_STATES = ("closed", "open", "half_open")
+
+
+def _upstream(snapshot: UpstreamSnapshot) -> list[Metric]:
+    """The upstream recall: its outcomes and its circuit breaker's state."""
+    recalls = CounterMetricFamily(
+        "strata_upstream_recalls",
+        "Recalls from the upstream by outcome: answered, failed, or not made because its "
+        "breaker was open (circuit_open) or enough were under way (busy).",
+        labels=["outcome"],
+    )
+    for outcome in ("answered", "failed", "circuit_open", "busy"):
+        recalls.add_metric([outcome], getattr(snapshot, outcome))
+    breaker = GaugeMetricFamily(
+        "strata_upstream_breaker_state",
+        "The upstream's circuit breaker: 1 for the state it is in.",
+        labels=["state"],
+    )
+    for state in BREAKER_STATES:
+        breaker.add_metric([state], 1.0 if snapshot.breaker.state == state else 0.0)
+    return [
+        recalls,
+        _counter(
+            "strata_upstream_attempts",
+            "Calls made to the upstream, retries included.",
+            snapshot.attempts,
+        ),
+        breaker,
+        _counter(
+            "strata_upstream_breaker_trips",
+            "Times the upstream's circuit breaker opened.",
+            snapshot.breaker.trips,
         ),
     ]
 

@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from service.testing.engines import ChromaServer, free_port, stop_process, wait_until_up
+from service.testing.scripted_upstream import ScriptedUpstream
 from tests import postgres
 
 ADMIN_KEY = "cluster-admin-key-0123456789"
@@ -288,6 +289,43 @@ def test_an_empty_replica_rebuilds_its_index_from_postgres_without_embedding(
         assert a.health()["stores"]["chroma"] == before["chroma"], "nothing was embedded again"
     finally:
         d.stop()
+
+
+def test_each_replica_asks_the_upstream_and_a_kept_hit_reaches_the_other(
+    cluster: Cluster,
+) -> None:
+    kb = {"id": "kb-7", "text": "Invoices are archived after 7 years.", "score": 0.8}
+    upstream = ScriptedUpstream([kb])
+    env = {
+        "STRATA_UPSTREAM_URL": upstream.url,
+        "STRATA_UPSTREAM_NAME": "kb",
+        "STRATA_UPSTREAM_STORE": "on",
+        "STRATA_UPSTREAM_FAILURES": "1",
+    }
+    asking = Cluster({**cluster.env, **env}, cluster.root)
+    u1, u2 = asking.start("u1", "u2")
+    try:
+        for replica, namespace in ((u1, "recall-1"), (u2, "recall-2")):
+            [hit] = replica.search(namespace, "invoices archived")
+            assert (hit["source"], hit["id"]) == ("upstream", "kb-7")
+            assert hit["upstream"] == {"name": "kb", "namespace": namespace, "id": "kb-7"}
+        assert [r["namespace"] for r in upstream.requests] == ["recall-1", "recall-2"]
+
+        # What u1 kept is a local entry of the cluster: u2 finds it without asking.
+        until(lambda: "kb:kb-7" in u2.found("recall-1", "invoices archived"))
+        assert upstream.count == 2
+        kept = u2.http.get("/v1/entries/kb:kb-7", params={"namespace": "recall-1"}).json()
+        assert kept["metadata"]["upstream_id"] == "kb-7"
+
+        # Each replica has a breaker of its own: one failing on u1 leaves u2's closed.
+        upstream.behaviour = "fail"
+        u1.search("recall-3", "invoices archived")
+        states = {r.name: r.health()["upstream"]["breaker"]["state"] for r in (u1, u2)}
+        assert states == {"u1": "open", "u2": "closed"}
+    finally:
+        u1.stop()
+        u2.stop()
+        upstream.close()
 
 
 def away_from_a_turn() -> float:

@@ -14,6 +14,8 @@
   ``LocalCoordination`` (one process);
 - ``FakeEmbedder`` and ``FakeReranker`` are deterministic models, ``FakeClock`` a clock the
   test sets, ``FakeCheckpoint`` a replica's checkpoint kept in memory;
+- ``FakeUpstream`` answers searches like ``HttpUpstream`` talking to a strata, with the
+  failures and latency a test scripts;
 - ``fake_memory`` builds a ``Memory`` over a fresh fake ledger, vector store, keyword store
   and embedder, and hands them back with it (``FakeStores``).
 """
@@ -34,6 +36,7 @@ from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
 from tests.fakes.memory import FakeStores, fake_memory
 from tests.fakes.reranker import FakeReranker
+from tests.fakes.upstream import FakeUpstream
 from tests.fakes.vector_store import FakeVectorStore, vector_matches
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "FakeReranker",
     "FakeRunLog",
     "FakeStores",
+    "FakeUpstream",
     "FakeVectorStore",
     "fake_memory",
     "live",
@@ -74,6 +78,7 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
         Ledger,
         Reranker,
         RunLog,
+        Upstream,
         VectorStore,
     )
 
@@ -89,3 +94,4 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
     _reranker: Reranker = FakeReranker()
     _clock: Clock = FakeClock()
     _checkpoint: Checkpoint = FakeCheckpoint()
+    _upstream: Upstream = FakeUpstream()

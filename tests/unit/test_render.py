@@ -170,3 +170,12 @@ def test_progress_bar_fills_with_the_work_done() -> None:
     assert render.progress_bar(5, 10) == f"\r[{'#' * 15}{'.' * 15}] 5/10"
     assert render.progress_bar(0, 0, "indexing") == f"\rindexing [{'#' * 30}] 0/0"
     assert render.progress_bar(0, 4).count("#") == 0
+
+
+def test_an_upstream_hit_names_its_upstream() -> None:
+    upstream = {"name": "central", "namespace": "team", "id": "adr-7"}
+    shown = found(hit(source="upstream", upstream=upstream))
+    assert render.search_text(shown).splitlines()[0] == (
+        "0.800  A  adr-7 (upstream central, namespace team)"
+    )
+    assert "| adr-7 (upstream central, namespace team) |" in render.search_md(shown)
