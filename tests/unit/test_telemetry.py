@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.domain.breaker import BreakerSnapshot
 from service.domain.engines import Engines
 from service.domain.models import (
     Chunk,
@@ -19,6 +20,7 @@ from service.domain.models import (
     SearchOutcome,
     StoredEntry,
 )
+from service.domain.recall import UpstreamSnapshot
 from service.domain.retrieval import NO_EMBEDDER, NO_RERANKER
 from service.telemetry.engines import instrumented
 from service.telemetry.logs import REQUEST_ID, JsonFormatter, RequestIdFilter, request_id
@@ -132,6 +134,26 @@ def test_figures_read_at_scrape_time_and_one_that_fails_is_left_out() -> None:
     assert sample(metrics, "strata_replica_changes_applied_total") == 1234
     assert sample(metrics, "strata_replica_leads_jobs") == 0
     assert ("strata_quarantined_entries", (("replica", "r1"),)) not in scraped(metrics)
+
+
+def test_the_upstream_recalls_and_its_breaker_are_read_at_scrape_time() -> None:
+    metrics = Metrics("r1", "0.1.0")
+    breaker = BreakerSnapshot("open", failures=3, trips=2, rejected=7)
+    snapshot = UpstreamSnapshot(
+        "central", breaker, asked=9, answered=5, failed=4, circuit_open=7, busy=1, attempts=13
+    )
+    metrics.watch(Readings(upstream=lambda: snapshot))
+    recalls = "strata_upstream_recalls_total"
+    assert sample(metrics, recalls, outcome="answered") == 5
+    assert sample(metrics, recalls, outcome="failed") == 4
+    assert sample(metrics, recalls, outcome="circuit_open") == 7
+    assert sample(metrics, recalls, outcome="busy") == 1
+    assert sample(metrics, "strata_upstream_attempts_total") == 13
+    assert sample(metrics, "strata_upstream_breaker_state", state="open") == 1
+    assert sample(metrics, "strata_upstream_breaker_state", state="closed") == 0
+    assert sample(metrics, "strata_upstream_breaker_trips_total") == 2
+    # The upstream's name is not a label: it is configuration, not a measure.
+    assert "central" not in metrics.render()[0].decode()
 
 
 def test_openmetrics_when_asked() -> None:

@@ -8,6 +8,20 @@ export interface AnswerParts {
   freshness: number;
 }
 
+/** The upstream's circuit breaker. */
+export interface BreakerHealth {
+  state: "closed" | "half_open" | "open";
+  failures: number;
+  trips: number;
+  rejected: number;
+  /** Default: `null`. */
+  opened_at?: number | null;
+  /** Default: `null`. */
+  retry_at?: number | null;
+  /** Default: `null`. */
+  last_error?: string | null;
+}
+
 export interface CollectionOut {
   name: string;
   namespace: string;
@@ -191,6 +205,8 @@ export interface Health {
   engines?: {
     [key: string]: EngineHealth;
   };
+  /** Default: `null`. */
+  upstream?: UpstreamHealth | null;
 }
 
 export interface HistoryItem {
@@ -349,6 +365,8 @@ export interface RetrieveResponse {
   reasoning_patterns: Array<RetrievedEntry>;
   took_ms: number;
   degraded: Array<string>;
+  /** Default: `null`. */
+  upstream?: UpstreamAsked | null;
 }
 
 /** An entry of an answer: how relevant it is and its final blended score. */
@@ -386,6 +404,10 @@ export interface RetrievedEntry {
   lines?: string | null;
   /** Default: `false`. */
   truncated?: boolean;
+  /** Default: `"local"`. */
+  source?: "local" | "upstream";
+  /** Default: `null`. */
+  upstream?: UpstreamRef | null;
 }
 
 export interface RoutineCheckRequest {
@@ -457,6 +479,10 @@ export interface SearchHit {
   score_pct?: number | null;
   /** Default: `false`. */
   truncated?: boolean;
+  /** Default: `"local"`. */
+  source?: "local" | "upstream";
+  /** Default: `null`. */
+  upstream?: UpstreamRef | null;
 }
 
 export interface SearchRequest {
@@ -501,6 +527,8 @@ export interface SearchResponse {
   degraded: Array<string>;
   /** Default: `false`. */
   relaxed?: boolean;
+  /** Default: `null`. */
+  upstream?: UpstreamAsked | null;
 }
 
 export interface SimilarExecution {
@@ -558,6 +586,42 @@ export interface UnansweredQuestion {
   best_relevance: number;
   /** Default: `null`. */
   answer_confidence?: number | null;
+}
+
+/** What asking the upstream did, when the local memory found nothing. */
+export interface UpstreamAsked {
+  name: string;
+  outcome: "answered" | "busy" | "circuit_open" | "failed";
+  /** Default: `0`. */
+  results?: number;
+  /** Default: `0`. */
+  attempts?: number;
+  /** Default: `0.0`. */
+  took_ms?: number;
+  /** Default: `0`. */
+  kept?: number;
+  /** Default: `null`. */
+  error?: string | null;
+}
+
+/** The upstream memory service asked when this one finds nothing; counts since the
+    process started. */
+export interface UpstreamHealth {
+  name: string;
+  breaker: BreakerHealth;
+  asked: number;
+  answered: number;
+  failed: number;
+  circuit_open: number;
+  busy: number;
+  attempts: number;
+}
+
+/** Where an upstream hit lives, to cite it or read it there. */
+export interface UpstreamRef {
+  name: string;
+  namespace: string;
+  id: string;
 }
 
 /** Every operation of the REST API, keyed `METHOD /path`: its path parameters
