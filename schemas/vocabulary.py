@@ -23,3 +23,7 @@ NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 """A namespace: an isolated space of entries (no colon: it prefixes entry keys)."""
 ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,128}$"
 """An entry id, unique within its namespace."""
+RECALL_HEADER = "X-Strata-Recall"
+"""Sent with a search that is itself a recall from an upstream: the service answering it
+does not ask an upstream of its own in turn, so two services set as each other's upstream
+never ask back and forth."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from litestar import Controller, post
+from litestar import Controller, Request, post
 from litestar.params import JSONBody
 
 from schemas import wire
+from schemas.vocabulary import RECALL_HEADER
 from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 
@@ -16,7 +17,16 @@ class SearchController(Controller):
 
     @post("/search", status_code=200, sync_to_thread=True)
     def search(
-        self, data: JSONBody[wire.SearchRequest], services: ServicesDep, principal: PrincipalDep
+        self,
+        data: JSONBody[wire.SearchRequest],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        request: Request[object, object, object],
     ) -> wire.SearchResponse:
-        """Hybrid BM25 + vector search of one namespace; see the README for scoring."""
-        return present.search_out(services.search.search(principal, data))
+        """Hybrid BM25 + vector search of one namespace; see the README for scoring. A
+        search sent with ``X-Strata-Recall`` (by another service recalling from this one)
+        never asks this service's own upstream."""
+        ask_upstream = RECALL_HEADER not in request.headers
+        return present.search_out(
+            services.search.search(principal, data, ask_upstream=ask_upstream)
+        )

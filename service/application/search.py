@@ -48,9 +48,12 @@ class SearchUseCase:
         self.clock = clock
         self.recall = recall
 
-    def search(self, principal: Principal, request: wire.SearchRequest) -> Searched:
+    def search(
+        self, principal: Principal, request: wire.SearchRequest, *, ask_upstream: bool = True
+    ) -> Searched:
         """Hybrid BM25 + vector search of one namespace the caller may read; when it finds
-        nothing, even relaxed, the upstream's hits (if one is configured)."""
+        nothing, even relaxed, the upstream's hits (if one is configured and
+        ``ask_upstream``)."""
         started = time.perf_counter()
         now = self.clock()
         namespace = principal.namespace(request.namespace)
@@ -61,7 +64,7 @@ class SearchUseCase:
                 span.set_attribute("strata.search.mode", outcome.mode)
                 self.tracing.records(span, _records(outcome))
         recall = None
-        if not outcome.results and self.recall is not None:
+        if ask_upstream and not outcome.results and self.recall is not None:
             recall = self.recall.ask(principal, namespace, query.text, request.limit)
         took = round((time.perf_counter() - started) * 1000, 2)
         degraded = [*self.degraded, *outcome.degraded, *(recall.degraded if recall else [])]

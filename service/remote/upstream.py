@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from schemas.vocabulary import TIERS
+from schemas.vocabulary import RECALL_HEADER, TIERS
 from service.domain.models import Entry
 from service.domain.recall import UpstreamError, UpstreamHit
 
@@ -67,7 +67,9 @@ class HttpUpstream:
         hit the upstream sends without a time."""
         self.name = name
         self.url = url
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        headers = {RECALL_HEADER: "1"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
         self._http = http or httpx.Client(
             base_url=url,
             limits=httpx.Limits(max_connections=CONNECTIONS, max_keepalive_connections=2),

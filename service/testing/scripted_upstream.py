@@ -25,6 +25,8 @@ class ScriptedUpstream:
         """What a ``fail`` answers."""
         self.requests: list[dict[str, Any]] = []
         """The bodies of the searches received, in order."""
+        self.headers: list[dict[str, str]] = []
+        """Their headers (names in lower case), in the same order."""
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -57,6 +59,7 @@ class ScriptedUpstream:
                 body = json.loads(self.rfile.read(size) or b"{}")
                 with script._lock:
                     script.requests.append(body)
+                    script.headers.append({k.lower(): v for k, v in self.headers.items()})
                 behaviour = script.behaviour
                 if behaviour == "fail":
                     self._send(script.status, {"title": "scripted failure"})

@@ -11,6 +11,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from schemas.vocabulary import RECALL_HEADER
 from service.application import Services
 from service.domain.recall import UpstreamError
 from service.settings import Settings
@@ -77,6 +78,17 @@ def test_a_search_that_finds_nothing_returns_the_upstream_hits_marked_and_stores
     assert upstream.calls[0][:3] == ("default", "which database for billing?", 3)
     assert served.get("/v1/entries/pg-1").status_code == 404
     assert served.get("/v1/stats").json()["totals"]["entries"] == 0
+
+
+def test_a_search_that_is_itself_a_recall_never_asks_upstream_in_turn(
+    served: TestClient[Litestar], upstream: FakeUpstream
+) -> None:
+    asked = served.post(
+        "/v1/search", json={"query": "which database for billing?"}, headers={RECALL_HEADER: "1"}
+    )
+    assert asked.status_code == 200
+    assert asked.json()["results"] == [] and asked.json()["upstream"] is None
+    assert upstream.calls == []
 
 
 def test_namespaces_map_as_configured(

@@ -37,6 +37,10 @@ def test_the_documented_subset_is_enough(scripted: ScriptedUpstream) -> None:
     assert scripted.requests == [
         {"query": "how long are invoices kept?", "namespace": "team", "limit": 5}
     ]
+    # Marked as a recall, so an upstream with an upstream of its own does not ask it in turn.
+    (headers,) = scripted.headers
+    assert headers["x-strata-recall"] == "1"
+    assert headers["authorization"] == "Bearer k3y-for-the-upstream"
 
 
 @pytest.mark.parametrize(("status", "retryable"), [(503, True), (429, True), (401, False)])
