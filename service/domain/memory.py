@@ -16,6 +16,7 @@ from service.domain.models import (
     Entry,
     HistoryEvent,
     IndexUnavailable,
+    Kind,
     Recovered,
     StoredEntry,
     Tier,
@@ -207,13 +208,16 @@ class Memory:
             return self._set_archived(keys, archived, actor)
 
     def _set_archived(self, keys: Sequence[str], archived: bool, actor: str) -> int:
+        return len(self._archive(keys, archived, actor))
+
+    def _archive(self, keys: Sequence[str], archived: bool, actor: str) -> list[Entry]:
         changed = [
             StoredEntry(replace(s.entry, archived=archived), s.chunks, s.tokens)
             for s in self.ledger.get(keys).values()
             if s.entry.archived != archived
         ]
         self._rewrite(changed, actor, "archived" if archived else "restored")
-        return len(changed)
+        return [s.entry for s in changed]
 
     def archive_where(
         self,
@@ -221,30 +225,48 @@ class Memory:
         *,
         expires_before: float | None = None,
         older_than: float | None = None,
+        exclude_kind: Kind | None = None,
         actor: str = "",
+        archived: Callable[[Sequence[Entry]], None] | None = None,
     ) -> int:
-        """Archive the live entries of ``tier`` that expired before ``expires_before`` or
-        are dated before ``older_than``, a batch at a time. Each batch is selected under
-        the write lock, so an entry promoted or rewritten meanwhile is judged as it is now."""
-        archived = 0
+        """Archive the live entries of ``tier`` (of any kind but ``exclude_kind``) that
+        expired before ``expires_before`` or are dated before ``older_than``, a batch at a
+        time; ``archived`` is given each batch's entries once archived. Each batch is
+        selected under the write lock, so an entry promoted or rewritten meanwhile is judged
+        as it is now."""
+        done = 0
         while True:
             with self.lock:
                 keys = self.ledger.select_keys(
-                    tier=tier, expires_before=expires_before, older_than=older_than, limit=BATCH
+                    tier=tier,
+                    expires_before=expires_before,
+                    older_than=older_than,
+                    exclude_kind=exclude_kind,
+                    limit=BATCH,
                 )
                 if not keys:
-                    return archived
-                archived += self._set_archived(keys, True, actor)
+                    return done
+                batch = self._archive(keys, True, actor)
+            done += len(batch)
+            if archived is not None and batch:
+                archived(batch)
 
-    def delete_older(self, tier: Tier, older_than: float, actor: str = "") -> int:
-        """Delete for good the entries of ``tier``, archived or not, dated before
-        ``older_than``; selected under the write lock like ``archive_where``."""
+    def delete_older(
+        self, tier: Tier, older_than: float, actor: str = "", *, exclude_kind: Kind | None = None
+    ) -> int:
+        """Delete for good the entries of ``tier`` (of any kind but ``exclude_kind``),
+        archived or not, dated before ``older_than``; selected under the write lock like
+        ``archive_where``."""
         deleted = 0
         for archived in (False, True):
             while True:
                 with self.lock:
                     keys = self.ledger.select_keys(
-                        tier=tier, archived=archived, older_than=older_than, limit=BATCH
+                        tier=tier,
+                        archived=archived,
+                        older_than=older_than,
+                        exclude_kind=exclude_kind,
+                        limit=BATCH,
                     )
                     if not keys:
                         break

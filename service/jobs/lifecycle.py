@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from service.domain.collections import Collections
+from service.domain.digests import build_day, day_bounds, group_of, summarized
 from service.domain.memory import Memory
+from service.domain.models import DIGEST, Entry
 from service.domain.tiers import DAY
 from service.errors import Conflict
 from service.jobs.scheduler import Scheduler
@@ -26,14 +28,49 @@ def expire_c_tier(memory: Memory, now: float) -> dict[str, Any]:
 def archive_e_tier(
     memory: Memory, now: float, archive_days: float, delete_days: float
 ) -> dict[str, Any]:
-    """Archive tier E entries older than ``archive_days``; delete those older than
-    ``delete_days``. Zero turns either off."""
-    archived = deleted = 0
-    if delete_days > 0:
-        deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER)
+    """Archive tier E entries older than ``archive_days`` and write the digests of the days
+    they belong to (``service.domain.digests``); then delete those older than
+    ``delete_days``, digests kept. Zero turns either off."""
+    archived = deleted = digests = 0
     if archive_days > 0:
-        archived = memory.archive_where("E", older_than=now - archive_days * DAY, actor=SCHEDULER)
-    return {"archived": archived, "deleted": deleted}
+        days: set[tuple[str, str]] = set()
+
+        def archived_now(batch: Sequence[Entry]) -> None:
+            days.update((g.namespace, g.day) for g in map(group_of, batch))
+
+        archived = memory.archive_where(
+            "E",
+            older_than=now - archive_days * DAY,
+            exclude_kind=DIGEST,
+            actor=SCHEDULER,
+            archived=archived_now,
+        )
+        digests = write_digests(memory, days)
+    if delete_days > 0:
+        deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER, exclude_kind=DIGEST)
+    return {"archived": archived, "deleted": deleted, "digests": digests}
+
+
+def write_digests(memory: Memory, days: Iterable[tuple[str, str]]) -> int:
+    """Rebuild the digests of these (namespace, day) pairs from the archived tier E entries
+    the ledger holds of them; write those that changed and return how many. A digest that
+    summarises more entries than the ledger still holds (some were deleted since) is kept
+    as it is."""
+    written = 0
+    for namespace, day in sorted(days):
+        start, end = day_bounds(day)
+        built = build_day(memory.ledger.dated(namespace, "E", start, end, archived=True))
+        current = memory.ledger.get([d.key for d in built.values()])
+        changed = [
+            d
+            for d in built.values()
+            if (kept := current.get(d.key)) is None
+            or (kept.entry != d and summarized(kept.entry) <= summarized(d))
+        ]
+        if changed:
+            memory.write(changed, actor=SCHEDULER)
+            written += len(changed)
+    return written
 
 
 def optimize_indexes(memory: Memory) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import pytest
 
 from service.domain import memory as memory_module
 from service.domain.collections import Collection, Collections, IndexedFile
+from service.domain.digests import digest_id, group_of
 from service.domain.memory import Memory
 from service.domain.models import Filters, HistoryEvent, SearchQuery, Tier
 from service.domain.retrieval import Retriever
@@ -189,17 +190,25 @@ def archived(stores: Stores) -> set[str]:
 def test_archive_e_tier_archives_entries_older_than_the_retention(stores: Stores) -> None:
     write_logs(stores)
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=0)
-    assert result == {"archived": 2, "deleted": 0}
+    assert result == {"archived": 2, "deleted": 0, "digests": 2}
     assert archived(stores) == {"ancient", "old"}
-    assert stores.keyword_ids("cron") == {"recent", "new", "old_fact", "old_talk"}
+    digests = {
+        digest_id(group_of(stores.ledger.entries[f"ns:{k}"].entry)) for k in ("ancient", "old")
+    }
+    assert stores.keyword_ids("cron") == {"recent", "new", "old_fact", "old_talk"} | digests
     assert stores.keyword_ids("cron", include_archived=True) >= {"ancient", "old"}
     assert stores.actions("old")[-1] == ("archived", "scheduler")
-    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0) == {"archived": 0, "deleted": 0}
+    again = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert again == {"archived": 0, "deleted": 0, "digests": 0}
 
 
 def test_archive_e_tier_with_zero_days_keeps_everything(stores: Stores) -> None:
     write_logs(stores)
-    assert lifecycle.archive_e_tier(stores.memory, T0, 0, 0) == {"archived": 0, "deleted": 0}
+    assert lifecycle.archive_e_tier(stores.memory, T0, 0, 0) == {
+        "archived": 0,
+        "deleted": 0,
+        "digests": 0,
+    }
     assert archived(stores) == set()
     assert len(stores.ledger.entries) == 6
 
@@ -209,14 +218,17 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
     stores.memory.set_archived(["ns:ancient"], True)  # archived or not, it goes
     stores.memory.write([make_entry("older", "cron ran", "E", timestamp=T0 - 95 * DAY)])
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
-    assert result == {"archived": 1, "deleted": 2}
-    assert set(stores.ledger.entries) == {
+    # archived first (digested), then deleted: the digests stay
+    assert result == {"archived": 2, "deleted": 2, "digests": 2}
+    assert {k for k, s in stores.ledger.entries.items() if s.entry.kind != "digest"} == {
         "ns:old",
         "ns:recent",
         "ns:new",
         "ns:old_fact",
         "ns:old_talk",
     }
+    kept = [s.entry for s in stores.ledger.entries.values() if s.entry.kind == "digest"]
+    assert sorted(e.metadata["digest"]["sources"] for e in kept) == [["old"], ["older"]]
     assert archived(stores) == {"old"}
     assert "ns:ancient" not in stores.keywords.keys and "ns:older" not in stores.keywords.keys
     assert stores.actions("ancient")[-1] == ("deleted", "scheduler")
@@ -226,7 +238,7 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
 def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
     write_logs(stores)
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=0, delete_days=30)
-    assert result == {"archived": 0, "deleted": 2}
+    assert result == {"archived": 0, "deleted": 2, "digests": 0}
     assert {"ns:ancient", "ns:old"}.isdisjoint(stores.ledger.entries)
     assert archived(stores) == set()
 
@@ -240,7 +252,7 @@ def test_archive_e_tier_handles_more_than_one_batch(
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
     )
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
-    assert result == {"archived": 3, "deleted": 3}
+    assert result == {"archived": 6, "deleted": 3, "digests": 2}
 
 
 # promote
