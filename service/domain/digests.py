@@ -11,9 +11,10 @@ Everything here is a pure function of the originals: the same originals give the
 digest, whatever order they come in and however many runs archived them, so rebuilding is
 idempotent and its id (namespace, day, group) is stable.
 
-Size bound (``MAX_TEXT_CHARS``): at most ``MAX_LINES`` lines of at most ``LINE_CHARS``
-characters, ``MAX_TERMS`` terms and ``MAX_COUNTED`` names per count; the text never
-exceeds 20,000 characters (about 5,000 on log lines), the metadata about as much.
+Size bound: at most ``MAX_LINES`` lines of at most ``LINE_CHARS`` characters,
+``MAX_TERMS`` terms and ``MAX_COUNTED`` names per count, so the text never exceeds
+``MAX_TEXT_CHARS`` (20,000 characters) and the metadata about 12 KB of JSON, however many
+entries the day holds and whatever they say.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,7 +52,6 @@ ID_PREFIX = "digest:"
 """Digest ids start so; events may not be written with such ids."""
 
 _WORD = re.compile(r"[^\W_][\w.-]*[^\W_]|[^\W_]", re.UNICODE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _ERROR = re.compile(
     r"\b(error|errors|exception|traceback|fail|failed|failure|failing|fatal|panic|refused|"
     r"denied|timeout|timed out|crash(ed)?|abort(ed)?|killed|oom|rollback|rolled back)\b|"
@@ -282,14 +283,21 @@ def _quoted(entry: Entry) -> str:
 
 
 def _line(text: str) -> str:
-    """``text`` on one line, control characters out, cut at ``LINE_CHARS``."""
-    flat = " ".join(_CONTROL.sub(" ", text).split())
+    """``text`` on one line, control and format characters out, cut at ``LINE_CHARS``."""
+    flat = _flat(text[: LINE_CHARS * 8])  # what is cleaned is bounded too
     return flat if len(flat) <= LINE_CHARS else flat[: LINE_CHARS - 1] + "…"
 
 
 def _label(value: str | None) -> str:
-    flat = " ".join(_CONTROL.sub(" ", value or "").split())
-    return flat[:LABEL_CHARS]
+    return _flat((value or "")[: LABEL_CHARS * 8])[:LABEL_CHARS]
+
+
+def _flat(text: str) -> str:
+    """Unicode's control, format (bidirectional overrides), separator-line and unassigned
+    characters replaced by spaces, runs of spaces by one."""
+    return " ".join(
+        "".join(" " if unicodedata.category(c)[0] in "CZ" else c for c in text).split()
+    )
 
 
 def _order(entry: Entry) -> tuple[float, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from service.domain import memory as memory_module
 from service.domain.collections import Collection, Collections, IndexedFile
 from service.domain.digests import digest_id, group_of
 from service.domain.memory import Memory
-from service.domain.models import Filters, HistoryEvent, SearchQuery, Tier
+from service.domain.models import Entry, Filters, HistoryEvent, SearchQuery, Tier
 from service.domain.retrieval import Retriever
 from service.domain.tiers import DAY
 from service.errors import InvalidInput
@@ -253,6 +254,81 @@ def test_archive_e_tier_handles_more_than_one_batch(
     )
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
     assert result == {"archived": 6, "deleted": 3, "digests": 2}
+
+
+def digests_of(stores: Stores) -> dict[str, dict[str, Any]]:
+    return {
+        s.entry.id: dict(s.entry.metadata["digest"])
+        for s in stores.ledger.entries.values()
+        if s.entry.kind == "digest"
+    }
+
+
+def day_log(id: str, text: str, hour: float, days_ago: float = 40, **fields: Any) -> Entry:
+    midnight = T0 - T0 % DAY - days_ago * DAY
+    return make_entry(id, text, "E", timestamp=midnight + hour * 3600, **fields)
+
+
+def test_archiving_twice_changes_nothing_and_more_of_a_day_updates_its_digest(
+    stores: Stores,
+) -> None:
+    stores.memory.write(
+        [
+            day_log("a", "ERROR invoices migration failed", 1, thread="t1"),
+            day_log("b", "invoices migration applied", 2, thread="t1"),
+            day_log("c", "cache warmed", 3, chain_type="cron"),
+        ]
+    )
+    first = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert first == {"archived": 3, "deleted": 0, "digests": 2}
+    before = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
+    changes = len(stores.ledger.log)
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0)["digests"] == 0
+    after = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
+    assert after == before and len(stores.ledger.log) == changes  # nothing written
+    # a late entry of the same day and thread: its digest is rebuilt with it
+    stores.memory.write([day_log("late", "invoices backfill done", 4, thread="t1")])
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0) == {
+        "archived": 1,
+        "deleted": 0,
+        "digests": 1,
+    }
+    by_group = {d["group"]["value"]: d for d in digests_of(stores).values()}
+    assert by_group["t1"]["sources"] == ["a", "b", "late"] and by_group["t1"]["entries"] == 3
+    assert by_group["cron"]["sources"] == ["c"]
+    digest_key = next(k for k, s in stores.ledger.entries.items() if "t1" in s.entry.text)
+    assert [a for a, _ in stores.actions(digest_key.split(":", 1)[1])] == ["created", "updated"]
+
+
+def test_a_digest_is_found_by_default_and_its_originals_with_include_archived(
+    stores: Stores,
+) -> None:
+    stores.memory.write([day_log("a", "invoices table migrated to v2", 1, thread="t1")])
+    lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    (digest,) = digests_of(stores)
+    assert stores.keyword_ids("invoices migrated") == {digest}
+    assert stores.keyword_ids("invoices migrated", include_archived=True) == {digest, "a"}
+
+
+def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
+    stores.memory.write(
+        [day_log(f"e{n}", f"job {n} finished", 1 + n, days_ago=95) for n in range(3)]
+    )
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 90) == {
+        "archived": 3,
+        "deleted": 3,
+        "digests": 1,
+    }
+    (kept,) = digests_of(stores).values()
+    assert kept["entries"] == 3 and kept["sources"] == ["e0", "e1", "e2"]
+    # an entry of that day archived after its originals are gone leaves the digest whole
+    stores.memory.write([day_log("late", "job late finished", 9, days_ago=95)])
+    result = lifecycle.archive_e_tier(stores.memory, T0 + 1, 30, 0)
+    assert result == {"archived": 1, "deleted": 0, "digests": 0}
+    assert list(digests_of(stores).values()) == [kept]
+    # and the job never archives nor deletes a digest, however old
+    lifecycle.archive_e_tier(stores.memory, T0 + 1000 * DAY, 30, 90)
+    assert list(digests_of(stores).values()) == [kept]
 
 
 # promote
