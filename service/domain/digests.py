@@ -295,9 +295,7 @@ def _label(value: str | None) -> str:
 def _flat(text: str) -> str:
     """Unicode's control, format (bidirectional overrides), separator-line and unassigned
     characters replaced by spaces, runs of spaces by one."""
-    return " ".join(
-        "".join(" " if unicodedata.category(c)[0] in "CZ" else c for c in text).split()
-    )
+    return " ".join("".join(" " if unicodedata.category(c)[0] in "CZ" else c for c in text).split())
 
 
 def _order(entry: Entry) -> tuple[float, str]:

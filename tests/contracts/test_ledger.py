@@ -140,9 +140,7 @@ def test_dated_lists_one_namespace_and_tier_in_a_time_range(ledger: Ledger) -> N
     assert [e.id for e in found] == ["early", "late"]
     assert found[0] == stored("early", "E", archived=True, timestamp=T0 + 10).entry
     assert [e.id for e in ledger.dated("ns", "E", T0, T0 + 100, archived=False)] == ["live"]
-    assert [e.id for e in ledger.dated("other", "E", T0, T0 + 100, archived=True)] == [
-        "elsewhere"
-    ]
+    assert [e.id for e in ledger.dated("other", "E", T0, T0 + 100, archived=True)] == ["elsewhere"]
 
 
 def test_select_keys_stops_at_the_limit(ledger: Ledger) -> None:
