@@ -184,8 +184,8 @@ def test_archived_logs_are_found_through_their_digest(
     original = client.get("/v1/entries/l3").json()
     assert (original["text"], original["archived"]) == (logs[2][1], True)
     # a search over archived time finds it; include_archived still returns the originals
-    window = {"since": iso(midnight), "until": iso(midnight + DAY)}
-    assert ids(search(client, "invoices", **window)) == [digest["id"]]
+    window = search(client, "invoices", since=iso(midnight), until=iso(midnight + DAY))
+    assert ids(window) == [digest["id"]]
     archived = set(ids(search(client, "invoices table", include_archived=True, limit=20)))
     assert {"l2", "l3", digest["id"]} <= archived
     assert ids(search(client, "invoices", kind="digest")) == [digest["id"]]
