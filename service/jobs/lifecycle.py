@@ -15,6 +15,8 @@ from service.jobs.scheduler import Scheduler
 from service.settings import LifecycleSettings
 
 SCHEDULER = "scheduler"
+DIGESTS_WRITTEN = 200
+"""Digests written by one write of ``archive_e_tier`` (one commit of each index)."""
 SKIPPED_SHOWN = 100
 """Most skipped files a run of ``rescan_collections`` lists in its result."""
 
@@ -53,24 +55,27 @@ def archive_e_tier(
 
 def write_digests(memory: Memory, days: Iterable[tuple[str, str]]) -> int:
     """Rebuild the digests of these (namespace, day) pairs from the archived tier E entries
-    the ledger holds of them; write those that changed and return how many. A digest that
-    summarises more entries than the ledger still holds (some were deleted since) is kept
-    as it is."""
-    written = 0
+    the ledger holds of them; write those that changed, ``DIGESTS_WRITTEN`` at a time, and
+    return how many. A digest that summarises more entries than the ledger still holds (some
+    were deleted since) is kept as it is."""
+    written: list[Entry] = []
+    total = 0
     for namespace, day in sorted(days):
         start, end = day_bounds(day)
         built = build_day(memory.ledger.dated(namespace, "E", start, end, archived=True))
         current = memory.ledger.get([d.key for d in built.values()])
-        changed = [
+        written.extend(
             d
             for d in built.values()
             if (kept := current.get(d.key)) is None
             or (kept.entry != d and summarized(kept.entry) <= summarized(d))
-        ]
-        if changed:
-            memory.write(changed, actor=SCHEDULER)
-            written += len(changed)
-    return written
+        )
+        if len(written) >= DIGESTS_WRITTEN:
+            memory.write(written, actor=SCHEDULER)
+            total, written = total + len(written), []
+    if written:
+        memory.write(written, actor=SCHEDULER)
+    return total + len(written)
 
 
 def optimize_indexes(memory: Memory) -> dict[str, Any]:

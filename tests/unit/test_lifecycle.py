@@ -152,6 +152,7 @@ def test_expire_c_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(memory_module, "BATCH", 2)
+    monkeypatch.setattr(lifecycle, "DIGESTS_WRITTEN", 1)
     stores.memory.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
     )
@@ -248,12 +249,14 @@ def test_archive_e_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(memory_module, "BATCH", 2)
+    monkeypatch.setattr(lifecycle, "DIGESTS_WRITTEN", 1)
     stores.memory.write(
         [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
     )
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
     assert result == {"archived": 6, "deleted": 3, "digests": 2}
+    assert sorted(d["entries"] for d in digests_of(stores).values()) == [3, 3]
 
 
 def digests_of(stores: Stores) -> dict[str, dict[str, Any]]:
