@@ -210,11 +210,17 @@ class Memory:
     def _set_archived(self, keys: Sequence[str], archived: bool, actor: str) -> int:
         return len(self._archive(keys, archived, actor))
 
-    def _archive(self, keys: Sequence[str], archived: bool, actor: str) -> list[Entry]:
+    def _archive(
+        self,
+        keys: Sequence[str],
+        archived: bool,
+        actor: str,
+        still: Callable[[Entry], bool] | None = None,
+    ) -> list[Entry]:
         changed = [
             StoredEntry(replace(s.entry, archived=archived), s.chunks, s.tokens)
             for s in self.ledger.get(keys).values()
-            if s.entry.archived != archived
+            if s.entry.archived != archived and (still is None or still(s.entry))
         ]
         self._rewrite(changed, actor, "archived" if archived else "restored")
         return [s.entry for s in changed]
@@ -225,31 +231,31 @@ class Memory:
         *,
         expires_before: float | None = None,
         older_than: float | None = None,
-        exclude_kind: Kind | None = None,
         actor: str = "",
-        archived: Callable[[Sequence[Entry]], None] | None = None,
     ) -> int:
-        """Archive the live entries of ``tier`` (of any kind but ``exclude_kind``) that
-        expired before ``expires_before`` or are dated before ``older_than``, a batch at a
-        time; ``archived`` is given each batch's entries once archived. Each batch is
-        selected under the write lock, so an entry promoted or rewritten meanwhile is judged
-        as it is now."""
-        done = 0
+        """Archive the live entries of ``tier`` that expired before ``expires_before`` or
+        are dated before ``older_than``, a batch at a time. Each batch is selected under
+        the write lock, so an entry promoted or rewritten meanwhile is judged as it is now."""
+        archived = 0
         while True:
             with self.lock:
                 keys = self.ledger.select_keys(
-                    tier=tier,
-                    expires_before=expires_before,
-                    older_than=older_than,
-                    exclude_kind=exclude_kind,
-                    limit=BATCH,
+                    tier=tier, expires_before=expires_before, older_than=older_than, limit=BATCH
                 )
                 if not keys:
-                    return done
-                batch = self._archive(keys, True, actor)
-            done += len(batch)
-            if archived is not None and batch:
-                archived(batch)
+                    return archived
+                archived += len(self._archive(keys, True, actor))
+
+    def archive_if(
+        self, keys: Sequence[str], still: Callable[[Entry], bool], actor: str = ""
+    ) -> list[Entry]:
+        """Archive those of ``keys`` whose entry, as it is when its batch is archived (under
+        the write lock), satisfies ``still``; returns the entries archived."""
+        done: list[Entry] = []
+        for start in range(0, len(keys), BATCH):
+            with self.lock:
+                done.extend(self._archive(keys[start : start + BATCH], True, actor, still))
+        return done
 
     def delete_older(
         self, tier: Tier, older_than: float, actor: str = "", *, exclude_kind: Kind | None = None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from service.domain.collections import Collections
@@ -15,8 +16,6 @@ from service.jobs.scheduler import Scheduler
 from service.settings import LifecycleSettings
 
 SCHEDULER = "scheduler"
-DIGESTS_WRITTEN = 200
-"""Digests written by one write of ``archive_e_tier`` (one commit of each index)."""
 SKIPPED_SHOWN = 100
 """Most skipped files a run of ``rescan_collections`` lists in its result."""
 
@@ -30,52 +29,62 @@ def expire_c_tier(memory: Memory, now: float) -> dict[str, Any]:
 def archive_e_tier(
     memory: Memory, now: float, archive_days: float, delete_days: float
 ) -> dict[str, Any]:
-    """Archive tier E entries older than ``archive_days`` and write the digests of the days
-    they belong to (``service.domain.digests``); then delete those older than
-    ``delete_days``, digests kept. Zero turns either off."""
+    """Archive tier E entries older than ``archive_days``, the digests of their days
+    written first (``archive_e_day``); then delete those older than ``delete_days``, digests
+    kept. Zero turns either off."""
     archived = deleted = digests = 0
     if archive_days > 0:
-        days: set[tuple[str, str]] = set()
-
-        def archived_now(batch: Sequence[Entry]) -> None:
-            days.update((g.namespace, g.day) for g in map(group_of, batch))
-
-        archived = memory.archive_where(
-            "E",
-            older_than=now - archive_days * DAY,
-            exclude_kind=DIGEST,
-            actor=SCHEDULER,
-            archived=archived_now,
-        )
-        digests = write_digests(memory, days)
+        cutoff = now - archive_days * DAY
+        ledger = memory.ledger
+        while oldest := ledger.select_keys(
+            tier="E", older_than=cutoff, exclude_kind=DIGEST, limit=1
+        ):
+            found = ledger.get(oldest)
+            if not found:  # deleted since it was listed
+                continue
+            group = group_of(found[oldest[0]].entry)
+            day_archived, day_digests = archive_e_day(memory, group.namespace, group.day, cutoff)
+            archived, digests = archived + day_archived, digests + day_digests
+            if not day_archived:  # rewritten meanwhile: the next run takes what is left
+                break
     if delete_days > 0:
         deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER, exclude_kind=DIGEST)
     return {"archived": archived, "deleted": deleted, "digests": digests}
 
 
-def write_digests(memory: Memory, days: Iterable[tuple[str, str]]) -> int:
-    """Rebuild the digests of these (namespace, day) pairs from the archived tier E entries
-    the ledger holds of them; write those that changed, ``DIGESTS_WRITTEN`` at a time, and
-    return how many. A digest that summarises more entries than the ledger still holds (some
-    were deleted since) is kept as it is."""
-    written: list[Entry] = []
-    total = 0
-    for namespace, day in sorted(days):
-        start, end = day_bounds(day)
-        built = build_day(memory.ledger.dated(namespace, "E", start, end, archived=True))
-        current = memory.ledger.get([d.key for d in built.values()])
-        written.extend(
-            d
-            for d in built.values()
-            if (kept := current.get(d.key)) is None
-            or (kept.entry != d and summarized(kept.entry) <= summarized(d))
-        )
-        if len(written) >= DIGESTS_WRITTEN:
-            memory.write(written, actor=SCHEDULER)
-            total, written = total + len(written), []
-    if written:
-        memory.write(written, actor=SCHEDULER)
-    return total + len(written)
+def archive_e_day(memory: Memory, namespace: str, day: str, cutoff: float) -> tuple[int, int]:
+    """Archive the tier E entries of one namespace and day dated before ``cutoff``, and
+    return how many, with how many digests were written.
+
+    The day's digests are written first, from its entries archived already and those about
+    to be: a run cut short between the two finds the same entries unarchived next time and
+    writes the same digests, so no archived entry is ever left out of its digest. A digest
+    that summarises more entries than the ledger still holds (some were deleted since) is
+    kept as it is."""
+    start, end = day_bounds(day)
+    ledger = memory.ledger
+    held = ledger.dated(namespace, "E", start, end, archived=True)
+    due = [
+        e
+        for e in ledger.dated(namespace, "E", start, min(end, cutoff), archived=False)
+        if e.kind != DIGEST
+    ]
+    built = build_day([*held, *(replace(e, archived=True) for e in due)])
+    current = ledger.get([d.key for d in built.values()])
+    changed = [
+        d
+        for d in built.values()
+        if (kept := current.get(d.key)) is None
+        or (kept.entry != d and summarized(kept.entry) <= summarized(d))
+    ]
+    if changed:
+        memory.write(changed, actor=SCHEDULER)
+
+    def still_due(entry: Entry) -> bool:  # as the entry is when archived
+        return entry.tier == "E" and entry.kind != DIGEST and entry.timestamp < cutoff
+
+    archived = memory.archive_if([e.key for e in due], still_due, SCHEDULER)
+    return len(archived), len(changed)
 
 
 def optimize_indexes(memory: Memory) -> dict[str, Any]:

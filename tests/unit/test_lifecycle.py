@@ -152,7 +152,6 @@ def test_expire_c_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(memory_module, "BATCH", 2)
-    monkeypatch.setattr(lifecycle, "DIGESTS_WRITTEN", 1)
     stores.memory.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
     )
@@ -249,7 +248,6 @@ def test_archive_e_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(memory_module, "BATCH", 2)
-    monkeypatch.setattr(lifecycle, "DIGESTS_WRITTEN", 1)
     stores.memory.write(
         [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
@@ -311,6 +309,26 @@ def test_a_digest_is_found_by_default_and_its_originals_with_include_archived(
     (digest,) = digests_of(stores)
     assert stores.keyword_ids("invoices migrated") == {digest}
     assert stores.keyword_ids("invoices migrated", include_archived=True) == {digest, "a"}
+
+
+def test_a_run_cut_short_after_the_digests_leaves_no_archived_entry_out_of_them(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stores.memory.write([day_log(f"e{n}", f"job {n} finished", 1 + n) for n in range(3)])
+
+    def crash(*args: Any) -> None:
+        raise RuntimeError("the process stopped")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(stores.memory, "archive_if", crash)
+        with pytest.raises(RuntimeError):
+            lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert archived(stores) == set()
+    (written,) = digests_of(stores).values()
+    assert written["sources"] == ["e0", "e1", "e2"]
+    result = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert result == {"archived": 3, "deleted": 0, "digests": 0}  # the digest was right
+    assert archived(stores) == {"e0", "e1", "e2"}
 
 
 def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
