@@ -236,8 +236,9 @@ def recall(args: argparse.Namespace) -> None:
         services = bench.services
         loaded = time.perf_counter() - started
         started = time.perf_counter()
-        # Every tier E turn is older than 7 days: archived as if past 30.
-        result = archive_e_tier(services.memory, time.time(), 1, 0)
+        # The set's youngest tier E turn is 7.3 days old: 23 days later every one of them
+        # is past STRATA_E_ARCHIVE_DAYS (30) and archived.
+        result = archive_e_tier(services.memory, time.time() + 23 * DAY, 30, 0)
         job = time.perf_counter() - started
         logs = [
             s.entry
