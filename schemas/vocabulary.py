@@ -16,7 +16,12 @@ EMBEDDED_TIERS: tuple[Tier, ...] = ("A", "C")
 
 Mode = Literal["auto", "bm25", "vector", "hybrid"]
 MODES: tuple[Mode, ...] = ("auto", "bm25", "vector", "hybrid")
-Kind = Literal["memory", "pattern"]
+Kind = Literal["memory", "pattern", "digest"]
+"""``pattern``: a reasoning pattern with its variants; ``digest``: what the archive job keeps
+of a day of archived tier E entries (written by the service only)."""
+WrittenKind = Literal["memory", "pattern"]
+"""The kinds an event may be written as: digests are the archive job's."""
+DIGEST: Kind = "digest"
 Rating = Literal["up", "down"]
 
 NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"

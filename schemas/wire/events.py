@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar
 
 from msgspec import Meta, Struct, field
 
-from schemas.vocabulary import Kind, Tier
+from schemas.vocabulary import Kind, Tier, WrittenKind
 from schemas.wire.fields import Id, Label, Metadata, Namespace, Score, Text, Timestamp, Variant
 
 
@@ -25,7 +25,7 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     timestamp: Timestamp | None = None
     ttl_days: Annotated[float, Meta(gt=0, le=36_500)] | None = None
     metadata: Metadata = field(default_factory=dict)
-    kind: Kind = "memory"
+    kind: WrittenKind = "memory"
     """``pattern``: a reasoning pattern, given back with its variants by ``/v1/retrieve``."""
     type: Label | None = None
     """What the entry is: decision, framework, position, reaction, fact, ...; weighs in

@@ -17,6 +17,7 @@ from service.application.status import Health
 from service.domain.answer import Answered
 from service.domain.interactions import DailyReport, Feedback
 from service.domain.models import (
+    DIGEST,
     EARLIEST_TIME,
     LATEST_TIME,
     Entry,
@@ -425,8 +426,9 @@ def _place(entry: Entry) -> dict[str, Any]:
 
 
 def _entry_fields(entry: Entry, now: float, text_chars: int | None = None) -> dict[str, Any]:
-    """Wire fields of an entry; an expired one shows as archived, as searches treat it.
-    With ``text_chars``, the text is cut there and ``truncated`` says so."""
+    """Wire fields of an entry; an expired one shows as archived, as searches treat it, and
+    so does a digest, which stands for archived entries (and is found by default). With
+    ``text_chars``, the text is cut there and ``truncated`` says so."""
     cut = text_chars is not None and len(entry.text) > text_chars
     fields = {"truncated": True} if cut else {}
     return fields | {
@@ -440,7 +442,7 @@ def _entry_fields(entry: Entry, now: float, text_chars: int | None = None) -> di
         "chain_type": entry.chain_type,
         "tags": list(entry.tags),
         "expires_at": format_time(entry.expires_at),
-        "archived": entry.archived or not is_live(entry.expires_at, now),
+        "archived": entry.archived or not is_live(entry.expires_at, now) or entry.kind == DIGEST,
         "metadata": dict(entry.metadata),
         "kind": entry.kind,
         "type": entry.type,

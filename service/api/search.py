@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Controller, Request, post
 from litestar.params import JSONBody
 
@@ -21,7 +23,7 @@ class SearchController(Controller):
         data: JSONBody[wire.SearchRequest],
         services: ServicesDep,
         principal: PrincipalDep,
-        request: Request[object, object, object],
+        request: Request[Any, Any, Any],
     ) -> wire.SearchResponse:
         """Hybrid BM25 + vector search of one namespace; see the README for scoring. A
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from schemas import wire
 from service.domain.chunking import chunk_count
+from service.domain.digests import ID_PREFIX as DIGEST_ID_PREFIX
 from service.domain.models import EARLIEST_TIME, LATEST_TIME, TIERS, Entry, Filters, SearchQuery
 from service.domain.tiers import ExpiryPolicy
 from service.errors import FieldError, InvalidInput
@@ -87,6 +88,10 @@ def to_entries(
                 FieldError(f"{where}.{blamed}", f"the entry would expire after {LATEST_TEXT}")
             )
         entry_id = event.id or new_id()
+        if entry_id.startswith(DIGEST_ID_PREFIX):
+            errors.append(
+                FieldError(f"{where}.id", f"ids starting {DIGEST_ID_PREFIX!r} are the digests'")
+            )
         if (ns, entry_id) in seen:
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
         seen.add((ns, entry_id))

@@ -107,7 +107,7 @@ def kept_event(hit: Recalled) -> wire.Event:
             "upstream_namespace": hit.namespace,
             "upstream_id": e.id,
         },
-        kind=e.kind,
+        kind="pattern" if e.kind == "pattern" else "memory",  # digests are this service's own
         type=e.type,
         confidence=e.confidence,
         variants=list(e.variants),

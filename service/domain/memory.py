@@ -17,6 +17,7 @@ from service.domain.models import (
     Entry,
     HistoryEvent,
     IndexUnavailable,
+    Kind,
     Recovered,
     StoredEntry,
     Tier,
@@ -215,13 +216,22 @@ class Memory:
             return self._set_archived(keys, archived, actor)
 
     def _set_archived(self, keys: Sequence[str], archived: bool, actor: str) -> int:
+        return len(self._archive(keys, archived, actor))
+
+    def _archive(
+        self,
+        keys: Sequence[str],
+        archived: bool,
+        actor: str,
+        still: Callable[[Entry], bool] | None = None,
+    ) -> list[Entry]:
         changed = [
             StoredEntry(replace(s.entry, archived=archived), s.chunks, s.tokens)
             for s in self.ledger.get(keys).values()
-            if s.entry.archived != archived
+            if s.entry.archived != archived and (still is None or still(s.entry))
         ]
         self._rewrite(changed, actor, "archived" if archived else "restored")
-        return len(changed)
+        return [s.entry for s in changed]
 
     def archive_where(
         self,
@@ -242,17 +252,35 @@ class Memory:
                 )
                 if not keys:
                     return archived
-                archived += self._set_archived(keys, True, actor)
+                archived += len(self._archive(keys, True, actor))
 
-    def delete_older(self, tier: Tier, older_than: float, actor: str = "") -> int:
-        """Delete for good the entries of ``tier``, archived or not, dated before
-        ``older_than``; selected under the write lock like ``archive_where``."""
+    def archive_if(
+        self, keys: Sequence[str], still: Callable[[Entry], bool], actor: str = ""
+    ) -> list[Entry]:
+        """Archive those of ``keys`` whose entry, as it is when its batch is archived (under
+        the write lock), satisfies ``still``; returns the entries archived."""
+        done: list[Entry] = []
+        for start in range(0, len(keys), BATCH):
+            with self.lock:
+                done.extend(self._archive(keys[start : start + BATCH], True, actor, still))
+        return done
+
+    def delete_older(
+        self, tier: Tier, older_than: float, actor: str = "", *, exclude_kind: Kind | None = None
+    ) -> int:
+        """Delete for good the entries of ``tier`` (of any kind but ``exclude_kind``),
+        archived or not, dated before ``older_than``; selected under the write lock like
+        ``archive_where``."""
         deleted = 0
         for archived in (False, True):
             while True:
                 with self.lock:
                     keys = self.ledger.select_keys(
-                        tier=tier, archived=archived, older_than=older_than, limit=BATCH
+                        tier=tier,
+                        archived=archived,
+                        older_than=older_than,
+                        exclude_kind=exclude_kind,
+                        limit=BATCH,
                     )
                     if not keys:
                         break

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The vocabulary the wire contract shares with the domain, defined in schemas/vocabulary.py.
+from schemas.vocabulary import DIGEST as DIGEST
 from schemas.vocabulary import EMBEDDED_TIERS as EMBEDDED_TIERS
 from schemas.vocabulary import ID_PATTERN as ID_PATTERN
 from schemas.vocabulary import MODES as MODES

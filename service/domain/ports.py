@@ -187,8 +187,20 @@ class Inventory(Protocol):
         archived: bool = False,
         expires_before: float | None = None,
         older_than: float | None = None,
+        exclude_kind: str | None = None,
         limit: int = 1000,
-    ) -> list[str]: ...
+    ) -> list[str]:
+        """Keys of one tier's entries (archived or not, of any kind but ``exclude_kind``)
+        that expired before ``expires_before`` or are dated before ``older_than``, oldest
+        first."""
+        ...
+
+    def dated(
+        self, namespace: str, tier: str, start: float, end: float, *, archived: bool
+    ) -> list[Entry]:
+        """The live entries of one namespace and tier dated in ``[start, end)``, archived or
+        not as asked, oldest first, without their chunks."""
+        ...
 
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from service.domain.collections import Collections
+from service.domain.digests import build_day, day_bounds, group_of, summarized
 from service.domain.memory import Memory
+from service.domain.models import DIGEST, Entry
 from service.domain.tiers import DAY
 from service.errors import Conflict
 from service.jobs.scheduler import Scheduler
@@ -26,14 +29,62 @@ def expire_c_tier(memory: Memory, now: float) -> dict[str, Any]:
 def archive_e_tier(
     memory: Memory, now: float, archive_days: float, delete_days: float
 ) -> dict[str, Any]:
-    """Archive tier E entries older than ``archive_days``; delete those older than
-    ``delete_days``. Zero turns either off."""
-    archived = deleted = 0
-    if delete_days > 0:
-        deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER)
+    """Archive tier E entries older than ``archive_days``, the digests of their days
+    written first (``archive_e_day``); then delete those older than ``delete_days``, digests
+    kept. Zero turns either off."""
+    archived = deleted = digests = 0
     if archive_days > 0:
-        archived = memory.archive_where("E", older_than=now - archive_days * DAY, actor=SCHEDULER)
-    return {"archived": archived, "deleted": deleted}
+        cutoff = now - archive_days * DAY
+        ledger = memory.ledger
+        while oldest := ledger.select_keys(
+            tier="E", older_than=cutoff, exclude_kind=DIGEST, limit=1
+        ):
+            found = ledger.get(oldest)
+            if not found:  # deleted since it was listed
+                continue
+            group = group_of(found[oldest[0]].entry)
+            day_archived, day_digests = archive_e_day(memory, group.namespace, group.day, cutoff)
+            archived, digests = archived + day_archived, digests + day_digests
+            if not day_archived:  # rewritten meanwhile: the next run takes what is left
+                break
+    if delete_days > 0:
+        deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER, exclude_kind=DIGEST)
+    return {"archived": archived, "deleted": deleted, "digests": digests}
+
+
+def archive_e_day(memory: Memory, namespace: str, day: str, cutoff: float) -> tuple[int, int]:
+    """Archive the tier E entries of one namespace and day dated before ``cutoff``, and
+    return how many, with how many digests were written.
+
+    The day's digests are written first, from its entries archived already and those about
+    to be: a run cut short between the two finds the same entries unarchived next time and
+    writes the same digests, so no archived entry is ever left out of its digest. A digest
+    that summarises more entries than the ledger still holds (some were deleted since) is
+    kept as it is."""
+    start, end = day_bounds(day)
+    ledger = memory.ledger
+    held = ledger.dated(namespace, "E", start, end, archived=True)
+    due = [
+        e
+        for e in ledger.dated(namespace, "E", start, min(end, cutoff), archived=False)
+        if e.kind != DIGEST
+    ]
+    built = build_day([*held, *(replace(e, archived=True) for e in due)])
+    current = ledger.get([d.key for d in built.values()])
+    changed = [
+        d
+        for d in built.values()
+        if (kept := current.get(d.key)) is None
+        or (kept.entry != d and summarized(kept.entry) <= summarized(d))
+    ]
+    if changed:
+        memory.write(changed, actor=SCHEDULER)
+
+    def still_due(entry: Entry) -> bool:  # as the entry is when archived
+        return entry.tier == "E" and entry.kind != DIGEST and entry.timestamp < cutoff
+
+    archived = memory.archive_if([e.key for e in due], still_due, SCHEDULER)
+    return len(archived), len(changed)
 
 
 def optimize_indexes(memory: Memory) -> dict[str, Any]:

@@ -115,6 +115,34 @@ def test_select_keys_for_the_lifecycle_jobs(ledger: Ledger) -> None:
     assert ledger.select_keys(tier="A", expires_before=T0 + 60) == []
 
 
+def test_select_keys_can_leave_out_a_kind(ledger: Ledger) -> None:
+    ledger.put([stored("log", "E"), stored("sum", "E", kind="digest", timestamp=T0 - 1)])
+    assert ledger.select_keys(tier="E") == ["ns:sum", "ns:log"]
+    assert ledger.select_keys(tier="E", exclude_kind="digest") == ["ns:log"]
+    assert ledger.select_keys(tier="E", exclude_kind="pattern") == ["ns:sum", "ns:log"]
+
+
+def test_dated_lists_one_namespace_and_tier_in_a_time_range(ledger: Ledger) -> None:
+    ledger.put(
+        [
+            stored("late", "E", archived=True, timestamp=T0 + 50),
+            stored("early", "E", archived=True, timestamp=T0 + 10),
+            stored("edge", "E", archived=True, timestamp=T0 + 100),
+            stored("before", "E", archived=True, timestamp=T0 - 1),
+            stored("live", "E", timestamp=T0 + 20),
+            stored("decision", "A", archived=True, timestamp=T0 + 20),
+            stored("elsewhere", "E", archived=True, timestamp=T0 + 20, namespace="other"),
+            stored("gone", "E", archived=True, timestamp=T0 + 30),
+        ]
+    )
+    ledger.mark_deleting(["ns:gone"])
+    found = ledger.dated("ns", "E", T0, T0 + 100, archived=True)
+    assert [e.id for e in found] == ["early", "late"]
+    assert found[0] == stored("early", "E", archived=True, timestamp=T0 + 10).entry
+    assert [e.id for e in ledger.dated("ns", "E", T0, T0 + 100, archived=False)] == ["live"]
+    assert [e.id for e in ledger.dated("other", "E", T0, T0 + 100, archived=True)] == ["elsewhere"]
+
+
 def test_select_keys_stops_at_the_limit(ledger: Ledger) -> None:
     ledger.put([stored(str(n), "E") for n in range(5)])
     assert len(ledger.select_keys(tier="E", limit=3)) == 3

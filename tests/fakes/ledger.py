@@ -195,6 +195,7 @@ class FakeInventory(_LedgerState):
         archived: bool = False,
         expires_before: float | None = None,
         older_than: float | None = None,
+        exclude_kind: str | None = None,
         limit: int = 1000,
     ) -> list[str]:
         found = [
@@ -203,6 +204,7 @@ class FakeInventory(_LedgerState):
             if self._live(key)
             and s.entry.tier == tier
             and s.entry.archived == archived
+            and s.entry.kind != exclude_kind
             and (
                 expires_before is None
                 or (s.entry.expires_at is not None and s.entry.expires_at <= expires_before)
@@ -210,6 +212,20 @@ class FakeInventory(_LedgerState):
             and (older_than is None or s.entry.timestamp < older_than)
         ]
         return sorted(found, key=lambda k: (self.entries[k].entry.timestamp, k))[:limit]
+
+    def dated(
+        self, namespace: str, tier: str, start: float, end: float, *, archived: bool
+    ) -> list[Entry]:
+        found = [
+            s.entry
+            for key, s in self.entries.items()
+            if self._live(key)
+            and s.entry.namespace == namespace
+            and s.entry.tier == tier
+            and s.entry.archived == archived
+            and start <= s.entry.timestamp < end
+        ]
+        return sorted(found, key=lambda e: (e.timestamp, e.key))
 
     def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
         """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""

@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from litestar.testing import TestClient
 from service.app import create_app
 from service.application import Services
 from service.errors import Conflict
+from service.jobs import lifecycle
 from service.settings import Settings
 from tests.fakes import FakeClock
 from tests.http import LOCAL, ids, problem, search, write
@@ -99,6 +101,48 @@ def test_a_write_on_one_replica_is_found_on_the_other(
     assert one.follower is not None
     one.follower.catch_up()
     assert ids(search(to_one, "billing postgresql", namespace=namespace)) == ["log"]
+
+
+def test_digests_are_written_through_the_ledger_and_followed_by_the_other_replica(
+    replica: Callable[[str], Replica], clock: FakeClock, namespace: str
+) -> None:
+    (one, to_one), (two, to_two) = replica("one"), replica("two")
+    day = 86_400.0
+    midnight = clock.now - clock.now % day - 40 * day
+    write(
+        to_one,
+        *[
+            {
+                "id": f"l{n}",
+                "tier": "E",
+                "text": text,
+                "namespace": namespace,
+                "chain_type": "migration",
+                "timestamp": datetime.fromtimestamp(midnight + 3600 * (9 + n), UTC).isoformat(),
+            }
+            for n, text in enumerate(
+                ["alembic upgrade started", "invoices table migrated to v2 in 41 s"]
+            )
+        ],
+    )
+    assert two.follower is not None and one.follower is not None
+    two.follower.catch_up()
+    ran = to_two.post("/v1/admin/jobs/archive_e_tier/run").json()
+    assert ran["last_result"] == {"archived": 2, "deleted": 0, "digests": 1}
+    one.follower.catch_up()  # the job ran on two; one follows the ledger's changes
+    found = search(to_one, "invoices migrated", namespace=namespace, mode="bm25")["results"]
+    assert [(r["kind"], r["archived"]) for r in found] == [("digest", True)]
+    assert found[0]["metadata"]["digest"]["sources"] == ["l0", "l1"]
+    archived = search(to_one, "invoices migrated", namespace=namespace, include_archived=True)
+    assert set(ids(archived)) == {"l1", found[0]["id"]}
+
+    # originals deleted on two: one keeps the digest, and finds no original
+    deleted = lifecycle.archive_e_tier(two.memory, clock.now, 30, 35)
+    assert deleted == {"archived": 0, "deleted": 2, "digests": 0}
+    one.follower.catch_up()
+    archived = search(to_one, "invoices migrated", namespace=namespace, include_archived=True)
+    assert ids(archived) == [found[0]["id"]]
+    assert to_one.get(f"/v1/entries/l1?namespace={namespace}").status_code == 404
 
 
 def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(

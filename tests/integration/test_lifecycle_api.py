@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from service.application import Services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.fakes import FakeClock
-from tests.http import LOCAL, search, write
+from tests.http import LOCAL, problem, search, write
 from tests.integration.test_api import OpenStores
 
 ADMIN = {"Authorization": "Bearer admin-key-0123456789"}
@@ -114,95 +115,88 @@ def test_old_e_entries_are_archived(client: TestClient[Litestar], clock: FakeClo
         {"id": "old", "tier": "E", "text": "cron ran", "timestamp": "2020-01-01T00:00:00Z"},
         {"id": "new", "tier": "E", "text": "cron ran"},
     )
-    assert run_job(client, "archive_e_tier")["last_result"] == {"archived": 1, "deleted": 0}
-    assert ids(search(client, "cron")) == ["new"]
-    assert set(ids(search(client, "cron", include_archived=True))) == {"old", "new"}
+    assert run_job(client, "archive_e_tier")["last_result"] == {
+        "archived": 1,
+        "deleted": 0,
+        "digests": 1,
+    }
+    assert ids(search(client, "cron")) == ["new", "digest:2020-01-01:day"]
+    assert set(ids(search(client, "cron", include_archived=True))) == {
+        "old",
+        "new",
+        "digest:2020-01-01:day",
+    }
 
 
-def test_rebuild_gives_the_same_results(client: TestClient[Litestar], opened: Services) -> None:
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat()
+
+
+def test_archived_logs_are_found_through_their_digest(
+    client: TestClient[Litestar], clock: FakeClock
+) -> None:
+    midnight = clock.now - clock.now % DAY - 40 * DAY
+    logs = [
+        ("l1", "pytest tests/billing -x -q started", 9.0),
+        ("l2", "ERROR OperationalError: relation invoices_v2 does not exist", 9.2),
+        ("l3", "alembic upgrade head: migration 0042 moved the invoices table", 9.5),
+        ("l4", "deployed billing-api@3fa9 to prod: 6/6 pods ready", 10.0),
+    ]
     write(
         client,
         *[
-            {"id": f"n{n}", "tier": "ACE"[n % 3], "text": f"note {n} on caching layer {n % 4}"}
-            for n in range(30)
+            {
+                "id": id,
+                "tier": "E",
+                "text": text,
+                "speaker": "ci",
+                "thread": "release-7",
+                "tags": ["billing"],
+                "timestamp": iso(midnight + hour * 3600),
+            }
+            for id, text, hour in logs
         ],
+        {"id": "fresh", "tier": "E", "text": "invoices dashboard refreshed"},
     )
-    queries = ["caching layer 2", "note 7", "cache"]
-    before = [search(client, q, limit=20)["results"] for q in queries]
-    started = client.post("/v1/admin/rebuild")
-    assert started.status_code == 202 and started.json()["total"] == 30
-    opened.rebuilder.wait(60)
-    status = client.get("/v1/admin/rebuild").json()
-    assert (status["state"], status["done"]) == ("done", 30)
-    after = [search(client, q, limit=20)["results"] for q in queries]
-    # The same entries in the same order; a score may differ in its sixth decimal, as the
-    # rebuilt vector index may return a cosine a few float bits apart.
-    assert [[r["id"] for r in found] for found in after] == [
-        [r["id"] for r in found] for found in before
-    ]
-    for found, earlier in zip(after, before, strict=True):
-        assert [r["score"] for r in found] == pytest.approx([r["score"] for r in earlier], abs=2e-6)
-        assert [{**r, "score": 0} for r in found] == [{**r, "score": 0} for r in earlier]
+    first = run_job(client, "archive_e_tier")["last_result"]
+    assert first == {"archived": 4, "deleted": 0, "digests": 1}
+    assert run_job(client, "archive_e_tier")["last_result"] == {
+        "archived": 0,
+        "deleted": 0,
+        "digests": 0,
+    }
+
+    found = search(client, "did we migrate the invoices table?")
+    digests = [r for r in found["results"] if r["kind"] == "digest"]
+    assert len(digests) == 1 and not {"l1", "l2", "l3", "l4"} & set(ids(found))
+    digest = digests[0]
+    assert (digest["tier"], digest["archived"], digest["speaker"], digest["tags"]) == (
+        "E",
+        True,
+        "ci",
+        ["billing"],
+    )
+    meta = digest["metadata"]["digest"]
+    assert meta["sources"] == ["l1", "l2", "l3", "l4"] and meta["entries"] == 4
+    assert meta["group"] == {"by": "thread", "value": "release-7"}
+    assert "[09:30:00 ci id l3] alembic upgrade head" in digest["text"]
+    # the ids fetch the originals while they exist
+    original = client.get("/v1/entries/l3").json()
+    assert (original["text"], original["archived"]) == (logs[2][1], True)
+    # a search over archived time finds it; include_archived still returns the originals
+    window = search(client, "invoices", since=iso(midnight), until=iso(midnight + DAY))
+    assert ids(window) == [digest["id"]]
+    archived = set(ids(search(client, "invoices table", include_archived=True, limit=20)))
+    assert {"l2", "l3", digest["id"]} <= archived
+    assert ids(search(client, "invoices", kind="digest")) == [digest["id"]]
 
 
-def test_stats_show_the_embedding_avoided(client: TestClient[Litestar]) -> None:
-    write(
-        client,
-        {"tier": "A", "text": "decision one two three"},
-        *[{"tier": "E", "text": f"log line {n} with several words in it"} for n in range(9)],
+def test_digests_are_the_services_to_write(client: TestClient[Litestar]) -> None:
+    wrong_kind = client.post(
+        "/v1/events", json={"events": [{"tier": "E", "text": "x", "kind": "digest"}]}
     )
-    stats = client.get("/v1/stats").json()
-    tiers = stats["namespaces"][0]["tiers"]
-    assert tiers["A"]["active"] == 1 and tiers["A"]["vectors"] == 1
-    assert tiers["E"]["vectors"] == 0 and tiers["E"]["tokens_embedded"] == 0
-    totals = stats["totals"]
-    assert totals["tokens_embedded"] == tiers["A"]["tokens"] > 0
-    assert totals["embedding_avoided"] == pytest.approx(
-        1 - totals["tokens_embedded"] / totals["tokens_full_rag"], abs=1e-4
+    assert problem(wrong_kind, 422)["errors"][0]["field"] == "events[0].kind"
+    wrong_id = client.post(
+        "/v1/events", json={"events": [{"id": "digest:2020-01-01:day", "tier": "E", "text": "x"}]}
     )
-    assert stats["disk_bytes"]["ledger"] > 0 and stats["disk_bytes"]["tantivy"] > 0
-    assert client.get("/v1/stats", headers=AGENT).status_code == 200
-
-
-@pytest.mark.parametrize("unembedded", [3, 0])
-def test_passages_embedded_by_searches_count_against_the_embedding_avoided(
-    tmp_path: Path, chroma_url: str, open_stores: OpenStores, unembedded: int
-) -> None:
-    settings = Settings().replace(
-        data_dir=tmp_path,
-        chroma_url=chroma_url,
-        api_keys=KEYS,
-        fusion="score",
-        unembedded_candidates=unembedded,
-    )
-    with TestClient(create_app(services=open_stores(settings)), base_url=LOCAL) as client:
-        client.headers.update(ADMIN)
-        write(
-            client,
-            {"tier": "A", "text": "we pinned the kubernetes upgrade to version 1.29"},
-            *[
-                {"tier": "E", "text": f"kubernetes upgrade step {n} finished with exit code 0"}
-                for n in range(6)
-            ],
-        )
-        before = client.get("/v1/stats").json()
-        assert before["read_time"]["passages"] == {"calls": 0, "texts": 0, "tokens": 0}
-        assert before["totals"]["tokens_read_time"] == 0
-        search(client, "kubernetes upgrade")  # every tier: BM25 finds the tier E lines
-        after = client.get("/v1/stats").json()
-    queries = after["read_time"]["queries"]
-    assert (queries["calls"], queries["texts"]) == (1, 1) and queries["tokens"] > 2
-    passages = after["read_time"]["passages"]
-    assert after["namespaces"][0]["read_time"] == passages
-    assert after["totals"]["tokens_read_time"] == passages["tokens"]
-    full = after["totals"]["tokens_full_rag"]
-    assert after["totals"]["embedding_avoided"] == pytest.approx(
-        1 - (after["totals"]["tokens_embedded"] + passages["tokens"]) / full, abs=1e-4
-    )
-    if unembedded:
-        assert (passages["calls"], passages["texts"]) == (1, unembedded)
-        assert passages["tokens"] > 0
-        assert after["totals"]["embedding_avoided"] < before["totals"]["embedding_avoided"]
-    else:
-        assert passages == {"calls": 0, "texts": 0, "tokens": 0}
-        assert after["totals"]["embedding_avoided"] == before["totals"]["embedding_avoided"]
+    assert problem(wrong_id, 422)["errors"][0]["field"] == "events[0].id"

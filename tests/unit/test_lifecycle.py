@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
 from service.domain import memory as memory_module
 from service.domain.collections import Collection, Collections, IndexedFile
+from service.domain.digests import digest_id, group_of
 from service.domain.memory import Memory
-from service.domain.models import Filters, HistoryEvent, SearchQuery, Tier
+from service.domain.models import Entry, Filters, HistoryEvent, SearchQuery, Tier
 from service.domain.retrieval import Retriever
 from service.domain.tiers import DAY
 from service.errors import InvalidInput
@@ -189,17 +191,25 @@ def archived(stores: Stores) -> set[str]:
 def test_archive_e_tier_archives_entries_older_than_the_retention(stores: Stores) -> None:
     write_logs(stores)
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=0)
-    assert result == {"archived": 2, "deleted": 0}
+    assert result == {"archived": 2, "deleted": 0, "digests": 2}
     assert archived(stores) == {"ancient", "old"}
-    assert stores.keyword_ids("cron") == {"recent", "new", "old_fact", "old_talk"}
+    digests = {
+        digest_id(group_of(stores.ledger.entries[f"ns:{k}"].entry)) for k in ("ancient", "old")
+    }
+    assert stores.keyword_ids("cron") == {"recent", "new", "old_fact", "old_talk"} | digests
     assert stores.keyword_ids("cron", include_archived=True) >= {"ancient", "old"}
     assert stores.actions("old")[-1] == ("archived", "scheduler")
-    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0) == {"archived": 0, "deleted": 0}
+    again = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert again == {"archived": 0, "deleted": 0, "digests": 0}
 
 
 def test_archive_e_tier_with_zero_days_keeps_everything(stores: Stores) -> None:
     write_logs(stores)
-    assert lifecycle.archive_e_tier(stores.memory, T0, 0, 0) == {"archived": 0, "deleted": 0}
+    assert lifecycle.archive_e_tier(stores.memory, T0, 0, 0) == {
+        "archived": 0,
+        "deleted": 0,
+        "digests": 0,
+    }
     assert archived(stores) == set()
     assert len(stores.ledger.entries) == 6
 
@@ -209,14 +219,17 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
     stores.memory.set_archived(["ns:ancient"], True)  # archived or not, it goes
     stores.memory.write([make_entry("older", "cron ran", "E", timestamp=T0 - 95 * DAY)])
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
-    assert result == {"archived": 1, "deleted": 2}
-    assert set(stores.ledger.entries) == {
+    # archived first (digested), then deleted: the digests stay
+    assert result == {"archived": 2, "deleted": 2, "digests": 2}
+    assert {k for k, s in stores.ledger.entries.items() if s.entry.kind != "digest"} == {
         "ns:old",
         "ns:recent",
         "ns:new",
         "ns:old_fact",
         "ns:old_talk",
     }
+    kept = [s.entry for s in stores.ledger.entries.values() if s.entry.kind == "digest"]
+    assert sorted(e.metadata["digest"]["sources"] for e in kept) == [["old"], ["older"]]
     assert archived(stores) == {"old"}
     assert "ns:ancient" not in stores.keywords.keys and "ns:older" not in stores.keywords.keys
     assert stores.actions("ancient")[-1] == ("deleted", "scheduler")
@@ -226,7 +239,7 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
 def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
     write_logs(stores)
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=0, delete_days=30)
-    assert result == {"archived": 0, "deleted": 2}
+    assert result == {"archived": 0, "deleted": 2, "digests": 0}
     assert {"ns:ancient", "ns:old"}.isdisjoint(stores.ledger.entries)
     assert archived(stores) == set()
 
@@ -240,7 +253,103 @@ def test_archive_e_tier_handles_more_than_one_batch(
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
     )
     result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
-    assert result == {"archived": 3, "deleted": 3}
+    assert result == {"archived": 6, "deleted": 3, "digests": 2}
+    assert sorted(d["entries"] for d in digests_of(stores).values()) == [3, 3]
+
+
+def digests_of(stores: Stores) -> dict[str, dict[str, Any]]:
+    return {
+        s.entry.id: dict(s.entry.metadata["digest"])
+        for s in stores.ledger.entries.values()
+        if s.entry.kind == "digest"
+    }
+
+
+def day_log(id: str, text: str, hour: float, days_ago: float = 40, **fields: Any) -> Entry:
+    midnight = T0 - T0 % DAY - days_ago * DAY
+    return make_entry(id, text, "E", timestamp=midnight + hour * 3600, **fields)
+
+
+def test_archiving_twice_changes_nothing_and_more_of_a_day_updates_its_digest(
+    stores: Stores,
+) -> None:
+    stores.memory.write(
+        [
+            day_log("a", "ERROR invoices migration failed", 1, thread="t1"),
+            day_log("b", "invoices migration applied", 2, thread="t1"),
+            day_log("c", "cache warmed", 3, chain_type="cron"),
+        ]
+    )
+    first = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert first == {"archived": 3, "deleted": 0, "digests": 2}
+    before = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
+    changes = len(stores.ledger.log)
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0)["digests"] == 0
+    after = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
+    assert after == before and len(stores.ledger.log) == changes  # nothing written
+    # a late entry of the same day and thread: its digest is rebuilt with it
+    stores.memory.write([day_log("late", "invoices backfill done", 4, thread="t1")])
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0) == {
+        "archived": 1,
+        "deleted": 0,
+        "digests": 1,
+    }
+    by_group = {d["group"]["value"]: d for d in digests_of(stores).values()}
+    assert by_group["t1"]["sources"] == ["a", "b", "late"] and by_group["t1"]["entries"] == 3
+    assert by_group["cron"]["sources"] == ["c"]
+    digest_key = next(k for k, s in stores.ledger.entries.items() if "t1" in s.entry.text)
+    assert [a for a, _ in stores.actions(digest_key.split(":", 1)[1])] == ["created", "updated"]
+
+
+def test_a_digest_is_found_by_default_and_its_originals_with_include_archived(
+    stores: Stores,
+) -> None:
+    stores.memory.write([day_log("a", "invoices table migrated to v2", 1, thread="t1")])
+    lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    (digest,) = digests_of(stores)
+    assert stores.keyword_ids("invoices migrated") == {digest}
+    assert stores.keyword_ids("invoices migrated", include_archived=True) == {digest, "a"}
+
+
+def test_a_run_cut_short_after_the_digests_leaves_no_archived_entry_out_of_them(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stores.memory.write([day_log(f"e{n}", f"job {n} finished", 1 + n) for n in range(3)])
+
+    def crash(*args: Any) -> None:
+        raise RuntimeError("the process stopped")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(stores.memory, "archive_if", crash)
+        with pytest.raises(RuntimeError):
+            lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert archived(stores) == set()
+    (written,) = digests_of(stores).values()
+    assert written["sources"] == ["e0", "e1", "e2"]
+    result = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    assert result == {"archived": 3, "deleted": 0, "digests": 0}  # the digest was right
+    assert archived(stores) == {"e0", "e1", "e2"}
+
+
+def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
+    stores.memory.write(
+        [day_log(f"e{n}", f"job {n} finished", 1 + n, days_ago=95) for n in range(3)]
+    )
+    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 90) == {
+        "archived": 3,
+        "deleted": 3,
+        "digests": 1,
+    }
+    (kept,) = digests_of(stores).values()
+    assert kept["entries"] == 3 and kept["sources"] == ["e0", "e1", "e2"]
+    # an entry of that day archived after its originals are gone leaves the digest whole
+    stores.memory.write([day_log("late", "job late finished", 9, days_ago=95)])
+    result = lifecycle.archive_e_tier(stores.memory, T0 + 1, 30, 0)
+    assert result == {"archived": 1, "deleted": 0, "digests": 0}
+    assert list(digests_of(stores).values()) == [kept]
+    # and the job never archives nor deletes a digest, however old
+    lifecycle.archive_e_tier(stores.memory, T0 + 1000 * DAY, 30, 90)
+    assert list(digests_of(stores).values()) == [kept]
 
 
 # promote
