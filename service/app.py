@@ -18,6 +18,7 @@ from service.api.events import EventsController
 from service.api.guard import RequestGuard
 from service.api.hooks import before_request
 from service.api.limits import RequestLimits
+from service.api.namespaces import NamespacesController
 from service.api.openapi import ContractDocument
 from service.api.pools import Pools, reads_pool
 from service.api.problems import EXCEPTION_HANDLERS
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             CollectionsController,
             DocumentsController,
             AdminController,
+            NamespacesController,
             stats,
             health,
             mcp_endpoint,

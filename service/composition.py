@@ -57,7 +57,10 @@ def open_stores(
             )
         else:
             vectors = open_or_reset(
-                "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
+                "Chroma",
+                data / "chroma",
+                lambda: ChromaVectorStore(connect(data), path=data / "chroma"),
+                forget_clients,
             )
         keywords = open_or_reset(
             "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
@@ -84,6 +87,7 @@ def open_stores(
         degraded=degraded,
         disk_usage=lambda: disk_usage(storage),
         close=close,
+        compaction=durable.compaction,
     )
 
 

@@ -84,6 +84,29 @@ from schemas.wire.fields import (
     Timestamp,
     Variant,
 )
+from schemas.wire.portable import (
+    FORMAT,
+    FORMAT_VERSION,
+    ChunkLine,
+    CollectionLine,
+    End,
+    EntryLine,
+    ErasureCounts,
+    ErasureResponse,
+    ErasuresResponse,
+    ExportCounts,
+    ExportLine,
+    ExportSettings,
+    FeedbackLine,
+    FileLine,
+    Header,
+    HistoryLine,
+    Imported,
+    ImportResponse,
+    InteractionLine,
+    ResultLine,
+    SkippedLine,
+)
 from schemas.wire.problems import FieldProblem, Problem
 from schemas.wire.search import ListRank, SearchHit, SearchRequest, SearchResponse
 from schemas.wire.status import (
@@ -100,6 +123,27 @@ from schemas.wire.status import (
 
 __all__ = [
     "CONTRACT",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "ChunkLine",
+    "CollectionLine",
+    "End",
+    "EntryLine",
+    "ErasureCounts",
+    "ErasureResponse",
+    "ErasuresResponse",
+    "ExportCounts",
+    "ExportLine",
+    "ExportSettings",
+    "FeedbackLine",
+    "FileLine",
+    "Header",
+    "HistoryLine",
+    "ImportResponse",
+    "Imported",
+    "InteractionLine",
+    "ResultLine",
+    "SkippedLine",
     "DOCUMENTS",
     "EMBEDDED_TIERS",
     "ID_PATTERN",
@@ -178,7 +222,7 @@ __all__ = [
     "schema_components",
 ]
 
-CONTRACT: dict[str, type[Struct]] = {
+CONTRACT: dict[str, Any] = {
     "Event": Event,
     "EventsRequest": EventsRequest,
     "EventsResponse": EventsResponse,
@@ -206,11 +250,14 @@ CONTRACT: dict[str, type[Struct]] = {
     "DocumentOut": DocumentOut,
     "DocumentsRequest": DocumentsRequest,
     "DocumentsResponse": DocumentsResponse,
+    "ExportLine": ExportLine,
+    "ImportResponse": ImportResponse,
+    "ErasureResponse": ErasureResponse,
     "Problem": Problem,
 }
 
 
-def json_schema(kind: type[Struct]) -> dict[str, Any]:
+def json_schema(kind: Any) -> dict[str, Any]:
     schema = msgspec.json.schema(kind)
     _add_rules(schema.get("$defs", {}))
     return schema

@@ -16,6 +16,7 @@ from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
+from service.application.portable import NamespaceUseCases
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
@@ -27,6 +28,7 @@ from service.domain.models import SearchOutcome
 from service.domain.ports import (
     Catalog,
     Checkpoint,
+    Compaction,
     Coordination,
     Embedder,
     Files,
@@ -89,6 +91,15 @@ class Stores:
     """Why a store runs with less than it should (no model, ...)."""
     disk_usage: Callable[[], dict[str, int | None]] = dict
     close: Callable[[], None] = lambda: None
+    compaction: Compaction = field(default_factory=lambda: NoCompaction())
+    """Gives back the space of rows an erasure removed."""
+
+
+class NoCompaction:
+    """For stores that keep nothing in files (the fakes of the tests)."""
+
+    def compact(self) -> None:
+        pass
 
 
 @dataclass
@@ -105,6 +116,8 @@ class Services:
     admin: AdminUseCases
     collections: CollectionUseCases
     documents: DocumentUseCases
+    namespaces: NamespaceUseCases
+    """A namespace's export, import and erasure."""
     status: StatusUseCases
     memory: Memory
     retriever: Retriever
@@ -223,6 +236,14 @@ def build_services(
             stores.files,
             max_documents=s.server.max_documents,
             max_bytes=s.server.max_documents_bytes,
+        ),
+        namespaces=NamespaceUseCases(
+            memory,
+            stores.catalog,
+            stores.interactions,
+            stores.compaction,
+            s,
+            clock=clock,
         ),
         status=StatusUseCases(
             stores.ledger,
