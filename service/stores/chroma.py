@@ -237,6 +237,11 @@ class ChromaVectorStore:
             with self._lock:
                 self._collections.pop((namespace, tier), None)
             if collection is not None:
+                # Records first: dropping a collection leaves the rows of list-valued
+                # metadata (tags) behind, for a later record to inherit
+                # (https://github.com/chroma-core/chroma/issues/7594); deleting records
+                # removes them.
+                collection.delete(where={"namespace": namespace})
                 self.client.delete_collection(collection.name)
         if self.path is not None:
             compact_embedded(self.path)
