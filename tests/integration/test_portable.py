@@ -6,6 +6,7 @@ Postgres holds the marker word written into every field the namespace had."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -164,6 +165,10 @@ def test_an_erased_namespace_is_in_no_file_of_the_data_directory(
     assert counts["interactions"] == 1 and counts["feedback"] == 1 and counts["history"] >= 64
     assert files_holding(data, MARKER) == []
     assert MARKER not in json.dumps(record)
+    with sqlite3.connect(data / "chroma" / "chroma.sqlite3") as chroma:
+        segments = {row[0] for row in chroma.execute("SELECT id FROM segments")}
+    folders = {p.name for p in (data / "chroma").iterdir() if p.is_dir()}
+    assert folders <= segments  # no vector segment of a dropped collection is left
     # The other namespace is whole and found, by keywords and by vectors.
     assert ids(search(client, "plover decision", namespace="kept"))[0] == "plover-a"
     found = search(client, "which database for billing", namespace="kept", mode="vector")
