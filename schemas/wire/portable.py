@@ -1,12 +1,13 @@
 """A namespace as a file, and its erasure: ``/v1/namespaces/{namespace}``.
 
 ``GET .../export`` streams a namespace as JSON Lines, one ``ExportLine`` a line, in this
-order (each names its kind in ``record``): a ``header``, every ``entry`` (by id), every ``collection`` followed by its ``file``
-lines, every ``interaction`` (in the order asked), every ``feedback`` (in the order
-given), and an ``end`` line counting the lines before it, so a cut file is told from a
-whole one. ``POST .../import`` reads the same. Times are seconds since the epoch (UTC), as
-JSON numbers, so an import keeps them exactly. The format is versioned by the header's
-``format`` and ``version``; a reader refuses a version it does not know.
+order (each names its kind in ``record``): a ``header``, every ``entry`` (by id), every
+``collection`` followed by its ``file`` lines, every ``interaction`` (in the order asked),
+every ``feedback`` (in the order given), and an ``end`` line counting the lines before it,
+so a cut file is told from a whole one. ``POST .../import`` reads the same. Times are
+seconds since the epoch (UTC), as JSON numbers, so an import keeps them exactly. The format
+is versioned by the header's ``format`` and ``version``; a reader refuses a version it does
+not know.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ class NamespacesController(Controller):
             path.unlink(missing_ok=True)
         return _imported(report)
 
-    @delete("/{namespace:str}", status_code=200, responses=problems(404))
+    @delete("/{namespace:str}", status_code=200)
     async def erase(
         self,
         namespace: NamespaceName,

@@ -259,6 +259,18 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
     assert "tea" not in json.dumps(audit)
 
 
+def test_a_namespace_that_holds_nothing_is_erased_with_a_record(
+    client: TestClient[Litestar], services: Services
+) -> None:
+    fill(client, services, "two")
+    response = client.delete("/v1/namespaces/none", params={"confirm": "none"}, headers=AS_ADMIN)
+    assert response.status_code == 200, response.text
+    assert set(response.json()["counts"].values()) == {0}
+    audit = client.get("/v1/admin/erasures", headers=AS_ADMIN).json()["erasures"]
+    assert [e["namespace"] for e in audit] == ["none"]
+    assert export(client, "two")[0]["counts"]["entries"] == 4
+
+
 def test_who_may_export_import_and_erase(client: TestClient[Litestar], services: Services) -> None:
     fill(client, services, "one")
     agent_export = client.get("/v1/namespaces/one/export", headers=AS_AGENT)
