@@ -3,6 +3,7 @@ checks, who may do what, and that nothing is written when a line is bad."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -147,6 +148,28 @@ def test_an_import_restores_the_namespace_elsewhere_and_twice_changes_nothing(
         "/v1/search", json={"namespace": "copy", "query": "tea"}, headers=AS_ADMIN
     ).json()
     assert [hit["id"] for hit in found["results"]][:1] == ["a1"]
+
+
+def test_vectors_of_another_model_are_not_used_tiers_a_and_c_are_embedded_again(
+    client: TestClient[Litestar], services: Services
+) -> None:
+    fill(client, services, "one")
+    exported = export(client, "one", vectors="true")
+    zeros = base64.b64encode(bytes(4 * exported[0]["dimension"])).decode()
+    foreign = [{**exported[0], "model": "another-model"}]
+    for line in exported[1:]:
+        if line["record"] == "entry" and line["chunks"]:
+            line = {**line, "chunks": [{**c, "vector": zeros} for c in line["chunks"]]}
+        foreign.append(line)
+    embedder = services.stores.embedder
+    calls = len(embedder.calls)  # type: ignore[union-attr]
+    report = import_(client, "copy", foreign, skip_bad_lines="true").json()["imported"]
+    assert report["entries"] == 4 and report["embedded"] == 3  # a1, c1, c2; never e1
+    assert len(embedder.calls) > calls  # type: ignore[union-attr]
+    copied = export(client, "copy", vectors="true")
+    assert [line for line in copied if line["record"] == "entry"] == [
+        line for line in exported if line["record"] == "entry"
+    ]  # the service's own vectors, not the file's
 
 
 def test_collections_and_interactions_of_another_namespace_are_bad_lines(
