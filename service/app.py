@@ -20,6 +20,7 @@ from service.api.guard import RequestGuard
 from service.api.hooks import before_request
 from service.api.limits import RequestLimits
 from service.api.metrics import metrics
+from service.api.namespaces import NamespacesController
 from service.api.observe import ObservedRequests, send_request_id
 from service.api.openapi import ContractDocument
 from service.api.pools import Pools, reads_pool
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             CollectionsController,
             DocumentsController,
             AdminController,
+            NamespacesController,
             stats,
             health,
             metrics,

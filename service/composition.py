@@ -58,7 +58,10 @@ def open_stores(
             )
         else:
             vectors = open_or_reset(
-                "Chroma", data / "chroma", lambda: ChromaVectorStore(connect(data)), forget_clients
+                "Chroma",
+                data / "chroma",
+                lambda: ChromaVectorStore(connect(data), path=data / "chroma"),
+                forget_clients,
             )
         keywords = open_or_reset(
             "Tantivy", data / "tantivy", lambda: TantivyKeywordStore(data / "tantivy")
@@ -90,6 +93,7 @@ def open_stores(
         disk_usage=lambda: disk_usage(storage),
         close=close,
         upstream=upstream,
+        compaction=durable.compaction,
     )
 
 

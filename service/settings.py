@@ -65,6 +65,9 @@ class ServerSettings(Group, frozen=True):
     """Most events accepted by one ``POST /v1/events``; more get 413."""
     max_body_bytes: Count = 16 * 1024 * 1024
     """Largest request body accepted; more get 413."""
+    max_import_bytes: Count = 4 * 1024**3
+    """Largest export file ``POST /v1/namespaces/{namespace}/import`` accepts (it is kept
+    in a temporary file while it is read); more get 413."""
     max_hit_chars: Count = 10_000
     """Most characters of an entry's text a search hit or retrieved entry carries (it says
     ``truncated``); ``GET /v1/entries/{id}`` gives the whole text."""

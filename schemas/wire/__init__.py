@@ -84,6 +84,29 @@ from schemas.wire.fields import (
     Timestamp,
     Variant,
 )
+from schemas.wire.portable import (
+    FORMAT,
+    FORMAT_VERSION,
+    ChunkLine,
+    CollectionLine,
+    End,
+    EntryLine,
+    ErasureCounts,
+    ErasureResponse,
+    ErasuresResponse,
+    ExportCounts,
+    ExportLine,
+    ExportSettings,
+    FeedbackLine,
+    FileLine,
+    Header,
+    HistoryLine,
+    Imported,
+    ImportResponse,
+    InteractionLine,
+    ResultLine,
+    SkippedLine,
+)
 from schemas.wire.problems import FieldProblem, Problem
 from schemas.wire.search import (
     ListRank,
@@ -112,6 +135,8 @@ __all__ = [
     "CONTRACT",
     "DOCUMENTS",
     "EMBEDDED_TIERS",
+    "FORMAT",
+    "FORMAT_VERSION",
     "ID_PATTERN",
     "METADATA_VALUE_CHARS",
     "NAMESPACE_PATTERN",
@@ -119,6 +144,8 @@ __all__ = [
     "SPACE",
     "AnswerParts",
     "BreakerHealth",
+    "ChunkLine",
+    "CollectionLine",
     "CollectionName",
     "CollectionOut",
     "CollectionRequest",
@@ -128,18 +155,33 @@ __all__ = [
     "DocumentOut",
     "DocumentsRequest",
     "DocumentsResponse",
+    "End",
     "EngineHealth",
+    "EntryLine",
     "EntryOut",
+    "ErasureCounts",
+    "ErasureResponse",
+    "ErasuresResponse",
     "Event",
     "EventsRequest",
     "EventsResponse",
+    "ExportCounts",
+    "ExportLine",
+    "ExportSettings",
+    "FeedbackLine",
     "FeedbackRequest",
     "FeedbackResponse",
     "FieldProblem",
+    "FileLine",
+    "Header",
     "Health",
     "HistoryItem",
+    "HistoryLine",
     "HistoryResponse",
     "Id",
+    "ImportResponse",
+    "Imported",
+    "InteractionLine",
     "JobOut",
     "JobRunOut",
     "JobsResponse",
@@ -163,6 +205,7 @@ __all__ = [
     "RebuildOut",
     "RenameRequest",
     "ReplicaHealth",
+    "ResultLine",
     "RetrieveRequest",
     "RetrieveResponse",
     "RetrievedEntry",
@@ -177,6 +220,7 @@ __all__ = [
     "SearchResponse",
     "SimilarExecution",
     "Skipped",
+    "SkippedLine",
     "Source",
     "StatsResponse",
     "Text",
@@ -193,7 +237,7 @@ __all__ = [
     "schema_components",
 ]
 
-CONTRACT: dict[str, type[Struct]] = {
+CONTRACT: dict[str, Any] = {
     "Event": Event,
     "EventsRequest": EventsRequest,
     "EventsResponse": EventsResponse,
@@ -221,11 +265,14 @@ CONTRACT: dict[str, type[Struct]] = {
     "DocumentOut": DocumentOut,
     "DocumentsRequest": DocumentsRequest,
     "DocumentsResponse": DocumentsResponse,
+    "ExportLine": ExportLine,
+    "ImportResponse": ImportResponse,
+    "ErasureResponse": ErasureResponse,
     "Problem": Problem,
 }
 
 
-def json_schema(kind: type[Struct]) -> dict[str, Any]:
+def json_schema(kind: Any) -> dict[str, Any]:
     schema = msgspec.json.schema(kind)
     _add_rules(schema.get("$defs", {}))
     return schema

@@ -8,6 +8,7 @@ from litestar.params import FromPath, JSONBody
 from schemas import wire
 from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.api.namespaces import erasure_out
 from service.api.openapi import problems
 
 
@@ -50,6 +51,13 @@ class AdminController(Controller):
     def quarantine(self, services: ServicesDep, principal: PrincipalDep) -> wire.QuarantineResponse:
         """Entries set aside because they could not be indexed, with the reason."""
         return present.quarantine_out(services.status.quarantined(principal))
+
+    @get("/erasures", sync_to_thread=True)
+    def erasures(self, services: ServicesDep, principal: PrincipalDep) -> wire.ErasuresResponse:
+        """The namespaces erased, newest first: who, when and how many rows of each kind."""
+        return wire.ErasuresResponse(
+            [erasure_out(e) for e in services.namespaces.erasures(principal)]
+        )
 
     @get("/rebuild", sync_to_thread=False)
     def rebuild_status(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:

@@ -5,8 +5,9 @@ the user visits can still reach it: its browser sends a "simple" cross-site POST
 ``text/plain`` or form body, no preflight), and a page on a name rebound to 127.0.0.1 (DNS
 rebinding) reads the answers. So:
 
-- a request with a body must say ``Content-Type: application/json``, which no page can send
-  cross-site without the preflight this service never grants (415 otherwise; keys or not);
+- a request with a body must say ``Content-Type: application/json`` (or
+  ``application/x-ndjson``, an export file), which no page can send cross-site without the
+  preflight this service never grants (415 otherwise; keys or not);
 - without keys, ``Host`` must be a loopback name or address and ``Origin``, when sent, a
   loopback ``http`` origin, unless listed in STRATA_ALLOWED_ORIGINS (403 otherwise);
 - with keys, a sent ``Origin`` must be listed when STRATA_ALLOWED_ORIGINS is set. Without
@@ -36,6 +37,8 @@ from service.net.addresses import is_loopback, origin
 from service.settings import ServerSettings
 
 JSON = "application/json"
+JSON_LINES = "application/x-ndjson"
+"""Also a type no page can send cross-site without a preflight: export files are sent as it."""
 CONSOLE = "/ui"
 OTHERS = "without API keys only loopback ones are served (STRATA_ALLOWED_ORIGINS lists others)"
 
@@ -88,8 +91,9 @@ def has_body(headers: Headers) -> bool:
 
 
 def check_json(content_type: str) -> None:
-    if content_type.split(";", 1)[0].strip().lower() != JSON:
+    if content_type.split(";", 1)[0].strip().lower() not in (JSON, JSON_LINES):
         raise HTTPException(
             status_code=415,
-            detail=f"Content-Type must be {JSON} for a request with a body, not {content_type!r}",
+            detail=f"Content-Type must be {JSON} (or {JSON_LINES} for an export file) for a "
+            f"request with a body, not {content_type!r}",
         )

@@ -33,3 +33,4 @@ FirstLine = Annotated[
 LineCount = Annotated[
     int | None, QueryParameter(ge=1, le=LINE_LIMIT, description="Lines to return; default all")
 ]
+NamespaceName = Annotated[str, PathParameter(pattern=NAMESPACE_PATTERN, description="Namespace")]

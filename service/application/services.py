@@ -17,6 +17,7 @@ from service.application.collections import CollectionUseCases
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
+from service.application.portable import NamespaceUseCases
 from service.application.recall import RecallCases
 from service.application.search import SearchUseCase
 from service.application.status import Replica, StatusUseCases
@@ -31,6 +32,7 @@ from service.domain.models import SearchOutcome
 from service.domain.ports import (
     Catalog,
     Checkpoint,
+    Compaction,
     Coordination,
     Embedder,
     Files,
@@ -111,6 +113,16 @@ class Stores:
     upstream: Upstream | None = None
     """The memory service asked when this one finds nothing (STRATA_UPSTREAM_URL)."""
 
+    compaction: Compaction = field(default_factory=lambda: NoCompaction())
+    """Gives back the space of rows an erasure removed."""
+
+
+class NoCompaction:
+    """For stores that keep nothing in files (the fakes of the tests)."""
+
+    def compact(self) -> None:
+        pass
+
 
 @dataclass
 class Services:
@@ -126,6 +138,8 @@ class Services:
     admin: AdminUseCases
     collections: CollectionUseCases
     documents: DocumentUseCases
+    namespaces: NamespaceUseCases
+    """A namespace's export, import and erasure."""
     status: StatusUseCases
     memory: Memory
     retriever: Retriever
@@ -295,6 +309,14 @@ def build_services(
             stores.files,
             max_documents=s.server.max_documents,
             max_bytes=s.server.max_documents_bytes,
+        ),
+        namespaces=NamespaceUseCases(
+            memory,
+            stores.catalog,
+            stores.interactions,
+            stores.compaction,
+            s,
+            clock=clock,
         ),
         status=StatusUseCases(
             stores.ledger,

@@ -6,7 +6,7 @@ import argparse
 from typing import get_args
 
 from schemas import wire
-from service.cli import commands
+from service.cli import commands, portable
 from service.cli.calibrate import calibrate
 from service.cli.migrate import migrate
 from service.cli.serve import serve
@@ -169,4 +169,6 @@ def parser() -> argparse.ArgumentParser:
 
     rebuild = subparsers.add_parser("rebuild", help="rebuild the indexes from the ledger (admin)")
     rebuild.set_defaults(run=commands.rebuild)
+
+    portable.add_parsers(subparsers)
     return top

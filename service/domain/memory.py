@@ -12,9 +12,11 @@ from typing import Any
 from service.domain import indexable
 from service.domain.group_commit import GroupCommit, Pending
 from service.domain.models import (
+    ArchivedEntry,
     Committed,
     EngineUnavailable,
     Entry,
+    Erasure,
     HistoryEvent,
     IndexUnavailable,
     Kind,
@@ -139,14 +141,14 @@ class Memory:
         """Each write's entries chunked and embedded: the whole group in one model call,
         or, if that fails, each write on its own, so that a failure fails only its write."""
         try:
-            stored = self._kept([e for pending in group for e in pending.write.entries])
+            stored = self.prepare_kept([e for pending in group for e in pending.write.entries])
         except Exception:
             if len(group) == 1:
                 raise
             ready = []
             for pending in group:
                 try:
-                    ready.append((pending, self._kept(pending.write.entries)))
+                    ready.append((pending, self.prepare_kept(pending.write.entries)))
                 except Exception as error:
                     pending.error = error
             return ready
@@ -161,7 +163,7 @@ class Memory:
         """Chunk every entry and embed the chunks of embedded tiers, in one model call."""
         return prepare(entries, self.embedder, self.chunking)
 
-    def _kept(self, entries: Sequence[Entry]) -> list[StoredEntry]:
+    def prepare_kept(self, entries: Sequence[Entry]) -> list[StoredEntry]:
         """``prepare``, or, when the model fails, the entries without vectors: the write is
         kept and acknowledged, and ``backfill`` embeds them once the model answers."""
         try:
@@ -407,6 +409,33 @@ class Memory:
             if not fresh:
                 break
         return done
+
+    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+        """Write entries whole, chunks and history as given (an import), and index them."""
+        if items:
+            with self.lock:
+                self.ledger.restore(items)
+                self._index([i.stored for i in items])
+
+    def erase_namespace(self, namespace: str, actor: str, counted: Mapping[str, int]) -> Erasure:
+        """Remove the namespace from the ledger, the vectors and the keyword index.
+
+        The keyword index is rebuilt from the ledger (nothing is embedded): Tantivy only
+        marks a deleted document, and keeps its terms in its segment files until they are
+        merged; rewriting the index leaves none of them. A failure after the ledger's part
+        leaves the indexes with entries the ledger has not: an erasure run again finishes
+        them (and a rebuild would drop them)."""
+        with self.lock:
+            erasure = self.ledger.erase(namespace, actor=actor, at=self.clock(), counted=counted)
+            self.vectors.erase_namespace(namespace)
+            self.keywords.replace_all(self._indexable())
+            self.keywords.optimize()
+            self._changed([namespace])
+        return erasure
+
+    def _indexable(self) -> Iterator[list[StoredEntry]]:
+        for scanned in self.ledger.scan():
+            yield [s for s in scanned if indexable.problem(s) is None]
 
     def indexes_match_ledger(self) -> bool:
         """Whether Chroma and Tantivy hold as many records as the ledger says they should."""

@@ -35,6 +35,18 @@ def key_namespace(key: str) -> str:
     return key.split(":", 1)[0]
 
 
+def erasure_key(namespace: str) -> str:
+    """The key the change log records a namespace's erasure under: an entry key with no id,
+    which no entry has (ids are never empty)."""
+    return f"{namespace}:"
+
+
+def erased_namespace(key: str) -> str | None:
+    """The namespace a change-log key says was erased; None for an entry's key."""
+    namespace, _, entry_id = key.partition(":")
+    return namespace if not entry_id else None
+
+
 @dataclass(frozen=True)
 class Entry:
     """One event as kept by the ledger and the indexes."""
@@ -107,6 +119,26 @@ class HistoryEvent:
     action: str
     """created, updated, embedded, promoted, archived, restored or deleted."""
     actor: str
+
+
+@dataclass(frozen=True)
+class ArchivedEntry:
+    """An entry whole, as an export carries it and an import restores it: its chunks
+    (with their vectors) and its history."""
+
+    stored: StoredEntry
+    history: tuple[HistoryEvent, ...]
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """The audit record a namespace's erasure leaves: who, when and how much was removed,
+    by kind (entries, history, collections, interactions, ...); nothing of the content."""
+
+    namespace: str
+    at: float
+    actor: str
+    counts: Mapping[str, int]
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ if TYPE_CHECKING:
 
 from service.domain.interactions import Feedback, Interaction
 from service.domain.models import (
+    ArchivedEntry,
     Change,
     ChangeBounds,
     Chunk,
     Entry,
+    Erasure,
     Filters,
     HistoryEvent,
     Hit,
@@ -69,6 +71,11 @@ class VectorStore(Protocol):
 
     def delete_expired(self, now: float) -> None:
         """Drop tier C vectors whose ``expires_at`` has passed."""
+        ...
+
+    def erase_namespace(self, namespace: str) -> None:
+        """Remove every record of the namespace, and, where the store's files are this
+        process's own, the bytes they took (compacted, nothing left to read back)."""
         ...
 
     def clear(self) -> None: ...
@@ -230,11 +237,46 @@ class ChangeLog(Protocol):
         ...
 
 
+class NamespaceEntries(Protocol):
+    """A namespace's entries whole: exported, restored from an export, erased."""
+
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+        """The live entries of ``namespace`` whose id comes after ``after`` (byte order;
+        "" for the first page), at most ``limit``, by id, with their chunks, vectors and
+        history."""
+        ...
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        """The history of each key that has one, oldest first."""
+        ...
+
+    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+        """Write entries as pending indexing with exactly the given history (what the keys
+        had before is replaced), one change each, in one transaction."""
+        ...
+
+    def erase(
+        self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
+    ) -> Erasure:
+        """Remove everything the ledger holds of ``namespace`` (entries, chunks, history,
+        quarantine, its changes), log its erasure as one change (``erasure_key``) for the
+        replicas, and record the audit ``Erasure``: its own counts with ``counted`` (what
+        other stores removed). One transaction; a namespace with nothing left is recorded
+        all the same."""
+        ...
+
+    def erasures(self, limit: int = 100) -> list[Erasure]:
+        """The erasures recorded, newest first."""
+        ...
+
+
 class FollowedLedger(Entries, ChangeLog, Protocol):
     """What a replica reads of the ledger it follows."""
 
 
-class Ledger(Entries, Passages, IndexState, Inventory, History, ChangeLog, Protocol):
+class Ledger(
+    Entries, Passages, IndexState, Inventory, History, ChangeLog, NamespaceEntries, Protocol
+):
     """The source of truth for entries: every port above, served by one adapter
     (``service.stores.ledger.SqlLedger``) on SQLite or Postgres."""
 
@@ -296,7 +338,26 @@ class Reranker(Protocol):
         ...
 
 
-class Catalog(Protocol):
+class NamespaceCatalog(Protocol):
+    """A namespace's collections and files, for its export, import and erasure."""
+
+    def file_page(
+        self, collection_id: str, after: str, limit: int
+    ) -> list[tuple[IndexedFile, str | None]]:
+        """The files of a collection whose path comes after ``after`` (byte order), at most
+        ``limit``, by path, each with the text it was indexed from."""
+        ...
+
+    def restore(self, c: Collection) -> None:
+        """Add the collection, or replace the one of the same id."""
+        ...
+
+    def erase(self, namespace: str) -> tuple[int, int]:
+        """Remove the namespace's collections and their files; returns how many of each."""
+        ...
+
+
+class Catalog(NamespaceCatalog, Protocol):
     """Registered file collections and the files indexed from each."""
 
     def add(self, c: Collection) -> None: ...
@@ -328,7 +389,38 @@ class Catalog(Protocol):
     def remove_file(self, collection_id: str, path: str) -> None: ...
 
 
-class InteractionLog(Protocol):
+class NamespaceInteractions(Protocol):
+    """A namespace's interactions and feedback, for its export, import and erasure."""
+
+    def interaction_page(
+        self, namespace: str, after: int, limit: int
+    ) -> list[tuple[int, Interaction]]:
+        """Interactions logged after the one numbered ``after`` (0: from the first), at most
+        ``limit``, in the order logged, each with its number."""
+        ...
+
+    def feedback_page(self, namespace: str, after: int, limit: int) -> list[tuple[int, Feedback]]:
+        """Feedback on the namespace's interactions given after the one numbered ``after``,
+        at most ``limit``, in the order given, each with its number."""
+        ...
+
+    def counted(self, namespace: str) -> tuple[int, int]:
+        """Interactions and feedback the namespace has."""
+        ...
+
+    def restore(self, interactions: Sequence[Interaction], feedback: Sequence[Feedback]) -> int:
+        """Log the interactions whose id is not logged yet and the feedback not given yet
+        (the same interaction, time, rating, comment and actor), in order; returns how
+        many rows were added."""
+        ...
+
+    def erase(self, namespace: str) -> tuple[int, int]:
+        """Remove the namespace's interactions and the feedback on them; returns how many
+        of each."""
+        ...
+
+
+class InteractionLog(NamespaceInteractions, Protocol):
     """Every retrieve, and the feedback given on it."""
 
     def record(self, interaction: Interaction) -> None: ...
@@ -342,6 +434,12 @@ class InteractionLog(Protocol):
     ) -> tuple[list[Interaction], list[Feedback]]:
         """Interactions asked, and feedback given, in ``[start, end)``, oldest first."""
         ...
+
+
+class Compaction(Protocol):
+    """Gives the space of removed rows back, so what was removed is in no file any more."""
+
+    def compact(self) -> None: ...
 
 
 class Files(Protocol):
@@ -403,6 +501,7 @@ __all__ = [
     "Checkpoint",
     "Chunk",
     "Clock",
+    "Compaction",
     "Coordination",
     "Embedder",
     "Entries",
@@ -414,6 +513,9 @@ __all__ = [
     "Inventory",
     "KeywordStore",
     "Ledger",
+    "NamespaceCatalog",
+    "NamespaceEntries",
+    "NamespaceInteractions",
     "Passages",
     "RunLog",
     "Upstream",

@@ -11,7 +11,9 @@ connections, restarts or a database fail-over, where notifications sent meanwhil
 and that query would be needed to catch up anyway.
 
 A change is applied as the entry's current state in the ledger, never as what the change
-did: a live entry is written to the index, any other key removed from it. So applying a
+did (but for a namespace's erasure, logged under a key of no entry, ``erasure_key``: the
+index is then rebuilt, so that no segment file keeps the namespace's terms): a live entry
+is written to the index, any other key removed from it. So applying a
 change twice, or a later one before an earlier, leaves the index equal to the ledger all
 the same, and the checkpoint (the last change applied, kept in the replica's data
 directory) need not be saved with the index.
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.domain import indexable
-from service.domain.models import ChangeBounds, StoredEntry, key_namespace
+from service.domain.models import ChangeBounds, StoredEntry, erased_namespace, key_namespace
 from service.domain.ports import Checkpoint, FollowedLedger, KeywordStore
 
 log = logging.getLogger(__name__)
@@ -157,6 +159,9 @@ class Follower:
             return 0
         if not changes:
             return 0
+        if any(erased_namespace(c.key) for c in changes):
+            self._erased(changes[-1].seq)
+            return len(changes)
         keys = list(dict.fromkeys(c.key for c in changes))
         with self.lock:
             live = self.ledger.get(keys)
@@ -169,6 +174,15 @@ class Follower:
         self.changes_applied += len(changes)
         self._changed(key_namespace(k) for k in keys)
         return len(changes)
+
+    def _erased(self, seq: int) -> None:
+        """A namespace was erased: its documents leave this index, and their terms its
+        files, by rebuilding it from the ledger (which holds the changes up to ``seq``
+        and any after) and collecting the files no longer used."""
+        with self.lock:
+            self.rebuild()
+            self.keywords.optimize()
+        self._applied_up_to(max(seq, self.applied))
 
     def _trimmed(self, after: int) -> bool:
         horizon = self.ledger.change_bounds().horizon

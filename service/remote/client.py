@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 import httpx
 import msgspec
@@ -98,11 +98,7 @@ class StrataClient:
         """Send a request and decode its answer as ``kind``."""
         response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
-            try:
-                problem = response.json()
-            except ValueError:
-                problem = {"title": response.reason_phrase, "detail": response.text}
-            raise StrataClientError(response.status_code, problem)
+            _raise(response)
         return msgspec.json.decode(response.content, type=kind)
 
     # -- events and entries
@@ -208,6 +204,44 @@ class StrataClient:
         body = {"pattern": pattern, "max_bytes": max_bytes}
         return self._call(wire.DocumentsResponse, "POST", "/v1/documents/batch", json=body)
 
+    # -- namespaces whole
+    def export(self, namespace: str, *, vectors: bool = False) -> Iterator[bytes]:
+        """The namespace as JSON Lines, in pieces as the service streams them."""
+        params = {"vectors": "true" if vectors else "false"}
+        path = f"/v1/namespaces/{namespace}/export"
+        with self._http.stream("GET", path, params=params, timeout=None) as response:
+            if response.status_code >= 400:
+                response.read()
+                _raise(response)
+            yield from response.iter_bytes()
+
+    def import_file(
+        self, namespace: str, lines: IO[bytes], *, skip_bad_lines: bool = False
+    ) -> wire.ImportResponse:
+        """Read an export file into ``namespace`` (sent as it is read, never whole)."""
+        return self._call(
+            wire.ImportResponse,
+            "POST",
+            f"/v1/namespaces/{namespace}/import",
+            content=iter(lambda: lines.read(1 << 16), b""),
+            params={"skip_bad_lines": "true" if skip_bad_lines else "false"},
+            headers={"Content-Type": "application/x-ndjson"},
+            timeout=None,
+        )
+
+    def erase(self, namespace: str) -> wire.ErasureResponse:
+        """Remove every trace of the namespace (admin); returns the audit record."""
+        return self._call(
+            wire.ErasureResponse,
+            "DELETE",
+            f"/v1/namespaces/{namespace}",
+            params={"confirm": namespace},
+            timeout=None,
+        )
+
+    def erasures(self) -> wire.ErasuresResponse:
+        return self._call(wire.ErasuresResponse, "GET", "/v1/admin/erasures")
+
     # -- service
     def health(self) -> wire.Health:
         return self._call(wire.Health, "GET", "/health")
@@ -231,6 +265,14 @@ class StrataClient:
 
     def rebuild_status(self) -> wire.RebuildOut:
         return self._call(wire.RebuildOut, "GET", "/v1/admin/rebuild")
+
+
+def _raise(response: httpx.Response) -> NoReturn:
+    try:
+        problem = response.json()
+    except ValueError:
+        problem = {"title": response.reason_phrase, "detail": response.text}
+    raise StrataClientError(response.status_code, problem)
 
 
 def _ns(namespace: str | None) -> dict[str, str]:

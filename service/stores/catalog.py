@@ -89,6 +89,43 @@ class SqlCatalog:
     def remove_file(self, collection_id: str, path: str) -> None:
         self._run(delete(files).where(F.collection == collection_id, F.path == path))
 
+    def file_page(
+        self, collection_id: str, after: str, limit: int
+    ) -> list[tuple[IndexedFile, str | None]]:
+        rows = self._rows(
+            select(F.path, F.hash, F.chunks, F.text)
+            .where(F.collection == collection_id, F.path > after)
+            .order_by(F.path)
+            .limit(limit)
+        )
+        return [(IndexedFile(row.path, row.hash, row.chunks), row.text) for row in rows]
+
+    def restore(self, c: Collection) -> None:
+        values = {
+            "id": c.id,
+            "name": c.name,
+            "namespace": c.namespace,
+            "path": c.path,
+            "mask": c.mask,
+            "tier": c.tier,
+            "created_at": c.created_at,
+            "scanned_at": c.scanned_at,
+        }
+        upsert = self._db.insert(collections).values(values)
+        self._run(
+            upsert.on_conflict_do_update(
+                index_elements=[K.id],
+                set_={name: upsert.excluded[name] for name in values if name != "id"},
+            )
+        )
+
+    def erase(self, namespace: str) -> tuple[int, int]:
+        mine = select(K.id).where(K.namespace == namespace).scalar_subquery()
+        with self._db.write() as conn:
+            removed_files = conn.execute(delete(files).where(F.collection.in_(mine))).rowcount
+            removed = conn.execute(delete(collections).where(K.namespace == namespace)).rowcount
+        return int(removed), int(removed_files)
+
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import shutil
+import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlparse
@@ -90,10 +94,14 @@ class ChromaVectorStore:
     with speaker, chain type, tags, kind or time filters sends a ``where`` clause.
     """
 
-    def __init__(self, client: Any, prefix: str = "strata", *, shared: bool = False) -> None:
+    def __init__(
+        self, client: Any, prefix: str = "strata", *, shared: bool = False, path: Path | None = None
+    ) -> None:
         self.client = client
         self.prefix = prefix
         self.shared = shared
+        self.path = path
+        """The folder of an embedded client's files (None for a server's)."""
         """Whether other processes (the replicas of a cluster) write to the server too: then
         a collection this one has not seen is looked for on the server, not taken as none."""
         self._collections: dict[tuple[str, Tier], Any] = {}
@@ -220,6 +228,25 @@ class ChromaVectorStore:
             collection.delete(where={"expires_at": {"$lte": now}})
 
     @reachable
+    def erase_namespace(self, namespace: str) -> None:
+        """Drop the namespace's collections; with the files at hand (an embedded client),
+        compact them: Chroma keeps the records of a dropped collection in the free pages
+        of its SQLite file and leaves its vector segment's folder behind."""
+        for tier in EMBEDDED_TIERS:
+            collection = self._collection(namespace, tier, create=False)
+            with self._lock:
+                self._collections.pop((namespace, tier), None)
+            if collection is not None:
+                # Records first: dropping a collection leaves the rows of list-valued
+                # metadata (tags) behind, for a later record to inherit
+                # (https://github.com/chroma-core/chroma/issues/7594); deleting records
+                # removes them.
+                collection.delete(where={"namespace": namespace})
+                self.client.delete_collection(collection.name)
+        if self.path is not None:
+            compact_embedded(self.path)
+
+    @reachable
     def clear(self) -> None:
         with self._lock:
             for collection in self._collections.values():
@@ -230,6 +257,29 @@ class ChromaVectorStore:
     def health(self) -> str:
         self.client.heartbeat()
         return "ok"
+
+
+def compact_embedded(path: Path) -> None:
+    """Give back the space of dropped collections in an embedded Chroma's folder: its
+    SQLite file rewritten, and the segment folders no collection uses any more removed."""
+    database = path / "chroma.sqlite3"
+    if not database.exists():
+        return
+    with closing(sqlite3.connect(database, timeout=30)) as conn:
+        used = {row[0] for row in conn.execute("SELECT id FROM segments")}
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for folder in path.iterdir():
+        if folder.is_dir() and _is_uuid(folder.name) and folder.name not in used:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _metadata(stored: StoredEntry, chunk: int) -> dict[str, Any]:

@@ -108,6 +108,11 @@ class Database:
     def order_changes(self, conn: Connection) -> None:
         """Make the changes this transaction appends commit in the order they are numbered."""
 
+    def compact(self, tables: Sequence[Table]) -> None:
+        """Rewrite ``tables`` so the space of removed rows is given back and nothing of them
+        is left in the database's files."""
+        raise NotImplementedError
+
     def close(self) -> None:
         self.engine.dispose()
 

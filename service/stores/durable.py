@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.domain.ports import Catalog, Coordination, InteractionLog, Ledger, RunLog
+from service.domain.ports import Catalog, Compaction, Coordination, InteractionLog, Ledger, RunLog
 from service.stores.catalog import SqlCatalog
 from service.stores.coordination import LocalCoordination, PostgresCoordination
 from service.stores.database import Database
@@ -18,6 +18,7 @@ from service.stores.postgres import PostgresDatabase
 from service.stores.runs import SqlRunLog
 from service.stores.schema import prepare
 from service.stores.sqlite import SqliteDatabase
+from service.stores.tables import GROUPS
 
 FILES = {
     "ledger": "ledger.sqlite3",
@@ -27,6 +28,20 @@ FILES = {
 }
 """The SQLite file of each group of tables (``service.stores.tables.GROUPS``)."""
 LEDGER = FILES["ledger"]
+ERASED = ("ledger", "catalog", "interactions")
+"""The groups whose tables a namespace's erasure removes rows from."""
+
+
+class Vacuum:
+    """Compaction of the tables an erasure removes rows from (``Compaction``)."""
+
+    def __init__(self, databases: dict[str, Database]) -> None:
+        self.databases = databases
+        """The database of each group of ``ERASED``."""
+
+    def compact(self) -> None:
+        for group in ERASED:
+            self.databases[group].compact(list(GROUPS[group].sorted_tables))
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,7 @@ class DurableStores:
     runs: RunLog
     coordination: Coordination
     closer: Callable[[], None]
+    compaction: Compaction
 
     def close(self) -> None:
         """Release every connection; the stores are unusable after."""
@@ -66,6 +82,7 @@ def open_sqlite(data_dir: Path, *, clock: Callable[[], float] = time.time) -> Du
         runs=SqlRunLog(opened["runs"]),
         coordination=LocalCoordination(),
         closer=lambda: _close_all(list(opened.values())),
+        compaction=Vacuum(opened),
     )
 
 
@@ -99,6 +116,7 @@ def open_postgres(
         runs=SqlRunLog(database),
         coordination=coordination,
         closer=close,
+        compaction=Vacuum(dict.fromkeys(ERASED, database)),
     )
 
 

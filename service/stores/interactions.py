@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.stores.database import Database
@@ -21,22 +22,8 @@ class SqlInteractionLog:
         self._db = database
 
     def record(self, interaction: Interaction) -> None:
-        i = interaction
         with self._db.write() as conn:
-            conn.execute(
-                interaction_log.insert().values(
-                    id=i.id,
-                    at=i.at,
-                    namespace=i.namespace,
-                    asker=i.asker,
-                    question=i.question,
-                    results=[[r.id, r.relevance, r.score] for r in i.results],
-                    strong_match=i.strong_match,
-                    best_relevance=i.best_relevance,
-                    took_ms=i.took_ms,
-                    answer_confidence=i.answer_confidence,
-                )
-            )
+            conn.execute(interaction_log.insert().values(_row(interaction)))
 
     def get(self, interaction_id: str) -> Interaction | None:
         with self._db.read() as conn:
@@ -44,17 +31,8 @@ class SqlInteractionLog:
         return None if row is None else _interaction(row)
 
     def add_feedback(self, given: Feedback) -> None:
-        f = given
         with self._db.write() as conn:
-            conn.execute(
-                feedback.insert().values(
-                    interaction_id=f.interaction_id,
-                    at=f.at,
-                    rating=f.rating,
-                    comment=f.comment,
-                    actor=f.actor,
-                )
-            )
+            conn.execute(feedback.insert().values(_given(given)))
 
     def between(
         self, namespace: str, start: float, end: float
@@ -70,12 +48,106 @@ class SqlInteractionLog:
             ).all()
         return [_interaction(r) for r in asked], [Feedback(*r) for r in given]
 
+    def interaction_page(
+        self, namespace: str, after: int, limit: int
+    ) -> list[tuple[int, Interaction]]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(Q.n, *ASKED)
+                .where(Q.namespace == namespace, Q.n > after)
+                .order_by(Q.n)
+                .limit(limit)
+            ).all()
+        return [(row.n, _interaction(row, skip=1)) for row in rows]
+
+    def feedback_page(self, namespace: str, after: int, limit: int) -> list[tuple[int, Feedback]]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(F.id, *GIVEN)
+                .join(interaction_log, Q.id == F.interaction_id)
+                .where(Q.namespace == namespace, F.id > after)
+                .order_by(F.id)
+                .limit(limit)
+            ).all()
+        return [(row[0], Feedback(*row[1:])) for row in rows]
+
+    def counted(self, namespace: str) -> tuple[int, int]:
+        mine = Q.namespace == namespace
+        with self._db.snapshot() as conn:
+            asked = conn.execute(select(func.count()).where(mine)).scalar_one()
+            given = conn.execute(
+                select(func.count())
+                .select_from(feedback.join(interaction_log, Q.id == F.interaction_id))
+                .where(mine)
+            ).scalar_one()
+        return int(asked), int(given)
+
+    def restore(
+        self, interactions: Sequence[Interaction], feedback_given: Sequence[Feedback]
+    ) -> int:
+        added = 0
+        with self._db.write() as conn:
+            if interactions:
+                known = set(
+                    conn.scalars(select(Q.id).where(Q.id.in_([i.id for i in interactions])))
+                )
+                fresh = [
+                    i for i in dict((i.id, i) for i in interactions).values() if i.id not in known
+                ]
+                if fresh:
+                    conn.execute(interaction_log.insert(), [_row(i) for i in fresh])
+                added += len(fresh)
+            for f in feedback_given:
+                same = [F.interaction_id == f.interaction_id, F.at == f.at, F.rating == f.rating]
+                same += [F.actor == f.actor, _same(F.comment, f.comment)]
+                if conn.execute(select(func.count()).where(*same)).scalar_one():
+                    continue
+                conn.execute(feedback.insert().values(**_given(f)))
+                added += 1
+        return added
+
+    def erase(self, namespace: str) -> tuple[int, int]:
+        mine = select(Q.id).where(Q.namespace == namespace).scalar_subquery()
+        with self._db.write() as conn:
+            given = conn.execute(delete(feedback).where(F.interaction_id.in_(mine))).rowcount
+            asked = conn.execute(delete(interaction_log).where(Q.namespace == namespace)).rowcount
+        return int(asked), int(given)
+
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""
 
 
-def _interaction(row: Any) -> Interaction:
-    values = dict(row._mapping)
+def _row(i: Interaction) -> dict[str, Any]:
+    return {
+        "id": i.id,
+        "at": i.at,
+        "namespace": i.namespace,
+        "asker": i.asker,
+        "question": i.question,
+        "results": [[r.id, r.relevance, r.score] for r in i.results],
+        "strong_match": i.strong_match,
+        "best_relevance": i.best_relevance,
+        "took_ms": i.took_ms,
+        "answer_confidence": i.answer_confidence,
+    }
+
+
+def _given(f: Feedback) -> dict[str, Any]:
+    return {
+        "interaction_id": f.interaction_id,
+        "at": f.at,
+        "rating": f.rating,
+        "comment": f.comment,
+        "actor": f.actor,
+    }
+
+
+def _same(column: Any, value: str | None) -> Any:
+    return column.is_(None) if value is None else column == value
+
+
+def _interaction(row: Any, skip: int = 0) -> Interaction:
+    values = {k: v for n, (k, v) in enumerate(row._mapping.items()) if n >= skip}
     values["results"] = [InteractionResult(*r) for r in values["results"]]
     values["strong_match"] = bool(values["strong_match"])
     return Interaction(**values)

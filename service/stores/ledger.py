@@ -9,6 +9,7 @@ from itertools import groupby
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Table,
     bindparam,
@@ -19,13 +20,17 @@ from sqlalchemy import (
 )
 
 from service.domain.models import (
+    ArchivedEntry,
     Change,
     ChangeBounds,
     Chunk,
     Entry,
+    Erasure,
     HistoryEvent,
     Quarantined,
     StoredEntry,
+    entry_key,
+    erasure_key,
 )
 from service.domain.similarity import Matrix
 from service.stores.database import Database
@@ -41,7 +46,15 @@ from service.stores.ledger_statements import (
     E,
     Statements,
 )
-from service.stores.tables import change_horizon, changes, chunks, entries, history, quarantine
+from service.stores.tables import (
+    change_horizon,
+    changes,
+    chunks,
+    entries,
+    erasures,
+    history,
+    quarantine,
+)
 
 
 class SqlLedger:
@@ -339,6 +352,90 @@ class SqlLedger:
             )
         return int(dropped)
 
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+        """Live entries of the namespace after ``after``, by key (within a namespace, the
+        order of ids), read through the primary key."""
+        query = (
+            select(*ENTRY)
+            .where(E.key > entry_key(namespace, after), E.key < _past(namespace), LIVE)
+            .order_by(E.key)
+            .limit(limit)
+        )
+        with self._db.snapshot() as conn:
+            rows = conn.execute(query).all()
+            hydrated = self._hydrate(conn, rows)
+            events = self._histories(conn, list(hydrated))
+        return [ArchivedEntry(s, tuple(events.get(k, ()))) for k, s in hydrated.items()]
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        with self._db.read() as conn:
+            return self._histories(conn, keys)
+
+    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+        """Write entries (a key given twice is written as given last) with their history."""
+        if not items:
+            return
+        latest = list({i.stored.entry.key: i for i in items}.values())
+        keys = [i.stored.entry.key for i in latest]
+        with self._db.write() as conn:
+            written = self._db.draw_written(conn, len(latest))
+            rows = [
+                (*entry_values(i.stored), "pending", n)
+                for i, n in zip(latest, written, strict=True)
+            ]
+            self._db.replace_entries(conn, WRITTEN, rows)
+            for table in (chunks, quarantine, history):
+                self._delete(conn, table, keys)
+            self._db.insert_rows(
+                conn,
+                chunks,
+                ("key", "number", "text", "vector"),
+                [
+                    (c.key, c.number, c.text, pack(c.vector))
+                    for i in latest
+                    for c in i.stored.chunks
+                ],
+            )
+            self._db.insert_rows(
+                conn,
+                history,
+                ("key", "at", "action", "actor"),
+                [(i.stored.entry.key, h.at, h.action, h.actor) for i in latest for h in i.history],
+            )
+            self._append(conn, keys, self._clock())
+
+    def erase(
+        self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
+    ) -> Erasure:
+        """Everything under the namespace's keys, found by key range (``ns:`` up to
+        ``ns;``, the character after the colon), goes in one transaction."""
+        removed: dict[str, int] = {}
+        with self._db.write() as conn:
+            for name, table in (
+                ("entries", entries),
+                ("chunks", chunks),
+                ("history", history),
+                ("quarantined", quarantine),
+                ("changes", changes),
+            ):
+                done = conn.execute(delete(table).where(_under(table.c.key, namespace)))
+                removed[name] = int(done.rowcount)
+            removed.pop("chunks")
+            counts = {**removed, **counted}
+            self._append(conn, [erasure_key(namespace)], at)
+            conn.execute(
+                erasures.insert().values(namespace=namespace, at=at, actor=actor, counts=counts)
+            )
+        return Erasure(namespace, at, actor, counts)
+
+    def erasures(self, limit: int = 100) -> list[Erasure]:
+        x = erasures.c
+        with self._db.read() as conn:
+            rows = conn.execute(
+                select(x.namespace, x.at, x.actor, x.counts).order_by(x.id.desc()).limit(limit)
+            ).all()
+        return [Erasure(ns, at, actor, dict(counts)) for ns, at, actor, counts in rows]
+
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""
 
@@ -365,6 +462,13 @@ class SqlLedger:
         if keys:
             conn.execute(self._sql.set_state, {**self._keys(keys), "state": state})
 
+    def _histories(self, conn: Connection, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        found: dict[str, list[HistoryEvent]] = {}
+        if keys:
+            for key, at, action, actor in conn.execute(self._sql.histories, self._keys(keys)):
+                found.setdefault(key, []).append(HistoryEvent(at, action, actor))
+        return found
+
     def _live_rows(self, conn: Connection, keys: Sequence[str]) -> list[Any]:
         return list(conn.execute(self._sql.live_rows, self._keys(keys))) if keys else []
 
@@ -382,3 +486,14 @@ class SqlLedger:
             )
             for row in rows
         }
+
+
+def _past(namespace: str) -> str:
+    """The first key past every key of the namespace: its name and the character after the
+    colon (namespaces have no colon, and keys compare byte by byte)."""
+    return f"{namespace};"
+
+
+def _under(column: ColumnElement[str], namespace: str) -> ColumnElement[bool]:
+    """Keys of the namespace, its erasure key included."""
+    return (column >= erasure_key(namespace)) & (column < _past(namespace))

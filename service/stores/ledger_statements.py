@@ -7,7 +7,7 @@ from sqlalchemy import bindparam, case, delete, func, literal_column, select, up
 
 from service.stores.database import Database
 from service.stores.entry_rows import FIELDS
-from service.stores.tables import changes, chunks, entries, quarantine
+from service.stores.tables import changes, chunks, entries, history, quarantine
 
 E, C = entries.c, chunks.c
 LIVE = E.state.in_([literal_column("'pending'"), literal_column("'synced'")])
@@ -63,5 +63,12 @@ class Statements:
         self.present = select(E.key).where(among(E.key)).order_by(E.key).with_for_update()
         """Keys that have a row; on Postgres their rows are locked in one order by every
         writer, so writers never deadlock."""
-        self.delete = {t: delete(t).where(among(t.c.key)) for t in (entries, chunks, quarantine)}
+        self.delete = {
+            t: delete(t).where(among(t.c.key)) for t in (entries, chunks, quarantine, history)
+        }
+        self.histories = (
+            select(history.c.key, history.c.at, history.c.action, history.c.actor)
+            .where(among(history.c.key))
+            .order_by(history.c.key, history.c.at, history.c.id)
+        )
         self.set_state = update(entries).where(among(E.key)).values(state=bindparam("state"))

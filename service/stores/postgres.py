@@ -141,6 +141,18 @@ class PostgresDatabase(Database):
     def order_changes(self, conn: Connection) -> None:
         conn.execute(select(func.pg_advisory_xact_lock(CHANGES_LOCK)))
 
+    def compact(self, tables: Sequence[Table]) -> None:
+        """``VACUUM FULL`` writes each table (and its TOAST data and indexes) into new files
+        and removes the old ones. Each table is locked while it is rewritten: reads and
+        writes of it wait meanwhile."""
+        with classified(), self.engine.connect() as conn:
+            conn.exec_driver_sql("SET statement_timeout = 0")
+            try:
+                for table in tables:
+                    conn.exec_driver_sql(f"VACUUM (FULL) {table.name}")
+            finally:
+                conn.exec_driver_sql("RESET statement_timeout")
+
 
 def _closed_by_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     """A pooled connection the server has closed (a restart, a server gone) is replaced

@@ -104,6 +104,13 @@ class SqliteDatabase(Database):
         highest = conn.execute(HIGHEST_WRITTEN).scalar_one()
         return list(range(highest + 1, highest + 1 + count))
 
+    def compact(self, tables: Sequence[Table]) -> None:
+        """The whole file is rewritten (``VACUUM``) and its write-ahead log emptied, so no
+        freed page keeps what was removed."""
+        with self.read() as conn:
+            conn.exec_driver_sql("VACUUM")
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -151,6 +151,19 @@ change_horizon = Table(
 """The highest sequence number trimmed away (one row, or none before the first trim); a
 reader behind it rebuilds."""
 
+erasures = Table(
+    "erasures",
+    ledger,
+    Column("id", SERIAL, primary_key=True),
+    Column("namespace", Text, nullable=False),
+    Column("at", Float, nullable=False),
+    Column("actor", Text, nullable=False),
+    Column("counts", DOCUMENT, nullable=False),
+    sqlite_autoincrement=True,
+)
+"""One audit record per namespace erased: who, when, and how many rows of each kind went;
+nothing of what they held."""
+
 collections = Table(
     "collections",
     catalog,

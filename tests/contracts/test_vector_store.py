@@ -132,3 +132,14 @@ def test_clear_empties_every_collection(store: VectorStore) -> None:
 
 def test_health_is_ok_when_reachable(store: VectorStore) -> None:
     assert store.health() == "ok"
+
+
+def test_erasing_a_namespace_drops_its_records_only(store: VectorStore) -> None:
+    store.upsert([stored("1"), stored("2", tier="C"), stored("1", namespace="other")])
+    store.erase_namespace("ns")
+    store.erase_namespace("never-written")
+    assert search(store, X) == [] and search(store, X, tier="C") == []
+    assert search(store, X, namespace="other") == ["other:1"]
+    assert store.entry_keys() == {"other:1"}
+    store.upsert([stored("3")])  # the namespace can be written again
+    assert search(store, X) == ["ns:3"]

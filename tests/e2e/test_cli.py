@@ -220,3 +220,39 @@ def test_serve_refuses_a_key_with_an_empty_namespace_list(tmp_path: Path, keys: 
     assert done.returncode == 2, done.stderr
     assert "empty namespace list" in done.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_cli_exports_imports_and_erases_a_namespace(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data", {"STRATA_JOBS": "off"})
+    try:
+        url = server.url
+        for text, tier in (("We chose Postgres for billing", "A"), ("deploy ok", "E")):
+            added = strata(url, "add", text, "--tier", tier, "--namespace", "src")
+            assert added.returncode == 0, added.stderr
+        file = tmp_path / "src.jsonl"
+        exported = strata(url, "export", "src", "--vectors", "-o", str(file))
+        assert exported.returncode == 0, exported.stderr
+        streamed = strata(url, "export", "src", "--vectors").stdout.splitlines()
+        on_disk = file.read_text().splitlines()
+        assert len(on_disk) == 4 and streamed[1:] == on_disk[1:]
+        imported = strata(url, "import", "copy", str(file))
+        assert imported.returncode == 0, imported.stderr
+        report = json.loads(imported.stdout)
+        assert report["imported"]["entries"] == 2 and report["source"] == "src"
+        found = json.loads(strata(url, "search", "billing", "--json", "--namespace", "copy").stdout)
+        assert found["results"][0]["text"] == "We chose Postgres for billing"
+
+        cut = tmp_path / "cut.jsonl"
+        cut.write_text("\n".join(on_disk[:2]) + "\n")
+        refused = strata(url, "import", "other", str(cut))
+        assert refused.returncode == 1 and "cut short" in refused.stderr
+
+        unconfirmed = strata(url, "erase", "src")
+        assert unconfirmed.returncode == 2 and "--confirm src" in unconfirmed.stderr
+        erased = strata(url, "erase", "src", "--confirm", "src")
+        assert erased.returncode == 0, erased.stderr
+        assert json.loads(erased.stdout)["counts"]["entries"] == 2
+        empty = strata(url, "export", "src").stdout.splitlines()
+        assert json.loads(empty[0])["counts"]["entries"] == 0 and len(empty) == 2
+    finally:
+        server.stop()

@@ -44,6 +44,17 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 [[operations]]
 include-name = "POST /v1/search"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
+# An erasure's `confirm` repeats the namespace of the path (422 naming `confirm` otherwise).
+[[operations]]
+include-name = "DELETE /v1/namespaces/{namespace}"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
+# An import's body is an export file: JSON Lines from a header to an end line counting the
+# lines between, which the document can only name as a string of JSON Lines.
+[[operations]]
+include-name = "POST /v1/namespaces/{namespace}/import"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 """
 
 

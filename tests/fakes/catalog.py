@@ -68,3 +68,24 @@ class FakeCatalog:
     def remove_file(self, collection_id: str, path: str) -> None:
         self.indexed.get(collection_id, {}).pop(path, None)
         self.texts.pop((collection_id, path), None)
+
+    def file_page(
+        self, collection_id: str, after: str, limit: int
+    ) -> list[tuple[IndexedFile, str | None]]:
+        files = self.indexed.get(collection_id, {})
+        paths = sorted(p for p in files if p > after)[:limit]
+        return [(files[p], self.texts.get((collection_id, p))) for p in paths]
+
+    def restore(self, c: Collection) -> None:
+        named = self._named(c.name)
+        if named is not None and named.id != c.id:
+            raise ValueError(f"a collection named {c.name!r} exists")
+        self.collections[c.id] = c
+        self.indexed.setdefault(c.id, {})
+
+    def erase(self, namespace: str) -> tuple[int, int]:
+        mine = [c.id for c in self.collections.values() if c.namespace == namespace]
+        files = sum(len(self.indexed.get(i, {})) for i in mine)
+        for collection_id in mine:
+            self.remove(collection_id)
+        return len(mine), files

@@ -9,12 +9,17 @@ import numpy as np
 
 from service.domain.models import (
     EMBEDDED_TIERS,
+    ArchivedEntry,
     Change,
     ChangeBounds,
     Entry,
+    Erasure,
     HistoryEvent,
     Quarantined,
     StoredEntry,
+    entry_key,
+    erasure_key,
+    key_namespace,
 )
 from service.domain.similarity import Matrix
 
@@ -38,6 +43,7 @@ class _LedgerState:
         self.log: list[Change] = []
         self.horizon = 0
         self.last_seq = 0
+        self.erased: list[Erasure] = []
 
     def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
         when = self.clock() if at is None else at
@@ -272,7 +278,61 @@ class FakeChangeLog(_LedgerState):
         return dropped
 
 
+class FakeNamespaceEntries(_LedgerState):
+    """A namespace's entries whole (``NamespaceEntries``)."""
+
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+        start = entry_key(namespace, after)
+        keys = sorted(
+            k for k in self.entries if self._live(k) and key_namespace(k) == namespace and k > start
+        )[:limit]
+        return [ArchivedEntry(self.entries[k], tuple(self.events.get(k, ()))) for k in keys]
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        return {k: list(self.events[k]) for k in keys if self.events.get(k)}
+
+    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+        for item in items:
+            key = item.stored.entry.key
+            self.entries.pop(key, None)
+            self.entries[key] = item.stored
+            self.states[key] = "pending"
+            self.reasons.pop(key, None)
+            self.events[key] = list(item.history)
+        self._append((i.stored.entry.key for i in items), None)
+
+    def erase(
+        self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
+    ) -> Erasure:
+        def mine(key: str) -> bool:
+            return key_namespace(key) == namespace
+
+        counts = {
+            "entries": sum(1 for k in self.entries if mine(k)),
+            "history": sum(len(v) for k, v in self.events.items() if mine(k)),
+            "quarantined": sum(1 for k in self.reasons if mine(k)),
+            "changes": sum(1 for c in self.log if mine(c.key)),
+        }
+        for table in (self.entries, self.states, self.events, self.reasons):
+            for key in [k for k in table if mine(k)]:
+                del table[key]
+        self.log = [c for c in self.log if not mine(c.key)]
+        self._append([erasure_key(namespace)], at)
+        erasure = Erasure(namespace, at, actor, {**counts, **counted})
+        self.erased.append(erasure)
+        return erasure
+
+    def erasures(self, limit: int = 100) -> list[Erasure]:
+        return list(reversed(self.erased))[:limit]
+
+
 class FakeLedger(
-    FakeEntries, FakePassages, FakeIndexState, FakeInventory, FakeHistory, FakeChangeLog
+    FakeEntries,
+    FakePassages,
+    FakeIndexState,
+    FakeInventory,
+    FakeHistory,
+    FakeChangeLog,
+    FakeNamespaceEntries,
 ):
     """Every port of the ledger on one in-memory state, as ``SqlLedger`` serves them."""

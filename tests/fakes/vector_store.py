@@ -83,6 +83,11 @@ class FakeVectorStore:
         ]:
             del records[record]
 
+    def erase_namespace(self, namespace: str) -> None:
+        for records in self.records.values():
+            for record in [r for r, (s, _) in records.items() if s.entry.namespace == namespace]:
+                del records[record]
+
     def clear(self) -> None:
         for records in self.records.values():
             records.clear()

@@ -292,3 +292,18 @@ def wait_for(condition: Callable[[], bool], seconds: float = 5) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not within 5 s"
         time.sleep(0.005)
+
+
+def test_an_erasure_rebuilds_the_other_replicas_index_without_the_namespace(
+    one: Replica, two: Replica
+) -> None:
+    one.memory.write([make_entry("a", "gone text"), make_entry("b", "kept", namespace="other")])
+    two.follower.catch_up()
+    assert set(two.texts()) == {"ns:a", "other:b"}
+    one.memory.erase_namespace("ns", "admin", {})
+    assert set(one.texts()) == {"other:b"} and one.keywords.optimized == 1
+    assert two.follower.poll() == 1
+    assert set(two.texts()) == {"other:b"}
+    assert two.keywords.optimized == 1  # its files collected
+    assert two.follower.applied == two.follower.ledger.change_bounds().latest
+    assert {"ns", "other"} <= set().union(*two.dropped)

@@ -115,11 +115,34 @@ export interface EntryOut {
   metadata: {
     [key: string]: unknown;
   };
-  kind: "memory" | "pattern";
+  kind: "digest" | "memory" | "pattern";
   type: string | null;
   confidence: number | null;
   variants: Array<string>;
   thread: string | null;
+}
+
+export interface ErasureCounts {
+  entries: number;
+  history: number;
+  quarantined: number;
+  changes: number;
+  collections: number;
+  files: number;
+  interactions: number;
+  feedback: number;
+}
+
+/** The audit record an erasure leaves: who, when and how much; nothing of the content. */
+export interface ErasureResponse {
+  namespace: string;
+  erased_at: string;
+  actor: string;
+  counts: ErasureCounts;
+}
+
+export interface ErasuresResponse {
+  erasures: Array<ErasureResponse>;
 }
 
 /** Something an agent wants remembered. */
@@ -219,6 +242,27 @@ export interface HistoryResponse {
   id: string;
   namespace: string;
   history: Array<HistoryItem>;
+}
+
+export interface ImportResponse {
+  namespace: string;
+  source: string;
+  lines: number;
+  imported: Imported;
+  skipped: Array<SkippedLine>;
+  skipped_count: number;
+}
+
+/** How many of each were written; ``unchanged`` entries were already as the file has
+    them (an import run twice writes nothing the second time). */
+export interface Imported {
+  entries: number;
+  unchanged: number;
+  embedded: number;
+  collections: number;
+  files: number;
+  interactions: number;
+  feedback: number;
 }
 
 export interface JobOut {
@@ -385,7 +429,7 @@ export interface RetrievedEntry {
   metadata: {
     [key: string]: unknown;
   };
-  kind: "memory" | "pattern";
+  kind: "digest" | "memory" | "pattern";
   type: string | null;
   confidence: number | null;
   variants: Array<string>;
@@ -457,7 +501,7 @@ export interface SearchHit {
   metadata: {
     [key: string]: unknown;
   };
-  kind: "memory" | "pattern";
+  kind: "digest" | "memory" | "pattern";
   type: string | null;
   confidence: number | null;
   variants: Array<string>;
@@ -509,7 +553,7 @@ export interface SearchRequest {
   /** Default: `false`. */
   include_archived?: boolean;
   /** Default: `null`. */
-  kind?: ("memory" | "pattern") | null;
+  kind?: ("digest" | "memory" | "pattern") | null;
   /** >= 0, <= 1. Default: `0.0`. */
   min_score?: number;
   /** Default: `true`. */
@@ -540,6 +584,11 @@ export interface SimilarExecution {
 
 export interface Skipped {
   path: string;
+  reason: string;
+}
+
+export interface SkippedLine {
+  line: number;
   reason: string;
 }
 
@@ -645,6 +694,15 @@ export interface Routes {
     body: undefined;
     response: Response;
     problems: 403 | 429;
+  };
+
+  /** `V1AdminErasuresErasures`. */
+  "GET /v1/admin/erasures": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: ErasuresResponse;
+    problems: 401 | 403 | 429;
   };
 
   /** `V1AdminJobsJobs`. */
@@ -851,6 +909,51 @@ export interface Routes {
     body: FeedbackRequest;
     response: FeedbackResponse;
     problems: 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1NamespacesErase`. */
+  "DELETE /v1/namespaces/{namespace}": {
+    params: {
+      /** Namespace. */
+      namespace: string;
+    };
+    query: {
+      /** The namespace's name again, to confirm the erasure. */
+      confirm?: string | null;
+    };
+    body: undefined;
+    response: ErasureResponse;
+    problems: 401 | 403 | 422 | 429;
+  };
+
+  /** `V1NamespacesExportExport`. */
+  "GET /v1/namespaces/{namespace}/export": {
+    params: {
+      /** Namespace. */
+      namespace: string;
+    };
+    query: {
+      /** Give each entry's chunks with their vectors (base64 float32). Default: `false`. */
+      vectors?: boolean;
+    };
+    body: undefined;
+    response: Response;
+    problems: 401 | 403 | 422 | 429;
+  };
+
+  /** `V1NamespacesImportImportNamespace`. */
+  "POST /v1/namespaces/{namespace}/import": {
+    params: {
+      /** Namespace. */
+      namespace: string;
+    };
+    query: {
+      /** Import the good lines and list the bad ones, rather than refuse. Default: `false`. */
+      skip_bad_lines?: boolean;
+    };
+    body: undefined;
+    response: ImportResponse;
+    problems: 401 | 403 | 413 | 422 | 429;
   };
 
   /** `V1ReportsDailyDaily`. */

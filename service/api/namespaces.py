@@ -1,0 +1,149 @@
+"""A namespace whole: its export, its import and its erasure."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from litestar import Controller, Request, delete, get, post
+from litestar.params import QueryParameter
+from litestar.response import Stream
+
+from schemas import wire
+from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.api.openapi import problems
+from service.api.params import NamespaceName
+from service.api.present import format_time
+from service.application.importing import ImportReport
+from service.domain.models import Erasure
+from service.errors import PayloadTooLarge
+
+JSON_LINES = "application/x-ndjson"
+
+Vectors = Annotated[
+    bool,
+    QueryParameter(description="Give each entry's chunks with their vectors (base64 float32)"),
+]
+SkipBadLines = Annotated[
+    bool,
+    QueryParameter(description="Import the good lines and list the bad ones, rather than refuse"),
+]
+Confirm = Annotated[
+    str | None, QueryParameter(description="The namespace's name again, to confirm the erasure")
+]
+
+
+class NamespacesController(Controller):
+    path = "/v1/namespaces"
+    tags = ["namespaces"]
+
+    @get(
+        "/{namespace:str}/export",
+        sync_to_thread=True,
+        media_type=JSON_LINES,
+        response_description="JSON Lines: a header, the entries, collections and files, "
+        "interactions, feedback, and an end line (schemas/json/ExportLine.schema.json)",
+    )
+    def export(
+        self,
+        namespace: NamespaceName,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        vectors: Vectors = False,
+    ) -> Stream:
+        """Stream the namespace as JSON Lines; any key that may read it may export it."""
+        lines = services.namespaces.export(principal, namespace, vectors=vectors)
+        filename = f"{namespace}.strata.jsonl"
+        return Stream(
+            lines,
+            media_type=JSON_LINES,
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
+    @post(
+        "/{namespace:str}/import",
+        status_code=200,
+        request_max_body_size=None,
+        responses=problems(413),
+    )
+    async def import_namespace(
+        self,
+        namespace: NamespaceName,
+        request: Request[Any, Any, Any],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        pools: PoolsDep,
+        skip_bad_lines: SkipBadLines = False,
+    ) -> wire.ImportResponse:
+        """Read an export file (the body, JSON Lines) into the namespace: every line is
+        checked first, and nothing is written if one is bad unless ``skip_bad_lines``.
+        Admin keys only."""
+        cases = services.namespaces
+        await pools.write(cases.may_import, principal, namespace)
+        path = await _spooled(request, services.settings.server.max_import_bytes)
+        try:
+            report = await pools.write(
+                lambda: cases.import_file(principal, namespace, path, skip_bad_lines=skip_bad_lines)
+            )
+        finally:
+            path.unlink(missing_ok=True)
+        return _imported(report)
+
+    @delete("/{namespace:str}", status_code=200)
+    async def erase(
+        self,
+        namespace: NamespaceName,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        pools: PoolsDep,
+        confirm: Confirm = None,
+    ) -> wire.ErasureResponse:
+        """Remove every trace of the namespace from every store, and the bytes they took;
+        leaves an audit record (who, when, how many). Admin keys only; ``confirm`` must
+        repeat the namespace's name."""
+        return erasure_out(
+            await pools.write(services.namespaces.erase, principal, namespace, confirm)
+        )
+
+
+async def _spooled(request: Request[Any, Any, Any], limit: int) -> Path:
+    """The body, kept in a temporary file (removed by the caller), at most ``limit`` bytes."""
+    handle, name = tempfile.mkstemp(prefix="strata-import-", suffix=".jsonl")
+    size = 0
+    try:
+        with os.fdopen(handle, "wb") as out:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise PayloadTooLarge(
+                        f"body: more than {limit} bytes (STRATA_MAX_IMPORT_BYTES)"
+                    )
+                out.write(chunk)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
+def _imported(report: ImportReport) -> wire.ImportResponse:
+    return wire.ImportResponse(
+        namespace=report.namespace,
+        source=report.source,
+        lines=report.lines,
+        imported=report.imported,
+        skipped=[wire.SkippedLine(n, reason) for n, reason in report.skipped],
+        skipped_count=report.skipped_count,
+    )
+
+
+def erasure_out(erasure: Erasure) -> wire.ErasureResponse:
+    counts = {name: 0 for name in wire.ErasureCounts.__struct_fields__}
+    counts.update({k: v for k, v in erasure.counts.items() if k in counts})
+    return wire.ErasureResponse(
+        namespace=erasure.namespace,
+        erased_at=format_time(erasure.at) or "",
+        actor=erasure.actor,
+        counts=wire.ErasureCounts(**counts),
+    )

@@ -1,0 +1,155 @@
+"""A namespace's export, import and erasure.
+
+Export needs a key that may read the namespace (an agent key scoped to it will do): it
+hands over what that key can read already. Import and erasure need an admin key: an
+import writes history and times as the file states them and registers collections, and
+an erasure removes a namespace for good.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import msgspec
+
+from schemas import wire
+from service.application import archive_lines as lines
+from service.application.auth import Principal
+from service.application.importing import Importer, ImportReport
+from service.domain.memory import Memory
+from service.domain.models import Erasure
+from service.domain.portability import erase_namespace
+from service.domain.ports import Catalog, Compaction, InteractionLog
+from service.errors import InvalidInput
+from service.settings import Settings
+
+PAGE = 500
+"""Rows read from a store at a time while exporting: the most an export holds at once."""
+STRATA_VERSION = "0.1.0"
+
+_encoder = msgspec.json.Encoder()
+
+
+class NamespaceUseCases:
+    def __init__(
+        self,
+        memory: Memory,
+        catalog: Catalog,
+        interactions: InteractionLog,
+        compaction: Compaction,
+        settings: Settings,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.memory = memory
+        self.catalog = catalog
+        self.interactions = interactions
+        self.compaction = compaction
+        self.settings = settings
+        self.clock = clock
+
+    def export(self, principal: Principal, namespace: str, *, vectors: bool) -> Iterator[bytes]:
+        """The namespace as JSON Lines, a page of rows at a time. The caller is checked,
+        and the header made, before the first byte is sent."""
+        principal.check(namespace)
+        header = self._header(namespace, vectors)
+        return self._stream(namespace, header)
+
+    def _header(self, namespace: str, vectors: bool) -> wire.Header:
+        entries = sum(row[3] for row in self.memory.ledger.stats() if row[0] == namespace)
+        mine = [c for c in self.catalog.all() if c.namespace == namespace]
+        asked, given = self.interactions.counted(namespace)
+        embedder = self.memory.embedder
+        chunking = self.memory.chunking
+        return wire.Header(
+            format=wire.FORMAT,
+            version=wire.FORMAT_VERSION,
+            strata=STRATA_VERSION,
+            namespace=namespace,
+            exported_at=self.clock(),
+            vectors=vectors,
+            model=embedder.name if embedder is not None else None,
+            dimension=embedder.dimension if embedder is not None else None,
+            settings=wire.ExportSettings(
+                chunk_words=chunking.chunk_words,
+                chunk_overlap=chunking.chunk_overlap,
+                max_chunks=chunking.max_chunks,
+            ),
+            counts=wire.ExportCounts(
+                entries=entries,
+                collections=len(mine),
+                files=sum(len(self.catalog.files(c.id)) for c in mine),
+                interactions=asked,
+                feedback=given,
+            ),
+        )
+
+    def _stream(self, namespace: str, header: wire.Header) -> Iterator[bytes]:
+        written = 1
+        yield _line(header)
+        for page in self._pages(namespace, header.vectors):
+            written += len(page)
+            yield b"".join(_line(item) for item in page)
+        yield _line(wire.End(lines=written))
+
+    def _pages(self, namespace: str, vectors: bool) -> Iterator[list[msgspec.Struct]]:
+        after = ""
+        while page := self.memory.ledger.entry_page(namespace, after, PAGE):
+            after = page[-1].stored.entry.id
+            yield [lines.entry_line(item, vectors=vectors) for item in page]
+        for c in (c for c in self.catalog.all() if c.namespace == namespace):
+            yield [lines.collection_line(c)]
+            path = ""
+            while files := self.catalog.file_page(c.id, path, PAGE):
+                path = files[-1][0].path
+                yield [lines.file_line(c.id, f, text) for f, text in files]
+        n = 0
+        while asked := self.interactions.interaction_page(namespace, n, PAGE):
+            n = asked[-1][0]
+            yield [lines.interaction_line(i) for _, i in asked]
+        n = 0
+        while given := self.interactions.feedback_page(namespace, n, PAGE):
+            n = given[-1][0]
+            yield [lines.feedback_line(f) for _, f in given]
+
+    def may_import(self, principal: Principal, namespace: str) -> None:
+        """Refuse, before a byte of the file is read, a caller who may not import."""
+        principal.require_admin()
+        principal.check(namespace)
+
+    def import_file(
+        self, principal: Principal, namespace: str, path: Path, *, skip_bad_lines: bool
+    ) -> ImportReport:
+        """Read an export file (kept at ``path`` by the front end) into ``namespace``."""
+        self.may_import(principal, namespace)
+        importer = Importer(
+            self.memory, self.catalog, self.interactions, namespace=namespace, actor=principal.name
+        )
+        return importer.run(path, skip_bad_lines=skip_bad_lines)
+
+    def erase(self, principal: Principal, namespace: str, confirm: str | None) -> Erasure:
+        """Remove every trace of the namespace; ``confirm`` must repeat its name."""
+        principal.require_admin()
+        principal.check(namespace)
+        if confirm != namespace:
+            raise InvalidInput.one(
+                "confirm", f"must repeat the namespace's name ({namespace!r}) to erase it"
+            )
+        return erase_namespace(
+            namespace,
+            principal.name,
+            self.memory,
+            self.catalog,
+            self.interactions,
+            self.compaction,
+        )
+
+    def erasures(self, principal: Principal) -> list[Erasure]:
+        principal.require_admin()
+        return self.memory.ledger.erasures()
+
+
+def _line(item: msgspec.Struct) -> bytes:
+    return _encoder.encode(item) + b"\n"
