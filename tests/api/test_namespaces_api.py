@@ -244,7 +244,8 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
 ) -> None:
     fill(client, services, "one")
     fill(client, services, "two")
-    vectors, keywords = services.stores.vectors, services.stores.keywords
+    # The stores as built, under the telemetry's instrumentation.
+    vectors, keywords = services.stores.vectors.wrapped, services.stores.keywords.wrapped  # type: ignore[attr-defined]
     assert isinstance(vectors, FakeVectorStore) and isinstance(keywords, FakeKeywordStore)
     unconfirmed = problem(client.delete("/v1/namespaces/one", headers=AS_ADMIN), 422)
     assert unconfirmed["errors"][0]["field"] == "confirm"
