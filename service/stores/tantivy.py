@@ -188,11 +188,12 @@ class TantivyKeywordStore:
         self.index.reload()
 
     def optimize(self) -> None:
-        """Merge segments and drop files no longer used; the writer is reopened after."""
+        """Merge segments, then drop the files no longer used (those the merges replaced
+        too); the writer is reopened between the two."""
         with self._lock:
-            self._writer.garbage_collect_files()
             self._writer.wait_merging_threads()
             self._writer = self.index.writer(heap_size=self.heap_bytes, num_threads=1)
+            self._writer.garbage_collect_files()
 
     def count(self) -> int:
         return int(self.index.searcher().num_docs)
