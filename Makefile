@@ -23,7 +23,7 @@ $(VENV)/.installed: pyproject.toml
 serve: install
 	$(BIN)/strata serve $(ARGS)
 
-# PostgreSQL, Chromium and Node.js, which the tests start for real (installed when missing, as root).
+# PostgreSQL, Chromium, Node.js and promtool, which the tests run for real (installed when missing, as root).
 system-packages:
 	bash scripts/system-packages
 
