@@ -11,7 +11,14 @@ import pytest
 from service.cli import USAGE, main
 from service.domain.collections import Collection, IndexedFile
 from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import Chunk, HistoryEvent, JobRun, Quarantined, StoredEntry
+from service.domain.models import (
+    Chunk,
+    Erasure,
+    HistoryEvent,
+    JobRun,
+    Quarantined,
+    StoredEntry,
+)
 from service.errors import ConfigError
 from service.stores.copying import migrate
 from service.stores.durable import DurableStores, open_postgres, open_sqlite
@@ -67,6 +74,7 @@ def fill(stores: DurableStores) -> None:
     assert run is not None
     stores.runs.finish(run, T0 + 1, {"archived": 2}, None)
     stores.runs.start("optimize_indexes", "api-2", T0 + 5)
+    ledger.erase("gone-tenant", actor="admin", at=T0 + 6, counted={"interactions": 3})
 
 
 @dataclass
@@ -80,6 +88,7 @@ class Everything:
     files: dict[str, tuple[IndexedFile | None, str | None]]
     interactions: tuple[list[Interaction], list[Feedback]]
     runs: dict[str, list[JobRun]]
+    erasures: list[Erasure]
 
 
 def everything(stores: DurableStores) -> Everything:
@@ -105,6 +114,7 @@ def everything(stores: DurableStores) -> Everything:
         files,
         stores.interactions.between("ns", T0 - DAY, T0 + DAY),
         runs,
+        ledger.erasures(),
     )
 
 
@@ -142,6 +152,7 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
         "interactions": 2,
         "feedback": 1,
         "job_runs": 2,
+        "erasures": 1,
     }
     assert copied.vectors == 4
     assert read(postgres_url) == before
