@@ -102,6 +102,17 @@ def caught_up(replica: Replica) -> bool:
     return bool(replica.health()["replica"]["changes_behind"] == 0)
 
 
+def errors(replicas: list[Replica]) -> str:
+    """The lines of the replicas' logs about a 500, for the message of a failed test."""
+    found = []
+    for replica in replicas:
+        lines = replica.log.read_text(errors="replace").splitlines()
+        for n, line in enumerate(lines):
+            if "Traceback" in line or " 500 " in line or "status=500" in line:
+                found.append(f"{replica.name}: " + "\n".join(lines[n : n + 40]))
+    return "\n".join(found[:3])
+
+
 def test_no_500_and_no_lost_write_while_engines_fail_under_load(
     tmp_path: Path, engines: tuple[TemporaryPostgres, ChromaServer]
 ) -> None:
@@ -146,7 +157,9 @@ def test_no_500_and_no_lost_write_while_engines_fail_under_load(
 
         for phase, answers in load.answers.items():
             print(f"\n{phase}: {dict(sorted(answers.items()))}")
-        assert all(a["500"] == 0 and a["timeout"] == 0 for a in load.answers.values())
+        assert all(a["500"] == 0 and a["timeout"] == 0 for a in load.answers.values()), errors(
+            replicas
+        )
         assert said == {"ledger": "unavailable", "vector_store": "unavailable"}
         assert len(load.acked) > 20
 
