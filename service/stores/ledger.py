@@ -15,9 +15,12 @@ from sqlalchemy import (
     case,
     delete,
     func,
+    or_,
     select,
+    update,
 )
 
+from service.domain.duplicates import fingerprint
 from service.domain.models import (
     Change,
     ChangeBounds,
@@ -26,6 +29,8 @@ from service.domain.models import (
     HistoryEvent,
     Quarantined,
     StoredEntry,
+    Supersession,
+    key_namespace,
 )
 from service.domain.similarity import Matrix
 from service.stores.database import Database
@@ -41,7 +46,18 @@ from service.stores.ledger_statements import (
     E,
     Statements,
 )
-from service.stores.tables import change_horizon, changes, chunks, entries, history, quarantine
+from service.stores.tables import (
+    change_horizon,
+    changes,
+    chunks,
+    entries,
+    history,
+    quarantine,
+    supersessions,
+)
+
+S = supersessions.c
+HISTORY = ("key", "at", "action", "actor", "detail")
 
 
 class SqlLedger:
@@ -61,17 +77,20 @@ class SqlLedger:
         actor: str = "",
         action: str | None = None,
         at: float | None = None,
+        supersedes: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Record entries as pending indexing, and in each one's history: ``action``, or
         created / updated as the key is new or not. A key given twice is written once, as
-        given last."""
+        given last. ``supersedes``: (older, newer) keys, the older replaced by the newer in
+        the same transaction (marked, in its history, its change logged)."""
         if not stored:
             return
         now = self._clock() if at is None else at
         keys = [s.entry.key for s in stored]
         latest = list({s.entry.key: s for s in stored}.values())
         with self._db.write() as conn:
-            existing = set(self._present(conn, keys))
+            # The entries replaced are locked with those written, in one order.
+            existing = set(self._present(conn, [*keys, *(old for old, _ in supersedes)]))
             written = self._db.draw_written(conn, len(latest))
             rows = [(*entry_values(s), "pending", n) for s, n in zip(latest, written, strict=True)]
             self._db.replace_entries(conn, WRITTEN, rows)
@@ -86,13 +105,88 @@ class SqlLedger:
             self._db.insert_rows(
                 conn,
                 history,
-                ("key", "at", "action", "actor"),
+                HISTORY,
                 [
-                    (k, now, action or ("updated" if k in existing else "created"), actor)
+                    (k, now, action or ("updated" if k in existing else "created"), actor, None)
                     for k in keys
                 ],
             )
-            self._append(conn, keys, now)
+            replaced = self._supersede(conn, supersedes, existing, actor, now)
+            self._append(conn, [*keys, *replaced], now)
+
+    def _supersede(
+        self,
+        conn: Connection,
+        pairs: Sequence[tuple[str, str]],
+        present: set[str],
+        actor: str,
+        at: float,
+    ) -> list[str]:
+        """Mark each older entry of ``pairs`` (those ``present``) replaced by the newer;
+        returns the older keys."""
+        wanted = [(old, new) for old, new in dict.fromkeys(pairs) if old != new and old in present]
+        if not wanted:
+            return []
+        upsert = self._db.insert(supersessions)
+        conn.execute(
+            upsert.on_conflict_do_nothing(index_elements=[S.key, S.by_key]),
+            [{"key": old, "by_key": new, "at": at, "actor": actor} for old, new in wanted],
+        )
+        latest = {old: new for old, new in wanted}
+        conn.execute(
+            update(entries)
+            .where(E.key == bindparam("old"))
+            .values(superseded_by=bindparam("newer")),
+            [{"old": old, "newer": _id(new)} for old, new in latest.items()],
+        )
+        self._db.insert_rows(
+            conn,
+            history,
+            HISTORY,
+            [(old, at, "superseded", actor, _id(new)) for old, new in wanted],
+        )
+        return list(latest)
+
+    def _reinstate(
+        self, conn: Connection, removed: Sequence[str], actor: str, at: float
+    ) -> list[str]:
+        """Drop the supersessions of removed entries; an entry whose every replacement is
+        gone is current again (``reinstated`` in its history). Returns the keys changed."""
+        replaced = list(
+            conn.execute(
+                select(S.key, S.by_key).where(S.by_key.in_(removed), S.key.not_in(removed))
+            ).all()
+        )
+        conn.execute(delete(supersessions).where(or_(S.key.in_(removed), S.by_key.in_(removed))))
+        if not replaced:
+            return []
+        older = list(dict.fromkeys(old for old, _ in replaced))
+        remaining = dict(
+            conn.execute(
+                select(S.key, S.by_key).where(S.key.in_(older)).order_by(S.at, S.by_key)
+            ).all()
+        )
+        conn.execute(
+            update(entries)
+            .where(E.key == bindparam("old"))
+            .values(superseded_by=bindparam("newer")),
+            [
+                {"old": old, "newer": _id(remaining[old]) if old in remaining else None}
+                for old in older
+            ],
+        )
+        gone = {old: new for old, new in replaced}
+        self._db.insert_rows(
+            conn,
+            history,
+            HISTORY,
+            [
+                (old, at, "reinstated", actor, _id(gone[old]))
+                for old in older
+                if old not in remaining
+            ],
+        )
+        return older
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         wanted = list(keys)
@@ -146,18 +240,71 @@ class SqlLedger:
             self._db.insert_rows(
                 conn,
                 history,
-                ("key", "at", "action", "actor"),
-                [(k, now, "deleted", actor) for k in keys],
+                HISTORY,
+                [(k, now, "deleted", actor, None) for k in keys],
             )
-            self._append(conn, present, now)
+            reinstated = self._reinstate(conn, present, actor, now) if present else []
+            self._append(conn, [*present, *reinstated], now)
 
     def history(self, key: str) -> list[HistoryEvent]:
+        return self.histories([key]).get(key, [])
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        """What happened to each entry of ``keys`` that has a history, oldest first."""
         h = history.c
+        found: dict[str, list[HistoryEvent]] = {}
+        if not keys:
+            return found
+        query = (
+            select(h.key, h.at, h.action, h.actor, h.detail)
+            .where(self._db.key_in(h.key))
+            .order_by(h.key, h.at, h.id)
+        )
         with self._db.read() as conn:
-            rows = conn.execute(
-                select(h.at, h.action, h.actor).where(h.key == key).order_by(h.at, h.id)
-            ).all()
-        return [HistoryEvent(*row) for row in rows]
+            for key, *event in conn.execute(query, self._keys(keys)):
+                found.setdefault(key, []).append(HistoryEvent(*event))
+        return found
+
+    def supersessions(self, keys: Sequence[str]) -> list[Supersession]:
+        """The supersessions an entry of ``keys`` takes part in, older or newer, oldest
+        first."""
+        if not keys:
+            return []
+        query = (
+            select(S.key, S.by_key, S.at, S.actor)
+            .where(or_(self._db.key_in(S.key), self._db.key_in(S.by_key)))
+            .order_by(S.at, S.key, S.by_key)
+        )
+        with self._db.read() as conn:
+            return [Supersession(*row) for row in conn.execute(query, self._keys(keys))]
+
+    def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
+        """For each entry of ``wanted`` that repeats a live entry of its namespace (same
+        tier, speaker and normalised text) under another key, that entry's id (the one
+        written first)."""
+        found: dict[str, str] = {}
+        by_print: dict[tuple[str, str], list[Entry]] = {}
+        for e in wanted:
+            by_print.setdefault((e.namespace, fingerprint(e)), []).append(e)
+        if not by_print:
+            return found
+        query = (
+            select(E.namespace, E.fingerprint, E.key, E.id)
+            .where(
+                E.namespace == bindparam("namespace"),
+                E.fingerprint == bindparam("fingerprint"),
+                LIVE,
+            )
+            .order_by(E.written)
+        )
+        with self._db.read() as conn:
+            for (namespace, digest), mine in by_print.items():
+                rows = conn.execute(query, {"namespace": namespace, "fingerprint": digest}).all()
+                for e in mine:
+                    other = next((row.id for row in rows if row.key != e.key), None)
+                    if other is not None:
+                        found[e.key] = other
+        return found
 
     def select_keys(
         self,
@@ -359,3 +506,8 @@ class SqlLedger:
             )
             for row in rows
         }
+
+
+def _id(key: str) -> str:
+    """The id of an entry key (namespaces have no colon; ids may)."""
+    return key[len(key_namespace(key)) + 1 :]

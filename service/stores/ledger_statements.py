@@ -6,14 +6,14 @@ from __future__ import annotations
 from sqlalchemy import bindparam, case, delete, func, literal_column, select, update
 
 from service.stores.database import Database
-from service.stores.entry_rows import FIELDS
+from service.stores.entry_rows import FIELDS, STORED
 from service.stores.tables import changes, chunks, entries, quarantine
 
 E, C = entries.c, chunks.c
 LIVE = E.state.in_([literal_column("'pending'"), literal_column("'synced'")])
 """Entries every read sees: not being deleted, not set aside."""
 ENTRY = [E[name] for name in FIELDS]
-WRITTEN = (*FIELDS, "state", "written")
+WRITTEN = (*STORED, "state", "written")
 """The columns a write gives."""
 
 EMBEDDED = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -15,8 +16,15 @@ from service.domain.models import (
     HistoryEvent,
     Quarantined,
     StoredEntry,
+    Supersession,
+    key_namespace,
 )
+from service.domain.duplicates import fingerprint
 from service.domain.similarity import Matrix
+
+
+def _id(key: str) -> str:
+    return key[len(key_namespace(key)) + 1 :]
 
 
 class _LedgerState:
@@ -38,10 +46,23 @@ class _LedgerState:
         self.log: list[Change] = []
         self.horizon = 0
         self.last_seq = 0
+        self.relations: list[Supersession] = []
+        """Current supersessions, in the order made."""
 
-    def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
+    def _record(
+        self, key: str, action: str, actor: str, at: float | None, detail: str | None = None
+    ) -> None:
         when = self.clock() if at is None else at
-        self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
+        self.events.setdefault(key, []).append(HistoryEvent(when, action, actor, detail))
+
+    def _mark(self, key: str) -> None:
+        """Set ``superseded_by`` of the entry of ``key`` from the relations (the latest)."""
+        stored = self.entries.get(key)
+        if stored is None:
+            return
+        newer = [r.newer for r in self.relations if r.older == key]
+        marked = replace(stored.entry, superseded_by=_id(newer[-1]) if newer else None)
+        self.entries[key] = StoredEntry(marked, stored.chunks, stored.tokens)
 
     def _append(self, keys: Iterable[str], at: float | None) -> None:
         when = self.clock() if at is None else at
@@ -63,24 +84,49 @@ class FakeEntries(_LedgerState):
         actor: str = "",
         action: str | None = None,
         at: float | None = None,
+        supersedes: Sequence[tuple[str, str]] = (),
     ) -> None:
+        if not stored:
+            return
         existing = {s.entry.key for s in stored if s.entry.key in self.entries}
+        older = [old for old, _ in supersedes if old in self.entries]
         for s in stored:
             key = s.entry.key
             self.entries.pop(key, None)  # a rewrite arrives last, as a new row does
             self.entries[key] = s
+            self._mark(key)
             self.states[key] = "pending"
             self.reasons.pop(key, None)
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
-        self._append((s.entry.key for s in stored), at)
+        when = self.clock() if at is None else at
+        replaced: list[str] = []
+        for old, new in dict.fromkeys(supersedes):
+            if old == new or old not in older:
+                continue
+            if not any(r.older == old and r.newer == new for r in self.relations):
+                self.relations.append(Supersession(old, new, when, actor))
+            self._record(old, "superseded", actor, at, _id(new))
+            self._mark(old)
+            replaced.append(old)
+        self._append([*(s.entry.key for s in stored), *replaced], at)
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
-        self._append((k for k in keys if k in self.entries), at)
+        present = [k for k in keys if k in self.entries]
         for key in keys:
             self.entries.pop(key, None)
             self.states.pop(key, None)
             self.reasons.pop(key, None)
             self._record(key, "deleted", actor, at)
+        gone = set(present)
+        replaced = [r for r in self.relations if r.newer in gone and r.older not in gone]
+        self.relations = [r for r in self.relations if r.older not in gone and r.newer not in gone]
+        older = list(dict.fromkeys(r.older for r in replaced))
+        for old in older:
+            self._mark(old)
+            if self.entries[old].entry.superseded_by is None:
+                last = [r.newer for r in replaced if r.older == old][-1]
+                self._record(old, "reinstated", actor, at, _id(last))
+        self._append([*present, *older], at)
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         self.reads.append(("get", list(keys)))
@@ -231,10 +277,29 @@ class FakeInventory(_LedgerState):
 
 
 class FakeHistory(_LedgerState):
-    """``History``."""
+    """``History`` and ``Relations``."""
 
     def history(self, key: str) -> list[HistoryEvent]:
         return sorted(self.events.get(key, []), key=lambda e: e.at)
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        return {k: self.history(k) for k in dict.fromkeys(keys) if k in self.events}
+
+    def supersessions(self, keys: Sequence[str]) -> list[Supersession]:
+        wanted = set(keys)
+        mine = [r for r in self.relations if r.older in wanted or r.newer in wanted]
+        return sorted(mine, key=lambda r: (r.at, r.older, r.newer))
+
+    def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for e in wanted:
+            mine = (e.namespace, fingerprint(e))
+            for key, s in self.entries.items():
+                same = (s.entry.namespace, fingerprint(s.entry)) == mine
+                if same and key != e.key and self._live(key):
+                    found[e.key] = s.entry.id
+                    break
+        return found
 
 
 class FakeChangeLog(_LedgerState):
