@@ -61,12 +61,16 @@ from schemas.wire.collections import (
 )
 from schemas.wire.events import (
     DeleteResponse,
+    EntryDetail,
     EntryOut,
     Event,
     EventsRequest,
     EventsResponse,
     HistoryItem,
     HistoryResponse,
+    Replacement,
+    SimilarEntry,
+    WrittenEntry,
 )
 from schemas.wire.fields import (
     METADATA_VALUE_CHARS,
@@ -118,6 +122,7 @@ __all__ = [
     "DocumentsRequest",
     "DocumentsResponse",
     "EngineHealth",
+    "EntryDetail",
     "EntryOut",
     "Event",
     "EventsRequest",
@@ -151,6 +156,7 @@ __all__ = [
     "ReadTimeWork",
     "RebuildOut",
     "RenameRequest",
+    "Replacement",
     "ReplicaHealth",
     "RetrieveRequest",
     "RetrieveResponse",
@@ -164,6 +170,7 @@ __all__ = [
     "SearchHit",
     "SearchRequest",
     "SearchResponse",
+    "SimilarEntry",
     "SimilarExecution",
     "Skipped",
     "StatsResponse",
@@ -174,6 +181,7 @@ __all__ = [
     "Totals",
     "UnansweredQuestion",
     "Variant",
+    "WrittenEntry",
     "json_schema",
     "schema_components",
 ]
@@ -192,6 +200,7 @@ CONTRACT: dict[str, type[Struct]] = {
     "RoutineCheckRequest": RoutineCheckRequest,
     "RoutineCheckResponse": RoutineCheckResponse,
     "EntryOut": EntryOut,
+    "EntryDetail": EntryDetail,
     "DeleteResponse": DeleteResponse,
     "Health": Health,
     "HistoryResponse": HistoryResponse,

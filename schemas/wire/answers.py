@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from msgspec import Meta, Struct
+from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import Rating
-from schemas.wire.events import EntryOut
-from schemas.wire.fields import Label, Namespace, Question, Score
+from schemas.wire.events import EntryOut, Replacement
+from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
 
 
 class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -18,6 +18,10 @@ class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     """Who asks (an agent's name); kept in the interaction log."""
     top_n: Annotated[int, Meta(ge=1, le=50)] = 5
     namespace: Namespace | None = None
+    include_superseded: bool = False
+    """Answer from superseded entries too, marked with ``superseded_by``."""
+    as_of: Timestamp | None = None
+    """Answer from memory as it held at this moment."""
 
 
 class AnswerParts(Struct):
@@ -44,6 +48,8 @@ class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
     lines: str | None = None
     truncated: bool = False
     """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
+    supersedes: list[Replacement] = field(default_factory=list)
+    """The entries this one replaced, oldest first, with their text."""
 
 
 class RetrieveResponse(Struct):

@@ -31,6 +31,10 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     explain: bool = False
     rerank: bool | None = None
     """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
+    include_superseded: bool = False
+    """Show superseded entries too, marked with ``superseded_by``."""
+    as_of: Timestamp | None = None
+    """Search memory as it held at this moment (docs/api.md says what is exact)."""
 
     RULES: ClassVar[dict[str, Any]] = {
         "anyOf": [  # a vector search needs a tier that has vectors

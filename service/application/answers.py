@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from schemas import wire
 from service.application.auth import Principal
-from service.application.inputs import not_blank
+from service.application.chains import Chain, ChainSource, chains
+from service.application.inputs import moment, not_blank
 from service.domain.answer import Answer, Answerer, RoutineCheck
 from service.domain.interactions import DailyReport, Feedback, daily_report
 from service.domain.ports import InteractionLog
@@ -25,6 +26,8 @@ class Retrieved:
     degraded: list[str]
     text_chars: int
     """Most characters of an entry's text an answer carries."""
+    chains: dict[str, Chain] = field(default_factory=dict)
+    """By entry key: what the entries of the answer replaced."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,10 @@ class AnswerUseCases:
         *,
         text_chars: int,
         clock: Callable[[], float],
+        ledger: ChainSource | None = None,
     ) -> None:
+        """``ledger``: where the answers' supersessions are read; None: not shown."""
+        self.ledger = ledger
         self.answerer = answerer
         self.text_chars = text_chars
         self.interactions = interactions
@@ -55,13 +61,24 @@ class AnswerUseCases:
         """The best grounded entries for a question, whether a near-direct answer exists
         and the reasoning patterns that apply; logged as an interaction."""
         question = not_blank(request.question, "question")
+        as_of = moment(request.as_of, "as_of")
         namespace = principal.namespace(request.namespace)
         now = self.clock()
         answer = self.answerer.retrieve(
-            question, namespace, now, top_n=request.top_n, asker=request.asker
+            question,
+            namespace,
+            now,
+            top_n=request.top_n,
+            asker=request.asker,
+            as_of=as_of,
+            include_superseded=request.include_superseded,
         )
         degraded = [*self.degraded, *answer.degraded]
-        return Retrieved(answer, now, self.answerer.policy.threshold, degraded, self.text_chars)
+        keys = [a.result.entry.key for a in answer.entries]
+        found = chains(self.ledger, keys) if self.ledger is not None else {}
+        return Retrieved(
+            answer, now, self.answerer.policy.threshold, degraded, self.text_chars, found
+        )
 
     def feedback(self, principal: Principal, request: wire.FeedbackRequest) -> Feedback:
         """Rate the answer of a retrieve the caller may see."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from schemas import wire
 from service.application.auth import Principal
+from service.application.chains import Chain, chains
 from service.application.inputs import to_entries
 from service.application.limits import Limits
 from service.domain.chunking import chunk_count
@@ -21,6 +22,8 @@ class Found:
     entry: Entry
     now: float
     """When it was read: an entry expired by then shows as archived."""
+    chain: Chain = field(default_factory=Chain)
+    """What it replaced and what replaced it."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,13 @@ class EventUseCases:
             chunking=self.memory.chunking,
         )
         self.limits.embedding(principal, self._chunks_to_embed(entries))
-        return self.memory.write(entries, principal.name)
+        supersedes = {
+            e.key: list(dict.fromkeys(event.supersedes))
+            for e, event in zip(entries, events, strict=True)
+            if event.supersedes
+        }
+        once = [e.key for e, event in zip(entries, events, strict=True) if event.id is None]
+        return self.memory.write(entries, principal.name, supersedes=supersedes, once=once)
 
     def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
         size = self.memory.chunking
@@ -74,10 +83,11 @@ class EventUseCases:
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)
-        found = self.memory.get(entry_key(ns, entry_id))
+        key = entry_key(ns, entry_id)
+        found = self.memory.get(key)
         if found is None:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
-        return Found(found.entry, self.clock())
+        return Found(found.entry, self.clock(), chains(self.memory.ledger, [key])[key])
 
     def delete(self, principal: Principal, entry_id: str, namespace: str | None) -> str:
         """Delete an entry; returns its namespace."""

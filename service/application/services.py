@@ -164,6 +164,7 @@ def build_services(
         weighting=Weighting(s.search.tier_weights, s.search.c_recency_days),
         cache=cache,
         usage=usage,
+        history=stores.ledger,
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(
@@ -214,6 +215,7 @@ def build_services(
             degraded,
             text_chars=s.server.max_hit_chars,
             clock=clock,
+            ledger=stores.ledger,
         ),
         admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,

@@ -30,7 +30,14 @@ from service.domain.models import (
     SearchResult,
     Tier,
 )
-from service.domain.ports import Embedder, KeywordStore, Passages, Reranker, VectorStore
+from service.domain.ports import (
+    Embedder,
+    KeywordStore,
+    Passages,
+    Relations,
+    Reranker,
+    VectorStore,
+)
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
 from service.domain.unembedded import QueryTimeCosines
@@ -88,6 +95,9 @@ def load_ranking_model(path: str) -> RankingModel:
     return RankingModel.load(Path(path) if path else SHIPPED)
 
 
+AS_OF_DEPTH = 3
+"""A search ``as_of`` a moment takes this many times the candidates of one of now: it
+searches every tier, archived entries too, and leaves out what was not so then."""
 SPARED = ("vector store", "model")
 """Engines a search does without: it answers from keywords, and says so in ``degraded``."""
 
@@ -105,10 +115,13 @@ class Retriever:
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
         usage: ReadModelUsage | None = None,
+        history: Relations | None = None,
     ) -> None:
         """``weighting``: the tier and recency factors scores are scaled by; None: none.
-        ``usage`` counts the model work of searches; None: not counted."""
+        ``usage`` counts the model work of searches; None: not counted. ``history``
+        answers searches ``as_of`` a moment; None: they are answered as of now."""
         self.usage = usage
+        self.history = history
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -168,15 +181,20 @@ class Retriever:
             degraded.append(NO_EMBEDDER)
             mode = "bm25"
         depth = max(query.limit * 3, self.candidates)
+        searched = filters
+        if filters.as_of is not None:
+            # The tiers and archived state an entry had then are checked once hydrated.
+            searched = replace(filters, tiers=TIERS, include_archived=True)
+            depth *= AS_OF_DEPTH
         try:
-            lists, vector = self.lists(query.text, filters, mode, depth)
+            lists, vector = self.lists(query.text, searched, mode, depth)
         except EngineUnavailable as exc:
             self.engines.failed(exc.engine, exc.detail)
             if exc.engine not in SPARED or mode == "bm25":
                 raise
             degraded.append(str(exc))
             mode = "bm25"
-            lists, vector = self.lists(query.text, filters, mode, depth)
+            lists, vector = self.lists(query.text, searched, mode, depth)
         else:
             if "vector" in lists:
                 self.engines.answered("vector store")
@@ -239,8 +257,10 @@ class Retriever:
         """Fuse the lists, hydrate the best candidates, score them."""
         # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
+        if query.filters.as_of is not None:
+            wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
         fused = self.fusion.fuse(query.text, lists, vector, wanted)
-        candidates = hydrate(self.ledger, fused, query, vector, self.fusion)
+        candidates = hydrate(self.ledger, fused, query, vector, self.fusion, self.history)
         candidates = self.fusion.settle(query.text, candidates, query.explain)
         return score(
             query,

@@ -6,7 +6,6 @@ Revision ID: ledger_0003_supersession
 Revises: ledger_0002
 """
 
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -60,4 +59,3 @@ def _fill_fingerprints() -> None:
             ],
         )
         after = rows[-1].key
-
