@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from service.domain.duplicates import fingerprint
 from service.domain.models import (
     EMBEDDED_TIERS,
     Change,
@@ -19,7 +20,6 @@ from service.domain.models import (
     Supersession,
     key_namespace,
 )
-from service.domain.duplicates import fingerprint
 from service.domain.similarity import Matrix
 
 
