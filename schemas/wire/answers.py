@@ -104,6 +104,18 @@ class DailyReportResponse(Struct, kw_only=True):
     """The questions with no strong match, in the order asked (the first 500)."""
     unanswered_total: int = 0
     """How many questions had no strong match (``unanswered`` lists at most 500)."""
+    revisions: list[Revision] = field(default_factory=list)
+    """Entries superseded that day, in the order it happened (the first 500)."""
+
+
+class Revision(Struct):
+    """An entry replaced by another."""
+
+    id: str
+    """The entry replaced."""
+    superseded_by: str
+    at: str
+    actor: str
 
 
 class RoutineCheckRequest(Struct, forbid_unknown_fields=True, kw_only=True):

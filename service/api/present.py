@@ -186,6 +186,15 @@ def daily_out(report: DailyReport) -> wire.DailyReportResponse:
             for i in report.unanswered[:UNANSWERED_SHOWN]
         ],
         unanswered_total=len(report.unanswered),
+        revisions=[
+            wire.Revision(
+                id=key.split(":", 1)[1],
+                superseded_by=event.detail or "",
+                at=format_time(event.at) or "",
+                actor=event.actor,
+            )
+            for key, event in report.revisions
+        ],
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
 from schemas import wire
@@ -100,7 +100,12 @@ class AnswerUseCases:
         ns = principal.namespace(namespace)
         start = day_start(day, self.clock())
         asked, given = self.interactions.between(ns, start, start + DAY)
-        return daily_report(ns, start, asked, given)
+        report = daily_report(ns, start, asked, given)
+        if self.ledger is not None:
+            report = replace(
+                report, revisions=self.ledger.superseded_between(ns, start, start + DAY)
+            )
+        return report
 
     def routine_check(
         self, principal: Principal, request: wire.RoutineCheckRequest

@@ -219,6 +219,13 @@ class Relations(Protocol):
         """What happened to each entry of ``keys`` that has a history, oldest first."""
         ...
 
+    def superseded_between(
+        self, namespace: str, start: float, end: float, limit: int = 500
+    ) -> list[tuple[str, HistoryEvent]]:
+        """The entries of ``namespace`` superseded in ``[start, end)``: each key with its
+        ``superseded`` event, oldest first, at most ``limit``."""
+        ...
+
     def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
         """For each entry of ``wanted`` repeating a live entry of its namespace (same tier,
         speaker and normalised text, ``service.domain.duplicates``) under another key, the

@@ -265,6 +265,26 @@ class SqlLedger:
                 found.setdefault(key, []).append(HistoryEvent(*event))
         return found
 
+    def superseded_between(
+        self, namespace: str, start: float, end: float, limit: int = 500
+    ) -> list[tuple[str, HistoryEvent]]:
+        h = history.c
+        query = (
+            select(h.key, h.at, h.action, h.actor, h.detail)
+            .where(
+                # The keys of a namespace: from "ns:" up to "ns;" (";" follows ":").
+                h.key >= f"{namespace}:",
+                h.key < f"{namespace};",
+                h.action == "superseded",
+                h.at >= start,
+                h.at < end,
+            )
+            .order_by(h.at, h.id)
+            .limit(limit)
+        )
+        with self._db.read() as conn:
+            return [(key, HistoryEvent(*event)) for key, *event in conn.execute(query)]
+
     def supersessions(self, keys: Sequence[str]) -> list[Supersession]:
         """The supersessions an entry of ``keys`` takes part in, older or newer, oldest
         first."""

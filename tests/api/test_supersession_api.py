@@ -125,3 +125,15 @@ def test_a_repeat_is_stored_once_and_a_close_one_is_named(client: TestClient[Lit
     (similar,) = close["written"][0]["similar"]
     assert similar["id"] == first["ids"][0] and similar["tier"] == "A"
     assert len(ids(search(client, "ledger", include_superseded=True))) == 2
+
+
+def test_the_daily_report_lists_the_decisions_revised_that_day(
+    client: TestClient[Litestar], clock: FakeClock
+) -> None:
+    revise(client, clock)
+    report = client.get("/v1/reports/daily").json()
+    assert [(r["id"], r["superseded_by"], r["actor"]) for r in report["revisions"]] == [
+        ("v1", "v2", "local")
+    ]
+    earlier = client.get("/v1/reports/daily", params={"date": "2020-01-01"}).json()
+    assert earlier["revisions"] == []

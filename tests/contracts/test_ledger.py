@@ -355,3 +355,17 @@ def test_a_repeat_is_found_by_normalised_text_tier_speaker_and_namespace(ledger:
     assert ledger.duplicates(others) == {}
     ledger.mark_deleting(["ns:1"])
     assert ledger.duplicates([same]) == {}
+
+
+def test_the_entries_superseded_in_a_span_are_listed_by_namespace(ledger: Ledger) -> None:
+    ledger.put([stored("a"), stored("b"), stored("c"), stored("x", namespace="ns2")], at=T0)
+    ledger.put([stored("b")], actor="ann", at=T0 + 10, supersedes=[("ns:a", "ns:b")])
+    ledger.put([stored("c")], actor="bob", at=T0 + 20, supersedes=[("ns:b", "ns:c")])
+    ledger.put([stored("y", namespace="ns2")], at=T0 + 15, supersedes=[("ns2:x", "ns2:y")])
+    found = ledger.superseded_between("ns", T0 + 5, T0 + 30)
+    assert [(k, e.at, e.actor, e.detail) for k, e in found] == [
+        ("ns:a", T0 + 10, "ann", "b"),
+        ("ns:b", T0 + 20, "bob", "c"),
+    ]
+    assert [k for k, _ in ledger.superseded_between("ns", T0 + 5, T0 + 20)] == ["ns:a"]
+    assert ledger.superseded_between("ns", T0 + 5, T0 + 30, limit=1)[0][0] == "ns:a"

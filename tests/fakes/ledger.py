@@ -290,6 +290,18 @@ class FakeHistory(_LedgerState):
         mine = [r for r in self.relations if r.older in wanted or r.newer in wanted]
         return sorted(mine, key=lambda r: (r.at, r.older, r.newer))
 
+    def superseded_between(
+        self, namespace: str, start: float, end: float, limit: int = 500
+    ) -> list[tuple[str, HistoryEvent]]:
+        found = [
+            (key, e)
+            for key, events in self.events.items()
+            if key_namespace(key) == namespace
+            for e in events
+            if e.action == "superseded" and start <= e.at < end
+        ]
+        return sorted(found, key=lambda pair: pair[1].at)[:limit]
+
     def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
         found: dict[str, str] = {}
         for e in wanted:

@@ -64,3 +64,9 @@ def test_search_as_of_a_day_shows_the_decision_of_that_day(admin: Client, clock:
     assert 'href="/ui/entries/v2?namespace=one">v2</a>' not in page.text
     bad = admin.get("/ui/", params={"q": "ledger", "namespace": "one", "as_of": "soon"})
     assert "as_of: not an ISO 8601 timestamp: 'soon'" in text_of(bad.text).replace("&#39;", "'")
+
+
+def test_the_report_page_lists_the_revisions_of_the_day(admin: Client, clock: FakeClock) -> None:
+    revise(admin, clock)
+    text = text_of(admin.get("/ui/reports", params={"namespace": "one"}).text)
+    assert "Decisions revised 1" in text and "v2 superseded by v3" in text
