@@ -90,7 +90,7 @@ from schemas.wire.fields import (
     Variant,
 )
 from schemas.wire.problems import FieldProblem, Problem
-from schemas.wire.search import ListRank, SearchHit, SearchRequest, SearchResponse
+from schemas.wire.search import LeftOut, ListRank, SearchHit, SearchRequest, SearchResponse
 from schemas.wire.status import (
     EngineHealth,
     Health,
@@ -140,6 +140,7 @@ __all__ = [
     "JobsResponse",
     "Kind",
     "Label",
+    "LeftOut",
     "ListRank",
     "Metadata",
     "MetadataKey",

@@ -71,6 +71,13 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     """``text`` is cut at STRATA_MAX_HIT_CHARS; the entry itself has it whole."""
 
 
+class LeftOut(Struct):
+    """A candidate a search left out, and why."""
+
+    id: str
+    superseded_by: str
+
+
 class SearchResponse(Struct):
     results: list[SearchHit]
     mode: Mode
@@ -78,3 +85,6 @@ class SearchResponse(Struct):
     degraded: list[str]
     relaxed: bool = False
     """The filtered search found nothing; these results come from the relaxed retry."""
+    superseded: list[LeftOut] = field(default_factory=list)
+    """With ``explain``: candidates left out because a newer entry replaced them (by then,
+    with ``as_of``), best first; ``include_superseded`` shows them."""

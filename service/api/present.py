@@ -104,6 +104,7 @@ def search_out(searched: Searched) -> wire.SearchResponse:
         took_ms=searched.took_ms,
         degraded=searched.degraded,
         relaxed=outcome.relaxed,
+        superseded=[wire.LeftOut(e.id, e.superseded_by or "") for e in outcome.superseded],
     )
 
 

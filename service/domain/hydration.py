@@ -33,16 +33,27 @@ def hydrate(
     vector: Sequence[float] | None,
     fusion: Fusion,
     history: Relations | None = None,
+    superseded: list[Entry] | None = None,
 ) -> list[Candidate]:
     """The fused candidates' current entries (with ``as_of``: as they were then, read from
     ``history``), in fused order, each with the chunk that matched (the vector store's,
-    else the one holding most query terms)."""
+    else the one holding most query terms). ``superseded`` is given the candidates left out
+    as superseded, in fused order."""
     found = ledger.passages([f.key for f in fused])
     moment = query.filters.as_of
     if moment is not None and history is not None:
         found = then(found, history, moment)
     # An entry deleted between ranking and hydration is not found, and never shown.
     kept = [f for f in fused if f.key in found and shown(found[f.key][0], query.filters)]
+    if superseded is not None:
+        shown_keys = {f.key for f in kept}
+        superseded.extend(
+            found[f.key][0]
+            for f in fused
+            if f.key in found
+            and f.key not in shown_keys
+            and found[f.key][0].superseded_by is not None
+        )
     relevances = fusion.relevances(kept, vector)
     terms = query_terms(query.text)
     candidates: list[Candidate] = []

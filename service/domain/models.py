@@ -208,6 +208,9 @@ class SearchOutcome:
     mode: Mode
     degraded: list[str]
     relaxed: bool = False
+    superseded: tuple[Entry, ...] = ()
+    """With ``explain``: the candidates left out because they were superseded (then, with
+    ``as_of``), best first."""
 
     @property
     def weight(self) -> int:

@@ -22,6 +22,7 @@ from service.domain.models import (
     EMBEDDED_TIERS,
     TIERS,
     EngineUnavailable,
+    Entry,
     Filters,
     Hit,
     Mode,
@@ -204,8 +205,9 @@ class Retriever:
         if rerank and reranker is None:
             problem = self.reranker_problem
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
-        results = self._rank(query, lists, vector, reranker if rerank else None)
-        return SearchOutcome(results, mode, degraded)
+        left_out: list[Entry] | None = [] if query.explain else None
+        results = self._rank(query, lists, vector, reranker if rerank else None, left_out)
+        return SearchOutcome(results, mode, degraded, superseded=tuple(left_out or ()))
 
     def lists(
         self, text: str, filters: Filters, mode: Mode, depth: int
@@ -253,14 +255,18 @@ class Retriever:
         lists: Mapping[str, list[Hit]],
         vector: tuple[float, ...] | None,
         reranker: Reranker | None,
+        superseded: list[Entry] | None = None,
     ) -> list[SearchResult]:
-        """Fuse the lists, hydrate the best candidates, score them."""
+        """Fuse the lists, hydrate the best candidates, score them (``superseded`` is given
+        the candidates left out as superseded)."""
         # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
         if query.filters.as_of is not None:
             wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
         fused = self.fusion.fuse(query.text, lists, vector, wanted)
-        candidates = hydrate(self.ledger, fused, query, vector, self.fusion, self.history)
+        candidates = hydrate(
+            self.ledger, fused, query, vector, self.fusion, self.history, superseded
+        )
         candidates = self.fusion.settle(query.text, candidates, query.explain)
         return score(
             query,

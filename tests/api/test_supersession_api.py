@@ -37,6 +37,9 @@ def test_the_revision_replaces_the_decision_in_search_and_retrieve(
 ) -> None:
     revise(client, clock)
     assert ids(search(client, QUESTION)) == ["v2"]
+    explained = search(client, QUESTION, explain=True)
+    assert explained["superseded"] == [{"id": "v1", "superseded_by": "v2"}]
+    assert search(client, QUESTION)["superseded"] == []
     shown = search(client, QUESTION, include_superseded=True)["results"]
     assert {(r["id"], r.get("superseded_by")) for r in shown} == {("v1", "v2"), ("v2", None)}
 

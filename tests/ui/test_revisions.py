@@ -46,8 +46,11 @@ def test_search_leaves_superseded_entries_out_unless_asked(admin: Client, clock:
     revise(admin, clock)
     query = {"q": "ledger decision", "namespace": "one"}
     plain = admin.get("/ui/", params=query).text
-    assert 'href="/ui/entries/v3?namespace=one">v3</a>' in plain
-    assert 'href="/ui/entries/v1?namespace=one">v1</a>' not in plain
+    hits = plain[plain.index('class="hits"') :]
+    assert 'href="/ui/entries/v3?namespace=one">v3</a>' in hits
+    assert 'href="/ui/entries/v1?namespace=one">v1</a>' not in hits
+    left_out = text_of(plain[plain.index("left-out") : plain.index('class="hits"')])
+    assert left_out.startswith("left-out\">Left out as superseded: v1 (by v2 ), v2 (by v3 )")
     every = admin.get("/ui/", params={**query, "superseded": "on"}).text
     assert 'class="hit superseded"' in every
     assert "superseded by" in text_of(every) and ">v1</a>" in every
@@ -60,8 +63,9 @@ def test_search_as_of_a_day_shows_the_decision_of_that_day(admin: Client, clock:
     write(admin, {**V2, "supersedes": ["v1"]})
     then = datetime.fromtimestamp(day, UTC).date().isoformat()
     page = admin.get("/ui/", params={"q": "ledger decision", "namespace": "one", "as_of": then})
-    assert 'href="/ui/entries/v1?namespace=one">v1</a>' in page.text
-    assert 'href="/ui/entries/v2?namespace=one">v2</a>' not in page.text
+    hits = page.text[page.text.index('class="hits"') :]
+    assert 'href="/ui/entries/v1?namespace=one">v1</a>' in hits
+    assert 'href="/ui/entries/v2?namespace=one">v2</a>' not in hits
     bad = admin.get("/ui/", params={"q": "ledger", "namespace": "one", "as_of": "soon"})
     assert "as_of: not an ISO 8601 timestamp: 'soon'" in text_of(bad.text).replace("&#39;", "'")
 
