@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from service.domain.as_of import as_it_was
 from service.domain.fusion import FusedHit, Fusion
@@ -45,14 +45,15 @@ def hydrate(
         found = then(found, history, moment)
     # An entry deleted between ranking and hydration is not found, and never shown.
     kept = [f for f in fused if f.key in found and shown(found[f.key][0], query.filters)]
-    if superseded is not None:
-        shown_keys = {f.key for f in kept}
+    if superseded is not None and not query.filters.include_superseded:
+        # Left out for being superseded alone: shown were it not (not archived, say).
+        every = replace(query.filters, include_superseded=True)
         superseded.extend(
-            found[f.key][0]
+            entry
             for f in fused
             if f.key in found
-            and f.key not in shown_keys
-            and found[f.key][0].superseded_by is not None
+            and (entry := found[f.key][0]).superseded_by is not None
+            and shown(entry, every)
         )
     relevances = fusion.relevances(kept, vector)
     terms = query_terms(query.text)

@@ -50,7 +50,7 @@ def test_search_leaves_superseded_entries_out_unless_asked(admin: Client, clock:
     assert 'href="/ui/entries/v3?namespace=one">v3</a>' in hits
     assert 'href="/ui/entries/v1?namespace=one">v1</a>' not in hits
     left_out = text_of(plain[plain.index("left-out") : plain.index('class="hits"')])
-    assert left_out.startswith("left-out\">Left out as superseded: v1 (by v2 ), v2 (by v3 )")
+    assert left_out.startswith('left-out">Left out as superseded: v1 (by v2 ), v2 (by v3 )')
     every = admin.get("/ui/", params={**query, "superseded": "on"}).text
     assert 'class="hit superseded"' in every
     assert "superseded by" in text_of(every) and ">v1</a>" in every

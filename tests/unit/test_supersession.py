@@ -74,6 +74,20 @@ def test_a_revision_leaves_the_decision_it_replaces_out_of_searches(stores: Fake
     assert (event.action, event.actor, event.detail) == ("superseded", "bob", "v2")
 
 
+def test_explain_names_what_was_left_out_as_superseded(stores: FakeStores) -> None:
+    stores.memory.write([make_entry("v1", DECIDED), make_entry("old", DECIDED + " once")])
+    stores.memory.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1", "old"]})
+    stores.memory.set_archived(["ns:old"], True)
+    filters = replace(make_filters(), now=T + 10**6)
+    explained = retriever(stores).search(
+        SearchQuery("ledger database decision", filters, explain=True)
+    )
+    # The archived one would be left out anyway: it is not named.
+    assert [(e.id, e.superseded_by) for e in explained.superseded] == [("v1", "v2")]
+    plain = retriever(stores).search(SearchQuery("ledger database decision", filters))
+    assert plain.superseded == ()
+
+
 def test_unknown_or_foreign_ids_are_refused_by_name_and_nothing_is_written(
     stores: FakeStores,
 ) -> None:
