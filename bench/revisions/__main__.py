@@ -249,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     run["wall_seconds"] = time.perf_counter() - started
     print(report(run, args))
     if args.json is not None:
-        write_json(args.json, {"machine": machine_info(), "args": vars(args), "run": run})
+        arguments = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+        write_json(args.json, {"machine": machine_info(), "args": arguments, "run": run})
     return 0
 
 
