@@ -346,6 +346,9 @@ class ChunkingSettings(Group, frozen=True):
     max_chunks: Count = 2000
     """Most chunks one entry's text may make; an event with more is refused (422), as
     every chunk costs a model call to write and a vector to keep and to search."""
+    similar_threshold: Annotated[float, Meta(ge=0, le=1)] = 0.6
+    """Cosine of two entries' first chunks at or above which a write of tier A or C names
+    the older one among its ``similar`` entries (writes of up to 32 events)."""
 
     def __post_init__(self) -> None:
         if self.chunk_overlap >= self.chunk_words:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from msgspec import Meta, Struct
+from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import Rating
-from schemas.wire.events import EntryOut
-from schemas.wire.fields import Label, Namespace, Question, Score
+from schemas.wire.events import EntryOut, Replacement
+from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
 from schemas.wire.search import Source, UpstreamAsked, UpstreamRef
 
 
@@ -19,6 +19,10 @@ class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     """Who asks (an agent's name); kept in the interaction log."""
     top_n: Annotated[int, Meta(ge=1, le=50)] = 5
     namespace: Namespace | None = None
+    include_superseded: bool = False
+    """Answer from superseded entries too, marked with ``superseded_by``."""
+    as_of: Timestamp | None = None
+    """Answer from memory as it held at this moment."""
 
 
 class AnswerParts(Struct):
@@ -49,6 +53,8 @@ class RetrievedEntry(EntryOut, kw_only=True, omit_defaults=True):
     """``upstream``: returned by the upstream, listed after the local entries; never part
     of ``strong_match`` or ``answer_confidence``."""
     upstream: UpstreamRef | None = None
+    supersedes: list[Replacement] = field(default_factory=list)
+    """The entries this one replaced, oldest first, with their text."""
 
 
 class RetrieveResponse(Struct):
@@ -106,6 +112,18 @@ class DailyReportResponse(Struct, kw_only=True):
     """The questions with no strong match, in the order asked (the first 500)."""
     unanswered_total: int = 0
     """How many questions had no strong match (``unanswered`` lists at most 500)."""
+    revisions: list[Revision] = field(default_factory=list)
+    """Entries superseded that day, in the order it happened (the first 500)."""
+
+
+class Revision(Struct):
+    """An entry replaced by another."""
+
+    id: str
+    """The entry replaced."""
+    superseded_by: str
+    at: str
+    actor: str
 
 
 class RoutineCheckRequest(Struct, forbid_unknown_fields=True, kw_only=True):

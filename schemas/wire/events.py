@@ -37,6 +37,10 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     thread: Label | None = None
     """The conversation, session or task the event is part of. Each event of a thread is
     indexed for BM25 with the one written before it (a reply is found by what it answers)."""
+    supersedes: Annotated[list[Id], Meta(max_length=64)] = field(default_factory=list)
+    """Ids of live entries of the same namespace this event replaces: they are kept, marked
+    superseded, and left out of searches and retrieve unless asked for. An unknown id is
+    refused (422 naming it) and nothing of the batch is written."""
 
     RULES: ClassVar[dict[str, Any]] = {
         "allOf": [
@@ -60,10 +64,35 @@ class EventsRequest(Struct, forbid_unknown_fields=True):
     events: Annotated[list[Event], Meta(min_length=1)]
 
 
-class EventsResponse(Struct):
+class SimilarEntry(Struct):
+    """A live entry close to one just written (cosine of their first chunks)."""
+
+    id: str
+    tier: Tier
+    similarity: float
+
+
+class WrittenEntry(Struct, kw_only=True, omit_defaults=True):
+    """What became of one event of a write."""
+
+    id: str
+    duplicate_of: str | None = None
+    """The live entry the event repeated (same text, normalised, tier, speaker and
+    namespace; written without an id): nothing new was stored, ``id`` is that entry's."""
+    supersedes: list[str] = field(default_factory=list)
+    """The ids it replaced."""
+    similar: list[SimilarEntry] = field(default_factory=list)
+    """For a new tier A or C entry: the most similar live entries of the namespace at or
+    above STRATA_SIMILAR_THRESHOLD, best first (candidates for ``supersedes``)."""
+
+
+class EventsResponse(Struct, kw_only=True):
     ids: list[str]
+    """The entry of each event, in order (a repeat gives the existing entry's id)."""
     embedded: int
     indexed: int
+    written: list[WrittenEntry] = field(default_factory=list)
+    """Each event's outcome, in order."""
 
 
 class EntryOut(Struct, kw_only=True):
@@ -84,6 +113,27 @@ class EntryOut(Struct, kw_only=True):
     confidence: float | None
     variants: list[str]
     thread: str | None
+    superseded_by: str | None = None
+    """The id of the entry that replaced this one (the latest, when several did)."""
+
+
+class Replacement(Struct, kw_only=True, omit_defaults=True):
+    """One supersession as an entry shows it: the other entry, when and by whom."""
+
+    id: str
+    at: str
+    actor: str
+    text: str | None = None
+    """The other entry's text, when it is shown with it."""
+
+
+class EntryDetail(EntryOut, kw_only=True):
+    """An entry read alone, with its place in a chain of revisions."""
+
+    supersedes: list[Replacement] = field(default_factory=list)
+    """The entries it replaced, oldest first."""
+    replaced_by: list[Replacement] = field(default_factory=list)
+    """The entries that replaced it, oldest first (the last is ``superseded_by``)."""
 
 
 class DeleteResponse(Struct):
@@ -92,11 +142,15 @@ class DeleteResponse(Struct):
     deleted: bool
 
 
-class HistoryItem(Struct):
+class HistoryItem(Struct, kw_only=True, omit_defaults=True):
     at: str
     action: str
-    """created, updated, embedded, promoted, archived, restored or deleted."""
+    """created, updated, embedded, promoted, archived, restored, deleted, superseded or
+    reinstated."""
     actor: str
+    detail: str | None = None
+    """superseded: the id of the entry that replaced it; reinstated: the id of the entry
+    whose deletion made it current again."""
 
 
 class HistoryResponse(Struct):

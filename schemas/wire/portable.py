@@ -71,7 +71,18 @@ class Header(Struct, tag="header", tag_field="record", forbid_unknown_fields=Tru
 class HistoryLine(Struct, forbid_unknown_fields=True, kw_only=True):
     at: Seconds
     action: Label
-    """created, updated, embedded, promoted, archived, restored or deleted."""
+    """created, updated, embedded, promoted, archived, restored, deleted, superseded or
+    reinstated."""
+    actor: Annotated[str, Meta(max_length=200)]
+    detail: Annotated[str, Meta(max_length=200)] | None = None
+    """For superseded and reinstated: the id of the entry that replaced it, or whose
+    deletion gave it back."""
+
+
+class SupersededLine(Struct, forbid_unknown_fields=True, kw_only=True):
+    id: Id
+    """An entry of the namespace this one replaced."""
+    at: Seconds
     actor: Annotated[str, Meta(max_length=200)]
 
 
@@ -110,6 +121,8 @@ class EntryLine(Struct, tag="entry", tag_field="record", forbid_unknown_fields=T
     """Model tokens its chunks cost to embed."""
     history: list[HistoryLine] = field(default_factory=list)
     """Oldest first."""
+    supersedes: Annotated[list[SupersededLine], Meta(max_length=1000)] = field(default_factory=list)
+    """The entries this one replaced (see supersession in docs/api.md)."""
     chunks: list[ChunkLine] | None = None
     """With ``?vectors=true``, for entries that have vectors: the texts embedded and their
     vectors, in order."""

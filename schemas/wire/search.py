@@ -31,6 +31,10 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     explain: bool = False
     rerank: bool | None = None
     """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
+    include_superseded: bool = False
+    """Show superseded entries too, marked with ``superseded_by``."""
+    as_of: Timestamp | None = None
+    """Search memory as it held at this moment (docs/api.md says what is exact)."""
 
     RULES: ClassVar[dict[str, Any]] = {
         "anyOf": [  # a vector search needs a tier that has vectors
@@ -105,6 +109,13 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     """For an upstream hit: the upstream, namespace and id to cite."""
 
 
+class LeftOut(Struct):
+    """A candidate a search left out, and why."""
+
+    id: str
+    superseded_by: str
+
+
 class SearchResponse(Struct):
     results: list[SearchHit]
     mode: Mode
@@ -115,3 +126,6 @@ class SearchResponse(Struct):
     upstream: UpstreamAsked | None = None
     """Set when the search found nothing here and the upstream was asked (or would have
     been, but for its breaker or too many recalls under way)."""
+    superseded: list[LeftOut] = field(default_factory=list)
+    """With ``explain``: candidates left out because a newer entry replaced them (by then,
+    with ``as_of``), best first; ``include_superseded`` shows them."""

@@ -25,7 +25,8 @@ class EventsController(Controller):
         pools: PoolsDep,
     ) -> wire.EventsResponse:
         """Store a batch of events; all of it or, on any invalid event, none of it."""
-        return present.written(await pools.write(services.events.write, principal, data.events))
+        outcome = await pools.write(services.events.write, principal, data.events)
+        return present.written(outcome, [e.supersedes for e in data.events])
 
     @get("/entries/{entry_id:str}", sync_to_thread=True, responses=problems(404))
     def read_entry(
@@ -34,7 +35,8 @@ class EventsController(Controller):
         services: ServicesDep,
         principal: PrincipalDep,
         namespace: Namespace = None,
-    ) -> wire.EntryOut:
+    ) -> wire.EntryDetail:
+        """An entry, with the entries it replaced and those that replaced it."""
         return present.entry_out(services.events.get(principal, entry_id, namespace))
 
     @delete("/entries/{entry_id:str}", status_code=200, responses=problems(404))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from schemas import wire
 from service.application.admin import JobView, Promoted
 from service.application.answers import Retrieved, RoutineReport
+from service.application.chains import Chain, Link
 from service.application.collections import CollectionView, Scanned
 from service.application.documents import Document, Documents
 from service.application.events import EntryHistory, Found
@@ -45,12 +47,43 @@ def format_time(seconds: float | None) -> str | None:
     return datetime.fromtimestamp(bounded, UTC).isoformat().replace("+00:00", "Z")
 
 
-def written(outcome: WriteOutcome) -> wire.EventsResponse:
-    return wire.EventsResponse(outcome.ids, outcome.embedded, outcome.indexed)
+def written(outcome: WriteOutcome, supersedes: Sequence[Sequence[str]] = ()) -> wire.EventsResponse:
+    """The answer to a write; ``supersedes``: what each event asked to replace, in order."""
+    replaced = list(supersedes)
+    return wire.EventsResponse(
+        ids=outcome.ids,
+        embedded=outcome.embedded,
+        indexed=outcome.indexed,
+        written=[
+            wire.WrittenEntry(
+                id=entry_id,
+                duplicate_of=outcome.duplicate_of.get(n),
+                supersedes=list(dict.fromkeys(replaced[n])) if n < len(replaced) else [],
+                similar=[
+                    wire.SimilarEntry(s.id, s.tier, s.similarity)
+                    for s in outcome.similar.get(n, [])
+                ],
+            )
+            for n, entry_id in enumerate(outcome.ids)
+        ],
+    )
 
 
-def entry_out(found: Found) -> wire.EntryOut:
-    return wire.EntryOut(**_entry_fields(found.entry, found.now))
+def entry_out(found: Found) -> wire.EntryDetail:
+    return wire.EntryDetail(
+        **_entry_fields(found.entry, found.now),
+        supersedes=[replacement_out(link) for link in found.chain.supersedes],
+        replaced_by=[replacement_out(link) for link in found.chain.superseded_by],
+    )
+
+
+def replacement_out(link: Link, *, text: bool = False) -> wire.Replacement:
+    return wire.Replacement(
+        id=link.id,
+        at=format_time(link.at) or "",
+        actor=link.actor,
+        text=link.text if text else None,
+    )
 
 
 def history_out(history: EntryHistory) -> wire.HistoryResponse:
@@ -58,7 +91,9 @@ def history_out(history: EntryHistory) -> wire.HistoryResponse:
         id=history.id,
         namespace=history.namespace,
         history=[
-            wire.HistoryItem(at=format_time(e.at) or "", action=e.action, actor=e.actor)
+            wire.HistoryItem(
+                at=format_time(e.at) or "", action=e.action, actor=e.actor, detail=e.detail
+            )
             for e in history.events
         ],
     )
@@ -74,6 +109,7 @@ def search_out(searched: Searched) -> wire.SearchResponse:
         took_ms=searched.took_ms,
         degraded=searched.degraded,
         relaxed=outcome.relaxed,
+        superseded=[wire.LeftOut(e.id, e.superseded_by or "") for e in outcome.superseded],
         upstream=asked_out(recall),
     )
 
@@ -132,7 +168,12 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
     return wire.RetrieveResponse(
         interaction_id=answer.interaction_id,
         entries=[
-            *(retrieved_out(a, now, retrieved.text_chars) for a in answer.entries),
+            *(
+                retrieved_out(
+                    a, now, retrieved.text_chars, retrieved.chains.get(a.result.entry.key)
+                )
+                for a in answer.entries
+            ),
             *(
                 retrieved_out(a, now, retrieved.text_chars, upstream=hit)
                 for a, hit in retrieved.recalled
@@ -150,14 +191,22 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
 
 
 def retrieved_out(
-    answered: Answered, now: float, text_chars: int, *, upstream: Recalled | None = None
+    answered: Answered,
+    now: float,
+    text_chars: int,
+    chain: Chain | None = None,
+    *,
+    upstream: Recalled | None = None,
 ) -> wire.RetrievedEntry:
-    """An entry of an answer; ``upstream``: the upstream's hit it stands for."""
+    """An entry of an answer; ``chain``: what it replaced; ``upstream``: the upstream's hit
+    it stands for."""
     parts = {name: round(value, 6) for name, value in answered.parts.items()}
     marks: dict[str, Any] = {}
     if upstream is not None:
         marks = {"source": "upstream", "upstream": upstream_ref(upstream)}
+    replaced = chain.supersedes if chain is not None else []
     return wire.RetrievedEntry(
+        supersedes=[replacement_out(link, text=True) for link in replaced],
         **({} if upstream is not None else _place(answered.result.entry)),
         **_entry_fields(answered.result.entry, now, text_chars),
         snippet=answered.result.snippet,
@@ -194,6 +243,15 @@ def daily_out(report: DailyReport) -> wire.DailyReportResponse:
             for i in report.unanswered[:UNANSWERED_SHOWN]
         ],
         unanswered_total=len(report.unanswered),
+        revisions=[
+            wire.Revision(
+                id=key.split(":", 1)[1],
+                superseded_by=event.detail or "",
+                at=format_time(event.at) or "",
+                actor=event.actor,
+            )
+            for key, event in report.revisions
+        ],
     )
 
 
@@ -449,4 +507,5 @@ def _entry_fields(entry: Entry, now: float, text_chars: int | None = None) -> di
         "confidence": entry.confidence,
         "variants": list(entry.variants),
         "thread": entry.thread,
+        "superseded_by": entry.superseded_by,
     }

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 
 from schemas import wire
 from service.application.auth import Principal
-from service.application.inputs import not_blank
+from service.application.chains import Chain, ChainSource, chains
+from service.application.inputs import moment, not_blank
 from service.application.recall import Recall, RecallCases
 from service.domain.answer import Answer, Answered, Answerer, RoutineCheck
 from service.domain.interactions import DailyReport, Feedback, daily_report
@@ -34,6 +35,8 @@ class Retrieved:
     """What the upstream returned, when it was asked."""
     recalled: list[tuple[Answered, Recalled]] = field(default_factory=list)
     """The upstream's entries, scored as local ones are, listed after them."""
+    chains: dict[str, Chain] = field(default_factory=dict)
+    """By entry key: what the entries of the answer replaced."""
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,13 @@ class AnswerUseCases:
         telemetry: Telemetry = NONE,
         recall: RecallCases | None = None,
         recall_when_weak: bool = False,
+        ledger: ChainSource | None = None,
     ) -> None:
         """``recall``: the upstream asked when a retrieve finds nothing (and, with
-        ``recall_when_weak``, when it finds no strong match); None: none."""
+        ``recall_when_weak``, when it finds no strong match); None: none. ``ledger``: where
+        the answers' supersessions are read; None: not shown."""
         self.telemetry = telemetry
+        self.ledger = ledger
         self.answerer = answerer
         self.recall = recall
         self.recall_when_weak = recall_when_weak
@@ -72,13 +78,20 @@ class AnswerUseCases:
         """The best grounded entries for a question, whether a near-direct answer exists
         and the reasoning patterns that apply; logged as an interaction."""
         question = not_blank(request.question, "question")
+        as_of = moment(request.as_of, "as_of")
         namespace = principal.namespace(request.namespace)
         now = self.clock()
         tracing, metrics = self.telemetry.tracing, self.telemetry.metrics
         started = time.perf_counter()
         with tracing.memory("search_memory", namespace, query=question) as span:
             answer = self.answerer.retrieve(
-                question, namespace, now, top_n=request.top_n, asker=request.asker
+                question,
+                namespace,
+                now,
+                top_n=request.top_n,
+                asker=request.asker,
+                as_of=as_of,
+                include_superseded=request.include_superseded,
             )
             if span is not None:
                 span.set_attribute("strata.strong_match", answer.strong_match)
@@ -92,10 +105,12 @@ class AnswerUseCases:
             metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
         recall, recalled = None, []
         weak = self.recall_when_weak and not answer.strong_match
-        if self.recall is not None and (not answer.entries or weak):
+        if self.recall is not None and as_of is None and (not answer.entries or weak):
             recall = self.recall.ask(principal, namespace, question, request.top_n)
             recalled = [(self._answered(hit, now), hit) for hit in recall.hits] if recall else []
         degraded = [*self.degraded, *answer.degraded, *(recall.degraded if recall else [])]
+        keys = [a.result.entry.key for a in answer.entries]
+        found = chains(self.ledger, keys) if self.ledger is not None else {}
         return Retrieved(
             answer,
             now,
@@ -104,6 +119,7 @@ class AnswerUseCases:
             self.text_chars,
             recall,
             recalled,
+            found,
         )
 
     def _answered(self, hit: Recalled, now: float) -> Answered:
@@ -133,7 +149,12 @@ class AnswerUseCases:
         ns = principal.namespace(namespace)
         start = day_start(day, self.clock())
         asked, given = self.interactions.between(ns, start, start + DAY)
-        return daily_report(ns, start, asked, given)
+        report = daily_report(ns, start, asked, given)
+        if self.ledger is not None:
+            report = replace(
+                report, revisions=self.ledger.superseded_between(ns, start, start + DAY)
+            )
+        return report
 
     def routine_check(
         self, principal: Principal, request: wire.RoutineCheckRequest

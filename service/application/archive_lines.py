@@ -18,6 +18,9 @@ from service.domain.models import (
     Entry,
     HistoryEvent,
     StoredEntry,
+    Supersession,
+    entry_key,
+    key_id,
 )
 from service.settings import ChunkingSettings
 
@@ -47,7 +50,13 @@ def entry_line(item: ArchivedEntry, *, vectors: bool) -> wire.EntryLine:
         thread=e.thread,
         context=e.context,
         tokens=s.tokens,
-        history=[wire.HistoryLine(at=h.at, action=h.action, actor=h.actor) for h in item.history],
+        history=[
+            wire.HistoryLine(at=h.at, action=h.action, actor=h.actor, detail=h.detail)
+            for h in item.history
+        ],
+        supersedes=[
+            wire.SupersededLine(id=key_id(r.older), at=r.at, actor=r.actor) for r in item.supersedes
+        ],
         chunks=chunks,
     )
 
@@ -132,10 +141,16 @@ def archived_entry(
         chunks = tuple(
             Chunk(entry.key, n, c.text, decode_vector(c.vector)) for n, c in enumerate(line.chunks)
         )
-    history = tuple(HistoryEvent(h.at, h.action, h.actor) for h in line.history)
+    history = tuple(HistoryEvent(h.at, h.action, h.actor, h.detail) for h in line.history)
     if not history:
         history = (HistoryEvent(line.timestamp, "created", actor),)
-    return ArchivedEntry(StoredEntry(entry, chunks, line.tokens if chunks else 0), history)
+    supersedes = tuple(
+        Supersession(entry_key(namespace, r.id), entry.key, r.at, r.actor)
+        for r in line.supersedes
+        if r.id != line.id
+    )
+    stored = StoredEntry(entry, chunks, line.tokens if chunks else 0)
+    return ArchivedEntry(stored, history, supersedes)
 
 
 def collection_line(c: Collection) -> wire.CollectionLine:

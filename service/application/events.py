@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from schemas import wire
 from service.application.auth import Principal
+from service.application.chains import Chain, chains
 from service.application.inputs import to_entries
 from service.application.limits import Limits
 from service.domain.chunking import chunk_count
@@ -22,6 +23,8 @@ class Found:
     entry: Entry
     now: float
     """When it was read: an entry expired by then shows as archived."""
+    chain: Chain = field(default_factory=Chain)
+    """What it replaced and what replaced it."""
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,16 @@ class EventUseCases:
             chunking=self.memory.chunking,
         )
         self.limits.embedding(principal, self._chunks_to_embed(entries))
+        supersedes = {
+            e.key: list(dict.fromkeys(event.supersedes))
+            for e, event in zip(entries, events, strict=True)
+            if event.supersedes
+        }
+        once = [e.key for e, event in zip(entries, events, strict=True) if event.id is None]
         namespaces = {e.namespace for e in entries}
         store = namespaces.pop() if len(namespaces) == 1 else "*"
         with self.tracing.memory("create_memory", store) as span:
-            outcome = self.memory.write(entries, principal.name)
+            outcome = self.memory.write(entries, principal.name, supersedes=supersedes, once=once)
             self.tracing.records(span, [{"id": e.id, "content": e.text} for e in entries])
         return outcome
 
@@ -82,12 +91,13 @@ class EventUseCases:
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)
+        key = entry_key(ns, entry_id)
         with self.tracing.memory("search_memory", ns, record_id=entry_id) as span:
-            found = self.memory.get(entry_key(ns, entry_id))
+            found = self.memory.get(key)
             self.tracing.records(span, [] if found is None else [{"id": entry_id}])
         if found is None:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
-        return Found(found.entry, self.clock())
+        return Found(found.entry, self.clock(), chains(self.memory.ledger, [key])[key])
 
     def delete(self, principal: Principal, entry_id: str, namespace: str | None) -> str:
         """Delete an entry; returns its namespace."""

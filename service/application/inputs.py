@@ -129,6 +129,7 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
     until = parse_time(request.until, "until", errors) if request.until is not None else None
     if since is not None and until is not None and since > until:
         errors.append(FieldError("until", "is before since"))
+    as_of = parse_time(request.as_of, "as_of", errors) if request.as_of is not None else None
     if errors:
         raise InvalidInput(errors)
     tiers = tuple(t for t in TIERS if t in (request.tiers or TIERS))
@@ -143,6 +144,8 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
         until=until,
         include_archived=request.include_archived,
         kind=request.kind,
+        include_superseded=request.include_superseded,
+        as_of=as_of,
     )
     return SearchQuery(
         request.query,
@@ -154,6 +157,17 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
         min_score=request.min_score,
         relax=request.relax,
     )
+
+
+def moment(value: str | None, field: str) -> float | None:
+    """Epoch seconds of an optional ISO 8601 timestamp, or InvalidInput naming ``field``."""
+    if value is None:
+        return None
+    errors: list[FieldError] = []
+    seconds = parse_time(value, field, errors)
+    if errors:
+        raise InvalidInput(errors)
+    return seconds
 
 
 def not_blank(value: str, field: str) -> str:

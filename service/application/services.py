@@ -212,6 +212,7 @@ def build_services(
         usage=usage,
         engines=engines,
         on_search=metrics.searched if metrics is not None else None,
+        history=stores.ledger,
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(
@@ -300,6 +301,7 @@ def build_services(
             telemetry=telemetry,
             recall=recall,
             recall_when_weak=s.upstream.upstream_on_weak == "on",
+            ledger=stores.ledger,
         ),
         admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,

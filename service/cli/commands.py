@@ -24,17 +24,20 @@ def connect(args: argparse.Namespace) -> StrataClient:
 
 
 def add(args: argparse.Namespace) -> int:
+    event = {
+        "text": args.text,
+        "tier": args.tier,
+        "id": args.id,
+        "namespace": args.namespace,
+        "speaker": args.speaker,
+        "chain_type": args.chain_type,
+        "tags": args.tags,
+        "supersedes": args.supersedes,
+    }
     with connect(args) as client:
-        written = client.remember(
-            args.text,
-            tier=args.tier,
-            id=args.id,
-            namespace=args.namespace,
-            speaker=args.speaker,
-            chain_type=args.chain_type,
-            tags=args.tags,
-        )
-    print(written)
+        written = client.add_events([{k: v for k, v in event.items() if v is not None}])
+    print(written.ids[0])
+    _err(render.written_text(written))
     return OK
 
 
@@ -47,6 +50,8 @@ def search(args: argparse.Namespace) -> int:
             limit=args.limit,
             namespace=args.namespace,
             include_archived=args.include_archived or None,
+            include_superseded=args.include_superseded or None,
+            as_of=args.as_of,
         )
     _out(render.SEARCH_FORMATS[args.format](found))
     if args.format == "text":
@@ -57,7 +62,12 @@ def search(args: argparse.Namespace) -> int:
 def retrieve(args: argparse.Namespace) -> int:
     with connect(args) as client:
         found = client.retrieve(
-            args.question, top_n=args.top_n, asker=args.asker, namespace=args.namespace
+            args.question,
+            top_n=args.top_n,
+            asker=args.asker,
+            namespace=args.namespace,
+            include_superseded=args.include_superseded or None,
+            as_of=args.as_of,
         )
     if args.json:
         _out(render.as_json(found))

@@ -41,6 +41,12 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--speaker")
     add.add_argument("--chain-type")
     add.add_argument("--tag", action="append", dest="tags", help="repeatable")
+    add.add_argument(
+        "--supersedes",
+        action="append",
+        metavar="ID",
+        help="id of an entry this one replaces (repeatable): kept, left out of searches",
+    )
     add.set_defaults(run=commands.add)
 
     search = subparsers.add_parser("search", help="search memory")
@@ -50,6 +56,10 @@ def parser() -> argparse.ArgumentParser:
     search.add_argument("-n", "--limit", type=int, default=10)
     search.add_argument("--namespace")
     search.add_argument("--include-archived", action="store_true")
+    search.add_argument(
+        "--include-superseded", action="store_true", help="show replaced entries too, marked"
+    )
+    search.add_argument("--as-of", metavar="TIME", help="memory as it held then (ISO 8601)")
     fmt = search.add_mutually_exclusive_group()
     for name in ("json", "md", "csv"):
         fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)
@@ -62,6 +72,10 @@ def parser() -> argparse.ArgumentParser:
     retrieve.add_argument("-n", "--top-n", type=int, default=5)
     retrieve.add_argument("--asker", help="who asks, kept in the interaction log")
     retrieve.add_argument("--namespace")
+    retrieve.add_argument(
+        "--include-superseded", action="store_true", help="answer from replaced entries too"
+    )
+    retrieve.add_argument("--as-of", metavar="TIME", help="memory as it held then (ISO 8601)")
     retrieve.add_argument("--json", action="store_true")
     retrieve.set_defaults(run=commands.retrieve)
 

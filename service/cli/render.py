@@ -29,6 +29,8 @@ def search_text(found: wire.SearchResponse) -> str:
     lines = []
     for hit in found.results:
         flag = " (archived)" if hit.archived else ""
+        if hit.superseded_by:
+            flag += f" (superseded by {hit.superseded_by})"
         lines.append(f"{hit.score:.3f}  {hit.tier}  {_where(hit)}{flag}")
         lines.append(f"       {hit.snippet}")
     return _joined(lines)
@@ -74,9 +76,28 @@ def retrieve_text(found: wire.RetrieveResponse) -> str:
             f"{entry.score:.3f}  rel {entry.relevance_score:.3f}  {entry.tier}  {_where(entry)}"
         )
         lines.append(f"       {entry.snippet}")
+        lines.extend(
+            f"       replaces {old.id} ({old.at}): {old.text or ''}" for old in entry.supersedes
+        )
     for pattern in found.reasoning_patterns:
         lines.append(f"pattern {pattern.id}: {pattern.text}")
         lines.extend(f"       - {variant}" for variant in pattern.variants)
+    return _joined(lines)
+
+
+def written_text(found: wire.EventsResponse) -> str:
+    """What became of a write's events, beyond their ids (for stderr): repeats stored once,
+    entries replaced, similar entries a revision might replace."""
+    lines = []
+    for outcome in found.written:
+        if outcome.duplicate_of:
+            lines.append(f"{outcome.id}: already stored (duplicate_of); nothing new written")
+        lines.extend(f"{outcome.id}: supersedes {old}" for old in outcome.supersedes)
+        lines.extend(
+            f"{outcome.id}: similar to {s.id} (tier {s.tier}, cosine {s.similarity:.2f}); "
+            f"if it replaces it: strata add ... --supersedes {s.id}"
+            for s in outcome.similar
+        )
     return _joined(lines)
 
 

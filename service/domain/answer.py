@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from service.domain.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
@@ -123,16 +123,32 @@ class Answerer:
         self.routine_min_similar = settings.routine_min_similar
 
     def retrieve(
-        self, question: str, namespace: str, now: float, *, top_n: int = 5, asker: str | None = None
+        self,
+        question: str,
+        namespace: str,
+        now: float,
+        *,
+        top_n: int = 5,
+        asker: str | None = None,
+        as_of: float | None = None,
+        include_superseded: bool = False,
     ) -> Answer:
+        """The best entries for ``question``: of memory as it is, or as it held ``as_of``
+        a moment; superseded entries left out unless ``include_superseded``."""
         started = time.perf_counter()
-        everything = Filters(namespace=namespace, tiers=TIERS, now=now)
+        everything = Filters(
+            namespace=namespace,
+            tiers=TIERS,
+            now=now,
+            include_superseded=include_superseded,
+            as_of=as_of,
+        )
         pool = self.retriever.search(
             SearchQuery(question, everything, limit=max(3 * top_n, 20), explain=True)
         )
         found = [r for r in pool.results if r.entry.kind != "pattern"]
         patterns = self.retriever.search(
-            SearchQuery(question, Filters(namespace, TIERS, now, kind="pattern"), limit=PATTERNS)
+            SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
         )
         degraded = list(dict.fromkeys([*pool.degraded, *patterns.degraded]))
         relevances = self._relevances(question, [*found, *patterns.results], degraded)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from schemas.vocabulary import Rating as Rating
+from service.domain.models import HistoryEvent
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class DailyReport:
     feedback: dict[str, int]
     unanswered: list[Interaction]
     """The questions with no strong match, in the order asked."""
+    revisions: list[tuple[str, HistoryEvent]] = field(default_factory=list)
+    """The entries superseded that day: each key with its ``superseded`` event."""
 
     @property
     def strong_match_rate(self) -> float | None:

@@ -35,6 +35,11 @@ def key_namespace(key: str) -> str:
     return key.split(":", 1)[0]
 
 
+def key_id(key: str) -> str:
+    """The id of an entry key."""
+    return key.split(":", 1)[1]
+
+
 def erasure_key(namespace: str) -> str:
     """The key the change log records a namespace's erasure under: an entry key with no id,
     which no entry has (ids are never empty)."""
@@ -74,6 +79,9 @@ class Entry:
     """The conversation, session or task the entry belongs to."""
     context: str | None = None
     """The turn before it in its thread, as written then; indexed for BM25 with it."""
+    superseded_by: str | None = None
+    """The id of the entry that replaced it (the latest, when several did); kept by the
+    ledger from the writes that name it in ``supersedes``, ignored when an entry is written."""
 
     @property
     def key(self) -> str:
@@ -117,7 +125,23 @@ class StoredEntry:
 class HistoryEvent:
     at: float
     action: str
-    """created, updated, embedded, promoted, archived, restored or deleted."""
+    """created, updated, embedded, promoted, archived, restored, deleted, superseded or
+    reinstated."""
+    actor: str
+    detail: str | None = None
+    """For superseded and reinstated: the id of the entry that replaced it, or whose
+    deletion gave it back."""
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """One entry replaced by another of its namespace: when, and by whom."""
+
+    older: str
+    """The key of the entry replaced."""
+    newer: str
+    """The key of the entry that replaced it."""
+    at: float
     actor: str
 
 
@@ -128,6 +152,8 @@ class ArchivedEntry:
 
     stored: StoredEntry
     history: tuple[HistoryEvent, ...]
+    supersedes: tuple[Supersession, ...] = ()
+    """The entries it replaced (it is the ``newer`` of each)."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +191,10 @@ class Filters:
     until: float | None = None
     include_archived: bool = False
     kind: Kind | None = None
+    include_superseded: bool = False
+    """Superseded entries are left out unless asked for (then shown marked)."""
+    as_of: float | None = None
+    """Memory as it held at this moment (``service.domain.as_of``); None: as it is now."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +253,9 @@ class SearchOutcome:
     ``hydration``, and ``rerank`` or ``ranking``), its wider retry included."""
     cached: bool = False
     """Answered from the query cache: nothing was searched."""
+    superseded: tuple[Entry, ...] = ()
+    """With ``explain``: the candidates left out because they were superseded (then, with
+    ``as_of``), best first."""
 
     @property
     def weight(self) -> int:
@@ -232,10 +265,25 @@ class SearchOutcome:
 
 
 @dataclass(frozen=True)
+class Similar:
+    """A live entry close to one just written, by the cosine of their vectors."""
+
+    id: str
+    tier: Tier
+    similarity: float
+
+
+@dataclass(frozen=True)
 class WriteOutcome:
     ids: list[str]
+    """The id of each entry written, in order; an entry's duplicate gives the existing id."""
     embedded: int
     indexed: int
+    duplicate_of: Mapping[int, str] = field(default_factory=dict)
+    """By position: the live entry an event repeated, so nothing new was stored for it."""
+    similar: Mapping[int, list[Similar]] = field(default_factory=dict)
+    """By position: for new tier A and C entries, the most similar live entries of the
+    namespace above the similarity threshold."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.memory import Memory
-from service.domain.models import ArchivedEntry, Erasure
+from service.domain.models import ArchivedEntry, Erasure, Supersession
 from service.domain.ports import Compaction, NamespaceCatalog, NamespaceInteractions
 
 
@@ -31,14 +31,19 @@ def restore_entries(memory: Memory, items: Sequence[ArchivedEntry]) -> Restored:
     keys = [i.stored.entry.key for i in items]
     held = memory.ledger.get(keys)
     histories = memory.ledger.histories(keys)
+    replaced: dict[str, list[Supersession]] = {}
+    for relation in memory.ledger.supersessions(keys):
+        replaced.setdefault(relation.newer, []).append(relation)
     changed = []
     for item in items:
         key = item.stored.entry.key
         now = held.get(key)
         same = (
             now is not None
-            and now.entry == item.stored.entry
+            # What replaced it is the ledger's to say, from the supersessions restored.
+            and replace(now.entry, superseded_by=None) == item.stored.entry
             and tuple(histories.get(key, ())) == item.history
+            and sorted(replaced.get(key, []), key=_order) == sorted(item.supersedes, key=_order)
             and (not item.stored.chunks or now.chunks == item.stored.chunks)
         )
         if not same:
@@ -49,6 +54,10 @@ def restore_entries(memory: Memory, items: Sequence[ArchivedEntry]) -> Restored:
     memory.restore(ready)
     embedded = sum(1 for i in bare if i.stored.entry.embedded)
     return Restored(len(ready), len(items) - len(ready), embedded)
+
+
+def _order(relation: Supersession) -> tuple[float, str]:
+    return relation.at, relation.older
 
 
 def erase_namespace(

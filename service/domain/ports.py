@@ -25,6 +25,7 @@ from service.domain.models import (
     JobRun,
     Quarantined,
     StoredEntry,
+    Supersession,
     Tier,
 )
 from service.domain.similarity import Matrix
@@ -119,11 +120,19 @@ class Entries(Protocol):
         actor: str = "",
         action: str | None = None,
         at: float | None = None,
+        supersedes: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Durably record entries (replacing same keys) as pending indexing, with history."""
+        """Durably record entries (replacing same keys) as pending indexing, with history;
+        and, in the same transaction, each (older, newer) pair of ``supersedes``: the older
+        entry marked replaced (``superseded_by``, a ``superseded`` history event, a change
+        logged), kept. An entry's own ``superseded_by`` is never written from ``stored``."""
         ...
 
-    def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None: ...
+    def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
+        """Remove entries for good (their history stays) with the supersessions they take
+        part in: an entry every replacement of which is removed is current again
+        (``reinstated`` in its history, a change logged)."""
+        ...
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         """Live entries with their chunks, vectors included: what a rewrite must keep."""
@@ -218,6 +227,32 @@ class History(Protocol):
         ...
 
 
+class Relations(Protocol):
+    """What ties entries across time: supersessions, histories read together, repeats."""
+
+    def supersessions(self, keys: Sequence[str]) -> list[Supersession]:
+        """The supersessions an entry of ``keys`` takes part in, older or newer, oldest
+        first."""
+        ...
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        """What happened to each entry of ``keys`` that has a history, oldest first."""
+        ...
+
+    def superseded_between(
+        self, namespace: str, start: float, end: float, limit: int = 500
+    ) -> list[tuple[str, HistoryEvent]]:
+        """The entries of ``namespace`` superseded in ``[start, end)``: each key with its
+        ``superseded`` event, oldest first, at most ``limit``."""
+        ...
+
+    def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
+        """For each entry of ``wanted`` repeating a live entry of its namespace (same tier,
+        speaker and normalised text, ``service.domain.duplicates``) under another key, the
+        id of the one written first."""
+        ...
+
+
 class ChangeLog(Protocol):
     """The changes replicas follow to keep their own indexes in step."""
 
@@ -246,10 +281,6 @@ class NamespaceEntries(Protocol):
         history."""
         ...
 
-    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
-        """The history of each key that has one, oldest first."""
-        ...
-
     def restore(self, items: Sequence[ArchivedEntry]) -> None:
         """Write entries as pending indexing with exactly the given history (what the keys
         had before is replaced), one change each, in one transaction."""
@@ -275,7 +306,15 @@ class FollowedLedger(Entries, ChangeLog, Protocol):
 
 
 class Ledger(
-    Entries, Passages, IndexState, Inventory, History, ChangeLog, NamespaceEntries, Protocol
+    Entries,
+    Passages,
+    IndexState,
+    Inventory,
+    History,
+    Relations,
+    ChangeLog,
+    NamespaceEntries,
+    Protocol,
 ):
     """The source of truth for entries: every port above, served by one adapter
     (``service.stores.ledger.SqlLedger``) on SQLite or Postgres."""
@@ -517,6 +556,7 @@ __all__ = [
     "NamespaceEntries",
     "NamespaceInteractions",
     "Passages",
+    "Relations",
     "RunLog",
     "Upstream",
     "VectorStore",

@@ -23,6 +23,7 @@ from service.domain.models import (
     EMBEDDED_TIERS,
     TIERS,
     EngineUnavailable,
+    Entry,
     Filters,
     Hit,
     Mode,
@@ -31,7 +32,14 @@ from service.domain.models import (
     SearchResult,
     Tier,
 )
-from service.domain.ports import Embedder, KeywordStore, Passages, Reranker, VectorStore
+from service.domain.ports import (
+    Embedder,
+    KeywordStore,
+    Passages,
+    Relations,
+    Reranker,
+    VectorStore,
+)
 from service.domain.ranking import Weighting, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
 from service.domain.stopwatch import Stopwatch
@@ -90,6 +98,9 @@ def load_ranking_model(path: str) -> RankingModel:
     return RankingModel.load(Path(path) if path else SHIPPED)
 
 
+AS_OF_DEPTH = 3
+"""A search ``as_of`` a moment takes this many times the candidates of one of now: it
+searches every tier, archived entries too, and leaves out what was not so then."""
 SPARED = ("vector store", "model")
 """Engines a search does without: it answers from keywords, and says so in ``degraded``."""
 
@@ -109,11 +120,14 @@ class Retriever:
         usage: ReadModelUsage | None = None,
         engines: Engines | None = None,
         on_search: Callable[[SearchOutcome, float], None] | None = None,
+        history: Relations | None = None,
     ) -> None:
         """``weighting``: the tier and recency factors scores are scaled by; None: none.
         ``usage`` counts the model work of searches; None: not counted. ``on_search`` is
-        told each search's outcome and its seconds."""
+        told each search's outcome and its seconds. ``history`` answers searches ``as_of``
+        a moment; None: they are answered as of now."""
         self.usage = usage
+        self.history = history
         self.ledger = ledger
         self.vectors = vectors
         self.keywords = keywords
@@ -184,8 +198,13 @@ class Retriever:
             degraded.append(NO_EMBEDDER)
             mode = "bm25"
         depth = max(query.limit * 3, self.candidates)
+        searched = filters
+        if filters.as_of is not None:
+            # The tiers and archived state an entry had then are checked once hydrated.
+            searched = replace(filters, tiers=TIERS, include_archived=True)
+            depth *= AS_OF_DEPTH
         try:
-            lists, vector = self.lists(query.text, filters, mode, depth, watch)
+            lists, vector = self.lists(query.text, searched, mode, depth, watch)
         except EngineUnavailable as exc:
             self.engines.failed(exc.engine, exc.detail)
             if exc.engine not in SPARED or mode == "bm25":
@@ -193,7 +212,7 @@ class Retriever:
             degraded.append(str(exc))
             mode = "bm25"
             watch.restart()
-            lists, vector = self.lists(query.text, filters, mode, depth, watch)
+            lists, vector = self.lists(query.text, searched, mode, depth, watch)
         else:
             if "vector" in lists:
                 self.engines.answered("vector store")
@@ -204,8 +223,11 @@ class Retriever:
             problem = self.reranker_problem
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
         watch.restart()
-        results = self._rank(query, lists, vector, reranker if rerank else None, watch)
-        return SearchOutcome(results, mode, degraded, stages=watch.laps)
+        left_out: list[Entry] | None = [] if query.explain else None
+        results = self._rank(query, lists, vector, reranker if rerank else None, watch, left_out)
+        return SearchOutcome(
+            results, mode, degraded, stages=watch.laps, superseded=tuple(left_out or ())
+        )
 
     def lists(
         self,
@@ -263,13 +285,19 @@ class Retriever:
         vector: tuple[float, ...] | None,
         reranker: Reranker | None,
         watch: Stopwatch,
+        superseded: list[Entry] | None = None,
     ) -> list[SearchResult]:
-        """Fuse the lists, hydrate the best candidates, score them."""
+        """Fuse the lists, hydrate the best candidates, score them (``superseded`` is given
+        the candidates left out as superseded)."""
         # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
+        if query.filters.as_of is not None:
+            wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
         fused = self.fusion.fuse(query.text, lists, vector, wanted)
         watch.lap("fusion")
-        candidates = hydrate(self.ledger, fused, query, vector, self.fusion)
+        candidates = hydrate(
+            self.ledger, fused, query, vector, self.fusion, self.history, superseded
+        )
         watch.lap("hydration")
         candidates = self.fusion.settle(query.text, candidates, query.explain)
         watch.lap("fusion")

@@ -60,7 +60,8 @@ class LocalGateway:
         return present.documents_out(found)
 
     def write(self, event: wire.Event) -> wire.EventsResponse:
-        return present.written(self.services.events.write(self.principal, [event]))
+        outcome = self.services.events.write(self.principal, [event])
+        return present.written(outcome, [event.supersedes])
 
     def status(self) -> Status:
         status = self.services.status

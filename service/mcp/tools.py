@@ -62,16 +62,35 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
             ),
         ] = "auto",
         limit: Annotated[int, like(wire.SearchRequest, "limit", "Most hits to return.")] = 10,
+        as_of: Annotated[
+            str | None,
+            like(
+                wire.SearchRequest,
+                "as_of",
+                "An ISO 8601 moment: search memory as it held then (what was decided at "
+                "that time). Default: now.",
+            ),
+        ] = None,
+        include_superseded: Annotated[
+            bool,
+            like(
+                wire.SearchRequest,
+                "include_superseded",
+                "Show entries replaced by newer ones too, marked with `superseded_by`.",
+            ),
+        ] = False,
     ) -> Json:
         """Search memory: BM25 keywords and vector similarity fused into one ranked list.
 
         Each hit has its id, tier, text, a snippet of the best-matching part and a score in
         [0, 1] (1.0: ranked first by every list searched). Hits from markdown collections
-        also carry `file` and `lines`, to read with `get`. When memory has nothing, hits
-        may come from the upstream memory: they carry `source: "upstream"` and `upstream`
-        (its `name`, `namespace` and the `id` to cite); they are not in this memory, so
-        `get` cannot read them."""
-        body = {"query": query, "namespace": namespace, "tiers": tiers, "mode": mode}
+        also carry `file` and `lines`, to read with `get`. Entries replaced by a newer one
+        are left out unless `include_superseded`. When memory has nothing, hits may come
+        from the upstream memory: they carry `source: "upstream"` and `upstream` (its
+        `name`, `namespace` and the `id` to cite); they are not in this memory, so `get`
+        cannot read them."""
+        body: Json = {"query": query, "namespace": namespace, "tiers": tiers, "mode": mode}
+        body |= {"as_of": as_of, "include_superseded": include_superseded}
         request = convert({**body, "limit": limit}, wire.SearchRequest)
         return await _run(gateway_of(ctx).search, request)
 
@@ -170,8 +189,20 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         chain_type: Annotated[
             str | None, like(wire.Event, "chain_type", "Kind of record, e.g. 'standup'.")
         ] = None,
+        supersedes: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
+            like(
+                wire.Event,
+                "supersedes",
+                "Ids of entries this one replaces (a revised decision): they are kept but "
+                "left out of searches.",
+            ),
+        ] = None,
     ) -> Json:
-        """Store something in memory; returns its id."""
+        """Store something in memory; returns its id. The same text remembered again is
+        stored once: `duplicate_of` names the entry that holds it. For tier A and C,
+        `similar` lists close entries already stored: if this replaces one, remember it
+        with `supersedes` naming it."""
         event = {
             "text": text,
             "tier": tier,
@@ -179,9 +210,14 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
             "speaker": speaker,
             "chain_type": chain_type,
             "tags": tags or [],
+            "supersedes": supersedes or [],
         }
         written = await _call(gateway_of(ctx).write, convert(event, wire.Event))
-        return {"id": written.ids[0], "tier": tier, "embedded": written.embedded > 0}
+        answer: Json = {"id": written.ids[0], "tier": tier, "embedded": written.embedded > 0}
+        if written.written:
+            outcome = msgspec.to_builtins(written.written[0])
+            answer |= {k: v for k, v in outcome.items() if k != "id"}
+        return answer
 
     @server.tool(annotations=READ_ONLY)
     async def status(ctx: Context) -> Json:

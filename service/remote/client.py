@@ -106,11 +106,14 @@ class StrataClient:
         return self._call(wire.EventsResponse, "POST", "/v1/events", json={"events": list(events)})
 
     def remember(self, text: str, *, tier: str = "A", **fields: Any) -> str:
-        """Record one event; returns its id."""
+        """Record one event; returns its id (the existing entry's when it repeats one).
+        ``supersedes=[ids]`` replaces entries."""
         event = {"text": text, "tier": tier, **{k: v for k, v in fields.items() if v is not None}}
         return self.add_events([event]).ids[0]
 
     def search(self, query: str, **options: Any) -> wire.SearchResponse:
+        """Options as ``/v1/search`` takes them (``as_of="2026-11-01T00:00:00Z"``,
+        ``include_superseded=True``, ...)."""
         body = {"query": query, **{k: v for k, v in options.items() if v is not None}}
         return self._call(wire.SearchResponse, "POST", "/v1/search", json=body)
 
@@ -145,8 +148,9 @@ class StrataClient:
             json={"task": task, **_ns(namespace)},
         )
 
-    def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryOut:
-        return self._call(wire.EntryOut, "GET", f"/v1/entries/{entry_id}", params=_ns(namespace))
+    def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryDetail:
+        """An entry with what it replaced (``supersedes``) and what replaced it."""
+        return self._call(wire.EntryDetail, "GET", f"/v1/entries/{entry_id}", params=_ns(namespace))
 
     def delete_entry(self, entry_id: str, namespace: str | None = None) -> wire.DeleteResponse:
         return self._call(

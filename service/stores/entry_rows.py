@@ -10,18 +10,22 @@ from typing import Any
 
 import numpy as np
 
+from service.domain.duplicates import fingerprint
 from service.domain.models import Entry, StoredEntry
 from service.domain.similarity import Matrix
 from service.stores.tables import entries
 
-FIELDS = tuple(c.name for c in entries.c if c.name not in ("state", "written"))
-"""The columns an entry is written to and read from (``state`` and ``written`` are the
-ledger's own)."""
-IN_ORDER = itemgetter(*FIELDS)
+LEDGER_OWN = ("state", "written", "superseded_by", "fingerprint")
+FIELDS = (*(c.name for c in entries.c if c.name not in LEDGER_OWN), "superseded_by")
+"""The columns an entry is read from (``superseded_by`` is kept by the ledger)."""
+STORED = tuple(c.name for c in entries.c if c.name not in LEDGER_OWN or c.name == "fingerprint")
+"""The columns an entry is written to, in the table's order (``state`` and ``written`` are
+the ledger's own)."""
+IN_ORDER = itemgetter(*STORED)
 
 
 def entry_values(s: StoredEntry) -> tuple[Any, ...]:
-    """An entry's column values, in the order of ``FIELDS`` (``archived`` a bool)."""
+    """An entry's column values, in the order of ``STORED`` (``archived`` a bool)."""
     e = s.entry
     values = {
         "key": e.key,
@@ -44,6 +48,7 @@ def entry_values(s: StoredEntry) -> tuple[Any, ...]:
         "thread": e.thread,
         "context": e.context,
         "tokens": s.tokens,
+        "fingerprint": fingerprint(e),
     }
     return IN_ORDER(values)  # type: ignore[no-any-return]
 
@@ -69,6 +74,7 @@ def row_entry(row: Mapping[Any, Any]) -> Entry:
         variants=tuple(json.loads(row["variants"])),
         thread=row["thread"],
         context=row["context"],
+        superseded_by=row["superseded_by"],
     )
 
 

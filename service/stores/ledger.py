@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import astuple
 from itertools import groupby
 from typing import Any
 
@@ -16,9 +17,12 @@ from sqlalchemy import (
     case,
     delete,
     func,
+    or_,
     select,
+    update,
 )
 
+from service.domain.duplicates import fingerprint
 from service.domain.models import (
     ArchivedEntry,
     Change,
@@ -29,8 +33,10 @@ from service.domain.models import (
     HistoryEvent,
     Quarantined,
     StoredEntry,
+    Supersession,
     entry_key,
     erasure_key,
+    key_id,
 )
 from service.domain.similarity import Matrix
 from service.stores.database import Database
@@ -54,7 +60,11 @@ from service.stores.tables import (
     erasures,
     history,
     quarantine,
+    supersessions,
 )
+
+S = supersessions.c
+HISTORY = ("key", "at", "action", "actor", "detail")
 
 
 class SqlLedger:
@@ -74,17 +84,20 @@ class SqlLedger:
         actor: str = "",
         action: str | None = None,
         at: float | None = None,
+        supersedes: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Record entries as pending indexing, and in each one's history: ``action``, or
         created / updated as the key is new or not. A key given twice is written once, as
-        given last."""
+        given last. ``supersedes``: (older, newer) keys, the older replaced by the newer in
+        the same transaction (marked, in its history, its change logged)."""
         if not stored:
             return
         now = self._clock() if at is None else at
         keys = [s.entry.key for s in stored]
         latest = list({s.entry.key: s for s in stored}.values())
         with self._db.write() as conn:
-            existing = set(self._present(conn, keys))
+            # The entries replaced are locked with those written, in one order.
+            existing = set(self._present(conn, [*keys, *(old for old, _ in supersedes)]))
             written = self._db.draw_written(conn, len(latest))
             rows = [(*entry_values(s), "pending", n) for s, n in zip(latest, written, strict=True)]
             self._db.replace_entries(conn, WRITTEN, rows)
@@ -99,13 +112,88 @@ class SqlLedger:
             self._db.insert_rows(
                 conn,
                 history,
-                ("key", "at", "action", "actor"),
+                HISTORY,
                 [
-                    (k, now, action or ("updated" if k in existing else "created"), actor)
+                    (k, now, action or ("updated" if k in existing else "created"), actor, None)
                     for k in keys
                 ],
             )
-            self._append(conn, keys, now)
+            replaced = self._supersede(conn, supersedes, existing, actor, now)
+            self._append(conn, [*keys, *replaced], now)
+
+    def _supersede(
+        self,
+        conn: Connection,
+        pairs: Sequence[tuple[str, str]],
+        present: set[str],
+        actor: str,
+        at: float,
+    ) -> list[str]:
+        """Mark each older entry of ``pairs`` (those ``present``) replaced by the newer;
+        returns the older keys."""
+        wanted = [(old, new) for old, new in dict.fromkeys(pairs) if old != new and old in present]
+        if not wanted:
+            return []
+        upsert = self._db.insert(supersessions)
+        conn.execute(
+            upsert.on_conflict_do_nothing(index_elements=[S.key, S.by_key]),
+            [{"key": old, "by_key": new, "at": at, "actor": actor} for old, new in wanted],
+        )
+        latest = {old: new for old, new in wanted}
+        conn.execute(
+            update(entries)
+            .where(E.key == bindparam("old"))
+            .values(superseded_by=bindparam("newer")),
+            [{"old": old, "newer": key_id(new)} for old, new in latest.items()],
+        )
+        self._db.insert_rows(
+            conn,
+            history,
+            HISTORY,
+            [(old, at, "superseded", actor, key_id(new)) for old, new in wanted],
+        )
+        return list(latest)
+
+    def _reinstate(
+        self, conn: Connection, removed: Sequence[str], actor: str, at: float
+    ) -> list[str]:
+        """Drop the supersessions of removed entries; an entry whose every replacement is
+        gone is current again (``reinstated`` in its history). Returns the keys changed."""
+        replaced = list(
+            conn.execute(
+                select(S.key, S.by_key).where(S.by_key.in_(removed), S.key.not_in(removed))
+            ).all()
+        )
+        conn.execute(delete(supersessions).where(or_(S.key.in_(removed), S.by_key.in_(removed))))
+        if not replaced:
+            return []
+        older = list(dict.fromkeys(old for old, _ in replaced))
+        remaining = dict(
+            conn.execute(
+                select(S.key, S.by_key).where(S.key.in_(older)).order_by(S.at, S.by_key)
+            ).all()
+        )
+        conn.execute(
+            update(entries)
+            .where(E.key == bindparam("old"))
+            .values(superseded_by=bindparam("newer")),
+            [
+                {"old": old, "newer": key_id(remaining[old]) if old in remaining else None}
+                for old in older
+            ],
+        )
+        gone = {old: new for old, new in replaced}
+        self._db.insert_rows(
+            conn,
+            history,
+            HISTORY,
+            [
+                (old, at, "reinstated", actor, key_id(gone[old]))
+                for old in older
+                if old not in remaining
+            ],
+        )
+        return older
 
     def mark_synced(self, keys: Iterable[str]) -> None:
         wanted = list(keys)
@@ -159,18 +247,80 @@ class SqlLedger:
             self._db.insert_rows(
                 conn,
                 history,
-                ("key", "at", "action", "actor"),
-                [(k, now, "deleted", actor) for k in keys],
+                HISTORY,
+                [(k, now, "deleted", actor, None) for k in keys],
             )
-            self._append(conn, present, now)
+            reinstated = self._reinstate(conn, present, actor, now) if present else []
+            self._append(conn, [*present, *reinstated], now)
 
     def history(self, key: str) -> list[HistoryEvent]:
-        h = history.c
+        return self.histories([key]).get(key, [])
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        """What happened to each entry of ``keys`` that has a history, oldest first."""
         with self._db.read() as conn:
-            rows = conn.execute(
-                select(h.at, h.action, h.actor).where(h.key == key).order_by(h.at, h.id)
-            ).all()
-        return [HistoryEvent(*row) for row in rows]
+            return self._histories(conn, keys)
+
+    def superseded_between(
+        self, namespace: str, start: float, end: float, limit: int = 500
+    ) -> list[tuple[str, HistoryEvent]]:
+        h = history.c
+        query = (
+            select(h.key, h.at, h.action, h.actor, h.detail)
+            .where(
+                # The keys of a namespace: from "ns:" up to "ns;" (";" follows ":").
+                h.key >= f"{namespace}:",
+                h.key < f"{namespace};",
+                h.action == "superseded",
+                h.at >= start,
+                h.at < end,
+            )
+            .order_by(h.at, h.id)
+            .limit(limit)
+        )
+        with self._db.read() as conn:
+            return [(key, HistoryEvent(*event)) for key, *event in conn.execute(query)]
+
+    def supersessions(self, keys: Sequence[str]) -> list[Supersession]:
+        """The supersessions an entry of ``keys`` takes part in, older or newer, oldest
+        first."""
+        if not keys:
+            return []
+        query = (
+            select(S.key, S.by_key, S.at, S.actor)
+            .where(or_(self._db.key_in(S.key), self._db.key_in(S.by_key)))
+            .order_by(S.at, S.key, S.by_key)
+        )
+        with self._db.read() as conn:
+            return [Supersession(*row) for row in conn.execute(query, self._keys(keys))]
+
+    def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
+        """For each entry of ``wanted`` that repeats a live entry of its namespace (same
+        tier, speaker and normalised text) under another key, that entry's id (the one
+        written first)."""
+        found: dict[str, str] = {}
+        by_print: dict[tuple[str, str], list[Entry]] = {}
+        for e in wanted:
+            by_print.setdefault((e.namespace, fingerprint(e)), []).append(e)
+        if not by_print:
+            return found
+        query = (
+            select(E.namespace, E.fingerprint, E.key, E.id)
+            .where(
+                E.namespace == bindparam("namespace"),
+                E.fingerprint == bindparam("fingerprint"),
+                LIVE,
+            )
+            .order_by(E.written)
+        )
+        with self._db.read() as conn:
+            for (namespace, digest), mine in by_print.items():
+                rows = conn.execute(query, {"namespace": namespace, "fingerprint": digest}).all()
+                for e in mine:
+                    other = next((row.id for row in rows if row.key != e.key), None)
+                    if other is not None:
+                        found[e.key] = other
+        return found
 
     def select_keys(
         self,
@@ -365,11 +515,19 @@ class SqlLedger:
             rows = conn.execute(query).all()
             hydrated = self._hydrate(conn, rows)
             events = self._histories(conn, list(hydrated))
-        return [ArchivedEntry(s, tuple(events.get(k, ()))) for k, s in hydrated.items()]
-
-    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
-        with self._db.read() as conn:
-            return self._histories(conn, keys)
+            replaced: dict[str, list[Supersession]] = {}
+            if hydrated:
+                query = (
+                    select(S.key, S.by_key, S.at, S.actor)
+                    .where(self._db.key_in(S.by_key))
+                    .order_by(S.by_key, S.at, S.key)
+                )
+                for row in conn.execute(query, self._keys(list(hydrated))):
+                    replaced.setdefault(row.by_key, []).append(Supersession(*row))
+        return [
+            ArchivedEntry(s, tuple(events.get(k, ())), tuple(replaced.get(k, ())))
+            for k, s in hydrated.items()
+        ]
 
     def restore(self, items: Sequence[ArchivedEntry]) -> None:
         """Write entries (a key given twice is written as given last) with their history."""
@@ -399,10 +557,40 @@ class SqlLedger:
             self._db.insert_rows(
                 conn,
                 history,
-                ("key", "at", "action", "actor"),
-                [(i.stored.entry.key, h.at, h.action, h.actor) for i in latest for h in i.history],
+                HISTORY,
+                [(i.stored.entry.key, *astuple(h)) for i in latest for h in i.history],
             )
-            self._append(conn, keys, self._clock())
+            freed = list(conn.execute(select(S.key).where(S.by_key.in_(keys))).scalars())
+            conn.execute(delete(supersessions).where(S.by_key.in_(keys)))
+            relations = [r for i in latest for r in i.supersedes]
+            if relations:
+                conn.execute(
+                    self._db.insert(supersessions).on_conflict_do_nothing(
+                        index_elements=[S.key, S.by_key]
+                    ),
+                    [
+                        {"key": r.older, "by_key": r.newer, "at": r.at, "actor": r.actor}
+                        for r in relations
+                    ],
+                )
+            # An entry's replacement is the latest of its supersessions, whichever of the
+            # two was restored first.
+            touched = list(dict.fromkeys([*keys, *freed, *(r.older for r in relations)]))
+            latest_by = dict(
+                conn.execute(
+                    select(S.key, S.by_key).where(S.key.in_(touched)).order_by(S.at, S.by_key)
+                ).all()
+            )
+            conn.execute(
+                update(entries)
+                .where(E.key == bindparam("old"))
+                .values(superseded_by=bindparam("newer")),
+                [
+                    {"old": k, "newer": key_id(latest_by[k]) if k in latest_by else None}
+                    for k in touched
+                ],
+            )
+            self._append(conn, touched, self._clock())
 
     def erase(
         self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
@@ -417,10 +605,12 @@ class SqlLedger:
                 ("history", history),
                 ("quarantined", quarantine),
                 ("changes", changes),
+                ("supersessions", supersessions),
             ):
                 done = conn.execute(delete(table).where(_under(table.c.key, namespace)))
                 removed[name] = int(done.rowcount)
             removed.pop("chunks")
+            removed.pop("supersessions")
             counts = {**removed, **counted}
             self._append(conn, [erasure_key(namespace)], at)
             conn.execute(
@@ -465,8 +655,8 @@ class SqlLedger:
     def _histories(self, conn: Connection, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
         found: dict[str, list[HistoryEvent]] = {}
         if keys:
-            for key, at, action, actor in conn.execute(self._sql.histories, self._keys(keys)):
-                found.setdefault(key, []).append(HistoryEvent(at, action, actor))
+            for key, *event in conn.execute(self._sql.histories, self._keys(keys)):
+                found.setdefault(key, []).append(HistoryEvent(*event))
         return found
 
     def _live_rows(self, conn: Connection, keys: Sequence[str]) -> list[Any]:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from sqlalchemy import bindparam, case, delete, func, literal_column, select, update
 
 from service.stores.database import Database
-from service.stores.entry_rows import FIELDS
+from service.stores.entry_rows import FIELDS, STORED
 from service.stores.tables import changes, chunks, entries, history, quarantine
 
 E, C = entries.c, chunks.c
 LIVE = E.state.in_([literal_column("'pending'"), literal_column("'synced'")])
 """Entries every read sees: not being deleted, not set aside."""
 ENTRY = [E[name] for name in FIELDS]
-WRITTEN = (*FIELDS, "state", "written")
+WRITTEN = (*STORED, "state", "written")
 """The columns a write gives."""
 
 EMBEDDED = (
@@ -67,7 +67,7 @@ class Statements:
             t: delete(t).where(among(t.c.key)) for t in (entries, chunks, quarantine, history)
         }
         self.histories = (
-            select(history.c.key, history.c.at, history.c.action, history.c.actor)
+            select(history.c.key, history.c.at, history.c.action, history.c.actor, history.c.detail)
             .where(among(history.c.key))
             .order_by(history.c.key, history.c.at, history.c.id)
         )

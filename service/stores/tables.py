@@ -72,9 +72,14 @@ entries = Table(
     Column("thread", Text),
     Column("context", Text),
     Column("tokens", Integer, nullable=False, server_default="0"),
+    # Tier, speaker and normalised text digested (service.domain.duplicates): repeats share it.
+    Column("fingerprint", Text),
     Column("state", Text, nullable=False),
     # Grows with every write: the entry written last has the highest.
     Column("written", BigInteger, nullable=False),
+    # The id of the entry that replaced it, latest first (``supersessions`` has them all);
+    # kept by the ledger, never by a write of the entry itself.
+    Column("superseded_by", Text),
     Index("entries_tier_time", "tier", "archived", "timestamp"),
     Index(
         "entries_state",
@@ -96,6 +101,7 @@ entries = Table(
         sqlite_where=text("thread IS NOT NULL"),
         postgresql_where=text("thread IS NOT NULL"),
     ),
+    Index("entries_fingerprint", "namespace", "fingerprint"),
 )
 # SQLite draws the next ``written`` number from the highest: an index finds it (Postgres
 # draws from ``entries_written`` and keeps no such index).
@@ -118,8 +124,22 @@ history = Table(
     Column("at", Float, nullable=False),
     Column("action", Text, nullable=False),
     Column("actor", Text, nullable=False),
+    # For superseded and reinstated: the id of the entry that replaced it or gave it back.
+    Column("detail", Text),
     Index("history_key", "key", "at", "id"),
 )
+
+supersessions = Table(
+    "supersessions",
+    ledger,
+    Column("key", KEY, primary_key=True),
+    Column("by_key", KEY, primary_key=True),
+    Column("at", Float, nullable=False),
+    Column("actor", Text, nullable=False),
+    Index("supersessions_by", "by_key"),
+)
+"""Which live entry replaced which (``key`` by ``by_key``), when and by whom; a row goes
+with either entry's deletion (the history keeps the record)."""
 
 quarantine = Table(
     "quarantine",

@@ -30,6 +30,8 @@ class SearchForm:
     since: str = ""
     until: str = ""
     archived: bool = False
+    superseded: bool = False
+    as_of: str = ""
     limit: int = 10
     retrieve: bool = False
     errors: list[str] = field(default_factory=list)
@@ -46,6 +48,8 @@ class SearchForm:
             "since": self.since,
             "until": self.until,
             "archived": "on" if self.archived else "",
+            "superseded": "on" if self.superseded else "",
+            "as_of": self.as_of,
             "retrieve": "on" if self.retrieve else "",
         }
 
@@ -66,6 +70,8 @@ def read_form(params: MultiDict[Any]) -> SearchForm:
         since=text("since"),
         until=text("until"),
         archived=bool(text("archived")),
+        superseded=bool(text("superseded")),
+        as_of=text("as_of"),
         limit=int(limit) if limit.isdigit() else 10,
         retrieve=bool(text("retrieve")),
     )
@@ -78,6 +84,7 @@ def search_request(form: SearchForm) -> tuple[wire.SearchRequest | None, list[st
         "mode": form.mode,
         "limit": form.limit,
         "include_archived": form.archived,
+        "include_superseded": form.superseded,
         "explain": True,
         "tags": [t.strip() for t in form.tags.split(",") if t.strip()],
     }
@@ -86,6 +93,7 @@ def search_request(form: SearchForm) -> tuple[wire.SearchRequest | None, list[st
         "speaker": form.speaker,
         "since": _moment(form.since, "00:00:00"),
         "until": _moment(form.until, "23:59:59.999999"),
+        "as_of": _moment(form.as_of, "23:59:59.999999"),
     }
     fields.update({k: v for k, v in optional.items() if v})
     if form.tiers:
@@ -104,4 +112,9 @@ def _moment(day: str, time: str) -> str:
     return f"{day}T{time}Z" if DAY.fullmatch(day) else day
 
 
-_LABELS = {"query": "search", "include_archived": "archived"}
+_LABELS = {
+    "query": "search",
+    "include_archived": "archived",
+    "include_superseded": "superseded",
+    "as_of": "as of",
+}

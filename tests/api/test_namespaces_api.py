@@ -150,6 +150,33 @@ def test_an_import_restores_the_namespace_elsewhere_and_twice_changes_nothing(
     assert [hit["id"] for hit in found["results"]][:1] == ["a1"]
 
 
+def test_a_revised_decision_moves_with_what_it_replaced(
+    client: TestClient[Litestar], services: Services
+) -> None:
+    old = {"id": "db-1", "tier": "A", "text": "Use SQLite for the ledger.", "namespace": "one"}
+    new = {"id": "db-2", "tier": "A", "text": "Use Postgres for the ledger.", "namespace": "one"}
+    write(client, old, headers=AS_ADMIN)
+    write(client, {**new, "supersedes": ["db-1"]}, headers=AS_ADMIN)
+    exported = export(client, "one")
+    entries = {line["id"]: line for line in exported if line["record"] == "entry"}
+    assert [r["id"] for r in entries["db-2"]["supersedes"]] == ["db-1"]
+    assert entries["db-1"]["history"][-1]["detail"] == "db-2"
+    # Lines in another order than the export's: the newer entry comes before the older.
+    shuffled = [exported[0], entries["db-2"], entries["db-1"], *exported[3:]]
+    assert import_(client, "moved", shuffled).status_code == 200
+    moved = client.get("/v1/entries/db-1", params={"namespace": "moved"}, headers=AS_ADMIN)
+    assert moved.json()["superseded_by"] == "db-2"
+    found = client.post(
+        "/v1/search", json={"namespace": "moved", "query": "ledger"}, headers=AS_ADMIN
+    ).json()
+    assert [hit["id"] for hit in found["results"]] == ["db-2"]
+    again = import_(client, "moved", exported).json()["imported"]
+    assert again["entries"] == 0 and again["unchanged"] == 2
+    assert [line for line in export(client, "moved") if line["record"] == "entry"] == [
+        line for line in exported if line["record"] == "entry"
+    ]
+
+
 def test_vectors_of_another_model_are_not_used_tiers_a_and_c_are_embedded_again(
     client: TestClient[Litestar], services: Services
 ) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from service.domain.collections import Collection, IndexedFile
 from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import ArchivedEntry, Chunk, HistoryEvent, StoredEntry
+from service.domain.models import ArchivedEntry, Chunk, HistoryEvent, StoredEntry, Supersession
 from service.domain.ports import Catalog, InteractionLog, Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog, FakeInteractionLog, FakeLedger, make_entry
@@ -60,6 +60,27 @@ def test_restored_entries_read_back_whole_with_their_history(stores: Stores) -> 
     pending, _ = ledger.unsynced()
     assert {s.entry.key for s in pending} == {"ns:1", "ns:2"}
     assert {c.key for c in ledger.changes(0)} >= {"ns:1", "ns:2"}
+
+
+def test_supersessions_are_restored_whichever_entry_comes_first(stores: Stores) -> None:
+    ledger = stores.ledger
+    newer = archived("new", "ns", "created")
+    newer = ArchivedEntry(
+        newer.stored, newer.history, (Supersession("ns:old", "ns:new", T0 + 1, "ann"),)
+    )
+    older = archived("old", "ns", "created", "superseded")
+    ledger.restore([newer])  # before the entry it replaced, as an import may
+    ledger.restore([older])
+    (old,) = ledger.get(["ns:old"]).values()
+    assert old.entry.superseded_by == "new"
+    assert ledger.supersessions(["ns:old"]) == [Supersession("ns:old", "ns:new", T0 + 1, "ann")]
+    page = {i.stored.entry.id: i for i in ledger.entry_page("ns", "", 10)}
+    assert page["new"].supersedes == newer.supersedes
+    assert page["old"].supersedes == ()
+    # Restoring the newer entry again, replacing nothing now, frees the older one.
+    ledger.restore([archived("new", "ns", "created")])
+    (old,) = ledger.get(["ns:old"]).values()
+    assert old.entry.superseded_by is None and ledger.supersessions(["ns:old"]) == []
 
 
 def test_entry_pages_hold_one_namespace_in_id_order(stores: Stores) -> None:

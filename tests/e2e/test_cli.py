@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,40 @@ def test_cli_retrieve_gives_the_verdict_and_patterns(tmp_path: Path) -> None:
         found = json.loads(strata(url, "retrieve", "invoices", "--json", "-n", "1").stdout)
         assert [e["id"] for e in found["entries"]] == ["inv"]
         assert set(found) >= {"strong_match", "best_relevance", "reasoning_patterns"}
+    finally:
+        server.stop()
+
+
+def test_cli_records_a_revision_and_searches_as_of_a_moment(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data", {"STRATA_JOBS": "off"})
+    try:
+        url = server.url
+        first = ["add", "Ledger decision: keep the ledger in SQLite.", "--id", "v1"]
+        assert strata(url, *first).returncode == 0
+        again = strata(url, "add", "ledger decision: keep the ledger in sqlite.")
+        assert again.stdout.strip() == "v1" and "duplicate_of" in again.stderr
+        between = datetime.now(UTC).isoformat()
+        revised = strata(
+            url,
+            "add",
+            "Ledger decision: keep the ledger in PostgreSQL, change log partitioned by day.",
+            "--id",
+            "v2",
+            "--supersedes",
+            "v1",
+        )
+        assert revised.returncode == 0, revised.stderr
+        assert "v2: supersedes v1" in revised.stderr
+        current = strata(url, "search", "ledger decision", "--json")
+        assert [r["id"] for r in json.loads(current.stdout)["results"]] == ["v2"]
+        both = strata(url, "search", "ledger decision", "--include-superseded").stdout
+        assert "v1 (superseded by v2)" in both
+        then = strata(url, "search", "ledger decision", "--as-of", between, "--json")
+        assert [r["id"] for r in json.loads(then.stdout)["results"]] == ["v1"]
+        answer = strata(url, "retrieve", "what is the ledger decision?")
+        assert "replaces v1" in answer.stdout
+        unknown = strata(url, "add", "x", "--supersedes", "ghost")
+        assert unknown.returncode == 1 and "events[0].supersedes[0]" in unknown.stderr
     finally:
         server.stop()
 

@@ -278,3 +278,37 @@ def test_a_rescan_and_a_rebuild_report_back_on_their_pages(console: Console) -> 
     page.get_by_role("button", name="Rebuild now").click()
     expect(page.locator(".rebuild-state")).to_have_text("done", timeout=30_000)
     console.shot("e2e-jobs")
+
+
+def test_a_revised_decision_shows_its_chain_and_search_shows_it_current(
+    console: Console, server: Server
+) -> None:
+    with httpx.Client(base_url=server.url, headers=AS_ADMIN, timeout=60) as api:
+        revision = {
+            "id": "db-decision-2",
+            "namespace": "one",
+            "tier": "A",
+            "type": "decision",
+            "text": "We decided to use PostgreSQL for the billing service, with the invoice "
+            "change log partitioned by day.",
+            "supersedes": ["db-decision"],
+        }
+        written = api.post("/v1/events", json={"events": [revision]})
+        assert written.status_code == 201, written.text
+    page = console.sign_in(ADMIN)
+    page.goto(f"{console.url}/ui/?q=which+database+for+billing&namespace=one")
+    expect(page.locator("a.hit-id", has_text="db-decision-2")).to_be_visible()
+    expect(
+        page.locator("a.hit-id", has_text="db-decision").filter(has_not_text="-2")
+    ).to_have_count(0)
+    page.goto(f"{console.url}/ui/?q=which+database+for+billing&namespace=one&superseded=on")
+    expect(page.locator("li.hit.superseded")).to_contain_text("superseded by db-decision-2")
+    console.shot("e2e-search-superseded")
+
+    page.locator("li.hit.superseded a.hit-id").click()
+    expect(page.locator("p.notice")).to_contain_text("Superseded by db-decision-2")
+    chain = page.locator("ol.chain li")
+    expect(chain).to_have_count(2)
+    expect(chain.nth(1)).to_contain_text("current")
+    expect(page.locator("ol.timeline")).to_contain_text("Superseded by db-decision-2")
+    console.shot("e2e-entry-revisions")

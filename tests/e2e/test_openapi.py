@@ -40,7 +40,8 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 include-name = "POST /v1/events"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 
-# A search's `since` is not after its `until`.
+# A search's `since` is not after its `until`; times (`since`, `until`, `as_of`) lie
+# between 1970-01-01 and 9999-12-31 (422 naming the field otherwise).
 [[operations]]
 include-name = "POST /v1/search"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
@@ -54,6 +55,11 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 # lines between, which the document can only name as a string of JSON Lines.
 [[operations]]
 include-name = "POST /v1/namespaces/{namespace}/import"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
+# `as_of` lies between 1970-01-01 and 9999-12-31 (422 naming it otherwise).
+[[operations]]
+include-name = "POST /v1/retrieve"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 """
 

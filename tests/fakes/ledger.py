@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from service.domain.duplicates import fingerprint
 from service.domain.models import (
     EMBEDDED_TIERS,
     ArchivedEntry,
@@ -17,8 +19,10 @@ from service.domain.models import (
     HistoryEvent,
     Quarantined,
     StoredEntry,
+    Supersession,
     entry_key,
     erasure_key,
+    key_id,
     key_namespace,
 )
 from service.domain.similarity import Matrix
@@ -44,10 +48,23 @@ class _LedgerState:
         self.horizon = 0
         self.last_seq = 0
         self.erased: list[Erasure] = []
+        self.relations: list[Supersession] = []
+        """Current supersessions, in the order made."""
 
-    def _record(self, key: str, action: str, actor: str, at: float | None) -> None:
+    def _record(
+        self, key: str, action: str, actor: str, at: float | None, detail: str | None = None
+    ) -> None:
         when = self.clock() if at is None else at
-        self.events.setdefault(key, []).append(HistoryEvent(when, action, actor))
+        self.events.setdefault(key, []).append(HistoryEvent(when, action, actor, detail))
+
+    def _mark(self, key: str) -> None:
+        """Set ``superseded_by`` of the entry of ``key`` from the relations (the latest)."""
+        stored = self.entries.get(key)
+        if stored is None:
+            return
+        newer = [r.newer for r in self.relations if r.older == key]
+        marked = replace(stored.entry, superseded_by=key_id(newer[-1]) if newer else None)
+        self.entries[key] = StoredEntry(marked, stored.chunks, stored.tokens)
 
     def _append(self, keys: Iterable[str], at: float | None) -> None:
         when = self.clock() if at is None else at
@@ -69,24 +86,49 @@ class FakeEntries(_LedgerState):
         actor: str = "",
         action: str | None = None,
         at: float | None = None,
+        supersedes: Sequence[tuple[str, str]] = (),
     ) -> None:
+        if not stored:
+            return
         existing = {s.entry.key for s in stored if s.entry.key in self.entries}
+        older = [old for old, _ in supersedes if old in self.entries]
         for s in stored:
             key = s.entry.key
             self.entries.pop(key, None)  # a rewrite arrives last, as a new row does
             self.entries[key] = s
+            self._mark(key)
             self.states[key] = "pending"
             self.reasons.pop(key, None)
             self._record(key, action or ("updated" if key in existing else "created"), actor, at)
-        self._append((s.entry.key for s in stored), at)
+        when = self.clock() if at is None else at
+        replaced: list[str] = []
+        for old, new in dict.fromkeys(supersedes):
+            if old == new or old not in older:
+                continue
+            if not any(r.older == old and r.newer == new for r in self.relations):
+                self.relations.append(Supersession(old, new, when, actor))
+            self._record(old, "superseded", actor, at, key_id(new))
+            self._mark(old)
+            replaced.append(old)
+        self._append([*(s.entry.key for s in stored), *replaced], at)
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
-        self._append((k for k in keys if k in self.entries), at)
+        present = [k for k in keys if k in self.entries]
         for key in keys:
             self.entries.pop(key, None)
             self.states.pop(key, None)
             self.reasons.pop(key, None)
             self._record(key, "deleted", actor, at)
+        gone = set(present)
+        replaced = [r for r in self.relations if r.newer in gone and r.older not in gone]
+        self.relations = [r for r in self.relations if r.older not in gone and r.newer not in gone]
+        older = list(dict.fromkeys(r.older for r in replaced))
+        for old in older:
+            self._mark(old)
+            if self.entries[old].entry.superseded_by is None:
+                last = [r.newer for r in replaced if r.older == old][-1]
+                self._record(old, "reinstated", actor, at, key_id(last))
+        self._append([*present, *older], at)
 
     def get(self, keys: Sequence[str]) -> dict[str, StoredEntry]:
         self.reads.append(("get", list(keys)))
@@ -253,10 +295,41 @@ class FakeInventory(_LedgerState):
 
 
 class FakeHistory(_LedgerState):
-    """``History``."""
+    """``History`` and ``Relations``."""
 
     def history(self, key: str) -> list[HistoryEvent]:
         return sorted(self.events.get(key, []), key=lambda e: e.at)
+
+    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
+        return {k: self.history(k) for k in dict.fromkeys(keys) if k in self.events}
+
+    def supersessions(self, keys: Sequence[str]) -> list[Supersession]:
+        wanted = set(keys)
+        mine = [r for r in self.relations if r.older in wanted or r.newer in wanted]
+        return sorted(mine, key=lambda r: (r.at, r.older, r.newer))
+
+    def superseded_between(
+        self, namespace: str, start: float, end: float, limit: int = 500
+    ) -> list[tuple[str, HistoryEvent]]:
+        found = [
+            (key, e)
+            for key, events in self.events.items()
+            if key_namespace(key) == namespace
+            for e in events
+            if e.action == "superseded" and start <= e.at < end
+        ]
+        return sorted(found, key=lambda pair: pair[1].at)[:limit]
+
+    def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for e in wanted:
+            mine = (e.namespace, fingerprint(e))
+            for key, s in self.entries.items():
+                same = (s.entry.namespace, fingerprint(s.entry)) == mine
+                if same and key != e.key and self._live(key):
+                    found[e.key] = s.entry.id
+                    break
+        return found
 
 
 class FakeChangeLog(_LedgerState):
@@ -286,10 +359,14 @@ class FakeNamespaceEntries(_LedgerState):
         keys = sorted(
             k for k in self.entries if self._live(k) and key_namespace(k) == namespace and k > start
         )[:limit]
-        return [ArchivedEntry(self.entries[k], tuple(self.events.get(k, ()))) for k in keys]
-
-    def histories(self, keys: Sequence[str]) -> dict[str, list[HistoryEvent]]:
-        return {k: list(self.events[k]) for k in keys if self.events.get(k)}
+        return [
+            ArchivedEntry(
+                self.entries[k],
+                tuple(self.events.get(k, ())),
+                tuple(sorted((r for r in self.relations if r.newer == k), key=lambda r: r.at)),
+            )
+            for k in keys
+        ]
 
     def restore(self, items: Sequence[ArchivedEntry]) -> None:
         for item in items:
@@ -299,7 +376,16 @@ class FakeNamespaceEntries(_LedgerState):
             self.states[key] = "pending"
             self.reasons.pop(key, None)
             self.events[key] = list(item.history)
-        self._append((i.stored.entry.key for i in items), None)
+        restored = {i.stored.entry.key for i in items}
+        given = [r for i in items for r in i.supersedes]
+        kept = [r for r in self.relations if r.newer not in restored]
+        freed = [r.older for r in self.relations if r.newer in restored]
+        known = {(r.older, r.newer) for r in kept}
+        self.relations = [*kept, *(r for r in given if (r.older, r.newer) not in known)]
+        touched = list(dict.fromkeys([*restored, *freed, *(r.older for r in given)]))
+        for key in touched:
+            self._mark(key)
+        self._append(touched, None)
 
     def erase(
         self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
@@ -317,6 +403,7 @@ class FakeNamespaceEntries(_LedgerState):
             for key in [k for k in table if mine(k)]:
                 del table[key]
         self.log = [c for c in self.log if not mine(c.key)]
+        self.relations = [r for r in self.relations if not mine(r.older)]
         self._append([erasure_key(namespace)], at)
         erasure = Erasure(namespace, at, actor, {**counts, **counted})
         self.erased.append(erasure)

@@ -190,3 +190,26 @@ def test_documents_are_served_by_any_replica_and_scanned_where_the_folder_is(
     refused = problem(to_two.post("/v1/collections/notes/update"), 409)
     assert str(notes) in refused["detail"]
     assert to_two.get("/v1/collections/notes").json()["files"] == 1
+
+
+def test_a_supersession_on_one_replica_is_applied_on_the_other(
+    replica: Callable[[str], Replica], namespace: str
+) -> None:
+    (one, to_one), (two, to_two) = replica("one"), replica("two")
+    ns = {"namespace": namespace}
+    question = "which database for the billing ledger"
+    write(to_one, {"id": "v1", "tier": "A", "text": "Billing ledger: use SQLite.", **ns})
+    assert two.follower is not None and one.follower is not None
+    two.follower.catch_up()
+    assert ids(search(to_two, question, namespace=namespace)) == ["v1"]  # cached there now
+
+    revised = {"id": "v2", "tier": "A", "text": "Billing ledger: use PostgreSQL.", **ns}
+    write(to_one, {**revised, "supersedes": ["v1"]})
+    two.follower.catch_up()
+    assert ids(search(to_two, question, namespace=namespace)) == ["v2"]
+    shown = search(to_two, question, namespace=namespace, include_superseded=True)["results"]
+    assert {r["id"]: r.get("superseded_by") for r in shown} == {"v1": "v2", "v2": None}
+
+    assert to_two.delete("/v1/entries/v2", params=ns).status_code == 200
+    one.follower.catch_up()
+    assert ids(search(to_one, question, namespace=namespace)) == ["v1"]

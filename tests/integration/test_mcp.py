@@ -14,11 +14,13 @@ from litestar.testing import TestClient
 from litestar.testing import transport as litestar_transport
 from mcp import Client
 
+from service.api.present import format_time
 from service.app import create_app
 from service.application import Services
 from service.mcp import Gateway, LocalGateway, RestGateway, build_server
 from service.remote.client import StrataClient
 from service.settings import Settings
+from tests.fakes import FakeClock
 from tests.http import LOCAL
 from tests.integration.test_api import OpenStores
 
@@ -119,3 +121,35 @@ def test_both_gateways_answer_alike(
     assert (
         "403 Forbidden: namespace: this API key may not use namespace 'bob'" in elsewhere["error"]
     )
+
+
+def test_remember_supersedes_and_search_answers_as_of(
+    resources: Services, rest: TestClient[Litestar], clock: FakeClock
+) -> None:
+    alice = gateways(resources, rest, ALICE)
+    local, remote = alice
+    (first,) = call_both([local], "remember", text="Billing runs on SQLite.", speaker="alice")
+    (again,) = call_both([remote], "remember", text="billing runs on  SQLite.", speaker="alice")
+    assert again["id"] == first["id"] and again["duplicate_of"] == first["id"]
+    clock.advance(60)
+    moment = format_time(clock.now)
+    clock.advance(60)
+
+    (close,) = call_both(
+        [local], "remember", text="Billing runs on PostgreSQL now.", speaker="alice"
+    )
+    assert [s["id"] for s in close["similar"]] == [first["id"]]
+    (revised,) = call_both(
+        [remote], "remember", text="Billing runs on PostgreSQL.", supersedes=[first["id"]]
+    )
+    assert revised["supersedes"] == [first["id"]]
+
+    for here in call_both(alice, "search", query="what does billing run on?"):
+        assert first["id"] not in [r["id"] for r in here["results"]]
+    for here in call_both(alice, "search", query="billing sqlite", include_superseded=True):
+        shown = {r["id"]: r.get("superseded_by") for r in here["results"]}
+        assert shown[first["id"]] == revised["id"]
+    for here in call_both(alice, "search", query="what does billing run on?", as_of=moment):
+        assert [r["id"] for r in here["results"]] == [first["id"]]
+    (unknown,) = call_both([local], "remember", text="x", supersedes=["ghost"])
+    assert "events[0].supersedes[0]" in unknown["error"]

@@ -18,6 +18,7 @@ from service.domain.models import (
     JobRun,
     Quarantined,
     StoredEntry,
+    Supersession,
 )
 from service.errors import ConfigError
 from service.stores.copying import migrate
@@ -58,6 +59,12 @@ def fill(stores: DurableStores) -> None:
         actor="scheduler",
         at=T0 + 1,
     )
+    ledger.put(
+        [stored("t2", "Lisbon, in May.", [None], tier="E", thread="offsite", context="x")],
+        actor="carol",
+        at=T0 + 1,
+        supersedes=[("ns:t1", "ns:t2")],
+    )
     ledger.remove(ledger.mark_deleting(["ns:gone"]), actor="bob", at=T0 + 2)
     ledger.quarantine({"ns:odd": "chunk vectors of different sizes"}, at=T0 + 3)
     notes = Collection("c1", "notes", "ns", "/srv/notes", "**/*.md", "A", T0, T0 + 5)
@@ -82,6 +89,7 @@ class Everything:
     entries: dict[str, StoredEntry]
     pending: list[str]
     history: dict[str, list[HistoryEvent]]
+    supersessions: list[Supersession]
     quarantined: list[Quarantined]
     last_in_thread: str | None
     collections: list[Collection]
@@ -108,6 +116,7 @@ def everything(stores: DurableStores) -> Everything:
         entries,
         sorted(s.entry.key for s in ledger.unsynced()[0]),
         {k: ledger.history(k) for k in keys},
+        ledger.supersessions(keys),
         ledger.quarantined(),
         last.id if last else None,
         stores.catalog.all(),
@@ -145,8 +154,9 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
     assert copied.rows == {
         "entries": 6,  # with the one set aside, without the one deleted
         "chunks": 7,
-        "history": 9,
+        "history": 11,
         "quarantine": 1,
+        "supersessions": 1,
         "collections": 1,
         "files": 2,
         "interactions": 2,
@@ -164,8 +174,9 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
     assert read(back) == before
     assert before.entries["ns:a"].chunks[1].vector == (1.0, 0.0)
     assert before.entries["ns:a"].entry.archived
-    assert before.pending == ["ns:a", "ns:c"]  # rewritten after it was synced
+    assert before.pending == ["ns:a", "ns:c", "ns:t2"]  # rewritten after it was synced
     assert before.last_in_thread == "t2"
+    assert before.entries["ns:t1"].entry.superseded_by == "t2"
 
 
 def test_a_target_that_holds_anything_is_refused_unless_forced(

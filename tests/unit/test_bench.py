@@ -13,6 +13,7 @@ from bench.quality.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
 from bench.quality.runs import CostRun
 from bench.quality.scores import score_cost, with_ratios
 from bench.quality.servers import SERVED, Variant, parse_variant
+from bench.revisions import corpus
 
 
 def test_a_variant_names_settings_and_gets_their_prefix() -> None:
@@ -137,3 +138,25 @@ def test_ranking_metrics() -> None:
     found, ideal = 1 / math.log2(3) + 1 / math.log2(5), 1 + 1 / math.log2(3)
     assert ndcg_at_k(ranked, RELS, 10) == pytest.approx(found / ideal)
     assert ndcg_at_k(["a", "b"], RELS, 10) == pytest.approx(1.0)
+
+
+def test_the_revised_decisions_corpus_is_seeded_and_every_version_differs() -> None:
+    found = corpus.topics(50, 3)
+    assert [t.ids for t in found] == [t.ids for t in corpus.topics(50, 3)]
+    assert len({t.subject for t in found}) == 50
+    assert all(2 <= len(t.options) <= 4 and len(set(t.options)) == len(t.options) for t in found)
+    written = list(corpus.rounds(found, 3, supersede=True))
+    assert len(written) == max(len(t.options) for t in found)
+    decisions = [e for events in written for e in events if e["tier"] == "A"]
+    assert len(decisions) == sum(len(t.options) for t in found)
+    replaced = {old for e in decisions for old in e.get("supersedes", ())}
+    assert replaced == {i for t in found for i in t.ids[:-1]}
+    plain = list(corpus.rounds(found, 3, supersede=False))
+    assert not any("supersedes" in e for events in plain for e in events)
+
+
+def test_questions_of_a_past_moment_fall_between_two_versions() -> None:
+    found = corpus.topics(50, 3)
+    now, then = corpus.questions(found, 4)
+    assert [q.version for q in now] == [t.revisions for t in found]
+    assert all(q.as_of_round == q.version < found[q.topic].revisions for q in then)

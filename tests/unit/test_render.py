@@ -179,3 +179,39 @@ def test_an_upstream_hit_names_its_upstream() -> None:
         "0.800  A  adr-7 (upstream central, namespace team)"
     )
     assert "| adr-7 (upstream central, namespace team) |" in render.search_md(shown)
+
+
+def test_a_superseded_hit_says_what_replaced_it() -> None:
+    text = render.search_text(found(hit(superseded_by="adr-9")))
+    assert text.splitlines()[0] == "0.800  A  adr-7 (superseded by adr-9)"
+
+
+def test_an_answer_shows_what_its_entries_replaced() -> None:
+    old = {"id": "adr-3", "at": "2024-04-01T09:00:00Z", "actor": "bob", "text": "REST only."}
+    text = render.retrieve_text(retrieved(entries=[answered(supersedes=[old])]))
+    assert "       replaces adr-3 (2024-04-01T09:00:00Z): REST only." in text.splitlines()
+
+
+def test_a_write_reports_repeats_replacements_and_similar_entries() -> None:
+    written = msgspec.convert(
+        {
+            "ids": ["adr-7", "adr-8"],
+            "embedded": 1,
+            "indexed": 1,
+            "written": [
+                {"id": "adr-7", "duplicate_of": "adr-7"},
+                {
+                    "id": "adr-8",
+                    "supersedes": ["adr-3"],
+                    "similar": [{"id": "adr-5", "tier": "A", "similarity": 0.71}],
+                },
+            ],
+        },
+        wire.EventsResponse,
+    )
+    assert render.written_text(written).splitlines() == [
+        "adr-7: already stored (duplicate_of); nothing new written",
+        "adr-8: supersedes adr-3",
+        "adr-8: similar to adr-5 (tier A, cosine 0.71); "
+        "if it replaces it: strata add ... --supersedes adr-5",
+    ]

@@ -63,6 +63,8 @@ export interface DailyReportResponse {
   unanswered: Array<UnansweredQuestion>;
   /** Default: `0`. */
   unanswered_total?: number;
+  /** Default: `[]`. */
+  revisions?: Array<Revision>;
 }
 
 export interface DeleteResponse {
@@ -100,7 +102,8 @@ export interface EngineHealth {
   error?: string | null;
 }
 
-export interface EntryOut {
+/** An entry read alone, with its place in a chain of revisions. */
+export interface EntryDetail {
   id: string;
   namespace: string;
   tier: "A" | "C" | "E";
@@ -120,6 +123,12 @@ export interface EntryOut {
   confidence: number | null;
   variants: Array<string>;
   thread: string | null;
+  /** Default: `null`. */
+  superseded_by?: string | null;
+  /** Default: `[]`. */
+  supersedes?: Array<Replacement>;
+  /** Default: `[]`. */
+  replaced_by?: Array<Replacement>;
 }
 
 export interface ErasureCounts {
@@ -180,6 +189,8 @@ export interface Event {
   variants?: Array<string>;
   /** length >= 1, length <= 200. Default: `null`. */
   thread?: string | null;
+  /** items <= 64. Default: `[]`. */
+  supersedes?: Array<string>;
 }
 
 export interface EventsRequest {
@@ -191,6 +202,8 @@ export interface EventsResponse {
   ids: Array<string>;
   embedded: number;
   indexed: number;
+  /** Default: `[]`. */
+  written?: Array<WrittenEntry>;
 }
 
 export interface FeedbackRequest {
@@ -236,6 +249,8 @@ export interface HistoryItem {
   at: string;
   action: string;
   actor: string;
+  /** Default: `null`. */
+  detail?: string | null;
 }
 
 export interface HistoryResponse {
@@ -295,6 +310,12 @@ export interface JobRunOut {
 
 export interface JobsResponse {
   jobs: Array<JobOut>;
+}
+
+/** A candidate a search left out, and why. */
+export interface LeftOut {
+  id: string;
+  superseded_by: string;
 }
 
 export interface ListRank {
@@ -379,6 +400,15 @@ export interface RenameRequest {
   name: string;
 }
 
+/** One supersession as an entry shows it: the other entry, when and by whom. */
+export interface Replacement {
+  id: string;
+  at: string;
+  actor: string;
+  /** Default: `null`. */
+  text?: string | null;
+}
+
 /** This process among the replicas sharing its ledger. */
 export interface ReplicaHealth {
   name: string;
@@ -397,6 +427,10 @@ export interface RetrieveRequest {
   top_n?: number;
   /** Isolated space of entries. Default: `null`. */
   namespace?: string | null;
+  /** Default: `false`. */
+  include_superseded?: boolean;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  as_of?: string | null;
 }
 
 export interface RetrieveResponse {
@@ -434,6 +468,8 @@ export interface RetrievedEntry {
   confidence: number | null;
   variants: Array<string>;
   thread: string | null;
+  /** Default: `null`. */
+  superseded_by?: string | null;
   snippet: string;
   /** >= 0, <= 1. */
   relevance_score: number;
@@ -452,6 +488,16 @@ export interface RetrievedEntry {
   source?: "local" | "upstream";
   /** Default: `null`. */
   upstream?: UpstreamRef | null;
+  /** Default: `[]`. */
+  supersedes?: Array<Replacement>;
+}
+
+/** An entry replaced by another. */
+export interface Revision {
+  id: string;
+  superseded_by: string;
+  at: string;
+  actor: string;
 }
 
 export interface RoutineCheckRequest {
@@ -506,6 +552,8 @@ export interface SearchHit {
   confidence: number | null;
   variants: Array<string>;
   thread: string | null;
+  /** Default: `null`. */
+  superseded_by?: string | null;
   snippet: string;
   /** >= 0, <= 1. */
   score: number;
@@ -562,6 +610,10 @@ export interface SearchRequest {
   explain?: boolean;
   /** Default: `null`. */
   rerank?: boolean | null;
+  /** Default: `false`. */
+  include_superseded?: boolean;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  as_of?: string | null;
 }
 
 export interface SearchResponse {
@@ -573,6 +625,15 @@ export interface SearchResponse {
   relaxed?: boolean;
   /** Default: `null`. */
   upstream?: UpstreamAsked | null;
+  /** Default: `[]`. */
+  superseded?: Array<LeftOut>;
+}
+
+/** A live entry close to one just written (cosine of their first chunks). */
+export interface SimilarEntry {
+  id: string;
+  tier: "A" | "C" | "E";
+  similarity: number;
 }
 
 export interface SimilarExecution {
@@ -671,6 +732,17 @@ export interface UpstreamRef {
   name: string;
   namespace: string;
   id: string;
+}
+
+/** What became of one event of a write. */
+export interface WrittenEntry {
+  id: string;
+  /** Default: `null`. */
+  duplicate_of?: string | null;
+  /** Default: `[]`. */
+  supersedes?: Array<string>;
+  /** Default: `[]`. */
+  similar?: Array<SimilarEntry>;
 }
 
 /** Every operation of the REST API, keyed `METHOD /path`: its path parameters
@@ -859,7 +931,7 @@ export interface Routes {
       namespace?: string | null;
     };
     body: undefined;
-    response: EntryOut;
+    response: EntryDetail;
     problems: 401 | 403 | 404 | 422 | 429;
   };
 

@@ -12,6 +12,8 @@ from schemas import wire
 from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.params import EntryId, Namespace
+from service.application import Services
+from service.application.auth import Principal
 from service.errors import NotFound
 from service.ui.links import entry_link
 from service.ui.pages import page, redirect
@@ -24,8 +26,45 @@ ACTIONS = {
     "archived": "Archived",
     "restored": "Restored",
     "deleted": "Deleted",
+    "superseded": "Superseded by",
+    "reinstated": "Current again: deleted was",
 }
-"""How the timeline names each history action."""
+"""How the timeline names each history action (``detail``, an entry id, follows)."""
+CHAIN = 20
+"""Most revisions an entry page shows on either side of the entry."""
+
+
+def revisions(
+    services: Services, principal: Principal, entry: wire.EntryDetail
+) -> list[wire.EntryDetail]:
+    """The chain an entry is part of, oldest first: following what each entry replaced
+    (its latest) back, and what replaced it (the latest) forward."""
+    chain = [entry]
+    seen = {entry.id}
+
+    def read(entry_id: str) -> wire.EntryDetail | None:
+        if entry_id in seen:
+            return None
+        seen.add(entry_id)
+        with suppress(NotFound):
+            return present.entry_out(services.events.get(principal, entry_id, entry.namespace))
+        return None
+
+    older = entry
+    while older.supersedes and len(chain) < CHAIN:
+        found = read(older.supersedes[-1].id)
+        if found is None:
+            break
+        chain.insert(0, found)
+        older = found
+    newer = entry
+    while newer.replaced_by and len(chain) < 2 * CHAIN:
+        found = read(newer.replaced_by[-1].id)
+        if found is None:
+            break
+        chain.append(found)
+        newer = found
+    return chain if len(chain) > 1 else []
 
 
 @get("/entries/{entry_id:str}", name="console-entry", sync_to_thread=True)
@@ -38,9 +77,10 @@ def entry_page(
 ) -> Template:
     """The entry, or, once deleted, what happened to it: its history outlives it."""
     ns = principal.namespace(namespace)
-    entry: wire.EntryOut | None = None
+    entry: wire.EntryDetail | None = None
     with suppress(NotFound):
         entry = present.entry_out(services.events.get(principal, entry_id, ns))
+    chain = revisions(services, principal, entry) if entry is not None else []
     try:
         history = present.history_out(services.events.history(principal, entry_id, ns)).history
     except NotFound:
@@ -56,6 +96,7 @@ def entry_page(
         entry=entry,
         history=history,
         actions=ACTIONS,
+        chain=chain,
     )
 
 

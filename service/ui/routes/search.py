@@ -83,7 +83,11 @@ def search_page(
                 found = present.search_out(services.search.search(principal, wanted))
                 if form.retrieve:
                     asked = wire.RetrieveRequest(
-                        question=wanted.query, namespace=wanted.namespace, asker=ASKER
+                        question=wanted.query,
+                        namespace=wanted.namespace,
+                        asker=ASKER,
+                        include_superseded=wanted.include_superseded,
+                        as_of=wanted.as_of,
                     )
                     answer = present.retrieve_out(services.answers.retrieve(principal, asked))
         except InvalidInput as exc:

@@ -1,7 +1,7 @@
 """The audit records of namespace erasures.
 
 Revision ID: ledger_0004_erasures
-Revises: ledger_0002
+Revises: ledger_0003_supersession
 """
 
 import sqlalchemy as sa
@@ -9,7 +9,7 @@ from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
 revision = "ledger_0004_erasures"
-down_revision = "ledger_0002"
+down_revision = "ledger_0003_supersession"
 branch_labels = None
 depends_on = None
 
