@@ -64,7 +64,9 @@ class SearchUseCase:
                 span.set_attribute("strata.search.mode", outcome.mode)
                 self.tracing.records(span, _records(outcome))
         recall = None
-        if ask_upstream and not outcome.results and self.recall is not None:
+        # Memory as of a moment is this memory's own: the upstream answers as of now.
+        asking = ask_upstream and query.filters.as_of is None
+        if asking and not outcome.results and self.recall is not None:
             recall = self.recall.ask(principal, namespace, query.text, request.limit)
         took = round((time.perf_counter() - started) * 1000, 2)
         degraded = [*self.degraded, *outcome.degraded, *(recall.degraded if recall else [])]
