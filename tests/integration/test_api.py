@@ -57,7 +57,12 @@ def test_write_then_search_every_mode(client: TestClient[Litestar]) -> None:
             "chain_type": "backup",
         },
     )
-    assert written == {"ids": ["db", "chat", "log"], "embedded": 2, "indexed": 3}
+    assert written == {
+        "ids": ["db", "chat", "log"],
+        "embedded": 2,
+        "indexed": 3,
+        "written": [{"id": "db"}, {"id": "chat"}, {"id": "log"}],
+    }
     hybrid = search(client, "which database did we choose?", explain=True)
     assert hybrid["mode"] == "hybrid"
     assert ids(hybrid)[0] == "db"
