@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
+from schemas.vocabulary import RECALL_HEADER
 from service.testing.engines import ChromaServer, free_port, stop_process, wait_until_up
 from service.testing.scripted_upstream import ScriptedUpstream
 from tests import postgres
@@ -76,15 +77,23 @@ class Replica:
         assert response.status_code == 201, response.text
         return list(response.json()["ids"])
 
-    def search(self, namespace: str, query: str, **fields: Any) -> list[dict[str, Any]]:
+    def search(
+        self,
+        namespace: str,
+        query: str,
+        headers: dict[str, str] | None = None,
+        **fields: Any,
+    ) -> list[dict[str, Any]]:
         body = {"namespace": namespace, "query": query, "mode": "bm25", "limit": 20, "relax": False}
         body.update(fields)
-        response = self.http.post("/v1/search", json=body)
+        response = self.http.post("/v1/search", json=body, headers=headers)
         assert response.status_code == 200, response.text
         return list(response.json()["results"])
 
-    def found(self, namespace: str, query: str, **fields: Any) -> set[str]:
-        return {hit["id"] for hit in self.search(namespace, query, **fields)}
+    def found(
+        self, namespace: str, query: str, headers: dict[str, str] | None = None, **fields: Any
+    ) -> set[str]:
+        return {hit["id"] for hit in self.search(namespace, query, headers, **fields)}
 
     def jobs(self) -> dict[str, dict[str, Any]]:
         return {job["name"]: job for job in self.http.get("/v1/admin/jobs").json()["jobs"]}
@@ -311,8 +320,13 @@ def test_each_replica_asks_the_upstream_and_a_kept_hit_reaches_the_other(
             assert hit["upstream"] == {"name": "kb", "namespace": namespace, "id": "kb-7"}
         assert [r["namespace"] for r in upstream.requests] == ["recall-1", "recall-2"]
 
-        # What u1 kept is a local entry of the cluster: u2 finds it without asking.
-        until(lambda: "kb:kb-7" in u2.found("recall-1", "invoices archived"))
+        # What u1 kept is a local entry of the cluster: u2 finds it without asking. (Until
+        # u2 has applied the change, its searches find nothing: marked as recalls, they
+        # do not ask the upstream meanwhile.)
+        quiet = {RECALL_HEADER: "1"}
+        until(lambda: "kb:kb-7" in u2.found("recall-1", "invoices archived", headers=quiet))
+        [hit] = u2.search("recall-1", "invoices archived")
+        assert (hit["id"], hit.get("source", "local")) == ("kb:kb-7", "local")
         assert upstream.count == 2
         kept = u2.http.get("/v1/entries/kb:kb-7", params={"namespace": "recall-1"}).json()
         assert kept["metadata"]["upstream_id"] == "kb-7"

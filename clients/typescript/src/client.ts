@@ -7,7 +7,7 @@ import type {
   DeleteResponse,
   DocumentOut,
   DocumentsResponse,
-  EntryOut,
+  EntryDetail,
   Event,
   EventsResponse,
   FeedbackResponse,
@@ -190,7 +190,7 @@ export class StrataClient {
     return this.request("POST /v1/routine-check", { body: { ...options, task } });
   }
 
-  getEntry(id: string, options: Namespaced = {}): Promise<EntryOut> {
+  getEntry(id: string, options: Namespaced = {}): Promise<EntryDetail> {
     return this.request("GET /v1/entries/{entry_id}", { params: { entry_id: id }, query: options });
   }
 

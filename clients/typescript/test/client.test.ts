@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { StrataClient, StrataError, retryAfter } from "../src/index.js";
-import type { EntryOut, Route, SearchHit } from "../src/index.js";
+import type { EntryDetail, Route, SearchHit } from "../src/index.js";
 
 function setting(name: string): string {
   const value = process.env[name];
@@ -63,7 +63,7 @@ test("events are written, found by search, read with their history and deleted",
     ["ts-run-1"],
   );
 
-  const entry: EntryOut = await alice.getEntry("ts-pref-1");
+  const entry: EntryDetail = await alice.getEntry("ts-pref-1");
   assert.equal(entry.text, "I am allergic to peanuts, so never suggest satay.");
   assert.deepEqual(entry.tags, ["diet"]);
   const history = await alice.history("ts-pref-1", { namespace: "alice" });
