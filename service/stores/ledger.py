@@ -154,6 +154,24 @@ class SqlLedger:
         )
         return list(latest)
 
+    def _mark_replaced(self, conn: Connection, keys: Sequence[str]) -> dict[str, str]:
+        """Set each entry's ``superseded_by`` from its supersessions: the latest, or none;
+        returns the key of the latest replacement of each entry that has one."""
+        if not keys:
+            return {}
+        latest = dict(
+            conn.execute(
+                select(S.key, S.by_key).where(S.key.in_(keys)).order_by(S.at, S.by_key)
+            ).all()
+        )
+        conn.execute(
+            update(entries)
+            .where(E.key == bindparam("old"))
+            .values(superseded_by=bindparam("newer")),
+            [{"old": k, "newer": key_id(latest[k]) if k in latest else None} for k in keys],
+        )
+        return latest
+
     def _reinstate(
         self, conn: Connection, removed: Sequence[str], actor: str, at: float
     ) -> list[str]:
@@ -168,20 +186,7 @@ class SqlLedger:
         if not replaced:
             return []
         older = list(dict.fromkeys(old for old, _ in replaced))
-        remaining = dict(
-            conn.execute(
-                select(S.key, S.by_key).where(S.key.in_(older)).order_by(S.at, S.by_key)
-            ).all()
-        )
-        conn.execute(
-            update(entries)
-            .where(E.key == bindparam("old"))
-            .values(superseded_by=bindparam("newer")),
-            [
-                {"old": old, "newer": key_id(remaining[old]) if old in remaining else None}
-                for old in older
-            ],
-        )
+        remaining = self._mark_replaced(conn, older)
         gone = {old: new for old, new in replaced}
         self._db.insert_rows(
             conn,
@@ -576,20 +581,7 @@ class SqlLedger:
             # An entry's replacement is the latest of its supersessions, whichever of the
             # two was restored first.
             touched = list(dict.fromkeys([*keys, *freed, *(r.older for r in relations)]))
-            latest_by = dict(
-                conn.execute(
-                    select(S.key, S.by_key).where(S.key.in_(touched)).order_by(S.at, S.by_key)
-                ).all()
-            )
-            conn.execute(
-                update(entries)
-                .where(E.key == bindparam("old"))
-                .values(superseded_by=bindparam("newer")),
-                [
-                    {"old": k, "newer": key_id(latest_by[k]) if k in latest_by else None}
-                    for k in touched
-                ],
-            )
+            self._mark_replaced(conn, touched)
             self._append(conn, touched, self._clock())
 
     def erase(
