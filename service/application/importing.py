@@ -10,6 +10,7 @@ already as the file has it is left alone.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,9 @@ class Checked:
     bad: dict[int, str] = field(default_factory=dict)
     """Line number: reason."""
     ended: bool = False
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Interactions copied from another namespace: their ids here, by their ids in the
+    file (an interaction's id is unique across namespaces)."""
 
 
 @dataclass
@@ -144,7 +148,11 @@ class Importer:
             elif isinstance(line, wire.InteractionLine):
                 held = self.interactions.get(line.id)
                 if held is not None and held.namespace != self.namespace:
-                    problem = f"id: interaction {line.id!r} belongs to another namespace"
+                    if header.namespace == self.namespace:
+                        problem = f"id: interaction {line.id!r} belongs to another namespace"
+                    else:  # a copy under another name: the copy's interactions get ids of their own
+                        found.renamed[line.id] = copied_id(self.namespace, line.id)
+                        interactions.add(line.id)
                 else:
                     interactions.add(line.id)
             elif isinstance(line, wire.FeedbackLine):
@@ -224,10 +232,15 @@ class Importer:
                 self.catalog.set_file(line.collection, lines.indexed_file(line), line.text or "")
                 counts["files"] += 1
             elif isinstance(line, wire.InteractionLine):
+                if line.id in checked.renamed:
+                    line = msgspec.structs.replace(line, id=checked.renamed[line.id])
                 asked.append(line)
                 if len(asked) >= BATCH:
                     counts["interactions"] += self._asked(asked)
             elif isinstance(line, wire.FeedbackLine):
+                if line.interaction_id in checked.renamed:
+                    renamed = checked.renamed[line.interaction_id]
+                    line = msgspec.structs.replace(line, interaction_id=renamed)
                 given.append(line)
                 if len(given) >= BATCH:
                     counts["interactions"] += self._asked(asked)
@@ -247,6 +260,12 @@ class Importer:
         added = self.interactions.restore([lines.interaction(i, self.namespace) for i in asked], [])
         asked.clear()
         return added
+
+
+def copied_id(namespace: str, interaction_id: str) -> str:
+    """The id of an interaction copied into ``namespace``: the same on every import of the
+    same file, so importing it twice changes nothing."""
+    return hashlib.sha256(f"{namespace}\0{interaction_id}".encode()).hexdigest()[:32]
 
 
 def _named(bad: dict[int, str]) -> list[FieldError]:

@@ -199,7 +199,7 @@ def test_vectors_of_another_model_are_not_used_tiers_a_and_c_are_embedded_again(
     ]  # the service's own vectors, not the file's
 
 
-def test_collections_and_interactions_of_another_namespace_are_bad_lines(
+def test_a_copy_leaves_collections_to_their_namespace_and_gives_interactions_new_ids(
     client: TestClient[Litestar], services: Services
 ) -> None:
     fill(client, services, "one")
@@ -207,12 +207,21 @@ def test_collections_and_interactions_of_another_namespace_are_bad_lines(
     refused = problem(import_(client, "copy", exported), 422)
     named = {e["field"]: e["message"] for e in refused["errors"]}
     assert "belongs to another namespace" in named["line 6"]  # the collection
-    assert "line 7" in named and "line 9" in named  # its file, the feedback on...
-    assert "belongs to another namespace" in named["line 8"]  # ...the interaction
+    assert set(named) == {"line 6", "line 7"}  # and its file
     assert export(client, "copy")[0]["counts"]["entries"] == 0  # nothing partial
     skipped = import_(client, "copy", exported, skip_bad_lines="true").json()
-    assert skipped["skipped_count"] == 4 and skipped["imported"]["entries"] == 4
-    assert [line["line"] for line in skipped["skipped"]] == [6, 7, 8, 9]
+    assert skipped["skipped_count"] == 2 and skipped["imported"]["entries"] == 4
+    assert [line["line"] for line in skipped["skipped"]] == [6, 7]
+    assert skipped["imported"]["interactions"] == 1 and skipped["imported"]["feedback"] == 1
+    # The copy's interaction is its own (a new id), with the original's question and feedback.
+    copied = {line["record"]: line for line in export(client, "copy")}
+    original = {line["record"]: line for line in exported}
+    assert copied["interaction"]["id"] != original["interaction"]["id"]
+    assert copied["interaction"]["question"] == original["interaction"]["question"]
+    assert copied["feedback"]["interaction_id"] == copied["interaction"]["id"]
+    assert export(client, "one")[1:] == exported[1:]  # the original untouched
+    again = import_(client, "copy", exported, skip_bad_lines="true").json()["imported"]
+    assert again["interactions"] == 0 and again["feedback"] == 0 and again["entries"] == 0
 
 
 def test_a_move_keeps_interactions_and_collections(
