@@ -54,7 +54,8 @@ from service.jobs.scheduler import Scheduler
 from service.settings import Settings
 from service.telemetry import NONE, Telemetry
 from service.telemetry.engines import instrumented
-from service.telemetry.metrics import Metrics, Readings
+from service.telemetry.metrics import Metrics
+from service.telemetry.readings import Readings
 from service.telemetry.tracing import Tracing, current_tracer
 
 

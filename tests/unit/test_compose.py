@@ -19,7 +19,8 @@ from service.domain.breaker import BreakerSnapshot
 from service.domain.models import Chunk, Committed, Entry, JobRun, SearchOutcome, StoredEntry
 from service.domain.recall import UpstreamSnapshot
 from service.domain.usage import ModelWork
-from service.telemetry.metrics import Metrics, Readings
+from service.telemetry.metrics import Metrics
+from service.telemetry.readings import Readings
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "strata.json"

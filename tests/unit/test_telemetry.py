@@ -24,7 +24,8 @@ from service.domain.recall import UpstreamSnapshot
 from service.domain.retrieval import NO_EMBEDDER, NO_RERANKER
 from service.telemetry.engines import instrumented
 from service.telemetry.logs import REQUEST_ID, JsonFormatter, RequestIdFilter, request_id
-from service.telemetry.metrics import Metrics, Readings, degraded_reason
+from service.telemetry.metrics import Metrics, degraded_reason
+from service.telemetry.readings import Readings
 
 
 def scraped(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
