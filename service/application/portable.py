@@ -8,8 +8,10 @@ an erasure removes a namespace for good.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
+from itertools import chain
 from pathlib import Path
 
 import msgspec
@@ -19,11 +21,13 @@ from service.application import archive_lines as lines
 from service.application.auth import Principal
 from service.application.importing import Importer, ImportReport
 from service.domain.memory import Memory
-from service.domain.models import Erasure
+from service.domain.models import EngineUnavailable, Erasure
 from service.domain.portability import erase_namespace
 from service.domain.ports import Catalog, Compaction, InteractionLog
 from service.errors import InvalidInput
 from service.settings import Settings
+
+log = logging.getLogger("strata")
 
 PAGE = 500
 """Rows read from a store at a time while exporting: the most an export holds at once."""
@@ -51,11 +55,15 @@ class NamespaceUseCases:
         self.clock = clock
 
     def export(self, principal: Principal, namespace: str, *, vectors: bool) -> Iterator[bytes]:
-        """The namespace as JSON Lines, a page of rows at a time. The caller is checked,
-        and the header made, before the first byte is sent."""
+        """The namespace as JSON Lines, a page of rows at a time. The caller is checked, the
+        header made and the first page read before the first byte is sent: an engine away
+        by then is a 503. One that goes away later ends the stream without its end line,
+        which tells the reader (and an import) that the file is cut."""
         principal.check(namespace)
         header = self._header(namespace, vectors)
-        return self._stream(namespace, header)
+        pages = self._pages(namespace, vectors)
+        first = next(pages, None)
+        return self._stream(header, chain([] if first is None else [first], pages))
 
     def _header(self, namespace: str, vectors: bool) -> wire.Header:
         entries = sum(row[3] for row in self.memory.ledger.stats() if row[0] == namespace)
@@ -86,12 +94,18 @@ class NamespaceUseCases:
             ),
         )
 
-    def _stream(self, namespace: str, header: wire.Header) -> Iterator[bytes]:
+    def _stream(
+        self, header: wire.Header, pages: Iterator[list[msgspec.Struct]]
+    ) -> Iterator[bytes]:
         written = 1
         yield _line(header)
-        for page in self._pages(namespace, header.vectors):
-            written += len(page)
-            yield b"".join(_line(item) for item in page)
+        try:
+            for page in pages:
+                written += len(page)
+                yield b"".join(_line(item) for item in page)
+        except EngineUnavailable as exc:
+            log.warning("export of %s cut after %d lines: %s", header.namespace, written, exc)
+            return
         yield _line(wire.End(lines=written))
 
     def _pages(self, namespace: str, vectors: bool) -> Iterator[list[msgspec.Struct]]:

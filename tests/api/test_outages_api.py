@@ -3,6 +3,7 @@ ledger away is a 503 to retry, and /health says which engine is down since when.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -61,6 +62,10 @@ class AwayVectorStore(FakeVectorStore):
         self.outage.check("vector store")
         return super().health()
 
+    def erase_namespace(self, namespace: str) -> None:
+        self.outage.check("vector store")
+        super().erase_namespace(namespace)
+
 
 class AwayLedger(FakeLedger):
     """The fake ledger, unreachable while its engine is down."""
@@ -76,6 +81,10 @@ class AwayLedger(FakeLedger):
     def passages(self, keys: Sequence[str]) -> Any:
         self.outage.check("ledger")
         return super().passages(keys)
+
+    def entry_page(self, namespace: str, after: str, limit: int) -> Any:
+        self.outage.check("ledger")
+        return super().entry_page(namespace, after, limit)
 
     def count(self) -> dict[str, int]:
         self.outage.check("ledger")
@@ -204,3 +213,46 @@ def test_a_reranker_nobody_asked_for_is_off_not_degraded(client: TestClient[Lite
     health = client.get("/health").json()
     assert health["status"] == "ok" and health["degraded"] == []
     assert health["engines"]["reranker"]["state"] == "off"
+
+
+def test_an_erasure_with_the_vector_store_away_is_a_503_and_finishes_when_run_again(
+    client: TestClient[Litestar], services: Services, outage: Outage
+) -> None:
+    write(client, "1", "the launch code is swordfish")
+    outage.down.add("vector store")
+    refused = client.delete("/v1/namespaces/default", params={"confirm": "default"})
+    problem(refused, 503)
+    assert int(refused.headers["Retry-After"]) >= 1
+    outage.down.clear()
+    erased = client.delete("/v1/namespaces/default", params={"confirm": "default"})
+    assert erased.status_code == 200, erased.text
+    assert search(client, "launch code swordfish")["results"] == []
+    assert client.get("/v1/entries/1").status_code == 404
+
+
+def test_an_export_with_the_ledger_away_is_a_503_and_one_cut_later_has_no_end_line(
+    client: TestClient[Litestar], services: Services, outage: Outage
+) -> None:
+    for n in range(3):
+        write(client, str(n), f"kept before the outage {n}")
+    outage.down.add("ledger")
+    refused = client.get("/v1/namespaces/default/export")
+    problem(refused, 503)
+    assert int(refused.headers["Retry-After"]) >= 1
+    outage.down.clear()
+    whole = client.get("/v1/namespaces/default/export").text.splitlines()
+    assert json.loads(whole[-1])["record"] == "end"
+    # The ledger goes away after the first page: the stream stops short of its end line.
+    ledger = services.stores.ledger.wrapped  # type: ignore[attr-defined]
+
+    def first_page_only(namespace: str, after: str, limit: int) -> Any:
+        if after:
+            outage.check("ledger")
+        return FakeLedger.entry_page(ledger, namespace, after, 1)
+
+    ledger.entry_page = first_page_only
+    outage.down.add("ledger")
+    cut = client.get("/v1/namespaces/default/export")
+    assert cut.status_code == 200
+    records = [json.loads(line)["record"] for line in cut.text.splitlines()]
+    assert records == ["header", "entry"]
