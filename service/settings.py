@@ -313,6 +313,9 @@ class SearchSettings(Group, frozen=True):
     )
     """Score weight per tier as JSON; scores are scaled by weight / largest weight. Equal by
     default: a tier decides what is embedded and kept, not how relevant an entry is."""
+    decision_odds: Annotated[float, Meta(ge=1, le=1000)] = 30.0
+    """A question that asks what was decided ("what did we decide about ...") multiplies the
+    odds of each decision's score by this (entries of type ``decision``); 1 turns it off."""
     c_recency_days: Days = 0.0
     """Tier C scores decay as exp(-age in days / this); 0 (the default) turns decay off."""
     mmr_lambda: Annotated[float, Meta(gt=0, le=1)] = 1.0

@@ -114,10 +114,15 @@ def ask(
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(one, asked))
     n = len(answers) or 1
+    worded = [a for q, (a, _) in zip(asked, answers, strict=True) if q.worded]
+    plain = [a for q, (a, _) in zip(asked, answers, strict=True) if not q.worded]
     return {
         "questions": len(answers),
         "rank1": sum(a for a, _ in answers) / n,
         "older_absent": sum(b for _, b in answers) / n,
+        "rank1_worded": sum(worded) / (len(worded) or 1),
+        "rank1_plain": sum(plain) / (len(plain) or 1),
+        "worded": len(worded),
     }
 
 
@@ -183,6 +188,11 @@ def searcher(client: httpx.Client, fields: dict[str, Any]) -> Any:
     return search
 
 
+def split(figures: dict[str, Any]) -> str:
+    """Rank 1 of the questions worded as asking for a decision, and of the others."""
+    return f"{figures['rank1_worded']:.1%} / {figures['rank1_plain']:.1%}"
+
+
 def report(run: dict[str, Any], args: argparse.Namespace) -> str:
     q = run["quality"]
     lines = [
@@ -190,16 +200,18 @@ def report(run: dict[str, Any], args: argparse.Namespace) -> str:
         f"(revised once {q['revisions'][1]}, twice {q['revisions'][2]}, "
         f"three times {q['revisions'][3]}), seed {args.seed}",
         "",
-        "| asked by | corpus | current at rank 1 | older versions absent (top 10) "
-        "| right version at rank 1, as_of | older versions absent, as_of |",
+        "| asked by | corpus | current at rank 1 (worded / plain) "
+        "| older versions absent (top 10) "
+        "| right version at rank 1, as_of (worded / plain) | older versions absent, as_of |",
         "|---|---|---|---|---|---|",
     ]
     for form in FORMS:
         for label in NAMESPACES:
             now, then = q[f"{form}, {label}"]["now"], q[f"{form}, {label}"]["as_of"]
             lines.append(
-                f"| {form} | {label} | {now['rank1']:.1%} | {now['older_absent']:.1%} "
-                f"| {then['rank1']:.1%} | {then['older_absent']:.1%} |"
+                f"| {form} | {label} | {now['rank1']:.1%} ({split(now)}) "
+                f"| {now['older_absent']:.1%} "
+                f"| {then['rank1']:.1%} ({split(then)}) | {then['older_absent']:.1%} |"
             )
     if run.get("cost"):
         lines += [

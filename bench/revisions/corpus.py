@@ -78,11 +78,12 @@ LOGS = (
 )
 SPEAKERS = ("ana", "ben", "chen", "dara", "eli", "femi")
 QUESTIONS = (
-    "what did we decide about the {subject}?",
-    "which {aspect} does the {component} use?",
-    "current decision on the {subject}",
-    "{subject} decision",
+    ("what did we decide about the {subject}?", True),
+    ("which {aspect} does the {component} use?", False),
+    ("current decision on the {subject}", True),
+    ("{subject} decision", True),
 )
+"""Each question's form, and whether it says it asks for a decision."""
 
 
 def slug(text: str) -> str:
@@ -115,6 +116,8 @@ class Question:
     """The version that answers it (the topic's last for a question of now)."""
     as_of_round: int | None
     """Ask as of the moment after this round's writes; None: now."""
+    worded: bool
+    """Whether it says it asks for a decision ("what did we decide", "decision on")."""
 
 
 def topics(count: int, seed: int) -> list[Topic]:
@@ -182,7 +185,9 @@ def questions(found: list[Topic], seed: int) -> tuple[list[Question], list[Quest
     now, then = [], []
     for n, topic in enumerate(found):
         fields = {"subject": topic.subject, "aspect": topic.aspect, "component": topic.component}
-        now.append(Question(rng.choice(QUESTIONS).format(**fields), n, topic.revisions, None))
+        form, worded = rng.choice(QUESTIONS)
+        now.append(Question(form.format(**fields), n, topic.revisions, None, worded))
         r = rng.randrange(topic.revisions)
-        then.append(Question(rng.choice(QUESTIONS).format(**fields), n, r, r))
+        form, worded = rng.choice(QUESTIONS)
+        then.append(Question(form.format(**fields), n, r, r, worded))
     return now, then

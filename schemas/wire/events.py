@@ -29,7 +29,8 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     """``pattern``: a reasoning pattern, given back with its variants by ``/v1/retrieve``."""
     type: Label | None = None
     """What the entry is: decision, framework, position, reaction, fact, ...; weighs in
-    ``/v1/retrieve``'s score (STRATA_TYPE_WEIGHTS)."""
+    ``/v1/retrieve``'s score (STRATA_TYPE_WEIGHTS), and a ``decision`` comes first for a
+    question that asks what was decided (STRATA_DECISION_ODDS)."""
     confidence: Score | None = None
     """How sure the author was, in [0, 1]."""
     variants: Annotated[list[Variant], Meta(max_length=64)] = field(default_factory=list)

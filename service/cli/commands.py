@@ -31,6 +31,7 @@ def add(args: argparse.Namespace) -> int:
         "namespace": args.namespace,
         "speaker": args.speaker,
         "chain_type": args.chain_type,
+        "type": args.type,
         "tags": args.tags,
         "supersedes": args.supersedes,
     }

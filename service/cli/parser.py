@@ -40,6 +40,10 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--namespace")
     add.add_argument("--speaker")
     add.add_argument("--chain-type")
+    add.add_argument(
+        "--type", help="what it is (decision, fact, ...): a question about decisions finds "
+        "decisions first",
+    )  # fmt: skip
     add.add_argument("--tag", action="append", dest="tags", help="repeatable")
     add.add_argument(
         "--supersedes",

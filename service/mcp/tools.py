@@ -189,6 +189,15 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         chain_type: Annotated[
             str | None, like(wire.Event, "chain_type", "Kind of record, e.g. 'standup'.")
         ] = None,
+        type: Annotated[
+            str | None,
+            like(
+                wire.Event,
+                "type",
+                "What it is: 'decision', 'fact', 'position', ... A decision comes first when "
+                "a question asks what was decided.",
+            ),
+        ] = None,
         supersedes: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=200)]] | None,
             like(
@@ -209,6 +218,7 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
             "namespace": namespace,
             "speaker": speaker,
             "chain_type": chain_type,
+            "type": type,
             "tags": tags or [],
             "supersedes": supersedes or [],
         }

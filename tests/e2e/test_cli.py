@@ -165,6 +165,8 @@ def test_cli_records_a_revision_and_searches_as_of_a_moment(tmp_path: Path) -> N
             "v2",
             "--supersedes",
             "v1",
+            "--type",
+            "decision",
         )
         assert revised.returncode == 0, revised.stderr
         assert "v2: supersedes v1" in revised.stderr
@@ -176,6 +178,8 @@ def test_cli_records_a_revision_and_searches_as_of_a_moment(tmp_path: Path) -> N
         assert [r["id"] for r in json.loads(then.stdout)["results"]] == ["v1"]
         answer = strata(url, "retrieve", "what is the ledger decision?")
         assert "replaces v1" in answer.stdout
+        shown = strata(url, "search", "what did we decide for the ledger?", "--json")
+        assert json.loads(shown.stdout)["results"][0]["type"] == "decision"
         unknown = strata(url, "add", "x", "--supersedes", "ghost")
         assert unknown.returncode == 1 and "events[0].supersedes[0]" in unknown.stderr
     finally:

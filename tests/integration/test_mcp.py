@@ -153,3 +153,22 @@ def test_remember_supersedes_and_search_answers_as_of(
         assert [r["id"] for r in here["results"]] == [first["id"]]
     (unknown,) = call_both([local], "remember", text="x", supersedes=["ghost"])
     assert "events[0].supersedes[0]" in unknown["error"]
+
+
+def test_a_decision_remembered_as_one_answers_what_was_decided(
+    resources: Services, rest: TestClient[Litestar]
+) -> None:
+    alice = gateways(resources, rest, ALICE)
+    local, remote = alice
+    call_both([local], "remember", text="WARN billing: cache check took 812ms", tier="E")
+    (decided,) = call_both(
+        [remote],
+        "remember",
+        text="Decision on the billing cache: we use Redis, since the on-call team knows it.",
+        type="decision",
+    )
+    for here in call_both(alice, "search", query="what did we decide about the billing cache?"):
+        assert here["results"][0]["id"] == decided["id"]
+    headers = {"Authorization": f"Bearer {ALICE}"}
+    shown = rest.get(f"/v1/entries/{decided['id']}", headers=headers).json()
+    assert shown["type"] == "decision"
