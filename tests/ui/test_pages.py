@@ -66,6 +66,15 @@ def test_search_shows_tiers_scores_their_parts_and_marked_terms(admin: Client) -
     assert "Namespace: one" in text_of(html)
 
 
+def test_a_question_about_decisions_shows_the_decisions_factor(admin: Client) -> None:
+    decision = {**FACT, "id": "cache-1", "text": "We decided on Redis for the cache."}
+    write(admin, {**decision, "type": "decision"})
+    html = admin.get("/ui/", params={"q": "what did we decide on the cache?", "namespace": "one"})
+    assert "<dt>decision asked</dt>" in html.text
+    plain = admin.get("/ui/", params={"q": "which cache", "namespace": "one"}).text
+    assert "cache-1" in plain and "<dt>decision asked</dt>" not in plain
+
+
 def test_search_filters_reach_the_search(admin: Client) -> None:
     write(admin, STANDUP, FACT)
     only_a = admin.get("/ui/", params={"q": "Alice", "namespace": "one", "tier": "A"}).text

@@ -20,6 +20,7 @@ ASKER = "console"
 PARTS = (
     ("bm25", "BM25"),
     ("vector", "vector"),
+    ("intent", "decision asked"),
     ("tier", "tier"),
     ("recency", "recency"),
     ("rerank", "rerank"),
@@ -27,7 +28,7 @@ PARTS = (
 )
 """The explain entries shown as bars, in order, with their labels."""
 TIMES = "\u00d7"
-FACTORS = frozenset({"tier", "recency", "mmr"})
+FACTORS = frozenset({"intent", "tier", "recency", "mmr"})
 """Explain entries that are multipliers of the score rather than a list's rank and score."""
 
 
