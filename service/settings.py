@@ -41,6 +41,12 @@ _PER_SECOND = {"agent": 20, "admin": 500}
 _IN_FLIGHT = {"agent": 8, "admin": 64}
 _CHUNKS_PER_MINUTE = {"agent": 3000, "admin": 60000}
 _ANSWER_PARTS = ("relevance", "type", "confidence", "freshness")
+RELEVANCE_FLOOR = 0.002
+"""The default of STRATA_MIN_SCORE, chosen on the development sets: at 0.002 no relevant entry
+of adr-dev's top 10 and one of locomo-tiers-dev's 1,132 fall below it, while the near-zero
+matches of a question about something never recorded (0.001 and less) do; at 0.01 seven of
+locomo-tiers-dev's fall, and a paraphrase sharing no word with its answer ("which database
+did we choose?" for "we decided to use PostgreSQL") scores 0.0025 (docs/benchmarks.md)."""
 
 
 def variable(name: str) -> str:
@@ -313,14 +319,16 @@ class SearchSettings(Group, frozen=True):
     )
     """Score weight per tier as JSON; scores are scaled by weight / largest weight. Equal by
     default: a tier decides what is embedded and kept, not how relevant an entry is."""
-    decision_odds: Annotated[float, Meta(ge=1, le=1000)] = 30.0
-    """A question that asks what was decided ("what did we decide about ...") multiplies the
-    odds of each decision's score by this (entries of type ``decision``); 1 turns it off."""
     c_recency_days: Days = 0.0
     """Tier C scores decay as exp(-age in days / this); 0 (the default) turns decay off."""
     mmr_lambda: Annotated[float, Meta(gt=0, le=1)] = 1.0
     """MMR trade-off in (0, 1]: scores are scaled by 1 - (1 - lambda) x the word overlap
     with a better result, so near-duplicates sink; 1 turns it off."""
+    min_score: Share = RELEVANCE_FLOOR
+    """The relevance floor: results scoring below it are left out (and counted as
+    ``dropped``), so a search can answer that nothing is relevant. With ``learned`` fusion a
+    score is the probability that an entry is relevant. A request's ``min_score`` overrides
+    it (0 turns it off); the relaxed retry keeps the lower of the two."""
     unembedded_candidates: Annotated[int, Meta(ge=0, le=200)] = 0
     """``score`` fusion only: how many of the best BM25 candidates without a vector get their
     best chunk embedded at query time (a model call per search); 0: they count a cosine 0."""
@@ -367,13 +375,15 @@ class AnswerSettings(Group, frozen=True):
     empty: the one shipped, fitted on the development sets."""
     answer_weights: Mapping[str, Weight] = field(
         default_factory=lambda: {
-            "relevance": 0.6,
-            "type": 0.15,
-            "confidence": 0.15,
-            "freshness": 0.1,
+            "relevance": 0.9,
+            "type": 0.0,
+            "confidence": 0.05,
+            "freshness": 0.05,
         }
     )
-    """How ``/v1/retrieve`` blends an entry's relevance, type, confidence and freshness."""
+    """How ``/v1/retrieve`` blends an entry's relevance, type, confidence and freshness. The
+    relevance already weighs an entry's kind against what the question asks for; a type
+    weight lifts the types of ``type_weights`` for every question alike."""
     type_weights: Mapping[str, Share] = field(
         default_factory=lambda: {
             "decision": 1.0,

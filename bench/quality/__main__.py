@@ -9,7 +9,6 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,30 +16,33 @@ import httpx
 
 from bench.common import REQUEST_TIMEOUT_S, auth_headers, machine_info, write_json
 from bench.quality import report as printed
-from bench.quality.runs import cost_pass, ingest, run_queries, run_verdict
-from bench.quality.scores import BASELINE, score_cost, score_run, score_verdict, with_ratios
-from bench.quality.servers import BASE, Running, Served, Variant, parse_variant
-from bench.server import service_commit
-from service.evaluation.beir import (
-    Doc,
-    Qrels,
-    Query,
-    load_corpus,
-    load_qrels,
-    load_queries,
-    to_event,
+from bench.quality import report_forms
+from bench.quality.floor import floor_check
+from bench.quality.forms import EVERY_TIER, RETRIEVE, TIER_A, form_groups, mode_endpoint
+from bench.quality.runs import (
+    FORM_LIMIT,
+    ModeRun,
+    Session,
+    cost_pass,
+    ingest,
+    run_queries,
+    run_retrieve,
+    run_verdict,
 )
+from bench.quality.scores import (
+    BASELINE,
+    score_cost,
+    score_forms,
+    score_run,
+    score_verdict,
+    with_ratios,
+)
+from bench.quality.servers import BASE, Running, Served, Variant, parse_variant
+from bench.quality.sets import Dataset, load_dataset
+from bench.server import service_commit
+from service.evaluation.beir import to_event
 
 DEFAULT_MODES = "default,bm25,vector,hybrid"
-
-
-@dataclass(frozen=True)
-class Dataset:
-    name: str
-    docs: list[Doc]
-    qrels: Qrels
-    queries: list[Query]
-    id_map: dict[str, str]
 
 
 def _variant(text: str) -> Variant:
@@ -93,6 +95,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write figures here")
     p.add_argument("--serve", action="store_true", help="start the service as a subprocess")
     p.add_argument(
+        "--foreign",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another BEIR set to load and ask this set's questions in (repeatable)",
+    )
+    p.add_argument(
         "--plot", type=Path, default=None, metavar="OUT.png", help="plot quality and latency"
     )
     args = p.parse_args(argv)
@@ -112,13 +122,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def load(args: argparse.Namespace) -> Dataset:
-    docs = load_corpus(args.dataset)
-    qrels = {q: r for q, r in load_qrels(args.dataset).items() if any(v > 0 for v in r.values())}
-    queries = [q for q in load_queries(args.dataset) if q.id in qrels]
-    if args.max_queries is not None:
-        queries = queries[: args.max_queries]
-    id_map = {d.id: d.source_id for d in docs}
-    return Dataset(args.dataset.resolve().name, docs, qrels, queries, id_map)
+    return load_dataset(args.dataset, args.namespace_prefix, args.max_queries, args.foreign)
 
 
 @contextlib.contextmanager
@@ -138,13 +142,16 @@ def run_variant(
 ) -> dict[str, Any]:
     """Ingest, then each pass on a freshly started service (a running one is never
     restarted): per mode its searches one at a time, then from concurrent clients; bm25's
-    concurrent pass for the ratio when it is not among the modes; the verdict."""
+    concurrent pass for the ratio when it is not among the modes; the verdict; the passes
+    scored by question form; then each foreign set loaded and its floor check."""
     prefix = args.namespace_prefix
     target.fresh()
 
-    def fresh() -> str:
+    @contextlib.contextmanager
+    def session() -> Iterator[httpx.Client]:
         target.fresh()
-        return target.url
+        with client(target.url, args) as opened:
+            yield opened
 
     ingest_s: float | None = None
     if not args.no_ingest:
@@ -154,20 +161,32 @@ def run_variant(
     cost_modes = [*args.modes, *([BASELINE] if BASELINE not in args.modes else [])]
     for mode in cost_modes:
         if mode in args.modes:
-            with client(fresh(), args) as c:
+            with session() as c:
                 runs[mode] = run_queries(c, data.queries, mode, prefix, data.id_map)
         if args.cost:
-            with client(fresh(), args) as c:
+            with session() as c:
                 passed = cost_pass(c, data.queries, mode, prefix, target.pid, args.concurrency)
             costs[mode] = score_cost(passed)
             print(f"  {target.variant.name} {mode}: cost pass done", file=sys.stderr)
     verdict = None
     if args.verdict is not False:
-        with client(fresh(), args) as c:
+        with session() as c:
             verdict_run = run_verdict(
                 c, data.queries, prefix, data.id_map, data.qrels, required=bool(args.verdict)
             )
         verdict = score_verdict(verdict_run) if verdict_run is not None else None
+    groups = form_groups(data.queries)
+    by_form = (
+        score_forms(form_passes(session, data, runs, prefix), data.qrels, groups)
+        if groups
+        else None
+    )
+    floor = [
+        floor_check(
+            session, f, data.queries, tier=args.tier, batch=args.batch, load=not args.no_ingest
+        )
+        for f in data.foreign
+    ]
     return {
         "variant": target.variant.name,
         "env": target.variant.env,
@@ -177,7 +196,32 @@ def run_variant(
         "cost": with_ratios(costs),
         "degraded": {mode: sorted(run.degraded) for mode, run in runs.items() if run.degraded},
         "verdict": verdict,
+        "by_form": by_form,
+        "floor": floor,
     }
+
+
+def form_passes(
+    session: Session, data: Dataset, runs: dict[str, ModeRun], prefix: str
+) -> dict[str, ModeRun]:
+    """The endpoints scored by form, each a pass of its own at ``FORM_LIMIT`` results, as an
+    agent asks: the default mode's searches over every tier, the same over tier A only,
+    retrieve, and every other mode's searches over every tier."""
+    endpoints = {}
+    for name, mode, tiers in [
+        (EVERY_TIER, "default", None),
+        (TIER_A, "default", ["A"]),
+        *((mode_endpoint(m), m, None) for m in runs if m != "default"),
+    ]:
+        with session() as c:
+            endpoints[name] = run_queries(
+                c, data.queries, mode, prefix, data.id_map, tiers=tiers, limit=FORM_LIMIT
+            )
+    with session() as c:
+        retrieve = run_retrieve(c, data.queries, prefix, data.id_map)
+    if retrieve is not None:
+        endpoints[RETRIEVE] = retrieve
+    return endpoints
 
 
 def benchmark(args: argparse.Namespace, data: Dataset, root: Path) -> list[dict[str, Any]]:
@@ -221,6 +265,8 @@ def summary(args: argparse.Namespace, data: Dataset, runs: list[dict[str, Any]])
         },
         "degraded": base["degraded"],
         "verdict": base["verdict"],
+        "by_form": base["by_form"],
+        "floor": base["floor"],
         "variants": runs[1:],
     }
 
@@ -247,6 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run in runs:
         if run["verdict"] is not None:
             printed.print_verdict(run["verdict"], run["variant"] if len(runs) > 1 else None)
+    report_forms.print_by_form(runs)
+    report_forms.print_floor(runs)
     report = summary(args, data, runs)
     if args.json is not None:
         write_json(args.json, report)

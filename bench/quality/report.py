@@ -52,7 +52,8 @@ def print_report(name: str, n_docs: int, n_queries: int, runs: Sequence[Mapping[
 def cost_method(queries: int, concurrency: int, restarts: bool) -> str:
     """What the cost figures measured, as one paragraph."""
     cached = (
-        "Each pass (the searches one at a time above, these, the verdict) runs on a freshly "
+        "Each pass (the searches one at a time above, these, the verdict, the passes by "
+        "question form, the floor check's) runs on a freshly "
         "started service with its query-outcome cache off (STRATA_QUERY_CACHE_SIZE=0), so no "
         "query vector, passage vector or outcome is reused from another pass"
         if restarts

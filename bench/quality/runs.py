@@ -1,5 +1,6 @@
 """The passes of a quality run over HTTP: ingest, each mode's queries one at a time (its
-rankings), the same queries from concurrent clients (its cost), and retrieve's verdict."""
+rankings), the same queries from concurrent clients (its cost), retrieve's rankings and
+retrieve's verdict."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,22 +19,60 @@ import httpx
 
 from bench import cost
 from bench.common import search_fields
-from service.evaluation.beir import Doc, Qrels, Query, namespace_for, to_event
+from bench.quality.forms import entry_kind
+from service.evaluation.beir import Doc, Qrels, Query, namespace_for, to_event, write_order
 
 SEARCH_LIMIT = 100
+FORM_LIMIT = 10
+"""The searches scored by question form ask for what an agent asks for: 10 results."""
 RETRIEVE_TOP_N = 5
+"""Entries asked of each retrieve in the verdict."""
+RANKED_TOP_N = 10
+"""Entries asked of each retrieve whose entries are scored as a ranking."""
 WARMUP_SEARCHES = 3
 """Searches sent before a cost pass, to a namespace holding nothing, outside the figures."""
+
+Session = Callable[[], AbstractContextManager[httpx.Client]]
+"""Opens a client on the service for one pass, started afresh when the run starts it."""
 
 
 @dataclass
 class ModeRun:
-    """Raw outcome of one mode: ranked corpus ids per query and timings."""
+    """Raw outcome of one pass of queries asked one at a time (a mode's searches, or
+    retrieve's): ranked corpus ids per query, what was returned, and timings."""
 
     rankings: dict[str, list[str]] = field(default_factory=dict)
+    first_kinds: dict[str, str] = field(default_factory=dict)
+    """Per query that got any: the kind of its first result (``forms.entry_kind``)."""
+    returned: list[int] = field(default_factory=list)
+    """Results (or entries) per query."""
+    dropped: list[int] = field(default_factory=list)
+    """The response's ``dropped`` (results under the relevance floor), where it has one."""
+    strong: list[bool] = field(default_factory=list)
+    """Retrieve's ``strong_match`` per query."""
     latencies_ms: list[float] = field(default_factory=list)
     took_ms: list[float] = field(default_factory=list)
     degraded: set[str] = field(default_factory=set)
+
+    def note(
+        self, query_id: str, body: Mapping[str, Any], hits: Sequence[Any], id_map: Mapping[str, str]
+    ) -> None:
+        """Record one answer: ``hits`` (its results or entries, best first) and the
+        response ``body`` around them."""
+        if body.get("took_ms") is not None:
+            self.took_ms.append(float(body["took_ms"]))
+        self.degraded.update(str(reason) for reason in body.get("degraded") or [])
+        if isinstance(body.get("dropped"), int):
+            self.dropped.append(int(body["dropped"]))
+        self.returned.append(len(hits))
+        if hits:
+            self.first_kinds[query_id] = entry_kind(hits[0].get("type"))
+        ranked: list[str] = []
+        for hit in hits:
+            corpus_id = id_map.get(str(hit["id"]), str(hit["id"]))
+            if corpus_id not in ranked:
+                ranked.append(corpus_id)
+        self.rankings[query_id] = ranked
 
 
 @dataclass
@@ -69,36 +109,51 @@ def check(resp: httpx.Response, what: str) -> None:
         sys.exit(1)
 
 
-def ingest(client: httpx.Client, docs: Sequence[Doc], tier: str, prefix: str, batch: int) -> float:
-    """Send the corpus; returns the wall-clock seconds taken."""
+def ingest(
+    client: httpx.Client, docs: Sequence[Doc], tier: str, prefix: str, batch: int, name: str = ""
+) -> float:
+    """Send the corpus (of the set ``name``, said when given); returns the wall-clock seconds
+    taken."""
     embedded = indexed = 0
     # One "now" for every row: rows aged alike stay dated alike.
     now = datetime.now(UTC)
     start = time.perf_counter()
-    for i in range(0, len(docs), batch):
-        events = [to_event(d, tier, prefix, now=now) for d in docs[i : i + batch]]
-        resp = client.post("/v1/events", json={"events": events})
-        check(resp, f"POST /v1/events (batch at {i})")
-        body = resp.json()
-        embedded += int(body.get("embedded", 0))
-        indexed += int(body.get("indexed", 0))
-        done = min(i + batch, len(docs))
-        print(f"  ingested {done}/{len(docs)}", end="\r", file=sys.stderr, flush=True)
+    done = 0
+    # Rows that replace others (metadata.supersedes) after those they replace.
+    for phase in write_order(docs):
+        for i in range(0, len(phase), batch):
+            events = [to_event(d, tier, prefix, now=now) for d in phase[i : i + batch]]
+            resp = client.post("/v1/events", json={"events": events})
+            check(resp, f"POST /v1/events (batch at {done})")
+            body = resp.json()
+            embedded += int(body.get("embedded", 0))
+            indexed += int(body.get("indexed", 0))
+            done += len(events)
+            print(f"  ingested {done}/{len(docs)}", end="\r", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - start
     print(file=sys.stderr)
     docs_per_s = len(docs) / seconds if seconds > 0 else float("inf")
     print(
-        f"ingest: {len(docs)} docs in {seconds:.1f} s ({docs_per_s:.1f} docs/s), "
+        f"ingest{f' of {name}' if name else ''}: {len(docs)} docs in {seconds:.1f} s "
+        f"({docs_per_s:.1f} docs/s), "
         f"embedded {embedded}, indexed {indexed}"
     )
     return seconds
 
 
-def search_payload(q: Query, mode: str, prefix: str) -> dict[str, Any]:
+def search_payload(
+    q: Query,
+    mode: str,
+    prefix: str,
+    tiers: Sequence[str] | None = None,
+    limit: int = SEARCH_LIMIT,
+) -> dict[str, Any]:
+    """The search of ``q`` in ``mode``; over ``tiers`` only when given."""
     return {
         "query": q.text,
         "namespace": namespace_for(prefix, q.namespace),
-        **search_fields(mode, SEARCH_LIMIT),
+        **search_fields(mode, limit),
+        **({"tiers": list(tiers)} if tiers else {}),
     }
 
 
@@ -108,25 +163,49 @@ def run_queries(
     mode: str,
     prefix: str,
     id_map: Mapping[str, str],
+    tiers: Sequence[str] | None = None,
+    limit: int = SEARCH_LIMIT,
 ) -> ModeRun:
-    """Search every query in one mode, one at a time; result ids are mapped back to corpus
-    ids."""
+    """Search every query in one mode (over ``tiers`` only, when given), one at a time, for
+    ``limit`` results; result ids are mapped back to corpus ids."""
     run = ModeRun()
     for q in queries:
         start = time.perf_counter()
-        resp = client.post("/v1/search", json=search_payload(q, mode, prefix))
+        payload = search_payload(q, mode, prefix, tiers, limit)
+        resp = client.post("/v1/search", json=payload)
         run.latencies_ms.append((time.perf_counter() - start) * 1000.0)
         check(resp, f"POST /v1/search ({mode}, query {q.id})")
         body = resp.json()
-        if body.get("took_ms") is not None:
-            run.took_ms.append(float(body["took_ms"]))
-        run.degraded.update(str(reason) for reason in body.get("degraded") or [])
-        ranked: list[str] = []
-        for hit in body.get("results") or []:
-            corpus_id = id_map.get(str(hit["id"]), str(hit["id"]))
-            if corpus_id not in ranked:
-                ranked.append(corpus_id)
-        run.rankings[q.id] = ranked
+        run.note(q.id, body, body.get("results") or [], id_map)
+    return run
+
+
+def run_retrieve(
+    client: httpx.Client,
+    queries: Sequence[Query],
+    prefix: str,
+    id_map: Mapping[str, str],
+) -> ModeRun | None:
+    """Ask every query through ``POST /v1/retrieve`` with ``top_n`` ``RANKED_TOP_N``, one
+    at a time; its entries, in order, are its ranking. None when the service does not
+    answer retrieve."""
+    run = ModeRun()
+    for q in queries:
+        payload = {
+            "question": q.text,
+            "namespace": namespace_for(prefix, q.namespace),
+            "top_n": RANKED_TOP_N,
+        }
+        start = time.perf_counter()
+        resp = client.post("/v1/retrieve", json=payload)
+        run.latencies_ms.append((time.perf_counter() - start) * 1000.0)
+        if not run.rankings and resp.status_code in (404, 405):
+            print(f"no retrieve pass: POST /v1/retrieve answered HTTP {resp.status_code}")
+            return None
+        check(resp, f"POST /v1/retrieve (query {q.id})")
+        body = resp.json()
+        run.note(q.id, body, body.get("entries") or [], id_map)
+        run.strong.append(bool(body.get("strong_match")))
     return run
 
 

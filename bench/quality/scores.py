@@ -1,13 +1,15 @@
-"""The figures of a quality run: each mode's quality, its cost, and the verdict's."""
+"""The figures of a quality run: each mode's quality, its cost, the verdict's, and each
+endpoint's by question form."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from bench import cost
 from bench.common import percentile
+from bench.quality.forms import rank1_misses, rank_figures
 from bench.quality.metrics import hit_at_k, mean, mrr_at_k, ndcg_at_k, recall_at_k
 from bench.quality.runs import CostRun, ModeRun, VerdictRun
 from service.evaluation.beir import Qrels
@@ -85,4 +87,25 @@ def score_verdict(run: VerdictRun) -> dict[str, Any]:
         "reliability": [asdict(b) for b in bins],
         "p50_ms": percentile(run.latencies_ms, 50),
         "p95_ms": percentile(run.latencies_ms, 95),
+    }
+
+
+def score_forms(
+    endpoints: Mapping[str, ModeRun], qrels: Qrels, groups: Mapping[str, Sequence[str]]
+) -> dict[str, Any]:
+    """Per endpoint and group of queries (``forms.form_groups``): rank 1, top 3, MRR@10,
+    and the kinds of entry at rank 1 when it was not relevant."""
+    return {
+        "queries": {group: len(ids) for group, ids in groups.items()},
+        "endpoints": {
+            name: {group: rank_figures(run.rankings, qrels, ids) for group, ids in groups.items()}
+            for name, run in endpoints.items()
+        },
+        "rank1_misses": {
+            name: {
+                group: rank1_misses(run.rankings, run.first_kinds, qrels, ids)
+                for group, ids in groups.items()
+            }
+            for name, run in endpoints.items()
+        },
     }

@@ -24,10 +24,12 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     until: Timestamp | None = None
     include_archived: bool = False
     kind: Kind | None = None
-    min_score: Score = 0.0
-    """Drop results scoring below this."""
+    min_score: Score | None = None
+    """Leave out results scoring below this; default: the service's relevance floor,
+    STRATA_MIN_SCORE. 0 turns the floor off."""
     relax: bool = True
-    """When nothing is found, retry once over every tier with no min_score."""
+    """When nothing is found, retry once over every tier, with ``min_score`` no higher than
+    the service's floor."""
     explain: bool = False
     rerank: bool | None = None
     """Rerank the top candidates with the cross-encoder; default: STRATA_RERANK."""
@@ -129,3 +131,6 @@ class SearchResponse(Struct):
     superseded: list[LeftOut] = field(default_factory=list)
     """With ``explain``: candidates left out because a newer entry replaced them (by then,
     with ``as_of``), best first; ``include_superseded`` shows them."""
+    dropped: int = 0
+    """Results that scored below ``min_score`` and were left out (of those within
+    ``limit``): with no results, memory holds nothing relevant enough."""

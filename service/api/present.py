@@ -111,6 +111,7 @@ def search_out(searched: Searched) -> wire.SearchResponse:
         relaxed=outcome.relaxed,
         superseded=[wire.LeftOut(e.id, e.superseded_by or "") for e in outcome.superseded],
         upstream=asked_out(recall),
+        dropped=outcome.dropped,
     )
 
 

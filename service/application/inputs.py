@@ -120,8 +120,11 @@ def to_entries(
     return entries
 
 
-def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> SearchQuery:
-    """The domain query of a search request, or InvalidInput naming every bad field."""
+def to_query(
+    request: wire.SearchRequest, *, namespace: str, now: float, floor: float
+) -> SearchQuery:
+    """The domain query of a search request, or InvalidInput naming every bad field.
+    ``floor``: the ``min_score`` of a request that names none (STRATA_MIN_SCORE)."""
     errors: list[FieldError] = []
     if not request.query.strip():
         errors.append(FieldError("query", "must not be blank"))
@@ -154,7 +157,7 @@ def to_query(request: wire.SearchRequest, *, namespace: str, now: float) -> Sear
         request.limit,
         request.explain,
         request.rerank,
-        min_score=request.min_score,
+        min_score=floor if request.min_score is None else request.min_score,
         relax=request.relax,
     )
 

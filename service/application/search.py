@@ -52,12 +52,12 @@ class SearchUseCase:
         self, principal: Principal, request: wire.SearchRequest, *, ask_upstream: bool = True
     ) -> Searched:
         """Hybrid BM25 + vector search of one namespace the caller may read; when it finds
-        nothing, even relaxed, the upstream's hits (if one is configured and
-        ``ask_upstream``)."""
+        nothing (above the relevance floor), even relaxed, the upstream's hits (if one is
+        configured and ``ask_upstream``)."""
         started = time.perf_counter()
         now = self.clock()
         namespace = principal.namespace(request.namespace)
-        query = to_query(request, namespace=namespace, now=now)
+        query = to_query(request, namespace=namespace, now=now, floor=self.retriever.min_score)
         with self.tracing.memory("search_memory", namespace, query=query.text) as span:
             outcome = self.retriever.search(query)
             if span is not None:

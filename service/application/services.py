@@ -208,7 +208,7 @@ def build_services(
         stores.keywords,
         stores.embedder,
         s.search,
-        weighting=Weighting(s.search.tier_weights, s.search.c_recency_days, s.search.decision_odds),
+        weighting=Weighting(s.search.tier_weights, s.search.c_recency_days),
         cache=cache,
         usage=usage,
         engines=engines,

@@ -53,6 +53,7 @@ def search(args: argparse.Namespace) -> int:
             include_archived=args.include_archived or None,
             include_superseded=args.include_superseded or None,
             as_of=args.as_of,
+            min_score=args.min_score,
         )
     _out(render.SEARCH_FORMATS[args.format](found))
     if args.format == "text":

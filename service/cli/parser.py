@@ -64,6 +64,12 @@ def parser() -> argparse.ArgumentParser:
         "--include-superseded", action="store_true", help="show replaced entries too, marked"
     )
     search.add_argument("--as-of", metavar="TIME", help="memory as it held then (ISO 8601)")
+    search.add_argument(
+        "--min-score",
+        type=float,
+        metavar="SCORE",
+        help="leave out hits scoring below this (default: the service's relevance floor; 0: none)",
+    )
     fmt = search.add_mutually_exclusive_group()
     for name in ("json", "md", "csv"):
         fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)

@@ -16,6 +16,7 @@ import msgspec
 from schemas import wire
 
 BAR_WIDTH = 30
+NOTHING_RELEVANT = "nothing relevant in memory"
 
 
 def as_json(value: Any) -> str:
@@ -25,7 +26,10 @@ def as_json(value: Any) -> str:
 
 
 def search_text(found: wire.SearchResponse) -> str:
-    """Two lines a hit: score, tier and where it is, then its snippet."""
+    """Two lines a hit: score, tier and where it is, then its snippet; without hits, that
+    nothing is relevant."""
+    if not found.results:
+        return _joined([nothing_relevant(found)])
     lines = []
     for hit in found.results:
         flag = " (archived)" if hit.archived else ""
@@ -37,7 +41,9 @@ def search_text(found: wire.SearchResponse) -> str:
 
 
 def search_md(found: wire.SearchResponse) -> str:
-    """A markdown table of the hits."""
+    """A markdown table of the hits; without hits, that nothing is relevant."""
+    if not found.results:
+        return _joined([f"*{nothing_relevant(found)}*"])
     lines = ["| score | tier | id | snippet |", "|---:|---|---|---|"]
     for hit in found.results:
         snippet = hit.snippet.replace("|", "\\|").replace("\n", " ")
@@ -64,8 +70,21 @@ SEARCH_FORMATS = {"text": search_text, "md": search_md, "csv": search_csv, "json
 """Renderers of a search by the format flag that picks them."""
 
 
+def nothing_relevant(found: wire.SearchResponse) -> str:
+    """What a search without hits says: nothing relevant, and how many weak hits the
+    relevance floor left out."""
+    if not found.dropped:
+        return NOTHING_RELEVANT
+    hits = "hit" if found.dropped == 1 else "hits"
+    return (
+        f"{NOTHING_RELEVANT} ({found.dropped} {hits} below the relevance floor; "
+        "--min-score 0 shows them)"
+    )
+
+
 def retrieve_text(found: wire.RetrieveResponse) -> str:
-    """The verdict, then each entry and reasoning pattern with its variants."""
+    """The verdict, then each entry (or that nothing is relevant) and reasoning pattern
+    with its variants."""
     verdict = "strong match" if found.strong_match else "no strong match"
     lines = [
         f"{verdict} (confidence {found.answer_confidence:.2f}, "
@@ -79,6 +98,8 @@ def retrieve_text(found: wire.RetrieveResponse) -> str:
         lines.extend(
             f"       replaces {old.id} ({old.at}): {old.text or ''}" for old in entry.supersedes
         )
+    if not found.entries:
+        lines.append(NOTHING_RELEVANT)
     for pattern in found.reasoning_patterns:
         lines.append(f"pattern {pattern.id}: {pattern.text}")
         lines.extend(f"       - {variant}" for variant in pattern.variants)

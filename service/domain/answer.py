@@ -14,6 +14,7 @@ from service.domain.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidenc
 from service.domain.interactions import Interaction, InteractionResult
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
 from service.domain.ports import Embedder, InteractionLog
+from service.domain.ranking import above
 from service.domain.retrieval import Retriever, cosine
 from service.settings import AnswerSettings
 
@@ -134,7 +135,8 @@ class Answerer:
         include_superseded: bool = False,
     ) -> Answer:
         """The best entries for ``question``: of memory as it is, or as it held ``as_of``
-        a moment; superseded entries left out unless ``include_superseded``."""
+        a moment; superseded entries left out unless ``include_superseded``, and those
+        scoring below the relevance floor (none left: no strong match, confidence 0)."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -147,14 +149,18 @@ class Answerer:
             SearchQuery(question, everything, limit=max(3 * top_n, 20), explain=True)
         )
         found = [r for r in pool.results if r.entry.kind != "pattern"]
+        # The evidence is of the whole pool, as calibrated; the answer only of what is
+        # relevant enough. Patterns have no floor: one tells how to think about a question,
+        # it is rarely its answer, and the ranking model scores how likely an answer is.
+        relevant = above(found, self.retriever.min_score)
         patterns = self.retriever.search(
             SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
         )
         degraded = list(dict.fromkeys([*pool.degraded, *patterns.degraded]))
-        relevances = self._relevances(question, [*found, *patterns.results], degraded)
+        relevances = self._relevances(question, [*relevant, *patterns.results], degraded)
         answered = [
             self._answered(result, relevance, now)
-            for result, relevance in zip(found, relevances, strict=False)
+            for result, relevance in zip(relevant, relevances, strict=False)
         ]
         answered.sort(key=lambda a: -a.score)
         entries = answered[:top_n]
@@ -172,7 +178,7 @@ class Answerer:
         confidence = self.policy.calibration.confidence(evidence) if entries else 0.0
         pattern_answers = [
             self._answered(result, relevance, now)
-            for result, relevance in zip(patterns.results, relevances[len(found) :], strict=True)
+            for result, relevance in zip(patterns.results, relevances[len(relevant) :], strict=True)
         ]
         took = round((time.perf_counter() - started) * 1000, 2)
         answer = Answer(

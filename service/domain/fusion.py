@@ -123,9 +123,16 @@ class Fusion(Protocol):
         where unknown."""
         ...
 
-    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
-        """The loaded candidates, rescored where their texts tell more, best first; with
-        ``explain``, each rescored part is in their ``explain``."""
+    def settle(
+        self,
+        text: str,
+        candidates: list[Candidate],
+        explain: bool,
+        vector: Sequence[float] | None = None,
+    ) -> list[Candidate]:
+        """The loaded candidates, rescored where their entries tell more (``vector``: the
+        query's, when it was embedded), best first; with ``explain``, each rescored part is in
+        their ``explain``."""
         ...
 
 
@@ -176,7 +183,13 @@ class ScoreFusion:
     ) -> dict[str, float | None]:
         return {hit.key: hit.score for hit in hits}
 
-    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
+    def settle(
+        self,
+        text: str,
+        candidates: list[Candidate],
+        explain: bool,
+        vector: Sequence[float] | None = None,
+    ) -> list[Candidate]:
         return candidates
 
 
@@ -208,7 +221,13 @@ class RankFusion:
             known.update(ledger_cosines(vector, unknown, self.chunk_vectors))
         return {h.key: known.get(h.key) for h in hits}
 
-    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
+    def settle(
+        self,
+        text: str,
+        candidates: list[Candidate],
+        explain: bool,
+        vector: Sequence[float] | None = None,
+    ) -> list[Candidate]:
         return candidates
 
 

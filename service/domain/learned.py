@@ -11,9 +11,10 @@ candidates: a listwise ranking loss), and a logistic map of the weighted sum to 
 probability that a candidate is relevant, so the score means the same across queries.
 
 It runs in two stages, with the same ledger queries as a plain hybrid search: the list
-features order the whole pool and pick the candidates to load (``SETTLED`` at least); once
-their texts are loaded, the text features (coverage of the question's words, length)
-complete each score.
+features order the whole pool (by weights of their own, fitted on them alone) and pick the
+candidates to load (``SETTLED`` at least); once their entries are loaded, the text features
+(coverage of the question's words, length) and the kind features (the candidate's kind
+against what the question asks for, ``service.domain.intent``) complete each score.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from service.domain.fusion import (
     explained,
     ledger_cosines,
 )
+from service.domain.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
 from service.domain.models import Entry, Hit, ListExplain
 from service.errors import ConfigError
 
@@ -58,7 +60,10 @@ LIST_FEATURES = (
 """Known from the result lists (and the ledger's stored vectors) before any entry is loaded."""
 TEXT_FEATURES = ("coverage", "coverage_unembedded", "length")
 """Known once the candidate's text is loaded."""
-FEATURES = LIST_FEATURES + TEXT_FEATURES
+ENTRY_FEATURES = TEXT_FEATURES + KIND_FEATURES
+"""Known once the candidate's entry is loaded: its text, and its kind against what the
+question asks for."""
+FEATURES = LIST_FEATURES + ENTRY_FEATURES
 SETTLED = 30
 """Fewest candidates loaded and scored with their text features: those features can lift a
 candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
@@ -81,6 +86,12 @@ class RankingModel:
     bias: float
     source: str = ""
     """What it was fitted on."""
+    list_weights: Mapping[str, float] | None = None
+    """By feature of ``LIST_FEATURES``: the weights that order the pool before any entry is
+    loaded, fitted on the list features alone; None: ``weights``' own."""
+    intent: IntentHead | None = None
+    """What kind of memory a question asks for; None: unknown (the kind features that
+    need it count 0)."""
 
     def logit(self, features: Mapping[str, float]) -> float:
         return sum(self.weights.get(name, 0.0) * value for name, value in features.items())
@@ -88,9 +99,22 @@ class RankingModel:
     def probability(self, logit: float) -> float:
         return sigmoid(self.scale * logit + self.bias)
 
+    @property
+    def pool_weights(self) -> Mapping[str, float]:
+        """The weights that order the pool."""
+        return self.weights if self.list_weights is None else self.list_weights
+
     def to_json(self) -> str:
-        fields = {"weights": dict(self.weights), "scale": self.scale, "bias": self.bias}
-        return json.dumps({**fields, "source": self.source}, indent=2) + "\n"
+        fields: dict[str, object] = {
+            "weights": dict(self.weights),
+            "list_weights": None if self.list_weights is None else dict(self.list_weights),
+            "scale": self.scale,
+            "bias": self.bias,
+            "source": self.source,
+        }
+        if self.intent is not None:
+            fields["intent"] = self.intent.to_dict()
+        return json.dumps(fields, indent=1) + "\n"
 
     @classmethod
     def load(cls, path: Path) -> RankingModel:
@@ -98,8 +122,11 @@ class RankingModel:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
             weights = read_weights(raw, FEATURES)
+            listed = raw.get("list_weights")
+            pool = None if listed is None else read_weights({"weights": listed}, LIST_FEATURES)
+            intent = IntentHead.from_dict(raw["intent"]) if raw.get("intent") else None
             scale, bias = finite(raw["scale"]), finite(raw["bias"])
-            return cls(weights, scale, bias, str(raw.get("source", "")))
+            return cls(weights, scale, bias, str(raw.get("source", "")), pool, intent)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"ranking model {path}: {exc}") from exc
 
@@ -172,6 +199,19 @@ def list_features(
     return ListFeatures(keys, matrix)
 
 
+def entry_features(
+    terms: set[str],
+    entry: Entry,
+    unembedded: float,
+    asked: Mapping[str, float],
+    cued: bool,
+) -> dict[str, float]:
+    """The entry features of a loaded candidate: its text's (``terms``: the question's
+    content words) and its kind's against what the question asks (``asked``: the
+    probability of each kind; ``cued``: the question names deciding)."""
+    return {**text_features(terms, entry, unembedded), **kind_features(entry, asked, cued)}
+
+
 def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str, float]:
     """The text features of a loaded candidate; ``asked``: the question's content words."""
     held = content_terms(f"{entry.speaker or ''} {entry.text}")
@@ -227,9 +267,10 @@ class LearnedFusion:
         if len(lists) < 2 or vector is None:
             return self.single.fuse(text, lists, vector, limit)
         pool = self.pool(text, lists, vector)
-        weights = np.array([self.model.weights.get(name, 0.0) for name in LIST_FEATURES])
+        # Entry features are not known yet: the list features order the pool, by weights
+        # fitted on them alone (until ``settle`` completes each score).
+        weights = np.array([self.model.pool_weights.get(name, 0.0) for name in LIST_FEATURES])
         logits = pool.features.matrix @ weights
-        # Text features are not known yet: the list features order the pool.
         order = np.argsort(-logits, kind="stable")[: max(limit, SETTLED)].tolist()
         ranks = {name: first_ranks(hits) for name, hits in lists.items()}
         keys = pool.features.keys
@@ -251,24 +292,38 @@ class LearnedFusion:
     ) -> dict[str, float | None]:
         return {hit.key: hit.score for hit in hits}
 
-    def settle(self, text: str, candidates: list[Candidate], explain: bool) -> list[Candidate]:
+    def settle(
+        self,
+        text: str,
+        candidates: list[Candidate],
+        explain: bool,
+        vector: Sequence[float] | None = None,
+    ) -> list[Candidate]:
         """The loaded candidates scored with every feature, best first; with ``explain``,
-        each feature's part of the logit is in their ``explain`` (``model.<feature>``)."""
-        asked = content_terms(text)
+        each feature's part of the logit is in their ``explain`` (``model.<feature>``), and
+        the parts of the kind features together as ``intent``."""
+        terms = content_terms(text)
+        asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
+        cued = asks_for_decision(text)
         for candidate in candidates:
             listed = candidate.features
             if listed is None:
                 continue
+            entry = candidate.entry
             features = {
                 **listed,
-                **text_features(asked, candidate.entry, listed["unembedded"]),
+                **entry_features(terms, entry, listed["unembedded"], asked, cued),
             }
-            logit = 0.0
+            logit = intent = 0.0
             for name, value in features.items():
                 part = self.model.weights.get(name, 0.0) * value
                 if part and explain:
                     candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
+                if name in KIND_FEATURES:
+                    intent += part
                 logit += part
+            if intent and explain:
+                candidate.explain["intent"] = ListExplain(0, round(intent, 6))
             candidate.score = self.model.probability(logit)
             candidate.relevance = candidate.score
         candidates.sort(key=lambda c: -c.score)

@@ -216,8 +216,11 @@ class SearchQuery:
     rerank: bool | None = None
     """None: the service's default."""
     min_score: float = 0.0
+    """Results scoring below it are left out (the service's floor, STRATA_MIN_SCORE, is
+    set by whoever builds the query; 0: none)."""
     relax: bool = False
-    """When nothing is found, retry once over every tier with no ``min_score``."""
+    """When nothing is found, retry once over every tier, ``min_score`` no higher than the
+    service's floor."""
 
 
 @dataclass(frozen=True)
@@ -256,6 +259,8 @@ class SearchOutcome:
     superseded: tuple[Entry, ...] = ()
     """With ``explain``: the candidates left out because they were superseded (then, with
     ``as_of``), best first."""
+    dropped: int = 0
+    """Results within ``limit`` left out for scoring below ``min_score``."""
 
     @property
     def weight(self) -> int:

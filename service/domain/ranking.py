@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from service.domain.diversity import diversify
 from service.domain.hydration import Candidate
-from service.domain.intent import asks_for_decision, is_decision, with_odds
 from service.domain.models import Entry, ListExplain, SearchQuery, SearchResult
 from service.domain.ports import Reranker
 from service.domain.snippets import query_terms, snippet
@@ -21,13 +20,12 @@ this long (cost grows with length; the model's token limit cuts it further)."""
 
 @dataclass(frozen=True)
 class Weighting:
-    """Scoring layers after fusion: for a question that asks what was decided, a decision's
-    odds times ``decision_odds`` (``intent``); a weight per tier (divided by the largest, so
-    scores stay in [0, 1]); for tier C, decay exp(-age_days / c_recency_days)."""
+    """Scoring layers after fusion: a weight per tier (divided by the largest, so scores
+    stay in [0, 1]); for tier C, decay exp(-age_days / c_recency_days). What a question asks
+    for is weighed by the fusion itself (``service.domain.intent``)."""
 
     tier_weights: Mapping[str, float]
     c_recency_days: float
-    decision_odds: float = 1.0
 
     def factors(self, entry: Entry, now: float) -> dict[str, float]:
         top = max(self.tier_weights.values(), default=1.0) or 1.0
@@ -48,11 +46,12 @@ def score(
     mmr_lambda: float = 1.0,
 ) -> list[SearchResult]:
     """The results of the hydrated candidates (in fused order): reranked when a reranker is
-    given, weighted, diversified, then cut at ``min_score`` and ``limit``."""
+    given, weighted, diversified, then cut at ``limit``, best first (``above`` applies the
+    query's ``min_score``)."""
     if reranker is not None:
         candidates = rerank(query.text, candidates, reranker, rerank_candidates)
     if weighting is not None:
-        candidates = weigh(candidates, weighting, query.filters.now, query.text)
+        candidates = weigh(candidates, weighting, query.filters.now)
     candidates = diversified(candidates, mmr_lambda)
     terms = query_terms(query.text)
     return [
@@ -64,9 +63,13 @@ def score(
             None if c.relevance is None else round(min(max(c.relevance, 0.0), 1.0), 6),
             c.passage,
         )
-        for c in candidates
-        if round(c.score, 6) >= query.min_score
-    ][: query.limit]
+        for c in candidates[: query.limit]
+    ]
+
+
+def above(results: list[SearchResult], min_score: float) -> list[SearchResult]:
+    """The results scoring at least ``min_score`` (the scores as shown, rounded)."""
+    return [r for r in results if r.score >= min_score]
 
 
 def rerank(
@@ -102,18 +105,9 @@ def retrieval_trust(position: int) -> float:
     return 0.4
 
 
-def weigh(
-    candidates: list[Candidate], weighting: Weighting, now: float, question: str = ""
-) -> list[Candidate]:
-    """Raise decisions when ``question`` asks for one, scale scores by tier weight and, for
-    tier C, recency; stable for equal scores."""
-    decisive = weighting.decision_odds != 1.0 and asks_for_decision(question)
+def weigh(candidates: list[Candidate], weighting: Weighting, now: float) -> list[Candidate]:
+    """Scale scores by tier weight and, for tier C, recency; stable for equal scores."""
     for candidate in candidates:
-        if decisive and is_decision(candidate.entry):
-            raised = with_odds(candidate.score, weighting.decision_odds)
-            factor = raised / candidate.score if candidate.score > 0 else 1.0
-            candidate.explain["intent"] = ListExplain(0, round(factor, 6))
-            candidate.score = raised
         for name, value in weighting.factors(candidate.entry, now).items():
             candidate.explain[name] = ListExplain(0, value)
             candidate.score *= value

@@ -40,7 +40,7 @@ from service.domain.ports import (
     Reranker,
     VectorStore,
 )
-from service.domain.ranking import Weighting, retrieval_trust, score
+from service.domain.ranking import Weighting, above, retrieval_trust, score
 from service.domain.similarity import best_cosines, cosine
 from service.domain.stopwatch import Stopwatch
 from service.domain.unembedded import QueryTimeCosines
@@ -138,6 +138,9 @@ class Retriever:
         self.rerank_default = settings.rerank == "on"
         self.weighting = weighting
         self.mmr_lambda = settings.mmr_lambda
+        self.min_score = settings.min_score
+        """The relevance floor: a request without a ``min_score`` of its own is given it,
+        and the relaxed retry goes no higher."""
         self.fusion = choose_fusion(settings, ledger, keywords, embedder, usage)
         """Chosen once, as ``settings.fusion`` names it."""
         self.cache = cache
@@ -178,8 +181,10 @@ class Retriever:
         outcome = self._search(query, watch)
         if outcome.results or not query.relax:
             return outcome
+        # Wider, never laxer than the floor: the retry must not bring back what it dropped.
+        floor = min(query.min_score, self.min_score)
         wider = replace(
-            query, filters=replace(query.filters, tiers=TIERS), min_score=0.0, relax=False
+            query, filters=replace(query.filters, tiers=TIERS), min_score=floor, relax=False
         )
         if wider == replace(query, relax=False):
             return outcome  # nothing to relax
@@ -224,9 +229,17 @@ class Retriever:
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
         watch.restart()
         left_out: list[Entry] | None = [] if query.explain else None
-        results = self._rank(query, lists, vector, reranker if rerank else None, watch, left_out)
+        ranked = self._rank(query, lists, vector, reranker if rerank else None, watch, left_out)
+        # Scores come out best first: the floor cuts the page's tail, and nothing beyond
+        # the page could have cleared it.
+        results = above(ranked, query.min_score)
         return SearchOutcome(
-            results, mode, degraded, stages=watch.laps, superseded=tuple(left_out or ())
+            results,
+            mode,
+            degraded,
+            stages=watch.laps,
+            superseded=tuple(left_out or ()),
+            dropped=len(ranked) - len(results),
         )
 
     def lists(
@@ -299,7 +312,7 @@ class Retriever:
             self.ledger, fused, query, vector, self.fusion, self.history, superseded
         )
         watch.lap("hydration")
-        candidates = self.fusion.settle(query.text, candidates, query.explain)
+        candidates = self.fusion.settle(query.text, candidates, query.explain, vector)
         watch.lap("fusion")
         scored = score(
             query,

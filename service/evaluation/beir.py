@@ -7,8 +7,8 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ TIMESTAMP_FORMATS = (
     "%B %d, %Y",
     "%b %d, %Y",
 )
-RESERVED_META = ("namespace", "speaker", "timestamp", "tier", "age_days")
+RESERVED_META = ("namespace", "speaker", "timestamp", "tier", "age_days", "type", "supersedes")
 """Metadata keys that become event fields (or set them) rather than event metadata."""
 
 Qrels = dict[str, dict[str, int]]
@@ -53,6 +53,9 @@ class Query:
     id: str
     text: str
     namespace: str | None
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """The row's ``metadata`` as written (``namespace`` included), for instance its
+    ``form``."""
 
 
 def sanitize_id(raw: str) -> str:
@@ -127,11 +130,13 @@ def load_corpus(dataset: Path) -> list[Doc]:
 
 
 def load_queries(dataset: Path) -> list[Query]:
+    """Query rows in file order, each asked in its ``metadata.namespace`` (None: none)."""
     queries: list[Query] = []
     for row in _read_jsonl(dataset / "queries.jsonl"):
         meta = row.get("metadata") or {}
         ns = meta.get("namespace")
-        queries.append(Query(str(row["_id"]), str(row["text"]), None if ns is None else str(ns)))
+        namespace = None if ns is None else str(ns)
+        queries.append(Query(str(row["_id"]), str(row["text"]), namespace, meta))
     return queries
 
 
@@ -156,7 +161,9 @@ def to_event(doc: Doc, tier: str, prefix: str, *, now: datetime | None = None) -
     ``metadata.tier``, when the row has one, is its tier; ``tier`` is for rows without. A
     row's ``metadata.age_days`` (its age when the set was written) dates it ``now`` minus
     that age, so an entry is as old whenever the set is loaded (a tier C entry stays live);
-    otherwise ``metadata.timestamp`` dates it. ``now``: the current time when None.
+    otherwise ``metadata.timestamp`` dates it. ``metadata.type`` is its type and
+    ``metadata.supersedes`` (corpus ids) the entries it replaces: write the rows in
+    ``write_order`` so those are stored first. ``now``: the current time when None.
     """
     meta = doc.metadata
     row_tier = meta.get("tier")
@@ -169,6 +176,10 @@ def to_event(doc: Doc, tier: str, prefix: str, *, now: datetime | None = None) -
     }
     if meta.get("speaker") not in (None, ""):
         event["speaker"] = str(meta["speaker"])
+    if meta.get("type") not in (None, ""):
+        event["type"] = str(meta["type"])
+    if replaced := superseded_ids(doc):
+        event["supersedes"] = replaced
     timestamp = _aged_timestamp(meta.get("age_days"), now) or parse_timestamp(meta.get("timestamp"))
     if timestamp is not None:
         event["timestamp"] = timestamp
@@ -180,6 +191,36 @@ def to_event(doc: Doc, tier: str, prefix: str, *, now: datetime | None = None) -
     if extra:
         event["metadata"] = extra
     return event
+
+
+def superseded_ids(doc: Doc) -> list[str]:
+    """The service ids of the rows ``doc`` replaces (``metadata.supersedes``: an id or a
+    list of them)."""
+    given = doc.metadata.get("supersedes")
+    if given in (None, "", []):
+        return []
+    listed = given if isinstance(given, list) else [given]
+    return [sanitize_id(str(source)) for source in listed]
+
+
+def write_order(docs: Sequence[Doc]) -> list[list[Doc]]:
+    """The rows in phases to write one after another: a row that replaces others comes in a
+    phase after theirs, so every supersession names an entry already stored (rows keep
+    their order within a phase; a row naming one never written, or a cycle, goes last)."""
+    pending = list(docs)
+    ids = {d.id for d in docs}
+    written: set[str] = set()
+    phases: list[list[Doc]] = []
+    while pending:
+        ready = [d for d in pending if all(s in written or s not in ids for s in superseded_ids(d))]
+        if not ready:
+            phases.append(pending)
+            break
+        phases.append(ready)
+        written.update(d.id for d in ready)
+        taken = {d.id for d in ready}
+        pending = [d for d in pending if d.id not in taken]
+    return phases
 
 
 def _aged_timestamp(age_days: object, now: datetime | None) -> str | None:

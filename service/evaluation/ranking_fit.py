@@ -1,10 +1,13 @@
 """The learned fusion's ranking model, fitted on the candidates of question sets with known
 answers (``Workbench.candidates``).
 
-The weights maximise the probability that a softmax over a question's candidates picks a
-relevant one (a listwise ranking loss, ``fitting.listwise``); a logistic map of the weighted
-sum to "this candidate is relevant" then makes it a score that means the same across
-queries. The sets weigh alike unless ``set_weights`` say otherwise.
+First the intent head (``intent_fit``): what kind of memory each question asks for, read from
+its vector. The weights then maximise the probability that a softmax over a question's
+candidates picks a relevant one (a listwise ranking loss, ``fitting.listwise``), over every
+feature, the kind features filled with the head's cross-fitted probabilities; a second set
+of weights, over the list features alone, orders the pool before entries are loaded; a
+logistic map of the weighted sum to "this candidate is relevant" makes it a score that means
+the same across queries. The sets weigh alike unless ``set_weights`` say otherwise.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from service.domain.learned import FEATURES, RankingModel
+from service.domain.intent import ASKED_KINDS
+from service.domain.learned import FEATURES, LIST_FEATURES, RankingModel
 from service.evaluation.fitting import listwise, logistic
+from service.evaluation.intent_fit import cross_fitted, fit_head
 from service.evaluation.workbench import POOL_DEPTH, Candidates
 
 
@@ -26,11 +31,21 @@ def fit_ranking(
     learned fusion, then the logistic map of their sum to "relevant", every set weighing
     ``set_weights`` (1 when not given) in both."""
     weights = {name: (set_weights or {}).get(name, 1.0) for name in sets}
+    head = fit_head(sets)
+    asked = cross_fitted(sets)
     groups = [
-        [(_matrix(c.features), np.array(c.relevant, dtype=float)) for c in found if c.features]
-        for found in sets.values()
+        [
+            (_matrix(with_asked(c, probabilities)), np.array(c.relevant, dtype=float))
+            for c, probabilities in zip(found, asked[name], strict=True)
+            if c.features
+        ]
+        for name, found in sets.items()
     ]
     beta = listwise(groups, list(weights.values()))
+    listed = [FEATURES.index(name) for name in LIST_FEATURES]
+    pool_beta = listwise(
+        [[(x[:, listed], y) for x, y in g] for g in groups], list(weights.values())
+    )
     logits, truth, share = [], [], []
     for name, batch in zip(sets, groups, strict=True):
         count = sum(len(y) for _, y in batch) or 1
@@ -47,7 +62,21 @@ def fit_ranking(
         source=", ".join(
             f"{name} (weight {w:g})" if w != 1 else name for name, w in weights.items()
         ),
+        list_weights={f: round(float(w), 4) for f, w in zip(LIST_FEATURES, pool_beta, strict=True)},
+        intent=head,
     )
+
+
+def with_asked(found: Candidates, asked: Mapping[str, float]) -> list[dict[str, float]]:
+    """The candidates' features with what the question asks for filled in: each kind's
+    ``<kind>_asked`` is its indicator times the probability of the kind."""
+    return [
+        {
+            **row,
+            **{f"{kind}_asked": row[kind] * asked.get(kind, 0.0) for kind in ASKED_KINDS},
+        }
+        for row in found.features
+    ]
 
 
 def _matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
@@ -64,9 +93,13 @@ class RankingFitness:
 
 
 def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingFitness:
+    """How ``model`` (its head included: on questions it was fitted on, so a little
+    optimistic) orders each question's candidates."""
     recall, hits = [], []
     for c in found:
-        order = sorted(range(len(c.features)), key=lambda i: -model.logit(c.features[i]))
+        asked = model.intent.asked(c.vector) if model.intent is not None else {}
+        rows = with_asked(c, asked)
+        order = sorted(range(len(rows)), key=lambda i: -model.logit(rows[i]))
         relevant = sum(c.relevant)
         top = [c.relevant[i] for i in order[:10]]
         recall.append(sum(top) / relevant if relevant else 0.0)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,7 +32,8 @@ from schemas import wire
 from service.application.auth import OPEN
 from service.application.services import Services
 from service.domain.confidence import content_terms
-from service.domain.learned import LearnedFusion, RankingModel, text_features
+from service.domain.intent import MemoryKind, asks_for_decision, kind_of
+from service.domain.learned import LearnedFusion, RankingModel, entry_features
 from service.domain.models import TIERS, Filters
 from service.evaluation.beir import (
     Query,
@@ -41,6 +42,7 @@ from service.evaluation.beir import (
     load_queries,
     namespace_for,
     to_event,
+    write_order,
 )
 from service.lifespan import load_reranker, open_services
 from service.settings import Settings
@@ -71,7 +73,14 @@ class Candidates:
     it is relevant."""
 
     features: list[dict[str, float]]
+    """``FEATURES``, with what the question asks for unknown (``kind_features``)."""
     relevant: list[bool]
+    kinds: list[MemoryKind] = field(default_factory=list)
+    """Each candidate's kind (``service.domain.intent.kind_of``)."""
+    vector: tuple[float, ...] = ()
+    """The question's vector."""
+    group: str = ""
+    """The namespace it was asked in."""
 
 
 class Workbench:
@@ -117,21 +126,25 @@ class Workbench:
 
     def _ingest(self, progress: Progress | None) -> None:
         now = datetime.now(UTC)
-        for start in range(0, len(self.docs), BATCH):
-            events = [
-                msgspec.convert(to_event(d, "A", PREFIX, now=now), wire.Event)
-                for d in self.docs[start : start + BATCH]
-            ]
-            self.services.events.write(OPEN, events)
-            if progress:
-                progress("ingest", min(start + BATCH, len(self.docs)), len(self.docs))
+        done = 0
+        for phase in write_order(self.docs):
+            for start in range(0, len(phase), BATCH):
+                batch = phase[start : start + BATCH]
+                events = [
+                    msgspec.convert(to_event(d, "A", PREFIX, now=now), wire.Event) for d in batch
+                ]
+                self.services.events.write(OPEN, events)
+                done += len(batch)
+                if progress:
+                    progress("ingest", done, len(self.docs))
 
     def _relevant(self, query: Query) -> set[str]:
         return {doc for doc, r in self.qrels[query.id].items() if r > 0}
 
     def candidates(self, progress: Progress | None = None) -> list[Candidates]:
         """Each question's hybrid-search candidates in its own namespace, with the features
-        the learned fusion scores (the configured model's, whatever its weights)."""
+        the learned fusion scores (the configured model's, whatever its weights); entries
+        superseded are left out, as a search never shows them."""
         retriever = self.services.retriever
         fusion = retriever.fusion
         if not isinstance(fusion, LearnedFusion):
@@ -145,16 +158,18 @@ class Workbench:
                 raise ValueError("the ranking model is fitted with an embedding model")
             pool = fusion.pool(query.text, lists, vector).features
             loaded = retriever.ledger.passages(pool.keys)
-            asked = content_terms(query.text)
+            terms, cued = content_terms(query.text), asks_for_decision(query.text)
             relevant = self._relevant(query)
-            rows, truth = [], []
+            rows, truth, kinds = [], [], []
             for row, key in enumerate(pool.keys):
-                if key not in loaded:
+                if key not in loaded or loaded[key][0].superseded_by is not None:
                     continue
                 entry, listed = loaded[key][0], pool.of(row)
-                rows.append({**listed, **text_features(asked, entry, listed["unembedded"])})
+                unembedded = listed["unembedded"]
+                rows.append({**listed, **entry_features(terms, entry, unembedded, {}, cued)})
                 truth.append(self.source.get((namespace, entry.id)) in relevant)
-            found.append(Candidates(rows, truth))
+                kinds.append(kind_of(entry))
+            found.append(Candidates(rows, truth, kinds, tuple(vector), namespace))
             if progress:
                 progress("rank", n, len(self.queries))
         return found

@@ -36,6 +36,8 @@ Tiers = Annotated[
     list[wire.Tier] | None,
     like(wire.SearchRequest, "tiers", "Tiers to search (A, C, E). Default: all."),
 ]
+NOTHING_RELEVANT = "nothing relevant in memory"
+"""What an empty search or retrieve says in its ``note``: memory has no answer to give."""
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -79,6 +81,15 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
                 "Show entries replaced by newer ones too, marked with `superseded_by`.",
             ),
         ] = False,
+        min_score: Annotated[
+            float | None,
+            like(
+                wire.SearchRequest,
+                "min_score",
+                "Leave out hits scoring below this. Default: the service's relevance floor; "
+                "0 shows every hit, however weak.",
+            ),
+        ] = None,
     ) -> Json:
         """Search memory: BM25 keywords and vector similarity fused into one ranked list.
 
@@ -88,11 +99,16 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         are left out unless `include_superseded`. When memory has nothing, hits may come
         from the upstream memory: they carry `source: "upstream"` and `upstream` (its
         `name`, `namespace` and the `id` to cite); they are not in this memory, so `get`
-        cannot read them."""
+        cannot read them. With no hits, `note` says memory holds nothing relevant and
+        `dropped` how many weak hits the relevance floor left out: say so rather than guess."""
         body: Json = {"query": query, "namespace": namespace, "tiers": tiers, "mode": mode}
         body |= {"as_of": as_of, "include_superseded": include_superseded}
-        request = convert({**body, "limit": limit}, wire.SearchRequest)
-        return await _run(gateway_of(ctx).search, request)
+        body |= {"limit": limit, "min_score": min_score}
+        found = await _call(gateway_of(ctx).search, convert(body, wire.SearchRequest))
+        answer = _json(found)
+        if not found.results:
+            answer["note"] = nothing_relevant(found.dropped)
+        return answer
 
     @server.tool(annotations=READ_ONLY)
     async def retrieve(
@@ -113,9 +129,14 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         on it; false: say memory has no clear answer), and up to 4
         `reasoning_patterns` (how to think about such questions, with `variants`).
         Entries marked `source: "upstream"` come from the upstream memory (cite
-        `upstream.name` and `upstream.id`). Quote `interaction_id` when giving feedback."""
+        `upstream.name` and `upstream.id`). Quote `interaction_id` when giving feedback.
+        With no entries, `note` says memory holds nothing relevant."""
         body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
-        return await _run(gateway_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
+        found = await _call(gateway_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
+        answer = _json(found)
+        if not found.entries:
+            answer["note"] = NOTHING_RELEVANT
+        return answer
 
     @server.tool(annotations=READ_ONLY)
     async def get(
@@ -238,9 +259,21 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
     return server
 
 
+def nothing_relevant(dropped: int) -> str:
+    """The ``note`` of a search without hits, ``dropped`` of them below the floor."""
+    if not dropped:
+        return NOTHING_RELEVANT
+    below = f"{dropped} {'hit' if dropped == 1 else 'hits'} below the relevance floor"
+    return f"{NOTHING_RELEVANT} ({below}; min_score 0 shows them)"
+
+
 async def _run(call: Callable[..., msgspec.Struct], *args: Any) -> Json:
     """A gateway call's answer as JSON."""
-    return cast(Json, msgspec.to_builtins(await _call(call, *args)))
+    return _json(await _call(call, *args))
+
+
+def _json(answer: msgspec.Struct) -> Json:
+    return cast(Json, msgspec.to_builtins(answer))
 
 
 async def _call(call: Callable[..., T], *args: Any) -> T:

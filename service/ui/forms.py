@@ -31,6 +31,8 @@ class SearchForm:
     until: str = ""
     archived: bool = False
     superseded: bool = False
+    weak: bool = False
+    """Show results below the relevance floor too (``min_score`` 0)."""
     as_of: str = ""
     limit: int = 10
     retrieve: bool = False
@@ -49,6 +51,7 @@ class SearchForm:
             "until": self.until,
             "archived": "on" if self.archived else "",
             "superseded": "on" if self.superseded else "",
+            "weak": "on" if self.weak else "",
             "as_of": self.as_of,
             "retrieve": "on" if self.retrieve else "",
         }
@@ -71,6 +74,7 @@ def read_form(params: MultiDict[Any]) -> SearchForm:
         until=text("until"),
         archived=bool(text("archived")),
         superseded=bool(text("superseded")),
+        weak=bool(text("weak")),
         as_of=text("as_of"),
         limit=int(limit) if limit.isdigit() else 10,
         retrieve=bool(text("retrieve")),
@@ -98,6 +102,8 @@ def search_request(form: SearchForm) -> tuple[wire.SearchRequest | None, list[st
     fields.update({k: v for k, v in optional.items() if v})
     if form.tiers:
         fields["tiers"] = list(form.tiers)
+    if form.weak:
+        fields["min_score"] = 0.0
     try:
         return msgspec.convert(fields, wire.SearchRequest), []
     except msgspec.ValidationError as exc:

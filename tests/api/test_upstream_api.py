@@ -58,6 +58,21 @@ def test_a_search_that_finds_something_never_asks_upstream(
     assert upstream.calls == []
 
 
+def test_local_hits_all_below_the_relevance_floor_ask_upstream(
+    served: TestClient[Litestar], upstream: FakeUpstream
+) -> None:
+    write(served, {"id": "lunch", "tier": "A", "text": "Lunch is at noon on Fridays."})
+    found = search(served, "which database for billing?")
+    assert [(r["id"], r["source"]) for r in found["results"]] == [("pg-1", "upstream")]
+    assert found["dropped"] == 1 and found["upstream"]["outcome"] == "answered"
+    assert len(upstream.calls) == 1
+    unfloored = search(served, "which database for billing?", min_score=0)
+    assert [r["id"] for r in unfloored["results"]] == ["lunch"] and unfloored["upstream"] is None
+    assert len(upstream.calls) == 1
+    answer = retrieve(served, "Which database did we pick for billing?")
+    assert [e["id"] for e in answer["entries"]] == ["pg-1"] and len(upstream.calls) == 2
+
+
 def test_a_search_that_finds_nothing_returns_the_upstream_hits_marked_and_stores_none(
     served: TestClient[Litestar], upstream: FakeUpstream
 ) -> None:
@@ -194,12 +209,13 @@ def test_a_weak_retrieve_asks_upstream_only_when_configured(
     clock: FakeClock, files: FakeFiles, upstream: FakeUpstream
 ) -> None:
     local: dict[str, Any] = {"id": "note", "tier": "A", "text": "Lunch is at noon on Fridays."}
-    for client in serve(services(clock, files, upstream)):
+    # No relevance floor: the unrelated note is the weak answer (with it, no answer at all).
+    for client in serve(services(clock, files, upstream, min_score="0")):
         write(client, local)
         answer = retrieve(client, "Which database did we pick for billing?")
         assert not answer["strong_match"] and answer["upstream"] is None
     assert upstream.calls == []
-    for client in serve(services(clock, files, upstream, upstream_on_weak="on")):
+    for client in serve(services(clock, files, upstream, upstream_on_weak="on", min_score="0")):
         write(client, local)
         answer = retrieve(client, "Which database did we pick for billing?")
         assert [e.get("source", "local") for e in answer["entries"]] == ["local", "upstream"]

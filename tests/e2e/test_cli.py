@@ -148,6 +148,29 @@ def test_cli_retrieve_gives_the_verdict_and_patterns(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_cli_says_when_nothing_in_memory_is_relevant(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data")
+    try:
+        url = server.url
+        assert strata(url, "add", "Alice is allergic to peanuts.").returncode == 0
+        question = "Who won the football world cup in 1998?"
+        nothing = strata(url, "search", question)
+        assert nothing.returncode == 0, nothing.stderr
+        assert nothing.stdout == (
+            "nothing relevant in memory (1 hit below the relevance floor; "
+            "--min-score 0 shows them)\n"
+        )
+        shown = strata(url, "search", question, "--min-score", "0")
+        assert "Alice is allergic to peanuts." in shown.stdout
+        answer = strata(url, "retrieve", question)
+        assert answer.returncode == 0, answer.stderr
+        verdict, *rest = answer.stdout.splitlines()
+        assert verdict.startswith("no strong match (confidence 0.00,")
+        assert rest == ["nothing relevant in memory"]
+    finally:
+        server.stop()
+
+
 def test_cli_records_a_revision_and_searches_as_of_a_moment(tmp_path: Path) -> None:
     server = Server(tmp_path / "data", {"STRATA_JOBS": "off"})
     try:

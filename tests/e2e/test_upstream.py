@@ -123,6 +123,18 @@ def test_a_strata_recalls_from_another_over_rest_and_mcp(local: Server) -> None:
     assert health["engines"]["upstream"]["state"] == "ok"
 
 
+def test_local_hits_all_below_the_relevance_floor_ask_the_upstream(local: Server) -> None:
+    lunch = {"id": "lunch", "tier": "A", "text": "Lunch is at noon on Fridays."}
+    written = httpx.post(f"{local.url}/v1/events", json={"events": [lunch]})
+    assert written.status_code == 201, written.text
+    question = "which database did we choose for billing?"
+    found = search(local, question)
+    assert [(r["source"], r["id"]) for r in found["results"]] == [("upstream", "pg-1")]
+    assert found["dropped"] == 1 and found["upstream"]["outcome"] == "answered"
+    unfloored = search(local, question, min_score=0)
+    assert [r["id"] for r in unfloored["results"]] == ["lunch"] and unfloored["upstream"] is None
+
+
 def test_a_local_hit_never_asks_upstream(
     asking_scripted: Server, scripted: ScriptedUpstream
 ) -> None:

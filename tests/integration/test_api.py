@@ -63,7 +63,8 @@ def test_write_then_search_every_mode(client: TestClient[Litestar]) -> None:
         "indexed": 3,
         "written": [{"id": "db"}, {"id": "chat"}, {"id": "log"}],
     }
-    hybrid = search(client, "which database did we choose?", explain=True)
+    # No relevance floor: the shipped model puts this paraphrase's answer near 0.0025.
+    hybrid = search(client, "which database did we choose?", explain=True, min_score=0)
     assert hybrid["mode"] == "hybrid"
     assert ids(hybrid)[0] == "db"
     top = hybrid["results"][0]
@@ -145,40 +146,3 @@ def tiers_and_recency(client: TestClient[Litestar]) -> None:
     by_id = {r["id"]: r for r in found["results"]}
     assert by_id["e"]["explain"]["tier"]["score"] == pytest.approx(1 / 1.5, abs=1e-6)
     assert by_id["c"]["explain"]["recency"]["score"] == pytest.approx(0.1353, abs=1e-3)
-
-
-def test_a_question_about_a_decision_is_answered_by_the_decision(
-    client: TestClient[Litestar], tmp_path: Path, open_stores: OpenStores
-) -> None:
-    asked = "what did we decide about the admin console auth method?"
-    revised_decision(client)
-    plain = search(client, "which auth method does the admin console use?", explain=True)
-    assert ids(plain)[0] == "log"  # ranked by relevance alone: the log line matches best
-    assert not any("intent" in r["explain"] for r in plain["results"])
-    found = search(client, asked, explain=True)
-    assert ids(found)[0] == "decision"
-    assert found["results"][0]["explain"]["intent"]["score"] > 1
-    answer = client.post(
-        "/v1/retrieve", json={"question": "admin console auth method decision"}
-    ).json()
-    assert answer["entries"][0]["id"] == "decision"
-
-    settings = Settings().replace(data_dir=tmp_path / "off", decision_odds=1.0)
-    for off in client_for(open_stores(settings)):
-        revised_decision(off)
-        assert ids(search(off, asked))[0] != "decision"
-
-
-def revised_decision(client: TestClient[Litestar]) -> None:
-    write(
-        client,
-        {
-            "id": "decision",
-            "tier": "A",
-            "type": "decision",
-            "text": "Update to the admin console auth method decision: mTLS replaces SAML, "
-            "because it keeps operations simple for a small team.",
-        },
-        {"id": "talk", "tier": "C", "text": "should we reconsider SAML for the admin console?"},
-        {"id": "log", "tier": "E", "text": "WARN admin-console: auth-method check took 812ms"},
-    )

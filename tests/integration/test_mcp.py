@@ -123,6 +123,24 @@ def test_both_gateways_answer_alike(
     )
 
 
+def test_search_and_retrieve_say_when_nothing_is_relevant(
+    resources: Services, rest: TestClient[Litestar]
+) -> None:
+    alice = gateways(resources, rest, ALICE)
+    call_both(alice[:1], "remember", text="Alice is allergic to peanuts.")
+    question = "Who won the football world cup in 1998?"
+    for here in call_both(alice, "search", query=question):
+        assert (here["results"], here["dropped"]) == ([], 1)
+        assert here["note"] == (
+            "nothing relevant in memory (1 hit below the relevance floor; min_score 0 shows them)"
+        )
+    for here in call_both(alice, "retrieve", question=question):
+        assert here["entries"] == [] and here["strong_match"] is False
+        assert here["note"] == "nothing relevant in memory"
+    for here in call_both(alice, "search", query=question, min_score=0):
+        assert len(here["results"]) == 1 and "note" not in here
+
+
 def test_remember_supersedes_and_search_answers_as_of(
     resources: Services, rest: TestClient[Litestar], clock: FakeClock
 ) -> None:

@@ -66,13 +66,19 @@ def test_search_shows_tiers_scores_their_parts_and_marked_terms(admin: Client) -
     assert "Namespace: one" in text_of(html)
 
 
-def test_a_question_about_decisions_shows_the_decisions_factor(admin: Client) -> None:
+def test_a_decision_shows_how_far_what_the_question_asks_for_moved_it(admin: Client) -> None:
     decision = {**FACT, "id": "cache-1", "text": "We decided on Redis for the cache."}
     write(admin, {**decision, "type": "decision"})
-    html = admin.get("/ui/", params={"q": "what did we decide on the cache?", "namespace": "one"})
-    assert "<dt>decision asked</dt>" in html.text
-    plain = admin.get("/ui/", params={"q": "which cache", "namespace": "one"}).text
-    assert "cache-1" in plain and "<dt>decision asked</dt>" not in plain
+
+    def intent_part(question: str) -> float:
+        html = admin.get("/ui/", params={"q": question, "namespace": "one"}).text
+        part = r'<dt>kind asked for</dt>.*?<span class="num">([+-][0-9.]+)</span>'
+        found = re.search(part, html, re.S)
+        assert found, html
+        return float(found.group(1))
+
+    # A word of deciding is one more reason to put the decision first.
+    assert intent_part("what did we decide on the cache?") > intent_part("which cache")
 
 
 def test_search_filters_reach_the_search(admin: Client) -> None:
@@ -95,6 +101,25 @@ def test_search_says_when_it_relaxed_or_ran_degraded(admin: Client, services: Se
     services.stores.degraded.append("no embedding model: searches use BM25 only")
     degraded = admin.get("/ui/", params={"q": "peanuts", "namespace": "one"}).text
     assert "Degraded:" in degraded and "searches use BM25 only" in degraded
+
+
+def test_search_says_when_nothing_is_relevant_and_shows_the_weak_on_request(
+    admin: Client,
+) -> None:
+    write(admin, FACT)
+    html = admin.get("/ui/", params={"q": "kubernetes upgrade plan", "namespace": "one"}).text
+    page = text_of(html)
+    assert "0 results" in page and "pref-1" not in page
+    assert "Nothing relevant in one: 1 result scored below the relevance floor. Show them" in page
+    link = re.search(r'<a href="([^"]*weak=on[^"]*)">Show them</a>', html)
+    assert link is not None
+    shown = admin.get(link.group(1).replace("&amp;", "&")).text
+    assert "pref-1" in shown and "Nothing relevant" not in shown
+    assert 'name="weak" value="on" checked' in shown
+    asked = {"q": "kubernetes upgrade plan", "namespace": "one", "retrieve": "on"}
+    answer = text_of(admin.get("/ui/", params=asked).text)
+    assert "no strong match" in answer
+    assert "Nothing relevant in memory: no entry scored above the relevance floor." in answer
 
 
 def test_the_retrieve_toggle_shows_the_verdict_and_reasoning_patterns(admin: Client) -> None:

@@ -29,7 +29,7 @@ class Ids:
         return f"i{self.n}"
 
 
-def answerer(*, threshold: float = 0.6, embedder: bool = True) -> Answerer:
+def answerer(*, threshold: float = 0.6, embedder: bool = True, floor: float = 0.01) -> Answerer:
     stores = fake_memory()
     model = stores.embedder
     stores.memory.write(
@@ -51,7 +51,7 @@ def answerer(*, threshold: float = 0.6, embedder: bool = True) -> Answerer:
         stores.vectors,
         stores.keywords,
         model if embedder else None,
-        search_settings(),
+        search_settings(min_score=floor),
     )
     return Answerer(
         retriever,
@@ -69,7 +69,7 @@ def test_policy_blends_the_four_parts_with_their_weights() -> None:
     assert parts == pytest.approx(
         {"relevance": 0.5, "type": 1.0, "confidence": 0.8, "freshness": math.exp(-1)}
     )
-    expected = 0.6 * 0.5 + 0.15 * 1.0 + 0.15 * 0.8 + 0.1 * math.exp(-1)
+    expected = 0.9 * 0.5 + 0.0 * 1.0 + 0.05 * 0.8 + 0.05 * math.exp(-1)
     assert policy.score(parts) == pytest.approx(expected)
 
 
@@ -100,6 +100,20 @@ def test_strong_match_follows_the_threshold() -> None:
 def test_nothing_found_is_no_strong_match() -> None:
     found = answerer(threshold=0.0).retrieve("postgres", "other-namespace", T0 + 1)
     assert found.entries == [] and found.strong_match is False
+
+
+def test_entries_below_the_relevance_floor_are_no_answer() -> None:
+    everything = answerer(threshold=0.0, floor=0.0).retrieve("postgres billing", "ns", T0 + 1)
+    best = max(a.result.score for a in everything.entries)
+    service = answerer(threshold=0.0, floor=best + 0.001)
+    found = service.retrieve("postgres billing", "ns", T0 + 1)
+    assert found.entries == []
+    assert [a.result.entry.id for a in found.patterns] == ["how"], "patterns have no floor"
+    assert (found.strong_match, found.confidence, found.best_relevance) == (False, 0.0, 0.0)
+    logged = service.log.get(found.interaction_id)
+    assert logged is not None and logged.results == [] and logged.strong_match is False
+    kept = answerer(threshold=0.0, floor=best).retrieve("postgres billing", "ns", T0 + 1)
+    assert [a.result.score for a in kept.entries] == [best]
 
 
 def test_every_retrieve_is_logged_with_its_results() -> None:

@@ -1,14 +1,17 @@
-"""BEIR corpus rows read as strata events: tiers and ages taken from the row."""
+"""BEIR corpus rows read as strata events (tiers and ages taken from the row), and queries
+read with their metadata."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from schemas import wire
-from service.evaluation.beir import Doc, to_event
+from service.evaluation.beir import Doc, Query, load_queries, to_event
 
 NOW = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -72,3 +75,24 @@ def test_a_tiered_row_makes_a_valid_event() -> None:
     event = msgspec.convert(to_event(doc, "A", "calibrate", now=NOW), wire.Event)
     assert event.tier == "C"
     assert event.metadata == {}
+
+
+def test_queries_keep_their_metadata(tmp_path: Path) -> None:
+    rows = [
+        {
+            "_id": "q1",
+            "text": "Which did we choose?",
+            "metadata": {"namespace": "n", "form": "worded"},
+        },
+        {"_id": "q2", "text": "plain"},
+    ]
+    (tmp_path / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first, second = load_queries(tmp_path)
+    assert (first.namespace, first.metadata["form"]) == ("n", "worded")
+    assert (second.namespace, second.metadata) == (None, {})
+
+
+def test_a_query_made_without_metadata_has_none_and_stays_hashable() -> None:
+    query = Query("q", "text", "ns")
+    assert query.metadata == {}
+    assert hash(query) == hash(Query("q", "text", "ns", {"form": "log"}))

@@ -243,18 +243,30 @@ def test_namespace_check_names_the_event() -> None:
     assert seen == [("team", "events[0].namespace"), ("other", "events[1].namespace")]
 
 
+FLOOR = 0.05
+"""The service's relevance floor, as STRATA_MIN_SCORE would set it."""
+
+
 def search(**fields: Any) -> wire.SearchRequest:
     return wire.SearchRequest(**{"query": "tea", **fields})
 
 
 def test_query_defaults_search_every_tier_of_the_namespace() -> None:
-    q = to_query(search(), namespace="team", now=NOW)
+    q = to_query(search(), namespace="team", now=NOW, floor=FLOOR)
     assert q.text == "tea"
     assert (q.mode, q.limit, q.explain) == ("auto", 10, False)
     assert q.filters.namespace == "team"
     assert q.filters.tiers == ("A", "C", "E")
     assert q.filters.now == NOW
     assert (q.filters.since, q.filters.until) == (None, None)
+
+
+def test_query_takes_the_service_floor_unless_the_request_names_a_min_score() -> None:
+    assert to_query(search(), namespace="ns", now=NOW, floor=FLOOR).min_score == FLOOR
+    asked = to_query(search(min_score=0.3), namespace="ns", now=NOW, floor=FLOOR)
+    assert asked.min_score == 0.3
+    off = to_query(search(min_score=0), namespace="ns", now=NOW, floor=FLOOR)
+    assert off.min_score == 0.0
 
 
 def test_query_carries_every_filter() -> None:
@@ -273,6 +285,7 @@ def test_query_carries_every_filter() -> None:
         ),
         namespace="ns",
         now=NOW,
+        floor=FLOOR,
     )
     assert q.filters.tiers == ("A", "E")
     assert (q.mode, q.limit, q.explain) == ("bm25", 3, True)
@@ -284,18 +297,24 @@ def test_query_carries_every_filter() -> None:
 
 def test_since_after_until_is_an_error_on_until() -> None:
     with pytest.raises(InvalidInput) as raised:
-        to_query(search(since="2024-02-01", until="2024-01-01"), namespace="ns", now=NOW)
+        to_query(
+            search(since="2024-02-01", until="2024-01-01"), namespace="ns", now=NOW, floor=FLOOR
+        )
     assert fields_of(raised) == ["until"]
 
 
 def test_since_equal_to_until_is_fine() -> None:
-    q = to_query(search(since="2024-02-01", until="2024-02-01"), namespace="ns", now=NOW)
+    q = to_query(
+        search(since="2024-02-01", until="2024-02-01"), namespace="ns", now=NOW, floor=FLOOR
+    )
     assert q.filters.since == q.filters.until
 
 
 def test_blank_query_and_bad_times_are_reported_together() -> None:
     with pytest.raises(InvalidInput) as raised:
-        to_query(search(query="  ", since="soon", until="later"), namespace="ns", now=NOW)
+        to_query(
+            search(query="  ", since="soon", until="later"), namespace="ns", now=NOW, floor=FLOOR
+        )
     assert fields_of(raised) == ["query", "since", "until"]
 
 

@@ -19,6 +19,7 @@ from service.domain.learned import (
     LearnedFusion,
     ListFeatures,
     RankingModel,
+    entry_features,
     list_features,
     rank_feature,
     text_features,
@@ -65,7 +66,8 @@ def test_list_features_mark_a_candidate_without_a_cosine_as_unembedded() -> None
     assert features["fact"]["cosine_top"] == 1.0
     assert features["fact"]["vector_rank"] == 1.0
     assert features["fact"]["bm25_rank"] == pytest.approx(rank_feature(2))
-    assert set(features["log"]) | set(text_features(set(), entry("x", "y"), 1.0)) == set(FEATURES)
+    loaded = entry_features(set(), entry("x", "y"), 1.0, {}, cued=False)
+    assert set(features["log"]) | set(loaded) == set(FEATURES)
 
 
 def test_a_key_listed_twice_keeps_its_first_rank() -> None:
@@ -99,6 +101,8 @@ def test_length_counts_no_more_than_a_chunk() -> None:
 def test_the_shipped_model_loads_and_weighs_every_feature() -> None:
     model = RankingModel.load(SHIPPED)
     assert set(model.weights) == set(FEATURES)
+    assert model.list_weights is not None and set(model.list_weights) == set(LIST_FEATURES)
+    assert model.intent is not None and model.intent.dimensions == 384  # all-MiniLM-L6-v2
     assert model.scale > 0
     assert 0 < model.probability(model.logit({f: 1.0 for f in FEATURES})) < 1
 

@@ -10,7 +10,7 @@ import pytest
 
 from service.domain.hydration import Candidate
 from service.domain.models import ListExplain, SearchQuery, SearchResult, Tier
-from service.domain.ranking import Weighting, diversified, rerank, score, weigh
+from service.domain.ranking import Weighting, above, diversified, rerank, score, weigh
 from tests.fakes import T0, make_entry, make_filters
 
 DAY = 86_400.0
@@ -96,13 +96,13 @@ def test_diversity_sinks_a_repeat_and_explains_it() -> None:
     assert ranked[2].score == pytest.approx(0.425)
 
 
-def query(limit: int = 10, min_score: float = 0.0, explain: bool = False) -> SearchQuery:
-    return SearchQuery("q", make_filters(), limit=limit, explain=explain, min_score=min_score)
+def query(limit: int = 10, explain: bool = False) -> SearchQuery:
+    return SearchQuery("q", make_filters(), limit=limit, explain=explain)
 
 
-def test_results_are_cut_at_min_score_then_limit() -> None:
+def test_results_are_cut_at_limit_then_above_min_score() -> None:
     candidates = [candidate(k, s) for k, s in [("a", 0.9), ("b", 0.5000004), ("c", 0.4)]]
-    assert ids_of(score(query(min_score=0.5), list(candidates))) == ["a", "b"]
+    assert ids_of(above(score(query(), list(candidates)), 0.5)) == ["a", "b"]
     assert ids_of(score(query(limit=1), candidates)) == ["a"]
 
 

@@ -39,8 +39,10 @@ def hit(**fields: Any) -> wire.SearchHit:
     )
 
 
-def found(*hits: wire.SearchHit, degraded: list[str] | None = None) -> wire.SearchResponse:
-    return wire.SearchResponse(list(hits), "hybrid", 3.5, degraded or [])
+def found(
+    *hits: wire.SearchHit, degraded: list[str] | None = None, dropped: int = 0
+) -> wire.SearchResponse:
+    return wire.SearchResponse(list(hits), "hybrid", 3.5, degraded or [], dropped=dropped)
 
 
 def answered(**fields: Any) -> wire.RetrievedEntry:
@@ -74,9 +76,17 @@ def test_a_text_hit_shows_score_tier_place_and_snippet() -> None:
     )
 
 
-def test_nothing_found_prints_nothing() -> None:
-    assert render.search_text(found()) == ""
-    assert render.search_md(found()) == "| score | tier | id | snippet |\n|---:|---|---|---|\n"
+def test_nothing_found_says_nothing_is_relevant_and_what_the_floor_left_out() -> None:
+    assert render.search_text(found()) == "nothing relevant in memory\n"
+    assert render.search_text(found(dropped=3)) == (
+        "nothing relevant in memory (3 hits below the relevance floor; --min-score 0 shows them)\n"
+    )
+    assert "(1 hit below" in render.search_text(found(dropped=1))
+    assert render.search_md(found(dropped=3)).startswith("*nothing relevant in memory (3 hits")
+    assert render.search_csv(found(dropped=3)).splitlines() == [
+        "score,tier,id,namespace,timestamp,snippet"
+    ]
+    assert json.loads(render.search_json(found(dropped=3)))["dropped"] == 3
 
 
 def test_markdown_rows_keep_a_snippet_in_its_cell() -> None:
@@ -125,8 +135,11 @@ def test_retrieve_gives_the_verdict_first() -> None:
     lines = render.retrieve_text(retrieved()).splitlines()
     assert lines[0] == "strong match (confidence 0.82, threshold 0.65); interaction i-1"
     assert lines[1:] == ["0.660  rel 0.710  A  adr-7", "       talk over gRPC"]
-    weak = render.retrieve_text(retrieved(strong_match=False, entries=[]))
-    assert weak == "no strong match (confidence 0.82, threshold 0.65); interaction i-1\n"
+    weak = render.retrieve_text(retrieved(strong_match=False, entries=[], answer_confidence=0.0))
+    assert weak == (
+        "no strong match (confidence 0.00, threshold 0.65); interaction i-1\n"
+        "nothing relevant in memory\n"
+    )
 
 
 def test_retrieve_lists_patterns_with_their_variants() -> None:

@@ -426,6 +426,36 @@ def test_min_score_drops_weaker_results(stores: Stores) -> None:
         dataclasses.replace(query("kubernetes upgrade"), min_score=cut)
     )
     assert [r.entry.id for r in strict.results] == [everything.results[0].entry.id]
+    assert (everything.dropped, strict.dropped) == (0, 1)
+    page = dataclasses.replace(query("kubernetes upgrade", limit=1), min_score=cut)
+    assert stores.retriever().search(page).dropped == 0, "only results within the limit count"
+
+
+def test_the_floor_of_the_settings_is_what_queries_are_given_and_zero_shows_all(
+    stores: Stores,
+) -> None:
+    stores.memory.write([make_entry("e", "postgres failover log", "E")])
+    floored = stores.retriever(min_score=0.9)
+    assert floored.min_score == 0.9
+    below = floored.search(dataclasses.replace(query("postgres"), min_score=floored.min_score))
+    assert (below.results, below.dropped, below.relaxed) == ([], 1, False)
+    shown = floored.search(dataclasses.replace(query("postgres"), min_score=0.0))
+    assert [r.entry.id for r in shown.results] == ["e"] and shown.dropped == 0
+
+
+def test_the_relaxed_retry_widens_the_tiers_but_keeps_the_floor(stores: Stores) -> None:
+    # Found by BM25 alone, the entry scores 0.5 in a hybrid search: below a floor of 0.6.
+    stores.memory.write([make_entry("e", "postgres failover log", "E")])
+    floored = stores.retriever(min_score=0.6)
+    narrow = dataclasses.replace(query("postgres", tiers=("A",)), min_score=0.6, relax=True)
+    outcome = floored.search(narrow)
+    assert (outcome.results, outcome.relaxed, outcome.dropped) == ([], True, 1)
+    higher = floored.search(dataclasses.replace(narrow, min_score=0.9))
+    assert (higher.results, higher.dropped) == ([], 1), "the retry goes down to the floor only"
+    off = floored.search(dataclasses.replace(narrow, min_score=0.0))
+    assert [r.entry.id for r in off.results] == ["e"] and off.relaxed is True
+    lower = stores.retriever(min_score=0.3).search(dataclasses.replace(narrow, min_score=0.9))
+    assert [r.entry.id for r in lower.results] == ["e"] and lower.relaxed is True
 
 
 def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> None:

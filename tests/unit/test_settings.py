@@ -54,7 +54,6 @@ def test_every_field_has_its_variable() -> None:
         "ui_secret": "s" * 32,
         "collection_roots": "/srv/notes",
         "upstream_url": "http://127.0.0.1:9000",
-        "decision_odds": "2.5",
     }
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "learned": "rrf", "onnx-int8": "torch", "onnx": "torch"}

@@ -602,8 +602,8 @@ export interface SearchRequest {
   include_archived?: boolean;
   /** Default: `null`. */
   kind?: ("digest" | "memory" | "pattern") | null;
-  /** >= 0, <= 1. Default: `0.0`. */
-  min_score?: number;
+  /** >= 0, <= 1. Default: `null`. */
+  min_score?: number | null;
   /** Default: `true`. */
   relax?: boolean;
   /** Default: `false`. */
@@ -627,6 +627,8 @@ export interface SearchResponse {
   upstream?: UpstreamAsked | null;
   /** Default: `[]`. */
   superseded?: Array<LeftOut>;
+  /** Default: `0`. */
+  dropped?: number;
 }
 
 /** A live entry close to one just written (cosine of their first chunks). */

@@ -20,7 +20,7 @@ ASKER = "console"
 PARTS = (
     ("bm25", "BM25"),
     ("vector", "vector"),
-    ("intent", "decision asked"),
+    ("intent", "kind asked for"),
     ("tier", "tier"),
     ("recency", "recency"),
     ("rerank", "rerank"),
@@ -28,8 +28,12 @@ PARTS = (
 )
 """The explain entries shown as bars, in order, with their labels."""
 TIMES = "\u00d7"
-FACTORS = frozenset({"intent", "tier", "recency", "mmr"})
+FACTORS = frozenset({"tier", "recency", "mmr"})
 """Explain entries that are multipliers of the score rather than a list's rank and score."""
+LOGIT_PARTS = frozenset({"intent"})
+"""Explain entries that are a part of the ranking model's log-odds: how far the candidate's
+kind moved it for what the question asks for (drawn against ``LOGIT_SPAN``)."""
+LOGIT_SPAN = 8.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,9 @@ def parts(explain: dict[str, wire.ListRank] | None, top_bm25: float) -> list[Par
         item = explain[name]
         if name in FACTORS:
             shown.append(Part(label, _unit(item.score), f"{TIMES} {item.score:.2f}"))
+            continue
+        if name in LOGIT_PARTS:
+            shown.append(Part(label, _unit(abs(item.score) / LOGIT_SPAN), f"{item.score:+.2f}"))
             continue
         share = item.score / top_bm25 if name == "bm25" and top_bm25 > 0 else item.score
         score = f"{item.score:.2f}" if name == "bm25" else f"{item.score:.3f}"

@@ -1,0 +1,111 @@
+"""What a question asks for, over the real model, Tantivy and Chroma, on SQLite and Postgres:
+a decision first for a question that asks for one, plainly or in words of deciding, and the
+log line for a question about the log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.application import Services
+from service.domain.intent import KIND_FEATURES
+from service.domain.learned import SHIPPED
+from service.settings import Settings
+from tests.http import LOCAL, ids, retrieve, search, write
+
+OpenStores = Callable[[Settings], Services]
+
+LEDGER = [
+    {
+        "id": "adr-7",
+        "tier": "A",
+        "type": "decision",
+        "text": "ADR 7: PostgreSQL as the ledger database. We will keep the ledger's entries, "
+        "their history and the change log in PostgreSQL, shared by every replica, "
+        "instead of a SQLite file per process.",
+        "timestamp": "2026-03-02T10:00:00Z",
+    },
+    {
+        "id": "talk-1",
+        "tier": "C",
+        "text": "The ledger database keeps locking under load; should the ledger move to "
+        "another database? PostgreSQL or MySQL would both do.",
+    },
+    {
+        "id": "log-1",
+        "tier": "E",
+        "text": "ERROR ledger: database is locked (sqlite3.OperationalError) while writing "
+        "a batch of 32 entries; retrying in 200ms",
+        "timestamp": "2026-02-20T14:05:00Z",
+    },
+    {
+        "id": "log-2",
+        "tier": "E",
+        "text": "Move the ledger tests to a throw-away PostgreSQL cluster on a free port",
+        "timestamp": "2026-03-09T09:00:00Z",
+    },
+]
+PLAIN = "which database does the ledger use?"
+WORDED = "what did we decide about the ledger database?"
+ABOUT_THE_LOG = "when did writes to the ledger fail because the database was locked?"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    if request.param == "sqlite":
+        return Settings().replace(data_dir=tmp_path)
+    request.node.add_marker(pytest.mark.postgres)
+    return Settings().replace(
+        data_dir=tmp_path,
+        database_url=request.getfixturevalue("fresh_postgres_url"),
+        chroma_url=request.getfixturevalue("chroma_server"),
+    )
+
+
+def client_for(resources: Services) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+        yield client
+
+
+@pytest.fixture
+def client(settings: Settings, open_stores: OpenStores) -> Iterator[TestClient[Litestar]]:
+    yield from client_for(open_stores(settings))
+
+
+def test_a_question_asking_for_a_decision_gets_it_first_plainly_or_worded(
+    client: TestClient[Litestar],
+) -> None:
+    write(client, *LEDGER)
+    for question in (PLAIN, WORDED):
+        found = search(client, question, explain=True)
+        assert ids(found)[0] == "adr-7", (question, ids(found))
+        assert found["results"][0]["explain"]["intent"]["score"] > 0
+        assert retrieve(client, question)["entries"][0]["id"] == "adr-7"
+
+
+def test_a_question_about_the_log_gets_the_log_line_first(client: TestClient[Litestar]) -> None:
+    write(client, *LEDGER)
+    found = search(client, ABOUT_THE_LOG, explain=True)
+    assert ids(found)[0] == "log-1", ids(found)
+    assert retrieve(client, ABOUT_THE_LOG)["entries"][0]["id"] == "log-1"
+
+
+def test_without_the_kind_features_the_plain_question_loses_the_decision(
+    settings: Settings, open_stores: OpenStores, tmp_path: Path
+) -> None:
+    """The same model with its kind features taken out: the ranking the test above relies
+    on is the intent's doing, not the words'."""
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    raw["weights"] = {k: v for k, v in raw["weights"].items() if k not in KIND_FEATURES}
+    raw.pop("intent")
+    blind = tmp_path / "blind-ranking.json"
+    blind.write_text(json.dumps(raw), encoding="utf-8")
+    for client in client_for(open_stores(settings.replace(ranking_model=str(blind)))):
+        write(client, *LEDGER)
+        assert ids(search(client, PLAIN))[0] != "adr-7"
