@@ -28,9 +28,9 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     kind: WrittenKind = "memory"
     """``pattern``: a reasoning pattern, given back with its variants by ``/v1/retrieve``."""
     type: Label | None = None
-    """What the entry is: decision, framework, position, reaction, fact, ...; weighs in
-    ``/v1/retrieve``'s score (STRATA_TYPE_WEIGHTS), and a ``decision`` comes first for a
-    question that asks what was decided (STRATA_DECISION_ODDS)."""
+    """What the entry is: decision, framework, position, reaction, fact, ...; a ``decision``
+    is ranked as one, first for a question that asks for one; other types may weigh in
+    ``/v1/retrieve``'s score (STRATA_TYPE_WEIGHTS)."""
     confidence: Score | None = None
     """How sure the author was, in [0, 1]."""
     variants: Annotated[list[Variant], Meta(max_length=64)] = field(default_factory=list)
