@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from schemas import wire
-from service.evaluation.beir import Doc, Query, load_queries, to_event
+from service.evaluation.beir import Doc, Query, load_queries, to_event, write_order
 
 NOW = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -96,3 +96,27 @@ def test_a_query_made_without_metadata_has_none_and_stays_hashable() -> None:
     query = Query("q", "text", "ns")
     assert query.metadata == {}
     assert hash(query) == hash(Query("q", "text", "ns", {"form": "log"}))
+
+
+def test_a_row_s_type_and_the_rows_it_replaces_become_the_event_s() -> None:
+    doc = row(type="decision", supersedes=["adr-set:adr 002"], status="Accepted")
+    event = to_event(doc, "A", "bench", now=NOW)
+    assert event["type"] == "decision"
+    assert event["supersedes"] == ["adr-set:adr_002"]  # the service id of that row
+    assert event["metadata"] == {"status": "Accepted"}
+    msgspec.convert(event, wire.Event)
+
+
+def test_rows_that_replace_others_are_written_after_them() -> None:
+    def doc(id_: str, *replaced: str) -> Doc:
+        return Doc(id_, id_, "", id_, {"supersedes": list(replaced)} if replaced else {})
+
+    newest, older, oldest, alone = doc("c", "b"), doc("b", "a"), doc("a"), doc("x", "gone")
+    phases = write_order([newest, older, oldest, alone])
+    assert [[d.id for d in phase] for phase in phases] == [["a", "x"], ["b"], ["c"]]
+
+
+def test_a_cycle_of_replacements_is_written_last_rather_than_never() -> None:
+    one = Doc("1", "1", "", "1", {"supersedes": "2"})
+    two = Doc("2", "2", "", "2", {"supersedes": "1"})
+    assert [[d.id for d in phase] for phase in write_order([one, two])] == [["1", "2"]]
