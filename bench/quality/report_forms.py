@@ -9,7 +9,7 @@ from typing import Any
 from bench.quality.floor import FLOOR_MODE
 from bench.quality.forms import ALL_DECISION, DECISION_FORMS, EVERY_TIER, MISS_KINDS
 from bench.quality.report import figure
-from bench.quality.runs import RANKED_TOP_N, SEARCH_LIMIT
+from bench.quality.runs import FORM_LIMIT, RANKED_TOP_N, SEARCH_LIMIT
 
 GROUPS_PER_TABLE = 3
 """Groups of queries side by side in one table (three columns each)."""
@@ -39,7 +39,7 @@ def print_by_form(runs: Sequence[Mapping[str, Any]]) -> None:
         print(
             f"\nBy question form{_suffix(run, variants)}: rank 1 = a relevant document "
             f"first, top 3 = one in the first three, MRR = MRR@10; '{ALL_DECISION}' = "
-            f"{both}. Searches with limit {SEARCH_LIMIT}, retrieve with top_n {RANKED_TOP_N}.\n"
+            f"{both}. Searches with limit {FORM_LIMIT}, retrieve with top_n {RANKED_TOP_N}.\n"
         )
         groups = list(sizes)
         for start in range(0, len(groups), GROUPS_PER_TABLE):

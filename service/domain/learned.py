@@ -135,6 +135,13 @@ SHIPPED = Path(__file__).with_name("ranking.json")
 """The model fitted on the development sets (see docs/benchmarks.md)."""
 
 
+def with_log_odds(probability: float, shift: float) -> float:
+    """``probability`` with ``shift`` added to its log-odds: still in [0, 1], 0 and 1 kept."""
+    if shift == 0 or probability <= 0.0 or probability >= 1.0:
+        return probability
+    return sigmoid(math.log(probability / (1 - probability)) + shift)
+
+
 def rank_feature(rank: int) -> float:
     """1 at rank 1, falling slowly (1 / (1 + log2 rank)); 0 when the list did not rank it."""
     return 1 / (1 + math.log2(rank)) if rank > 0 else 0.0
@@ -301,29 +308,31 @@ class LearnedFusion:
     ) -> list[Candidate]:
         """The loaded candidates scored with every feature, best first; with ``explain``,
         each feature's part of the logit is in their ``explain`` (``model.<feature>``), and
-        the parts of the kind features together as ``intent``."""
+        the parts of the kind features together as ``intent``. A candidate of a search of
+        one list (no list features: ``bm25`` mode, or a search without the model) keeps that
+        list's score, its odds moved by its kind's part as the model weighs it."""
         terms = content_terms(text)
         asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
         cued = asks_for_decision(text)
         for candidate in candidates:
             listed = candidate.features
+            kinds = kind_features(candidate.entry, asked, cued)
+            intent = sum(self.model.weights.get(name, 0.0) * v for name, v in kinds.items())
+            if intent and explain:
+                candidate.explain["intent"] = ListExplain(0, round(intent, 6))
             if listed is None:
+                candidate.score = with_log_odds(candidate.score, self.model.scale * intent)
                 continue
-            entry = candidate.entry
-            features = {
+            logit = 0.0
+            for name, value in {
                 **listed,
-                **entry_features(terms, entry, listed["unembedded"], asked, cued),
-            }
-            logit = intent = 0.0
-            for name, value in features.items():
+                **text_features(terms, candidate.entry, listed["unembedded"]),
+                **kinds,
+            }.items():
                 part = self.model.weights.get(name, 0.0) * value
                 if part and explain:
                     candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
-                if name in KIND_FEATURES:
-                    intent += part
                 logit += part
-            if intent and explain:
-                candidate.explain["intent"] = ListExplain(0, round(intent, 6))
             candidate.score = self.model.probability(logit)
             candidate.relevance = candidate.score
         candidates.sort(key=lambda c: -c.score)

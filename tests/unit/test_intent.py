@@ -19,7 +19,7 @@ from service.domain.intent import (
     kind_features,
     kind_of,
 )
-from service.domain.learned import LIST_FEATURES, LearnedFusion, RankingModel
+from service.domain.learned import LIST_FEATURES, LearnedFusion, RankingModel, with_log_odds
 from service.domain.models import Hit, Tier
 from service.errors import ConfigError
 from tests.fakes import make_entry
@@ -173,3 +173,38 @@ def test_the_kind_s_part_is_explained_as_intent() -> None:
 def test_the_pool_is_ordered_by_the_list_weights() -> None:
     assert set(MODEL.pool_weights) <= set(LIST_FEATURES)
     assert RankingModel({"keyword": 1.0}, 1.0, 0.0).pool_weights == {"keyword": 1.0}
+
+
+def test_a_search_of_one_list_keeps_its_score_moved_by_the_kind_s_part() -> None:
+    """In ``bm25`` mode (or without the model) a question that names deciding still raises
+    a decision over a better keyword match, by the model's weights for the kind."""
+    model = RankingModel({"decision": 1.0, "decision_cued": 3.0}, 1.0, -3.0, intent=HEAD)
+    fusion = LearnedFusion(model, ScoreFusion(0.7, lambda _: 4.0, lambda _: {}), lambda _: {})
+
+    def ranked(question: str) -> list[Candidate]:
+        lists = {"bm25": [Hit("log", 3.0), Hit("decision", 2.0)]}
+        candidates = []
+        for hit in fusion.fuse(question, lists, None, 5):
+            tier, type_, text = TEXTS[hit.key]
+            entry = make_entry(hit.key, text, tier, type=type_)
+            candidates.append(Candidate(entry, text, hit.score, dict(hit.explain), hit.score))
+        return fusion.settle(question, candidates, True, None)
+
+    worded = ranked("what did we decide about the billing cache?")
+    assert [c.entry.id for c in worded] == ["decision", "log"]
+    assert worded[0].explain["intent"].score == 4.0
+    assert worded[0].score == pytest.approx(with_log_odds(0.5, 4.0))
+    assert worded[0].relevance == 0.5  # the list's own score, unweighed
+    plain = ranked("billing cache")
+    assert [c.entry.id for c in plain] == ["log", "decision"]
+    assert plain[1].score == pytest.approx(with_log_odds(0.5, 1.0))
+
+
+@given(st.floats(0.0, 1.0), st.floats(-20.0, 20.0), st.floats(0.0, 1.0))
+def test_moving_the_log_odds_keeps_a_probability_and_the_order(
+    p: float, shift: float, q: float
+) -> None:
+    moved = with_log_odds(p, shift)
+    assert 0.0 <= moved <= 1.0
+    if p < q:
+        assert moved <= with_log_odds(q, shift)
