@@ -64,6 +64,8 @@ ENTRY_FEATURES = TEXT_FEATURES + KIND_FEATURES
 """Known once the candidate's entry is loaded: its text, and its kind against what the
 question asks for."""
 FEATURES = LIST_FEATURES + ENTRY_FEATURES
+ASKED_FEATURES = ("decision_asked", "log_asked", "discussion_asked", "decision_cued")
+"""The kind features that depend on the question: all that weighs a search of one list."""
 SETTLED = 30
 """Fewest candidates loaded and scored with their text features: those features can lift a
 candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
@@ -310,14 +312,18 @@ class LearnedFusion:
         each feature's part of the logit is in their ``explain`` (``model.<feature>``), and
         the parts of the kind features together as ``intent``. A candidate of a search of
         one list (no list features: ``bm25`` mode, or a search without the model) keeps that
-        list's score, its odds moved by its kind's part as the model weighs it."""
+        list's score, its odds moved by what the question asks of its kind (``ASKED_FEATURES``)
+        as the model weighs it."""
         terms = content_terms(text)
         asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
         cued = asks_for_decision(text)
         for candidate in candidates:
             listed = candidate.features
             kinds = kind_features(candidate.entry, asked, cued)
-            intent = sum(self.model.weights.get(name, 0.0) * v for name, v in kinds.items())
+            # Only what the question asks moves a list's own score: the kinds' own weights
+            # were fitted beside the list features, which a search of one list lacks.
+            moving = KIND_FEATURES if listed is not None else ASKED_FEATURES
+            intent = sum(self.model.weights.get(name, 0.0) * kinds[name] for name in moving)
             if intent and explain:
                 candidate.explain["intent"] = ListExplain(0, round(intent, 6))
             if listed is None:
