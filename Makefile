@@ -1,7 +1,8 @@
 # One command to run, one to test; both install what they need first.
 PYTHON ?= python3.11
-# Where pip finds the CPU build of torch; on machines without a local wheel use
-# make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# Where pip finds the CPU build of torch. Empty: wherever pip is configured to look (a local
+# wheel, say); where that is PyPI, whose Linux build brings CUDA, give the first run
+# TORCH_INDEX=https://download.pytorch.org/whl/cpu (make install, serve or test).
 TORCH_INDEX ?=
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -23,10 +24,13 @@ $(VENV)/.installed: pyproject.toml
 serve: install
 	$(BIN)/strata serve $(ARGS)
 
-# PostgreSQL, Chromium, Node.js and promtool, which the tests run for real (installed when missing, as root).
+# PostgreSQL, Chromium, Node.js, promtool and curl, which the tests run for real: installed
+# with apt-get when missing, so as root on Debian; as another user it names them and stops.
 system-packages:
 	bash scripts/system-packages
 
+# Lint, type checks, then the whole suite: about 15 minutes on two cores, the installs aside.
+# ARGS go to pytest: make test ARGS=tests/unit runs a part.
 test: install system-packages
 	$(BIN)/ruff check service schemas tests bench clients
 	$(BIN)/ruff format --check service schemas tests bench clients

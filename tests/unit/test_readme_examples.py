@@ -1,0 +1,92 @@
+"""How tests/e2e/test_readme.py reads the README: blocks, commands, shown outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.readme import examples, fenced_blocks, mismatches, pattern
+
+MARKDOWN = """\
+Intro.
+
+<!-- not run: needs Docker -->
+```sh
+docker compose up
+```
+
+```sh
+ADMIN='Authorization: Bearer k'   # a comment
+# Promote one entry.
+curl -s -X POST localhost:8080/v1/admin/promote -H "$ADMIN" \\
+  -d '{"ids": ["a"],
+       "namespace": "alice"}'
+# 422 {"title": "Invalid input",
+#      "errors": [{"field": "ids[0]", …}]}   (nothing promoted)
+# A note after the output.
+```
+
+- A list:
+
+  ```json
+  {"a": 1}
+  ```
+"""
+
+
+def test_blocks_carry_their_language_and_marker() -> None:
+    blocks = fenced_blocks(MARKDOWN)
+    assert [(b.line, b.language, b.not_run) for b in blocks] == [
+        (4, "sh", "needs Docker"),
+        (8, "sh", None),
+        (21, "json", None),
+    ]
+    assert blocks[2].text == '{"a": 1}'
+
+
+def test_commands_span_lines_and_keep_the_output_shown_after_them() -> None:
+    assign, promote = examples(fenced_blocks(MARKDOWN)[1])
+    assert assign.line == 9 and assign.shown is None
+    assert promote.line == 11
+    assert promote.command.endswith('"namespace": "alice"}\'')
+    assert promote.shown == (
+        422,
+        '{"title": "Invalid input",\n     "errors": [{"field": "ids[0]", …}]}',
+    )
+
+
+def test_an_unclosed_command_is_refused() -> None:
+    with pytest.raises(ValueError, match="not closed"):
+        examples(fenced_blocks("```sh\ncurl -d '{\n```\n")[0])
+
+
+def test_shown_fields_must_be_present_with_their_stable_values() -> None:
+    shown = pattern('{"id": "a", "n": 2, "score": 0.5, "at": "2026-11-22T09:00:00Z", …}')
+    assert mismatches(shown, {"id": "a", "n": 2, "score": 0.9, "at": "2030-01-01T00:00:00Z"}) == []
+    assert mismatches(shown, {"id": "b", "n": 3, "score": 1, "at": "x", "more": 1}) == [
+        "output.id: shown 'a', got 'b'",
+        "output.n: shown 2, got 3",
+    ]
+    assert mismatches(shown, {"n": 2, "score": 0.5, "at": ""}) == ["output.id: shown, missing"]
+
+
+def test_lists_are_as_long_as_shown_unless_an_ellipsis_says_more() -> None:
+    assert mismatches(pattern('{"ids": ["a"]}'), {"ids": ["a", "b"]}) == [
+        "output.ids: shown 1 items, got 2: ['a', 'b']"
+    ]
+    assert mismatches(pattern('{"ids": ["a", …]}'), {"ids": ["a", "b"]}) == []
+    assert mismatches(pattern('{"ids": ["e4af…", …]}'), {"ids": ["f00"]}) == []
+    assert mismatches(pattern('{"ids": ["a", "c", …]}'), {"ids": ["a", "b"]}) != []
+
+
+def test_volatile_fields_are_checked_for_their_shape_only() -> None:
+    shown = pattern(
+        '{"actor": "key:6d843254", "runs": 1, "disk_bytes": {"ledger": 1}, "recent": []}'
+    )
+    actual = {"actor": "local", "runs": 2, "disk_bytes": {"ledger": 9}, "recent": [{}]}
+    assert mismatches(shown, actual) == []
+    assert mismatches(shown, {**actual, "runs": "2"}) == ["output.runs: shown a number, got '2'"]
+
+
+def test_what_is_not_json_is_refused() -> None:
+    with pytest.raises(ValueError):
+        pattern("{'name': 'r1'}")
