@@ -159,10 +159,12 @@ class LimitSettings(Group, frozen=True):
     each client address: ``on`` or ``off``. Off by default: without keys the service listens
     on loopback only, where every caller is the person running it."""
     sign_in_failures_per_minute: Annotated[int, Meta(ge=0)] = 10
-    """Failed console sign-ins (an unknown API key) allowed from one client address, and
-    with one key tried, a minute; ten may come at once, and then sign-in answers 429 until
-    the allowance refills. Ten is more than anyone mistyping a key needs, and holds a
-    guesser to 14,400 tries a day against keys of at least 16 characters; 0: no limit."""
+    """Failed authentications (an unknown API key) allowed from one client address a
+    minute, console sign-ins and keys sent to the REST API and ``/mcp`` counted together,
+    and console sign-ins with one key tried; ten may come at once, and then the address's
+    requests that send a key (its sign-ins) answer 429 until the allowance refills. Ten is
+    more than anyone mistyping a key needs, and holds a guesser to 14,400 tries a day against
+    keys of at least 16 characters; 0: no limit."""
 
     def per_second(self, role: str) -> float:
         """``requests_per_second`` of ``role``; 0: no limit."""

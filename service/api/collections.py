@@ -9,7 +9,13 @@ from schemas import wire
 from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
-from service.api.params import CollectionName, DocumentPath, FirstLine, LineCount
+from service.api.params import (
+    CollectionName,
+    CollectionNamespace,
+    DocumentPath,
+    FirstLine,
+    LineCount,
+)
 
 
 class CollectionsController(Controller):
@@ -34,18 +40,28 @@ class CollectionsController(Controller):
         views = services.collections.list(principal)
         return wire.CollectionsResponse([present.collection_out(v) for v in views])
 
-    @get("/{name:str}", sync_to_thread=True, responses=problems(404))
+    @get("/{name:str}", sync_to_thread=True, responses=problems(404, 409))
     def show(
-        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep
+        self,
+        name: CollectionName,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
-        return present.collection_out(services.collections.show(principal, name))
+        return present.collection_out(services.collections.show(principal, name, namespace))
 
     @post("/{name:str}/update", status_code=200, responses=problems(404, 409))
     async def update(
-        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
+        self,
+        name: CollectionName,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        pools: PoolsDep,
+        namespace: CollectionNamespace = None,
     ) -> wire.ScanOut:
         """Re-scan: changed files are re-embedded, removed ones leave the index."""
-        return present.scan_out(await pools.write(services.collections.scan, principal, name))
+        scan = services.collections.scan
+        return present.scan_out(await pools.write(scan, principal, name, namespace))
 
     @patch("/{name:str}", responses=problems(404, 409))
     async def rename(
@@ -55,16 +71,23 @@ class CollectionsController(Controller):
         services: ServicesDep,
         principal: PrincipalDep,
         pools: PoolsDep,
+        namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
-        renamed = await pools.write(services.collections.rename, principal, name, data.name)
+        rename = services.collections.rename
+        renamed = await pools.write(rename, principal, name, data.name, namespace)
         return present.collection_out(renamed)
 
-    @delete("/{name:str}", status_code=200, responses=problems(404))
+    @delete("/{name:str}", status_code=200, responses=problems(404, 409))
     async def remove(
-        self, name: CollectionName, services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
+        self,
+        name: CollectionName,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        pools: PoolsDep,
+        namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
         """Forget a collection and its chunks; the files themselves are left alone."""
-        removed = await pools.write(services.collections.remove, principal, name)
+        removed = await pools.write(services.collections.remove, principal, name, namespace)
         return present.collection_out(removed)
 
 
@@ -72,7 +95,7 @@ class DocumentsController(Controller):
     path = "/v1/documents"
     tags = ["collections"]
 
-    @get("", sync_to_thread=True, responses=problems(404))
+    @get("", sync_to_thread=True, responses=problems(404, 409))
     def get_document_lines(
         self,
         services: ServicesDep,
@@ -80,9 +103,10 @@ class DocumentsController(Controller):
         path: DocumentPath,
         from_line: FirstLine = 1,
         lines: LineCount = None,
+        namespace: CollectionNamespace = None,
     ) -> wire.DocumentOut:
         """A document's lines, numbered: ``path`` is ``<collection>/<relative path>``."""
-        found = services.documents.read(principal, path, from_line, lines)
+        found = services.documents.read(principal, path, from_line, lines, namespace)
         return present.document_out(found)
 
     @post("/batch", status_code=200, sync_to_thread=True, responses=problems(404))

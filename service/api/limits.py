@@ -3,8 +3,13 @@ handler runs: one request of its rate, and one of its places in flight, held unt
 answer has been sent. Over either, 429 with ``Retry-After`` (``service/application/limits.py``
 says who a caller is and keeps the counts).
 
-A request without a valid key is not counted here: its handler answers 401. ``/health``
-and ``/metrics`` answer whatever else runs, and the console (``/ui``) counts its own pages.
+A request without a valid key takes no place: its handler answers 401. But a key that is
+refused counts against its client address, with the console's failed sign-ins
+(STRATA_SIGN_IN_FAILURES_PER_MINUTE): past that allowance every request of the address that
+sends a key answers 429 before its key is checked, so that a guesser learns nothing more,
+while a key sent from another address is served as ever. A request sending no key is not
+a guess, and answers 401. ``/health`` and ``/metrics`` answer whatever else runs, and the
+console (``/ui``) counts its own pages and sign-ins.
 """
 
 from __future__ import annotations
@@ -34,7 +39,12 @@ class RequestLimits(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         services: Services = scope["app"].state.services
+        presented = services.keys.enabled and "authorization" in Headers.from_scope(scope)
+        if presented:
+            services.limits.check_key(client_address(scope))
         principal = authenticated(services, scope)
+        if principal is None and presented:
+            services.limits.failed_key(client_address(scope))  # a guess, or a key mistyped
         caller = services.limits.caller(principal) if principal is not None else None
         if caller is None:
             await next_app(scope, receive, send)

@@ -19,6 +19,15 @@ Namespace = Annotated[
     str | None,
     QueryParameter(pattern=NAMESPACE_PATTERN, description="Default: the key's only namespace"),
 ]
+CollectionNamespace = Annotated[
+    str | None,
+    QueryParameter(
+        name="namespace",
+        pattern=NAMESPACE_PATTERN,
+        description="The collection's namespace (names are unique per namespace); default: "
+        "the one of the key's namespaces that holds a collection of that name",
+    ),
+]
 Day = Annotated[date | None, QueryParameter(name="date", description="A UTC day; default: today")]
 DocumentPath = Annotated[
     str,

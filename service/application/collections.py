@@ -59,7 +59,7 @@ class CollectionUseCases:
             raise InvalidInput.one("path", f"{request.path} {why}")
         if root is None:
             raise InvalidInput.one("path", f"{request.path} is not a directory")
-        self._name_free(request.name)
+        self._name_free(namespace, request.name)
         listing = self.collections.listing(root, request.mask)
         if not listing.complete:
             too_many = self.collections.too_many(request.mask)
@@ -80,49 +80,70 @@ class CollectionUseCases:
     def list(self, principal: Principal) -> list[CollectionView]:
         return [self._view(c) for c in self.catalog.all() if principal.may_use(c.namespace)]
 
-    def show(self, principal: Principal, name: str) -> CollectionView:
-        return self._view(self.find(principal, name))
+    def show(self, principal: Principal, name: str, namespace: str | None = None) -> CollectionView:
+        return self._view(self.find(principal, name, namespace))
 
-    def indexed_files(self, principal: Principal, name: str) -> tuple[str, ...]:
+    def indexed_files(
+        self, principal: Principal, name: str, namespace: str | None = None
+    ) -> tuple[str, ...]:
         """The paths, relative to its root, of the files a collection's last scan indexed."""
-        return tuple(sorted(self.catalog.files(self.find(principal, name).id)))
+        return tuple(sorted(self.catalog.files(self.find(principal, name, namespace).id)))
 
-    def scan(self, principal: Principal, name: str) -> Scanned:
+    def scan(self, principal: Principal, name: str, namespace: str | None = None) -> Scanned:
         """Re-scan (admin: it reads the server's disk and embeds what changed): changed
         files are re-embedded, removed ones leave the index."""
         principal.require_admin()
-        return self._scan(self.find(principal, name), principal)
+        return self._scan(self.find(principal, name, namespace), principal)
 
-    def rename(self, principal: Principal, name: str, new_name: str) -> CollectionView:
+    def rename(
+        self, principal: Principal, name: str, new_name: str, namespace: str | None = None
+    ) -> CollectionView:
         principal.require_admin()
-        collection = self.find(principal, name)
-        self._name_free(new_name)
+        collection = self.find(principal, name, namespace)
+        self._name_free(collection.namespace, new_name)
         return self._view(self.collections.rename(collection, new_name, principal.name))
 
-    def remove(self, principal: Principal, name: str) -> CollectionView:
+    def remove(
+        self, principal: Principal, name: str, namespace: str | None = None
+    ) -> CollectionView:
         """Forget a collection and its chunks; the files themselves are left alone."""
         principal.require_admin()
-        collection = self.find(principal, name)
+        collection = self.find(principal, name, namespace)
         shown = self._view(collection)
         self.collections.remove(collection, principal.name)
         return shown
 
-    def find(self, principal: Principal, name: str) -> Collection:
-        """A collection the caller may see; another namespace's is as unknown as none."""
-        collection = self.catalog.get(name)
-        if collection is None or not principal.may_use(collection.namespace):
+    def find(self, principal: Principal, name: str, namespace: str | None = None) -> Collection:
+        """The collection of that name in ``namespace``, else in the one namespace of the
+        caller's that holds one. Names are unique per namespace, and only the caller's are
+        looked at: another namespace's collection is as unknown as none. A name held in
+        several of the caller's namespaces needs ``namespace`` (409 naming them)."""
+        if namespace is not None:
+            principal.check(namespace)
+            found = self.catalog.get(namespace, name)
+            if found is None:
+                raise NotFound(f"no collection {name!r} in namespace {namespace!r}")
+            return found
+        mine = [c for c in self.catalog.named(name) if principal.may_use(c.namespace)]
+        if not mine:
             raise NotFound(f"no collection {name!r}")
-        return collection
+        if len(mine) > 1:
+            held = ", ".join(repr(c.namespace) for c in mine)
+            raise Conflict(
+                f"collections named {name!r} are in namespaces {held}: name the namespace"
+            )
+        return mine[0]
 
-    def _name_free(self, name: str) -> None:
-        if self.catalog.get(name) is not None:
-            raise Conflict(f"a collection named {name!r} exists")
+    def _name_free(self, namespace: str, name: str) -> None:
+        if self.catalog.get(namespace, name) is not None:
+            raise Conflict(f"a collection named {name!r} exists in namespace {namespace!r}")
 
     def _scan(
         self, collection: Collection, principal: Principal, listing: Listing | None = None
     ) -> Scanned:
         report = self.collections.scan(collection, principal.name, listing)
-        return Scanned(self._view(self.catalog.get(collection.name) or collection), report)
+        now = self.catalog.get(collection.namespace, collection.name)
+        return Scanned(self._view(now or collection), report)
 
     def _view(self, collection: Collection) -> CollectionView:
         return CollectionView(

@@ -20,7 +20,7 @@ from service.domain.collections import (
     leaves_root,
     title_from,
 )
-from service.domain.globs import glob_match
+from service.domain.globs import MAX_GLOB_LENGTH, glob_match
 from service.domain.ports import Catalog, Files
 from service.errors import Forbidden, InvalidInput, NotFound
 
@@ -65,14 +65,20 @@ class DocumentUseCases:
         """Most bytes of files a batch returns in all."""
 
     def read(
-        self, principal: Principal, path: str, first: int = 1, count: int | None = None
+        self,
+        principal: Principal,
+        path: str,
+        first: int = 1,
+        count: int | None = None,
+        namespace: str | None = None,
     ) -> Document:
-        """Lines of one indexed document: ``path`` is ``<collection>/<relative path>``."""
+        """Lines of one indexed document: ``path`` is ``<collection>/<relative path>``, the
+        collection found as ``CollectionUseCases.find`` finds it."""
         if first < 1:
             raise InvalidInput.one("from", "must be at least 1")
         if count is not None and count < 1:
             raise InvalidInput.one("lines", "must be at least 1")
-        collection, relative = self._locate(principal, path)
+        collection, relative = self._locate(principal, path, namespace)
         if leaves_root(relative):
             raise Forbidden(f"path {relative!r} leaves the collection root")
         text = self._text(collection, relative)
@@ -139,12 +145,15 @@ class DocumentUseCases:
             return None
         return None if data is None else data.decode("utf-8", errors="replace")
 
-    def _locate(self, principal: Principal, path: str) -> tuple[Collection, str]:
+    def _locate(
+        self, principal: Principal, path: str, namespace: str | None = None
+    ) -> tuple[Collection, str]:
         """The collection a path names and the path within it, written as a scan lists it."""
         name, _, relative = path.removeprefix(URI).partition("/")
         if not relative:
             raise InvalidInput.one("path", "expected <collection>/<relative path>")
-        return self.collections.find(principal, name), PurePosixPath(relative).as_posix()
+        found = self.collections.find(principal, name, namespace)
+        return found, PurePosixPath(relative).as_posix()
 
     def _expand(self, principal: Principal, pattern: str) -> Iterator[tuple[Collection, str]]:
         if "," in pattern or not any(ch in pattern for ch in "*?["):
@@ -153,6 +162,11 @@ class DocumentUseCases:
                     yield self._locate(principal, path.strip())
             return
         plain = pattern.removeprefix(URI)
+        if len(plain) > MAX_GLOB_LENGTH:
+            raise InvalidInput.one(
+                "pattern",
+                f"a glob of at most {MAX_GLOB_LENGTH} characters (a list of paths may be longer)",
+            )
         for collection in self.catalog.all():
             if principal.may_use(collection.namespace):
                 for relative in sorted(self.catalog.files(collection.id)):

@@ -5,12 +5,14 @@ A caller is an API key, by its name, held to the limits of its role: requests a 
 requests in flight, and chunks its writes have embedded a minute. Without keys there is one
 caller per client address when STRATA_LIMIT_ADDRESSES is on (with the admin role's limits),
 and none otherwise. The service's own callers (jobs, commands run in process) have no
-address and no limit. Failed console sign-ins are counted apart, per client address and per
-key tried.
+address and no limit. Failed authentications are counted apart: per client address, one
+allowance for API keys refused by the REST API, ``/mcp`` and the console's sign-in alike, and
+per key tried at the console's sign-in.
 
 Where each is taken: a request and its place in flight by ``service/api/limits.py`` for the
 REST API and ``/mcp``, and by the console's admission for its pages; chunks by the events use
-case, before anything is written; sign-ins by the console's sign-in.
+case, before anything is written; failed authentications by ``service/api/limits.py`` and the
+console's sign-in.
 """
 
 from __future__ import annotations
@@ -112,26 +114,42 @@ class Limits:
     def check_sign_in(self, address: str, key: str) -> None:
         """TooManyRequests when sign-ins from ``address``, or with ``key``, failed too often
         of late; checked before the key is, so that a refused guess learns nothing."""
+        self._check_failures("failed sign-ins", _sign_in_counts(address, key))
+
+    def failed_sign_in(self, address: str, key: str) -> None:
+        """Count a sign-in from ``address`` with ``key`` that failed."""
+        self._charge_failures(_sign_in_counts(address, key))
+
+    def check_key(self, address: str) -> None:
+        """TooManyRequests when API keys sent from ``address`` (to the REST API, ``/mcp`` or
+        the console) were refused too often of late; checked before the key is, so that a
+        refused guess learns nothing."""
+        self._check_failures("failed authentications", [_address_count(address)])
+
+    def failed_key(self, address: str) -> None:
+        """Count an API key sent from ``address`` that was refused."""
+        self._charge_failures([_address_count(address)])
+
+    def _check_failures(self, what: str, counts: list[tuple[tuple[str, str], str]]) -> None:
         if self._failures is None:
             return
         limit = self.settings.sign_in_failures_per_minute
         with self._lock:
             now = self.clock()
-            for who, what in _sign_in_counts(address, key):
+            for who, whose in counts:
                 if waiting := self._failures.of(who, now).wait(now):
                     seconds = _seconds(waiting)
                     raise TooManyRequests(
-                        f"failed sign-ins per minute {what}: {limit}; try again in {seconds} s",
+                        f"{what} per minute {whose}: {limit}; try again in {seconds} s",
                         seconds,
                     )
 
-    def failed_sign_in(self, address: str, key: str) -> None:
-        """Count a sign-in from ``address`` with ``key`` that failed."""
+    def _charge_failures(self, counts: list[tuple[tuple[str, str], str]]) -> None:
         if self._failures is None:
             return
         with self._lock:
             now = self.clock()
-            for who, _ in _sign_in_counts(address, key):
+            for who, _ in counts:
                 self._failures.of(who, now).charge(now)
 
     def _take(self, buckets: Buckets, caller: Caller, cost: int, what: str) -> None:
@@ -156,7 +174,12 @@ def _sign_in_counts(address: str, key: str) -> list[tuple[tuple[str, str], str]]
     """The failure counts a sign-in is held to, and how its refusal names them: the key
     tried by a digest, so that no key tried is kept in memory."""
     digest = hashlib.sha256(key.encode()).hexdigest()
-    return [(("address", address), f"from client {address}"), (("key", digest), "with this key")]
+    return [_address_count(address), (("key", digest), "with this key")]
+
+
+def _address_count(address: str) -> tuple[tuple[str, str], str]:
+    """The failure count of a client address, shared by the console and the API."""
+    return ("address", address), f"from client {address}"
 
 
 def _seconds(waiting: float) -> int:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
+from schemas.vocabulary import METADATA_VALUE_CHARS
+from service.domain.bounds import breaches
 from service.domain.folders import LEAVES, FolderRules, Listing
 from service.domain.markdown import chunk_markdown, title_of
 from service.domain.memory import Memory
@@ -110,6 +113,11 @@ class Collections:
         """Why no collection may read ``folder`` (absolute, resolved where it exists)."""
         return self.rules.refusal(folder, self.files.folder)
 
+    def refusal_at(self, path: str) -> str | None:
+        """Why no collection may have its folder at ``path`` as given (a registration, an
+        import): judged where it leads when it is a folder here, as written when not."""
+        return self.refusal(self.files.folder(path) or posixpath.normpath(path))
+
     def listing(self, folder: str, mask: str) -> Listing:
         """The files a collection of ``folder`` and ``mask`` reads, up to the bound."""
         return self.files.list(folder, mask, limit=self.rules.max_files)
@@ -152,7 +160,7 @@ class Collections:
         known = self.catalog.files(collection.id)
         paths = listing.paths
         seen: set[str] = set()
-        batch: list[tuple[str, str, str]] = []
+        batch: list[tuple[str, list[Entry], str, str]] = []
         for done, path in enumerate(paths):
             # Files up to this one are hashed; those in `batch` are not yet indexed.
             self._scanning[collection.id] = (done - len(batch), len(paths))
@@ -168,11 +176,17 @@ class Collections:
                 if self.catalog.text(collection.id, path) is None:  # indexed before texts
                     self.catalog.set_file(collection.id, known[path], text)
                 continue
+            made = self.entries_for(collection, path, text)
+            if unfit := next((e for m in made for e in breaches(m, self.chunking)), None):
+                report.skipped.append(
+                    (path, f"a chunk out of bounds ({unfit.field}: {unfit.message})")
+                )
+                continue
             if path in known:
                 report.changed += 1
             else:
                 report.added += 1
-            batch.append((path, text, digest))
+            batch.append((path, made, text, digest))
             if len(batch) >= FILE_BATCH:
                 report.chunks += self._index(collection, batch, known, actor)
                 batch = []
@@ -215,15 +229,14 @@ class Collections:
     def _index(
         self,
         collection: Collection,
-        batch: Sequence[tuple[str, str, str]],
+        batch: Sequence[tuple[str, list[Entry], str, str]],
         known: dict[str, IndexedFile],
         actor: str,
     ) -> int:
         entries: list[Entry] = []
         stale: list[str] = []
         files: list[tuple[IndexedFile, str]] = []
-        for path, text, digest in batch:
-            made = self.entries_for(collection, path, text)
+        for path, made, text, digest in batch:
             entries.extend(made)
             old = known.get(path)
             if old is not None:
@@ -255,8 +268,8 @@ class Collections:
                 metadata={
                     "collection": collection.name,
                     "file": document_path(collection, path),
-                    "title": title,
-                    "heading": chunk.heading,
+                    "title": title[:METADATA_VALUE_CHARS],
+                    "heading": chunk.heading[:METADATA_VALUE_CHARS],
                     "line_start": chunk.first,
                     "line_end": chunk.last,
                 },
@@ -280,7 +293,7 @@ class Collections:
     def rename(self, collection: Collection, new_name: str, actor: str = "") -> Collection:
         """Rename; the chunks keep their ids and vectors, their ``file`` paths follow."""
         renamed = replace(collection, name=new_name)
-        self.catalog.rename(collection.name, new_name)
+        self.catalog.rename(collection.id, new_name)
         for indexed in self.catalog.files(collection.id).values():
             keys = [
                 entry_key(collection.namespace, chunk_id(collection, indexed.path, n))

@@ -24,6 +24,7 @@ from service.domain.models import (
     Hit,
     JobRun,
     Quarantined,
+    RemovedEntry,
     StoredEntry,
     Supersession,
     Tier,
@@ -286,6 +287,19 @@ class NamespaceEntries(Protocol):
         had before is replaced), one change each, in one transaction."""
         ...
 
+    def removed_page(self, namespace: str, after: str, limit: int) -> list[RemovedEntry]:
+        """The entries of ``namespace`` removed for good (a history and no entry) whose id
+        comes after ``after`` (byte order; "" for the first page), at most ``limit``, by
+        id, each with its history."""
+        ...
+
+    def restore_removed(self, items: Sequence[RemovedEntry]) -> int:
+        """Write the history of removed entries exactly as given (what the keys had before
+        is replaced), for the keys that hold no entry, in one transaction; a key holding an
+        entry, or a history already as given, is left alone. Returns how many were
+        written."""
+        ...
+
     def erase(
         self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
     ) -> Erasure:
@@ -296,8 +310,8 @@ class NamespaceEntries(Protocol):
         all the same."""
         ...
 
-    def erasures(self, limit: int = 100) -> list[Erasure]:
-        """The erasures recorded, newest first."""
+    def erasures(self, namespaces: frozenset[str] | None = None, limit: int = 100) -> list[Erasure]:
+        """The erasures recorded, newest first: of ``namespaces`` only, unless None."""
         ...
 
 
@@ -338,6 +352,20 @@ class RunLog(Protocol):
 
     def runs(self, job: str, limit: int = 20) -> list[JobRun]:
         """The runs of ``job``, newest first."""
+        ...
+
+
+class SignedOutSessions(Protocol):
+    """Console sessions ended by signing out before they expired, shared by every replica:
+    a cookie of one is refused wherever it is presented."""
+
+    def sign_out(self, session: str, until: float, now: float) -> None:
+        """Refuse the session of id ``session`` from now on. Its record may go at ``until``
+        (when the session expires anyway); records past their time at ``now`` go here."""
+        ...
+
+    def signed_out(self, session: str) -> bool:
+        """Whether the session of id ``session`` was signed out of."""
         ...
 
 
@@ -401,11 +429,17 @@ class Catalog(NamespaceCatalog, Protocol):
 
     def add(self, c: Collection) -> None: ...
 
-    def get(self, name: str) -> Collection | None: ...
+    def get(self, namespace: str, name: str) -> Collection | None:
+        """The collection of that name in ``namespace``: names are unique per namespace."""
+        ...
+
+    def named(self, name: str) -> list[Collection]:
+        """The collections of that name, one per namespace holding one, by namespace."""
+        ...
 
     def all(self) -> list[Collection]: ...
 
-    def rename(self, old: str, new: str) -> None: ...
+    def rename(self, collection_id: str, new: str) -> None: ...
 
     def remove(self, collection_id: str) -> None: ...
 

@@ -1,5 +1,10 @@
 """The tools served by the service itself at ``/mcp`` (streamable HTTP), for the caller
-whose API key came with each request."""
+whose API key came with each request.
+
+The transport is stateless: every call is one ``POST`` answered with JSON. No stream is
+offered for the server to send on its own (``GET``) and there is no session to end
+(``DELETE``): other methods answer 405, as the streamable-HTTP transport allows, so that no
+request waits open holding one of its key's places in flight."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.datastructures import Headers
+from litestar.exceptions import MethodNotAllowedException
 from litestar.handlers import asgi
 from litestar.types import Receive, Scope, Send
 from mcp.server.mcpserver import Context
@@ -23,6 +29,9 @@ from service.mcp.tools import build_server
 
 PRINCIPAL = "strata.principal"
 """Scope key under which the ``/mcp`` endpoint hands the authenticated caller to the tools."""
+
+SERVED = "POST"
+"""The one method ``/mcp`` serves."""
 
 GUARDED = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 """The SDK's own checks of ``Host`` and ``Origin`` are off: the service's guard
@@ -63,5 +72,10 @@ async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
     services: Services = app.state.services
     principal = services.keys.authenticate(Headers.from_scope(scope).get("authorization"))
     principal = principal.at(client_address(scope))
+    if scope.get("method") != SERVED:
+        raise MethodNotAllowedException(
+            detail=f"/mcp serves {SERVED} only: it is stateless and offers no event stream",
+            headers={"Allow": SERVED},
+        )
     manager: StreamableHTTPSessionManager = app.state.mcp
     await manager.handle_request({**scope, PRINCIPAL: principal}, receive, send)  # type: ignore[arg-type]

@@ -32,17 +32,22 @@ class SqlCatalog:
                 )
             )
 
-    def get(self, name: str) -> Collection | None:
-        rows = self._rows(select(collections).where(K.name == name))
+    def get(self, namespace: str, name: str) -> Collection | None:
+        rows = self._rows(select(collections).where(K.namespace == namespace, K.name == name))
         return Collection(**rows[0]._mapping) if rows else None
+
+    def named(self, name: str) -> list[Collection]:
+        query = select(collections).where(K.name == name).order_by(K.namespace)
+        return [Collection(**row._mapping) for row in self._rows(query)]
 
     def all(self) -> list[Collection]:
         return [
-            Collection(**row._mapping) for row in self._rows(select(collections).order_by(K.name))
+            Collection(**row._mapping)
+            for row in self._rows(select(collections).order_by(K.name, K.namespace))
         ]
 
-    def rename(self, old: str, new: str) -> None:
-        self._run(update(collections).where(K.name == old).values(name=new))
+    def rename(self, collection_id: str, new: str) -> None:
+        self._run(update(collections).where(K.id == collection_id).values(name=new))
 
     def remove(self, collection_id: str) -> None:
         self._run(delete(collections).where(K.id == collection_id))

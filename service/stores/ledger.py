@@ -16,6 +16,7 @@ from sqlalchemy import (
     bindparam,
     case,
     delete,
+    exists,
     func,
     or_,
     select,
@@ -32,6 +33,7 @@ from service.domain.models import (
     Erasure,
     HistoryEvent,
     Quarantined,
+    RemovedEntry,
     StoredEntry,
     Supersession,
     entry_key,
@@ -584,6 +586,44 @@ class SqlLedger:
             self._mark_replaced(conn, touched)
             self._append(conn, touched, self._clock())
 
+    def removed_page(self, namespace: str, after: str, limit: int) -> list[RemovedEntry]:
+        """Keys of the namespace that have a history and no entry, after ``after``, by key,
+        read through the history's index."""
+        h = history.c
+        query = (
+            select(h.key)
+            .where(
+                h.key > entry_key(namespace, after),
+                h.key < _past(namespace),
+                ~exists().where(E.key == h.key),
+            )
+            .group_by(h.key)
+            .order_by(h.key)
+            .limit(limit)
+        )
+        with self._db.snapshot() as conn:
+            keys = list(conn.execute(query).scalars())
+            events = self._histories(conn, keys)
+        return [RemovedEntry(key, tuple(events[key])) for key in keys]
+
+    def restore_removed(self, items: Sequence[RemovedEntry]) -> int:
+        latest = {i.key: i for i in items}
+        if not latest:
+            return 0
+        with self._db.write() as conn:
+            held = set(self._present(conn, list(latest)))
+            gone = [key for key in latest if key not in held]
+            before = self._histories(conn, gone)
+            written = [k for k in gone if tuple(before.get(k, ())) != latest[k].history]
+            self._delete(conn, history, written)
+            self._db.insert_rows(
+                conn,
+                history,
+                HISTORY,
+                [(k, *astuple(h)) for k in written for h in latest[k].history],
+            )
+        return len(written)
+
     def erase(
         self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
     ) -> Erasure:
@@ -610,12 +650,13 @@ class SqlLedger:
             )
         return Erasure(namespace, at, actor, counts)
 
-    def erasures(self, limit: int = 100) -> list[Erasure]:
+    def erasures(self, namespaces: frozenset[str] | None = None, limit: int = 100) -> list[Erasure]:
         x = erasures.c
+        query = select(x.namespace, x.at, x.actor, x.counts)
+        if namespaces is not None:
+            query = query.where(x.namespace.in_(sorted(namespaces)))
         with self._db.read() as conn:
-            rows = conn.execute(
-                select(x.namespace, x.at, x.actor, x.counts).order_by(x.id.desc()).limit(limit)
-            ).all()
+            rows = conn.execute(query.order_by(x.id.desc()).limit(limit)).all()
         return [Erasure(ns, at, actor, dict(counts)) for ns, at, actor, counts in rows]
 
     def close(self) -> None:

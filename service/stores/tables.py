@@ -1,7 +1,9 @@
 """The tables of the durable stores, defined once for SQLite and Postgres.
 
 Four groups, one per store: on SQLite each is a file of the data directory
-(``ledger.sqlite3``, ...); on Postgres all live in the one database a cluster shares.
+(``ledger.sqlite3``, ...); on Postgres all live in the one database a cluster shares. The
+``runs`` group keeps the service's own state every replica must see: the job runs, and the
+console sessions signed out of.
 ``service.stores.schema`` creates and upgrades them; the stores and ``strata migrate`` read
 and write them by these definitions.
 
@@ -27,6 +29,7 @@ from sqlalchemy import (
     Sequence,
     Table,
     Text,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -188,14 +191,16 @@ collections = Table(
     "collections",
     catalog,
     Column("id", Text, primary_key=True),
-    Column("name", KEY, nullable=False, unique=True),
+    Column("name", KEY, nullable=False),
     Column("namespace", Text, nullable=False),
     Column("path", Text, nullable=False),
     Column("mask", Text, nullable=False),
     Column("tier", Text, nullable=False),
     Column("created_at", Float, nullable=False),
     Column("scanned_at", Float),
+    UniqueConstraint("namespace", "name", name="collections_namespace_name"),
 )
+"""A name is unique within its namespace: namespaces know nothing of each other's."""
 
 files = Table(
     "files",
@@ -272,3 +277,13 @@ job_runs = Table(
     Index("job_runs_job", "job", "started_at"),
     sqlite_autoincrement=True,
 )
+
+signed_out = Table(
+    "signed_out",
+    runs,
+    Column("session", KEY, primary_key=True),
+    Column("until", Float, nullable=False),
+    Index("signed_out_until", "until"),
+)
+"""Console sessions signed out of before they expired: the session's id, and when it would
+have expired (its row may go then)."""

@@ -78,9 +78,8 @@ def test_bad_collection_requests_name_the_field(client: TestClient[Litestar]) ->
         client.post("/v1/collections", json={"name": "a b", "path": ROOT}, headers=AS_ADMIN), 422
     )
     add(client)
-    problem(
-        client.post("/v1/collections", json={"name": "notes", "path": ROOT}, headers=AS_ADMIN), 409
-    )
+    again = {"name": "notes", "path": ROOT, "namespace": "one"}
+    problem(client.post("/v1/collections", json=again, headers=AS_ADMIN), 409)
     problem(client.get("/v1/documents", params={"path": "nope/x.md"}, headers=AS_ADMIN), 404)
     problem(client.get("/v1/documents", params={"path": "nocollection"}, headers=AS_ADMIN), 422)
     problem(

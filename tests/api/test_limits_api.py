@@ -215,3 +215,43 @@ def test_429_is_documented_where_it_can_happen(app: Serve) -> None:
             retry = answers["429"]["headers"]["Retry-After"]
             assert retry["required"] and retry["schema"] == {"type": "integer", "minimum": 1}
     assert not any("429" in answers for answers in documented().values()), "open: no limit"
+
+
+def test_refused_keys_are_held_to_an_allowance_per_address_across_rest_and_mcp(
+    app: Serve, clock: FakeClock
+) -> None:
+    """Ten refused keys a minute from one address, on /v1 and /mcp together; then 429
+    before any key is checked (the right key included), while other addresses are served."""
+    client = app(api_keys=KEYS)
+    guesser, neighbour = at_address(client, "10.0.0.1"), at_address(client, "10.0.0.2")
+    wrong = {"Authorization": "Bearer not-a-key-0123456789"}
+    for n in range(10):
+        if n % 2:
+            answered = guesser.post("/mcp", json=LISTING, headers={**MCP, **wrong})
+        else:
+            answered = guesser.get("/v1/stats", headers=wrong)
+        problem(answered, 401)
+    for refused in (
+        guesser.get("/v1/stats", headers=wrong),
+        guesser.post("/mcp", json=LISTING, headers={**MCP, **wrong}),
+        guesser.get("/v1/stats", headers=AS_AGENT),  # the right key learns nothing here
+    ):
+        body = too_many(refused)
+        assert body["detail"].startswith("failed authentications per minute from client 10.0.0.1")
+        assert refused.headers["retry-after"] == "6"  # a minute's ten: one every 6 s
+    problem(guesser.get("/v1/stats"), 401)  # no key sent: no guess, and told to send one
+    assert neighbour.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    assert neighbour.post("/mcp", json=LISTING, headers={**MCP, **AS_AGENT}).status_code == 200
+    problem(neighbour.get("/v1/stats", headers=wrong), 401)
+    clock.advance(6)
+    assert guesser.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    problem(guesser.get("/v1/stats", headers=wrong), 401)
+    too_many(guesser.get("/v1/stats", headers=AS_AGENT))
+
+
+def test_refused_keys_are_not_held_when_failures_are_unlimited(app: Serve) -> None:
+    client = app(api_keys=KEYS, sign_in_failures_per_minute="0")
+    wrong = {"Authorization": "Bearer not-a-key-0123456789"}
+    for _ in range(30):
+        problem(client.get("/v1/stats", headers=wrong), 401)
+    assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200

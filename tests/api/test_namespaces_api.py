@@ -12,6 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from schemas import wire
 from service.application import Services
 from service.domain.collections import Collection, IndexedFile
 from service.domain.interactions import Feedback, Interaction
@@ -94,7 +95,7 @@ def test_an_export_holds_the_namespace_in_order(
         "end",
     ]
     header = lines[0]
-    assert header["format"] == "strata-namespace" and header["version"] == 1
+    assert header["format"] == "strata-namespace" and header["version"] == wire.FORMAT_VERSION
     assert header["namespace"] == "one" and header["vectors"] is False
     assert header["model"] == services.stores.embedder.name  # type: ignore[union-attr]
     assert header["counts"] == {
@@ -206,7 +207,7 @@ def test_a_copy_leaves_collections_to_their_namespace_and_gives_interactions_new
     exported = export(client, "one")
     refused = problem(import_(client, "copy", exported), 422)
     named = {e["field"]: e["message"] for e in refused["errors"]}
-    assert "belongs to another namespace" in named["line 6"]  # the collection
+    assert "stays in namespace 'one'" in named["line 6"]  # the collection
     assert set(named) == {"line 6", "line 7"}  # and its file
     assert export(client, "copy")[0]["counts"]["entries"] == 0  # nothing partial
     skipped = import_(client, "copy", exported, skip_bad_lines="true").json()
@@ -269,7 +270,7 @@ def test_a_cut_or_foreign_file_is_refused_whole(
     assert "cut short" in cut["detail"]
     miscounted = lines[:3] + lines[-1:]
     assert "lines were lost" in problem(import_(client, "fresh", miscounted), 422)["detail"]
-    newer = [{**lines[0], "version": 2}, *lines[1:]]
+    newer = [{**lines[0], "version": wire.FORMAT_VERSION + 1}, *lines[1:]]
     assert "newer" in problem(import_(client, "fresh", newer), 422)["detail"]
     assert "header" in problem(import_(client, "fresh", lines[1:]), 422)["detail"]
     assert "header" in problem(import_(client, "fresh", "[1, 2]\n"), 422)["detail"]

@@ -28,15 +28,15 @@ def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Catalog]
         stores.close()
 
 
-def collection(name: str, id: str | None = None) -> Collection:
-    return Collection(id or f"id-{name}", name, "ns", f"/srv/{name}", "**/*.md", "A", T0)
+def collection(name: str, id: str | None = None, namespace: str = "ns") -> Collection:
+    return Collection(id or f"id-{name}", name, namespace, f"/srv/{name}", "**/*.md", "A", T0)
 
 
 def test_collections_read_back_by_name_in_name_order(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
     catalog.add(collection("adr"))
-    assert catalog.get("notes") == collection("notes")
-    assert catalog.get("missing") is None
+    assert catalog.get("ns", "notes") == collection("notes")
+    assert catalog.get("ns", "missing") is None
     assert [c.name for c in catalog.all()] == ["adr", "notes"]
 
 
@@ -49,22 +49,38 @@ def test_a_name_or_id_is_taken_once(catalog: Catalog) -> None:
     assert catalog.all() == [collection("notes")]
 
 
+def test_names_are_unique_within_a_namespace_only(catalog: Catalog) -> None:
+    catalog.add(collection("notes"))
+    theirs = collection("notes", id="id-theirs", namespace="other")
+    catalog.add(theirs)
+    assert catalog.get("ns", "notes") == collection("notes")
+    assert catalog.get("other", "notes") == theirs
+    assert catalog.get("third", "notes") is None
+    assert catalog.named("notes") == [collection("notes"), theirs]
+    assert catalog.named("missing") == []
+    with pytest.raises(Exception):  # noqa: B017
+        catalog.add(collection("notes", id="id-again", namespace="other"))
+    catalog.rename("id-theirs", "docs")
+    catalog.rename("id-notes", "docs")  # a name another namespace holds is free here
+    assert [(c.namespace, c.name) for c in catalog.all()] == [("ns", "docs"), ("other", "docs")]
+
+
 def test_renaming_keeps_the_id_and_the_files(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
     catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2), "# a.md h1")
-    catalog.rename("notes", "docs")
-    assert catalog.get("notes") is None
-    renamed = catalog.get("docs")
+    catalog.rename("id-notes", "docs")
+    assert catalog.get("ns", "notes") is None
+    renamed = catalog.get("ns", "docs")
     assert renamed is not None and renamed.id == "id-notes"
     assert catalog.files("id-notes") == {"a.md": IndexedFile("a.md", "h1", 2)}
-    catalog.rename("missing", "whatever")
+    catalog.rename("id-missing", "whatever")
     assert [c.name for c in catalog.all()] == ["docs"]
 
 
 def test_a_scan_is_recorded_with_its_time(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
     catalog.scanned("id-notes", T0 + 60)
-    found = catalog.get("notes")
+    found = catalog.get("ns", "notes")
     assert found is not None and found.scanned_at == T0 + 60
 
 
@@ -99,7 +115,7 @@ def test_removing_a_collection_forgets_its_files(catalog: Catalog) -> None:
     catalog.add(collection("notes"))
     catalog.set_file("id-notes", IndexedFile("a.md", "h1", 2), "# a.md h1")
     catalog.remove("id-notes")
-    assert catalog.get("notes") is None
+    assert catalog.get("ns", "notes") is None
     assert catalog.files("id-notes") == {}
     catalog.add(collection("notes"))  # the name is free again, with no files
     assert catalog.files("id-notes") == {}

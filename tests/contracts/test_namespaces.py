@@ -127,6 +127,11 @@ def test_an_erasure_removes_the_namespace_and_leaves_its_record(stores: Stores) 
     again = ledger.erase("ns", actor="admin", at=T0 + 10, counted={})
     assert again.counts["entries"] == 0
     assert ledger.erasures() == [again, erasure]
+    other = ledger.erase("ns2", actor="admin", at=T0 + 20, counted={})
+    assert ledger.erasures(frozenset({"ns"})) == [again, erasure]
+    assert ledger.erasures(frozenset({"ns2", "elsewhere"})) == [other]
+    assert ledger.erasures(frozenset({"ns", "ns2"}), limit=2) == [other, again]
+    assert ledger.erasures(frozenset({"elsewhere"})) == []
 
 
 def collection(name: str, namespace: str = "ns") -> Collection:
@@ -149,10 +154,10 @@ def test_collections_are_restored_paged_and_erased(stores: Stores) -> None:
     assert [f.path for f, _ in catalog.file_page("id-notes", "b.md", 2)] == ["c.md"]
     moved = Collection("id-notes", "notes", "ns", "/srv/moved", "*.md", "A", T0, None)
     catalog.restore(moved)
-    assert catalog.get("notes") == moved
+    assert catalog.get("ns", "notes") == moved
     assert catalog.erase("ns") == (1, 3)
-    assert catalog.get("notes") is None and catalog.file_page("id-notes", "", 9) == []
-    assert catalog.get("other") == collection("other", "ns2")
+    assert catalog.get("ns", "notes") is None and catalog.file_page("id-notes", "", 9) == []
+    assert catalog.get("ns2", "other") == collection("other", "ns2")
     assert catalog.file("id-other", "a.md") == IndexedFile("a.md", "h", 1)
 
 

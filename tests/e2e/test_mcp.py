@@ -170,6 +170,23 @@ def test_http_needs_a_key_and_keeps_to_its_namespaces(keyed: Server) -> None:
     anyio.run(scenario)
 
 
+def test_http_offers_no_event_stream_so_a_get_holds_no_place_in_flight(keyed: Server) -> None:
+    """Stateless /mcp answers GET at once with 405: more GETs than the key has places in
+    flight (8 for an agent) leave its REST calls served."""
+    stream = {"Accept": "text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    as_alice = {"Authorization": f"Bearer {ALICE}"}
+    with httpx.Client(base_url=keyed.url, timeout=10) as http:
+        for _ in range(9):
+            refused = http.get("/mcp", headers={**stream, **as_alice})
+            assert refused.status_code == 405, refused.text
+            assert refused.headers["allow"] == "POST"
+            assert refused.headers["content-type"].startswith("application/problem+json")
+            assert refused.json()["status"] == 405
+        assert http.delete("/mcp", headers=as_alice).status_code == 405
+        assert http.get("/mcp", headers=stream).status_code == 401  # a key first, as ever
+        assert http.get("/v1/stats", headers=as_alice).status_code == 200
+
+
 def test_stdio_server_talks_to_the_service(server: Server) -> None:
     event = {"id": "adr-9", "tier": "A", "text": "ADR 9: queues are drained before deploys."}
     assert httpx.post(f"{server.url}/v1/events", json={"events": [event]}).status_code == 201

@@ -15,26 +15,28 @@ class FakeCatalog:
         self.indexed: dict[str, dict[str, IndexedFile]] = {}
         self.texts: dict[tuple[str, str], str] = {}
 
-    def _named(self, name: str) -> Collection | None:
-        return next((c for c in self.collections.values() if c.name == name), None)
-
     def add(self, c: Collection) -> None:
-        if c.id in self.collections or self._named(c.name) is not None:
+        if c.id in self.collections or self.get(c.namespace, c.name) is not None:
             raise ValueError(f"collection {c.name!r} ({c.id}) exists")
         self.collections[c.id] = c
         self.indexed[c.id] = {}
 
-    def get(self, name: str) -> Collection | None:
-        return self._named(name)
+    def get(self, namespace: str, name: str) -> Collection | None:
+        return next((c for c in self.named(name) if c.namespace == namespace), None)
+
+    def named(self, name: str) -> list[Collection]:
+        return sorted(
+            (c for c in self.collections.values() if c.name == name), key=lambda c: c.namespace
+        )
 
     def all(self) -> list[Collection]:
-        return sorted(self.collections.values(), key=lambda c: c.name)
+        return sorted(self.collections.values(), key=lambda c: (c.name, c.namespace))
 
-    def rename(self, old: str, new: str) -> None:
-        found = self._named(old)
+    def rename(self, collection_id: str, new: str) -> None:
+        found = self.collections.get(collection_id)
         if found is None:
             return
-        if new != old and self._named(new) is not None:
+        if new != found.name and self.get(found.namespace, new) is not None:
             raise ValueError(f"a collection named {new!r} exists")
         self.collections[found.id] = replace(found, name=new)
 
@@ -77,7 +79,7 @@ class FakeCatalog:
         return [(files[p], self.texts.get((collection_id, p))) for p in paths]
 
     def restore(self, c: Collection) -> None:
-        named = self._named(c.name)
+        named = self.get(c.namespace, c.name)
         if named is not None and named.id != c.id:
             raise ValueError(f"a collection named {c.name!r} exists")
         self.collections[c.id] = c

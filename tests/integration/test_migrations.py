@@ -76,7 +76,7 @@ def test_a_catalog_from_before_file_texts_keeps_its_files(tmp_path: Path) -> Non
     db.close()
     stores = open_sqlite(tmp_path)
     catalog = stores.catalog
-    assert catalog.get("notes") == Collection("c1", "notes", "ns", "/srv", "*.md", "A", 1.0)
+    assert catalog.get("ns", "notes") == Collection("c1", "notes", "ns", "/srv", "*.md", "A", 1.0)
     assert catalog.files("c1") == {"a.md": IndexedFile("a.md", "h1", 2)}
     assert catalog.text("c1", "a.md") is None  # indexed before texts were kept
     catalog.set_file("c1", IndexedFile("a.md", "h2", 1), "# A")
@@ -191,8 +191,16 @@ def assert_everything_kept(stores: DurableStores) -> None:
         HistoryEvent(T0, "archived", "y"),
     ]
     assert ledger.changes(0) == [Change(1, "ns:b", T0), Change(2, "ns:a", T0 + 1)]
-    assert stores.catalog.get("notes") == Collection("c1", "notes", "ns", "/srv", "*.md", "A", T0)
+    assert stores.catalog.get("ns", "notes") == Collection(
+        "c1", "notes", "ns", "/srv", "*.md", "A", T0
+    )
     assert stores.catalog.text("c1", "a.md") == "# A"
+    # Names are unique per namespace now: another namespace may hold one of the same name.
+    theirs = Collection("c2", "notes", "other", "/srv", "*.md", "A", T0)
+    stores.catalog.add(theirs)
+    assert stores.catalog.named("notes") == [stores.catalog.get("ns", "notes"), theirs]
+    with pytest.raises(Exception):  # noqa: B017 (each database refuses in its own words)
+        stores.catalog.add(Collection("c3", "notes", "other", "/srv", "*.md", "A", T0))
     asked, given = stores.interactions.between("ns", T0, T0 + 10)
     assert [i.id for i in asked] == ["z", "y"]  # logged in that order, at the same time
     assert asked[0].results == [InteractionResult("a", 0.8, 0.5)]
