@@ -21,7 +21,7 @@ from service.api.hooks import before_request
 from service.api.limits import RequestLimits
 from service.api.metrics import metrics
 from service.api.namespaces import NamespacesController
-from service.api.observe import ObservedRequests, send_request_id
+from service.api.observe import observed, send_request_id
 from service.api.openapi import ContractDocument
 from service.api.pools import Pools, reads_pool
 from service.api.problems import EXCEPTION_HANDLERS
@@ -51,7 +51,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             app.state.services = opened
             yield
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             EventsController,
             SearchController,
@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             console_router(settings),
         ],
         dependencies=DEPENDENCIES,
-        middleware=[ObservedRequests(), RequestGuard(settings.server), RequestLimits()],
+        middleware=[RequestGuard(settings.server), RequestLimits()],
         before_request=before_request,
         before_send=[send_request_id],
         logging_config=None,  # the process's own (service/telemetry/logs.py), set by `serve`
@@ -89,3 +89,4 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             ],
         ),
     )
+    return observed(app)  # outside routing: requests no route serves are observed too

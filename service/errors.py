@@ -36,6 +36,13 @@ class InvalidInput(StrataError):
         return cls([FieldError(field, message)])
 
 
+class MalformedRequest(StrataError):
+    """A request the service cannot read: a body that is not UTF-8 JSON, or nested too deep."""
+
+    status = 400
+    title = "Malformed request"
+
+
 class Unauthorized(StrataError):
     status = 401
     title = "Unauthorized"

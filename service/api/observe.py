@@ -1,6 +1,10 @@
 """Every HTTP request seen from outside: its id (``X-Request-ID``, the caller's when it sends
 a fit one), its access log line, its count and duration by route template, method and
-status, and, with tracing on, its span (continuing the caller's ``traceparent``)."""
+status, and, with tracing on, its span (continuing the caller's ``traceparent``).
+
+A request no route serves counts and is logged too, as route ``unmatched``: Litestar finds
+the route before its middleware runs, so ``ObservedRequests`` wraps the whole application
+(``observed``), routing included, rather than each route."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import logging
 from time import perf_counter
 from typing import Any
 
+from litestar import Litestar
 from litestar.datastructures import Headers, MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException
@@ -41,6 +46,12 @@ async def send_request_id(message: Message, scope: Scope) -> None:
         MutableScopeHeaders.from_message(message)[REQUEST_ID_HEADER] = identify(scope)
 
 
+def route_of(scope: Scope) -> str:
+    """The template of the route that served the request; ``unmatched`` for none (never the
+    path itself: it is the caller's text, unbounded)."""
+    return str(scope.get("path_template") or UNMATCHED)
+
+
 def status_of(exc: BaseException) -> int:
     """The status the error handlers answer an error raised past this middleware with."""
     if isinstance(exc, HTTPException):
@@ -50,9 +61,15 @@ def status_of(exc: BaseException) -> int:
     return 500
 
 
+def observed(app: Litestar) -> Litestar:
+    """``app`` with every request it answers observed, those no route serves included."""
+    app.asgi_handler = ObservedRequests()(app.asgi_handler)
+    return app
+
+
 class ObservedRequests(ASGIMiddleware):
-    """The outermost middleware: what runs inside it (the guard, the limits, the handler)
-    is timed and counted, errors included."""
+    """What runs inside it (routing, the guard, the limits, the handler) is timed and
+    counted, errors included."""
 
     scopes = (ScopeType.HTTP,)
 
@@ -60,8 +77,8 @@ class ObservedRequests(ASGIMiddleware):
         rid = identify(scope)
         token = REQUEST_ID.set(rid)
         telemetry: Telemetry = scope["app"].state.services.telemetry
-        route = scope.get("path_template") or UNMATCHED
         method = str(scope.get("method", "GET"))
+        path = scope["path"]  # as asked for: routing rewrites it for a mounted app
         status = 500
         started = perf_counter()
 
@@ -78,14 +95,17 @@ class ObservedRequests(ASGIMiddleware):
             else:
                 carrier = dict(Headers.from_scope(scope).items())
                 with tracer.start_as_current_span(
-                    f"{method} {route}",
+                    method,
                     context=propagate.extract(carrier),
                     kind=SpanKind.SERVER,
-                    attributes={"http.request.method": method, "http.route": route},
+                    attributes={"http.request.method": method},
                 ) as span:
                     try:
                         await next_app(scope, receive, sending)
                     finally:
+                        route = route_of(scope)  # known once routing has run
+                        span.update_name(f"{method} {route}")
+                        span.set_attribute("http.route", route)
                         span.set_attribute("http.response.status_code", status)
                         span.set_attribute("strata.request_id", rid)
         except Exception as exc:
@@ -93,12 +113,13 @@ class ObservedRequests(ASGIMiddleware):
             raise
         finally:
             seconds = perf_counter() - started
+            route = route_of(scope)
             if telemetry.metrics is not None:
                 telemetry.metrics.request(route, method, status, seconds)
             access.info(
                 "%s %s %d %.1fms",
                 method,
-                scope["path"],
+                path,
                 status,
                 seconds * 1000,
                 extra={"method": method, "route": route, "status": status},
