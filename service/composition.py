@@ -94,6 +94,7 @@ def open_stores(
         close=close,
         upstream=upstream,
         compaction=durable.compaction,
+        signed_out=durable.signed_out,
     )
 
 

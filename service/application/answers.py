@@ -74,9 +74,12 @@ class AnswerUseCases:
         self.degraded = degraded
         self.clock = clock
 
-    def retrieve(self, principal: Principal, request: wire.RetrieveRequest) -> Retrieved:
+    def retrieve(
+        self, principal: Principal, request: wire.RetrieveRequest, *, record: bool = True
+    ) -> Retrieved:
         """The best grounded entries for a question, whether a near-direct answer exists
-        and the reasoning patterns that apply; logged as an interaction."""
+        and the reasoning patterns that apply; logged as an interaction and counted in the
+        metrics unless ``record`` is False (a preview, which writes nothing)."""
         question = not_blank(request.question, "question")
         as_of = moment(request.as_of, "as_of")
         namespace = principal.namespace(request.namespace)
@@ -92,6 +95,7 @@ class AnswerUseCases:
                 asker=request.asker,
                 as_of=as_of,
                 include_superseded=request.include_superseded,
+                record=record,
             )
             if span is not None:
                 span.set_attribute("strata.strong_match", answer.strong_match)
@@ -101,7 +105,7 @@ class AnswerUseCases:
                     for a in answer.entries
                 ]
                 tracing.records(span, records)
-        if metrics is not None:
+        if metrics is not None and record:
             metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
         recall, recalled = None, []
         weak = self.recall_when_weak and not answer.strong_match

@@ -40,6 +40,7 @@ from service.domain.ports import (
     KeywordStore,
     Ledger,
     RunLog,
+    SignedOutSessions,
     Upstream,
     VectorStore,
 )
@@ -116,6 +117,8 @@ class Stores:
 
     compaction: Compaction = field(default_factory=lambda: NoCompaction())
     """Gives back the space of rows an erasure removed."""
+    signed_out: SignedOutSessions = field(default_factory=lambda: SignedOutHere())
+    """The console sessions signed out of, shared by the replicas."""
 
 
 class NoCompaction:
@@ -123,6 +126,21 @@ class NoCompaction:
 
     def compact(self) -> None:
         pass
+
+
+class SignedOutHere:
+    """Sessions signed out of, kept by this process alone: for stores that keep nothing
+    in files (the fakes of the tests)."""
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}
+
+    def sign_out(self, session: str, until: float, now: float) -> None:
+        self._until = {s: t for s, t in self._until.items() if t >= now}
+        self._until[session] = until
+
+    def signed_out(self, session: str) -> bool:
+        return session in self._until
 
 
 @dataclass
@@ -149,6 +167,8 @@ class Services:
     stores: Stores
     follower: Follower | None
     """Applies what other replicas change to this one's keyword index (in a cluster)."""
+    signed_out: SignedOutSessions
+    """The console sessions signed out of, which no replica accepts again."""
     telemetry: Telemetry = NONE
     upstream: UpstreamRecall | None = None
     """The recall from the upstream, whose ``snapshot`` gives its breaker and counts."""
@@ -319,6 +339,7 @@ def build_services(
             stores.interactions,
             stores.compaction,
             s,
+            folder_refusal=collections.refusal_at,
             clock=clock,
         ),
         status=StatusUseCases(
@@ -340,6 +361,7 @@ def build_services(
         rebuilder=rebuilder,
         stores=stores,
         follower=follower,
+        signed_out=stores.signed_out,
         telemetry=telemetry,
         upstream=upstream,
     )

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from service.domain.bounds import unit
 from service.domain.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
 from service.domain.interactions import Interaction, InteractionResult
 from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
@@ -57,18 +58,22 @@ class AnswerPolicy:
         0.479 on locomo-dev (300 questions)."""
         types = self.settings.type_weights
         age_days = max(0.0, now - entry.timestamp) / 86_400
+        confidence = UNKNOWN_CONFIDENCE if entry.confidence is None else entry.confidence
+        # Each part is held to [0, 1], whatever an entry holds (one kept from elsewhere).
         return {
-            "relevance": match,
+            "relevance": unit(match, 0.0),
             "type": types.get(entry.type, UNKNOWN_TYPE) if entry.type else UNKNOWN_TYPE,
-            "confidence": UNKNOWN_CONFIDENCE if entry.confidence is None else entry.confidence,
-            "freshness": math.exp(-age_days / self.settings.freshness_days),
+            "confidence": unit(confidence, UNKNOWN_CONFIDENCE),
+            "freshness": unit(math.exp(-age_days / self.settings.freshness_days), 0.0),
         }
 
     def score(self, parts: Mapping[str, float]) -> float:
-        """Weighted mean of the parts, in [0, 1] (weights are normalised to sum to 1)."""
+        """Weighted mean of the parts, in [0, 1] (weights are normalised to sum to 1; each
+        part is held to [0, 1])."""
         weights = self.settings.answer_weights
         total = sum(weights.values()) or 1.0
-        return sum(weights.get(name, 0.0) * v for name, v in parts.items()) / total
+        mean = sum(weights.get(name, 0.0) * unit(v, 0.0) for name, v in parts.items()) / total
+        return unit(mean, 0.0)
 
 
 @dataclass(frozen=True)
@@ -133,10 +138,13 @@ class Answerer:
         asker: str | None = None,
         as_of: float | None = None,
         include_superseded: bool = False,
+        record: bool = True,
     ) -> Answer:
         """The best entries for ``question``: of memory as it is, or as it held ``as_of``
         a moment; superseded entries left out unless ``include_superseded``, and those
-        scoring below the relevance floor (none left: no strong match, confidence 0)."""
+        scoring below the relevance floor (none left: no strong match, confidence 0).
+        Logged as an interaction unless ``record`` is False (a preview: its
+        ``interaction_id`` is empty, as there is nothing to give feedback on)."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -182,7 +190,7 @@ class Answerer:
         ]
         took = round((time.perf_counter() - started) * 1000, 2)
         answer = Answer(
-            interaction_id=self.new_id(),
+            interaction_id=self.new_id() if record else "",
             entries=entries,
             patterns=pattern_answers,
             strong_match=bool(entries) and confidence >= self.policy.threshold,
@@ -192,6 +200,8 @@ class Answerer:
             took_ms=took,
             degraded=degraded,
         )
+        if not record:
+            return answer
         self.log.record(
             Interaction(
                 id=answer.interaction_id,

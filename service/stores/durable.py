@@ -8,7 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.domain.ports import Catalog, Compaction, Coordination, InteractionLog, Ledger, RunLog
+from service.domain.ports import (
+    Catalog,
+    Compaction,
+    Coordination,
+    InteractionLog,
+    Ledger,
+    RunLog,
+    SignedOutSessions,
+)
 from service.stores.catalog import SqlCatalog
 from service.stores.coordination import LocalCoordination, PostgresCoordination
 from service.stores.database import Database
@@ -17,6 +25,7 @@ from service.stores.ledger import SqlLedger
 from service.stores.postgres import PostgresDatabase
 from service.stores.runs import SqlRunLog
 from service.stores.schema import prepare
+from service.stores.signed_out import SqlSignedOutSessions
 from service.stores.sqlite import SqliteDatabase
 from service.stores.tables import GROUPS
 
@@ -46,8 +55,8 @@ class Vacuum:
 
 @dataclass(frozen=True)
 class DurableStores:
-    """The ledger, the catalog, the interaction log, the log of job runs and the
-    coordination of one backend."""
+    """The ledger, the catalog, the interaction log, the log of job runs, the console
+    sessions signed out of and the coordination of one backend."""
 
     ledger: Ledger
     catalog: Catalog
@@ -56,6 +65,7 @@ class DurableStores:
     coordination: Coordination
     closer: Callable[[], None]
     compaction: Compaction
+    signed_out: SignedOutSessions
 
     def close(self) -> None:
         """Release every connection; the stores are unusable after."""
@@ -83,6 +93,7 @@ def open_sqlite(data_dir: Path, *, clock: Callable[[], float] = time.time) -> Du
         coordination=LocalCoordination(),
         closer=lambda: _close_all(list(opened.values())),
         compaction=Vacuum(opened),
+        signed_out=SqlSignedOutSessions(opened["runs"]),
     )
 
 
@@ -117,6 +128,7 @@ def open_postgres(
         coordination=coordination,
         closer=close,
         compaction=Vacuum(dict.fromkeys(ERASED, database)),
+        signed_out=SqlSignedOutSessions(database),
     )
 
 

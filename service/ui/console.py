@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from litestar import Request, Router, get
 from litestar.di import Provide
 from litestar.exceptions import NotFoundException
@@ -55,7 +57,9 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
 
     async def admit(request: Request[Any, Any, Any]) -> None:
         public = bool(request.route_handler.opt.get("public"))
-        viewer = _viewer_counted(request, sessions, page=not public)
+        # Off the event loop: whether a session was signed out of is read from the database.
+        find = partial(_viewer_counted, request, sessions, page=not public)
+        viewer = await anyio.to_thread.run_sync(find)
         request.state[VIEWER] = viewer
         if viewer.principal is None and not public:
             then = request.url.path + (f"?{request.url.query}" if request.url.query else "")
@@ -120,12 +124,12 @@ def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page
         presented = presented.strip() if scheme.lower() == "bearer" else authorization
         services.limits.check_sign_in(address, presented)
         try:
-            viewer = sessions.viewer(request, services.keys)
+            viewer = sessions.viewer(request, services.keys, services.signed_out)
         except Unauthorized:
             services.limits.failed_sign_in(address, presented)
             raise
     else:
-        viewer = sessions.viewer(request, services.keys)
+        viewer = sessions.viewer(request, services.keys, services.signed_out)
     if page and viewer.principal is not None:
         caller = services.limits.caller(viewer.principal.at(address))
         if caller is not None:

@@ -1,7 +1,9 @@
 """The words of a text a query matched, marked for the page.
 
 The text is cut into words and the rest, each piece escaped on its own, and only then are
-matched words wrapped in ``<mark>``: nothing the text holds is ever read as markup.
+matched words wrapped in ``<mark>``: nothing the text holds is ever read as markup. Function
+words ("the", "of", "which") are never marked: they are in every text, and match nothing a
+query is about.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import re
 
 from markupsafe import Markup, escape
 
-from service.domain.snippets import query_terms
+from service.domain.confidence import STOPWORDS, content_terms
 
 _WORD = re.compile(r"\w+")
 STEM_SLACK = 3
@@ -21,8 +23,11 @@ SHORTEST_STEM = 4
 
 def matches(word: str, terms: set[str]) -> bool:
     """Whether ``word`` is a query term, or shares its stem by a rough guess: the two
-    agree on all but their last few letters, and on at least four."""
+    agree on all but their last few letters, and on at least four. A function word never
+    is ("other" is not "others")."""
     word = word.lower()
+    if word in STOPWORDS:
+        return False
     if word in terms:
         return True
     for term in terms:
@@ -33,8 +38,9 @@ def matches(word: str, terms: set[str]) -> bool:
 
 
 def marked(text: str, query: str) -> Markup:
-    """``text`` escaped, with the words matching ``query`` in ``<mark>``."""
-    terms = query_terms(query)
+    """``text`` escaped, with the words matching the content words of ``query`` in
+    ``<mark>``."""
+    terms = content_terms(query)
     pieces: list[str] = []
     last = 0
     for found in _WORD.finditer(text):

@@ -5,6 +5,9 @@ itself: a stolen cookie is not a key for the REST API, and removing a key ends i
 sessions) and when it was issued, signed with HMAC-SHA256. It is HttpOnly, SameSite=Strict,
 limited to ``/ui`` and Secure over https. Every visitor gets one, signed in or not: its id
 is what the forms' CSRF tokens are bound to (the sign-in form's too).
+
+Signing out records the session's id where every replica reads it (``SignedOutSessions``),
+until the session would have expired: a copy of the cookie is refused from then on.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from litestar import Request
 from litestar.datastructures import Cookie
 
 from service.application.auth import KeyRing, Principal
+from service.domain.ports import SignedOutSessions
 
 COOKIE = "strata_console"
 PATH = "/ui"
@@ -103,6 +107,15 @@ class Sessions:
             return None
         return Session(sid, key, int(issued))
 
+    def expires(self, session: Session) -> float:
+        """When ``session`` ends by itself (epoch seconds)."""
+        return float(session.issued + SESSION_SECONDS)
+
+    def sign_out(self, session: Session, signed_out: SignedOutSessions) -> None:
+        """End ``session`` on every replica: its cookie is refused from now on."""
+        if session.signed_in:
+            signed_out.sign_out(session.id, self.expires(session), self.clock())
+
     def csrf(self, session: Session) -> str:
         return self.sign("csrf", session.id)
 
@@ -118,10 +131,12 @@ class Sessions:
             samesite="strict",
         )
 
-    def viewer(self, request: Request[Any, Any, Any], keys: KeyRing) -> Viewer:
+    def viewer(
+        self, request: Request[Any, Any, Any], keys: KeyRing, signed_out: SignedOutSessions
+    ) -> Viewer:
         """Who calls: a bearer key (scripts), else the cookie's session (made anew when
-        missing, expired or forged), its principal None when nobody is signed in to it.
-        Raises Unauthorized for a bearer key that is not one."""
+        missing, expired, forged or signed out of), its principal None when nobody is
+        signed in to it. Raises Unauthorized for a bearer key that is not one."""
         if not keys.enabled:
             session, new = self._session(request)
             return self._viewer(request, keys.authenticate(None), session, new, keyed=False)
@@ -130,8 +145,10 @@ class Sessions:
             return Viewer(keys.authenticate(authorization), None, None, True, "")
         session, new = self._session(request)
         principal = keys.find(self.key_digest, session.key) if session.signed_in else None
-        if session.signed_in and principal is None:  # its key was removed: start over
-            session, new = self.new(), True
+        # Its key was removed, or it was signed out of (here or on another replica):
+        # start over.
+        if session.signed_in and (principal is None or signed_out.signed_out(session.id)):
+            session, new, principal = self.new(), True, None
         return self._viewer(request, principal, session, new)
 
     def _viewer(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, date, datetime
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -15,15 +15,51 @@ NONE = "\u2013"
 """How a missing figure shows: an en dash."""
 
 
-def when(iso: str | None) -> str:
-    """``2027-01-15T08:00:00.123Z`` as ``2027-01-15 08:00:00 UTC``; empty for None."""
-    if not iso:
+Moment = str | int | float | datetime | date | None
+"""What a template may hand ``when``: ISO 8601 text, epoch seconds, a datetime or date."""
+
+
+def when(moment: Moment) -> str:
+    """A moment as ``2027-01-15 08:00:00 UTC`` (a day alone as ``2027-01-15``): ISO text
+    (``2027-01-15T08:00:00.123Z``), epoch seconds, a datetime (one without a zone is
+    taken as UTC) or a date. Empty for None and empty text; text that is no ISO moment,
+    and seconds out of any calendar's range, are shown as given."""
+    if moment is None or moment == "":
         return ""
-    try:
-        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    except ValueError:
-        return iso
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    at = _moment(moment)
+    if at is None:
+        return str(moment)
+    if not isinstance(at, datetime):
+        return at.isoformat()
+    if at.tzinfo is not None:
+        try:
+            at = at.astimezone(UTC)
+        except OverflowError:  # within a day of the calendar's ends
+            return at.isoformat()
+    return at.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _moment(moment: str | int | float | datetime | date) -> datetime | date | None:
+    """The moment ``moment`` names; None when it names none."""
+    if isinstance(moment, bool):  # an int to Python, never a moment
+        return None
+    if isinstance(moment, int | float):
+        try:
+            return datetime.fromtimestamp(moment, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(moment, str):
+        try:
+            return datetime.fromisoformat(moment.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return moment
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` with the noun it counts: ``1 entry``, ``2 entries`` (``many`` defaults
+    to ``one`` with an s)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def percent(share: float | None, digits: int = 0) -> str:
@@ -50,7 +86,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(when=when, percent=percent, size=size, marked=marked)
+    env.filters.update(when=when, percent=percent, size=size, marked=marked, counted=counted)
     env.globals.update(
         query=links.query,
         entry_link=links.entry_link,

@@ -82,6 +82,7 @@ def fill(stores: DurableStores) -> None:
     stores.runs.finish(run, T0 + 1, {"archived": 2}, None)
     stores.runs.start("optimize_indexes", "api-2", T0 + 5)
     ledger.erase("gone-tenant", actor="admin", at=T0 + 6, counted={"interactions": 3})
+    stores.signed_out.sign_out("session-1", until=T0 + DAY, now=T0)
 
 
 @dataclass
@@ -97,6 +98,8 @@ class Everything:
     interactions: tuple[list[Interaction], list[Feedback]]
     runs: dict[str, list[JobRun]]
     erasures: list[Erasure]
+    signed_out: bool
+    """Whether the console session signed out of is still refused."""
 
 
 def everything(stores: DurableStores) -> Everything:
@@ -124,6 +127,7 @@ def everything(stores: DurableStores) -> Everything:
         stores.interactions.between("ns", T0 - DAY, T0 + DAY),
         runs,
         ledger.erasures(),
+        stores.signed_out.signed_out("session-1"),
     )
 
 
@@ -163,6 +167,7 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
         "feedback": 1,
         "job_runs": 2,
         "erasures": 1,
+        "signed_out": 1,
     }
     assert copied.vectors == 4
     assert read(postgres_url) == before
@@ -177,6 +182,7 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
     assert before.pending == ["ns:a", "ns:c", "ns:t2"]  # rewritten after it was synced
     assert before.last_in_thread == "t2"
     assert before.entries["ns:t1"].entry.superseded_by == "t2"
+    assert before.signed_out
 
 
 def test_a_target_that_holds_anything_is_refused_unless_forced(

@@ -136,7 +136,8 @@ def test_the_retrieve_toggle_shows_the_verdict_and_reasoning_patterns(admin: Cli
     html = admin.get("/ui/", params=params).text
     assert "What retrieve answers" in html
     assert "strong match" in html
-    assert re.search(r"answer confidence <strong>[01]\.\d\d</strong> against the threshold", html)
+    verdict = r"answer confidence <strong>[01]\.\d\d+</strong>, (at or above|below) the threshold"
+    assert re.search(verdict, html)
     assert "Reasoning patterns" in html and "payments: require ACID" in html
     without = admin.get("/ui/", params={"q": "datastore", "namespace": "one"}).text
     assert "What retrieve answers" not in without

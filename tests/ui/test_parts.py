@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,10 @@ import pytest
 from service.ui.charts import Day, chart, nice_ceiling
 from service.ui.links import document_link
 from service.ui.marks import marked
+from service.ui.routes.search import Verdict, verdict
 from service.ui.secret import FILE, SigningSecret
 from service.ui.session import SESSION_SECONDS, Sessions
+from service.ui.templating import Moment, counted, when
 from tests.fakes import FakeClock
 
 
@@ -92,3 +95,46 @@ def test_the_chart_draws_a_bar_per_day_and_a_point_per_day_with_questions() -> N
     assert full.y == pytest.approx(drawn.top) and empty.y == pytest.approx(drawn.bottom)
     assert [t.label for t in drawn.question_ticks] == ["0", "2", "4", "6", "8", "10"]
     assert [t.label for t in chart([Day("2027-01-01", 2, 1.0)]).question_ticks] == ["0", "1", "2"]
+
+
+def test_function_words_are_never_marked_as_matched() -> None:
+    shown = str(marked("The others said the billing is other work", "the others of billing"))
+    assert shown == "The <mark>others</mark> said the <mark>billing</mark> is other work"
+    assert "<mark>" not in str(marked("which of the two", "which of the"))
+
+
+@pytest.mark.parametrize(
+    ("moment", "shown"),
+    [
+        ("2027-01-15T08:00:00.123Z", "2027-01-15 08:00:00 UTC"),
+        ("2027-01-15T10:00:00+02:00", "2027-01-15 08:00:00 UTC"),
+        (1_800_000_000.5, "2027-01-15 08:00:00 UTC"),
+        (1_800_000_000, "2027-01-15 08:00:00 UTC"),
+        (datetime(2027, 1, 15, 8, tzinfo=UTC), "2027-01-15 08:00:00 UTC"),
+        (datetime(2027, 1, 15, 8), "2027-01-15 08:00:00 UTC"),
+        (date(2027, 1, 15), "2027-01-15"),
+        (None, ""),
+        ("", ""),
+        ("not a time", "not a time"),
+        (1e20, "1e+20"),
+        (float("nan"), "nan"),
+        ("0001-01-01T00:00:00+05:00", "0001-01-01T00:00:00+05:00"),
+    ],
+)
+def test_when_shows_every_kind_of_moment_it_is_given(moment: Moment, shown: str) -> None:
+    assert when(moment) == shown
+
+
+def test_counts_take_the_noun_of_their_number() -> None:
+    assert [counted(n, "entry", "entries") for n in (0, 1, 2)] == [
+        "0 entries",
+        "1 entry",
+        "2 entries",
+    ]
+    assert counted(1, "line") == "1 line" and counted(3, "line") == "3 lines"
+
+
+def test_a_confidence_equal_to_the_threshold_reaches_it_and_close_ones_read_apart() -> None:
+    assert verdict(0.69, 0.69) == Verdict("0.69", "0.69", reached=True)
+    assert verdict(0.6899, 0.69) == Verdict("0.6899", "0.6900", reached=False)
+    assert verdict(0.91, 0.69) == Verdict("0.91", "0.69", reached=True)

@@ -39,10 +39,12 @@ def reports_page(
     shown = report(services, principal, day, namespace)
     last = date.fromisoformat(shown.date)
     days = [
-        shown if n == 0 else report(services, principal, last - timedelta(days=n), namespace)
+        shown if n == 0 else report(services, principal, earlier, namespace)
         for n in reversed(range(DAYS))
+        if (earlier := shifted(last, -n)) is not None
     ]
     drawn = chart([ChartDay(d.date, d.questions, d.strong_match_rate) for d in days])
+    previous, following = shifted(last, -1), shifted(last, 1)
     return page(
         request,
         "reports.html",
@@ -50,6 +52,14 @@ def reports_page(
         report=shown,
         days=days,
         chart=drawn,
-        previous=(last - timedelta(days=1)).isoformat(),
-        following=(last + timedelta(days=1)).isoformat(),
+        previous=previous.isoformat() if previous else None,
+        following=following.isoformat() if following else None,
     )
+
+
+def shifted(day: date, days: int) -> date | None:
+    """``day`` moved by ``days``; None past the first or last day of the calendar."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return None

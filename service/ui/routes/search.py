@@ -16,7 +16,7 @@ from service.ui.forms import LIMITS, MODES, read_form, search_request
 from service.ui.pages import page
 
 ASKER = "console"
-"""The asker a retrieve from the console is logged under."""
+"""The asker of the console's retrieves (a preview: not logged as an interaction)."""
 PARTS = (
     ("bm25", "BM25"),
     ("vector", "vector"),
@@ -42,6 +42,29 @@ class Part:
     share: float
     """The bar's length in [0, 1]."""
     text: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An answer's confidence against the strong-match threshold, as the page shows them."""
+
+    confidence: str
+    threshold: str
+    reached: bool
+    """At or above the threshold: equal counts."""
+
+
+def verdict(confidence: float, threshold: float, digits: int = 2) -> Verdict:
+    """Both figures with ``digits`` decimals, or as many more as it takes (up to six) for
+    two that differ not to read alike."""
+    shown = digits
+    while shown < 6 and confidence != threshold and _alike(confidence, threshold, shown):
+        shown += 1
+    return Verdict(f"{confidence:.{shown}f}", f"{threshold:.{shown}f}", confidence >= threshold)
+
+
+def _alike(a: float, b: float, digits: int) -> bool:
+    return f"{a:.{digits}f}" == f"{b:.{digits}f}"
 
 
 @dataclass(frozen=True)
@@ -97,7 +120,9 @@ def search_page(
                         include_superseded=wanted.include_superseded,
                         as_of=wanted.as_of,
                     )
-                    answer = present.retrieve_out(services.answers.retrieve(principal, asked))
+                    # A GET writes nothing: the retrieve is a preview, not an interaction.
+                    previewed = services.answers.retrieve(principal, asked, record=False)
+                    answer = present.retrieve_out(previewed)
         except InvalidInput as exc:
             errors = [f"{e.field}: {e.message}" for e in exc.errors]
     hits = _hits(found)
@@ -109,7 +134,7 @@ def search_page(
         found=found,
         hits=hits,
         answer=answer,
-        confidence=None if answer is None else answer.answer_confidence,
+        verdict=None if answer is None else verdict(answer.answer_confidence, answer.threshold),
         errors=errors,
         namespace=principal.namespace(form.namespace or None) if not errors else form.namespace,
         namespaces=sorted(principal.namespaces or ()),

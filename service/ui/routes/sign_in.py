@@ -66,7 +66,13 @@ async def sign_in(
     return Redirect(then, status_code=303, headers=PAGE_HEADERS, cookies=[session])
 
 
-@post("/sign-out", name="console-sign-out", status_code=303)
-async def sign_out(request: Request[Any, Any, Any], sessions: SessionsDep) -> Redirect:
+@post("/sign-out", name="console-sign-out", status_code=303, sync_to_thread=True)
+def sign_out(
+    request: Request[Any, Any, Any], viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
+) -> Redirect:
+    """End the session for every replica (a copy of its cookie is refused from now on) and
+    clear the cookie."""
+    if viewer.session is not None:
+        sessions.sign_out(viewer.session, services.signed_out)
     cleared = sessions.cookie(None, secure=is_https(request))
     return Redirect(SIGN_IN, status_code=303, headers=PAGE_HEADERS, cookies=[cleared])
