@@ -19,6 +19,7 @@ MODES: tuple[Mode, ...] = ("auto", "bm25", "vector", "hybrid")
 Kind = Literal["memory", "pattern", "digest"]
 """``pattern``: a reasoning pattern with its variants; ``digest``: what the archive job keeps
 of a day of archived tier E entries (written by the service only)."""
+KINDS: tuple[Kind, ...] = ("memory", "pattern", "digest")
 WrittenKind = Literal["memory", "pattern"]
 """The kinds an event may be written as: digests are the archive job's."""
 DIGEST: Kind = "digest"
@@ -32,3 +33,21 @@ RECALL_HEADER = "X-Strata-Recall"
 """Sent with a search that is itself a recall from an upstream: the service answering it
 does not ask an upstream of its own in turn, so two services set as each other's upstream
 never ask back and forth."""
+GLOB_CHARS = 1000
+"""Longest glob over documents (``POST /v1/documents/batch``, MCP ``multi_get``); a list
+of paths may be longer."""
+
+# What an entry may hold, whoever writes it: the wire types state these bounds and the
+# service checks every entry it stores against them (service/domain/bounds.py).
+TEXT_CHARS = 1_000_000
+"""Longest text of an entry (and of the thread context kept with it)."""
+LABEL_CHARS = 200
+"""Longest label: a speaker, role, chain type, type, thread, tag or metadata key."""
+MAX_TAGS = 64
+MAX_METADATA = 64
+"""Most metadata keys of an entry."""
+METADATA_VALUE_CHARS = 10_000
+"""Longest text a metadata value may be."""
+MAX_VARIANTS = 64
+"""Most variants of a pattern."""
+VARIANT_CHARS = 10_000

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar
 
 from msgspec import Meta, Struct, field
 
-from schemas.vocabulary import Kind, Tier, WrittenKind
+from schemas.vocabulary import MAX_TAGS, MAX_VARIANTS, Kind, Tier, WrittenKind
 from schemas.wire.fields import Id, Label, Metadata, Namespace, Score, Text, Timestamp, Variant
 
 
@@ -21,7 +21,7 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     speaker: Label | None = None
     role: Label | None = None
     chain_type: Label | None = None
-    tags: Annotated[list[Label], Meta(max_length=64)] = field(default_factory=list)
+    tags: Annotated[list[Label], Meta(max_length=MAX_TAGS)] = field(default_factory=list)
     timestamp: Timestamp | None = None
     ttl_days: Annotated[float, Meta(gt=0, le=36_500)] | None = None
     metadata: Metadata = field(default_factory=dict)
@@ -33,7 +33,7 @@ class Event(Struct, forbid_unknown_fields=True, kw_only=True):
     ``/v1/retrieve``'s score (STRATA_TYPE_WEIGHTS)."""
     confidence: Score | None = None
     """How sure the author was, in [0, 1]."""
-    variants: Annotated[list[Variant], Meta(max_length=64)] = field(default_factory=list)
+    variants: Annotated[list[Variant], Meta(max_length=MAX_VARIANTS)] = field(default_factory=list)
     """A pattern's variants for different situations."""
     thread: Label | None = None
     """The conversation, session or task the event is part of. Each event of a thread is

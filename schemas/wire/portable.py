@@ -2,12 +2,13 @@
 
 ``GET .../export`` streams a namespace as JSON Lines, one ``ExportLine`` a line, in this
 order (each names its kind in ``record``): a ``header``, every ``entry`` (by id), every
-``collection`` followed by its ``file`` lines, every ``interaction`` (in the order asked),
-every ``feedback`` (in the order given), and an ``end`` line counting the lines before it,
-so a cut file is told from a whole one. ``POST .../import`` reads the same. Times are
-seconds since the epoch (UTC), as JSON numbers, so an import keeps them exactly. The format
-is versioned by the header's ``format`` and ``version``; a reader refuses a version it does
-not know.
+``deleted`` entry's history (by id), every ``collection`` followed by its ``file`` lines,
+every ``interaction`` (in the order asked), every ``feedback`` (in the order given), and
+an ``end`` line counting the lines before it, so a cut file is told from a whole one.
+``POST .../import`` reads the same. Times are seconds since the epoch (UTC), as JSON
+numbers, so an import keeps them exactly. The format is versioned by the header's
+``format`` and ``version``; a reader refuses a version it does not know (version 2 added
+the ``deleted`` lines; a version 1 file reads as before).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct, field
 
-from schemas.vocabulary import Kind, Rating, Tier
+from schemas.vocabulary import MAX_TAGS, MAX_VARIANTS, TEXT_CHARS, Kind, Rating, Tier
 from schemas.wire.fields import Id, Label, Metadata, Namespace, Score, Text, Variant
 
 FORMAT: Literal["strata-namespace"] = "strata-namespace"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 Seconds = Annotated[
     float,
@@ -107,15 +108,15 @@ class EntryLine(Struct, tag="entry", tag_field="record", forbid_unknown_fields=T
     speaker: Label | None = None
     role: Label | None = None
     chain_type: Label | None = None
-    tags: Annotated[list[Label], Meta(max_length=64)] = field(default_factory=list)
+    tags: Annotated[list[Label], Meta(max_length=MAX_TAGS)] = field(default_factory=list)
     expires_at: Seconds | None = None
     metadata: Metadata = field(default_factory=dict)
     kind: Kind = "memory"
     type: Label | None = None
     confidence: Score | None = None
-    variants: Annotated[list[Variant], Meta(max_length=64)] = field(default_factory=list)
+    variants: Annotated[list[Variant], Meta(max_length=MAX_VARIANTS)] = field(default_factory=list)
     thread: Label | None = None
-    context: Annotated[str, Meta(max_length=1_000_000)] | None = None
+    context: Annotated[str, Meta(max_length=TEXT_CHARS)] | None = None
     """The turn before it in its thread, as written then."""
     tokens: Count = 0
     """Model tokens its chunks cost to embed."""
@@ -126,6 +127,17 @@ class EntryLine(Struct, tag="entry", tag_field="record", forbid_unknown_fields=T
     chunks: list[ChunkLine] | None = None
     """With ``?vectors=true``, for entries that have vectors: the texts embedded and their
     vectors, in order."""
+
+
+class DeletedLine(
+    Struct, tag="deleted", tag_field="record", forbid_unknown_fields=True, kw_only=True
+):
+    """The audit trail of an entry deleted for good: the history the ledger keeps of it
+    (who did what to it, and when). An import writes it for an id that holds no entry."""
+
+    id: Id
+    history: Annotated[list[HistoryLine], Meta(min_length=1)]
+    """Oldest first; the last event is most often ``deleted``."""
 
 
 class CollectionLine(
@@ -186,7 +198,16 @@ class End(Struct, tag="end", tag_field="record", forbid_unknown_fields=True, kw_
     """Lines before this one, the header included."""
 
 
-ExportLine = Header | EntryLine | CollectionLine | FileLine | InteractionLine | FeedbackLine | End
+ExportLine = (
+    Header
+    | EntryLine
+    | DeletedLine
+    | CollectionLine
+    | FileLine
+    | InteractionLine
+    | FeedbackLine
+    | End
+)
 """One line of an export file."""
 
 
@@ -208,6 +229,9 @@ class Imported(Struct, kw_only=True):
     files: int
     interactions: int
     feedback: int
+    deleted: int
+    """Deleted entries whose history was written (one already as the file has it, or an id
+    that holds an entry here, is left alone)."""
 
 
 class ImportResponse(Struct, kw_only=True):

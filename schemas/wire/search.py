@@ -82,6 +82,9 @@ class UpstreamAsked(Struct, kw_only=True, omit_defaults=True):
     took_ms: float = 0.0
     kept: int = 0
     """Hits stored here as local entries (STRATA_UPSTREAM_STORE=on)."""
+    refused: int = 0
+    """Hits not stored: out of an entry's bounds even once fitted (a blank or over-long
+    text); each is named in ``degraded`` with the reason."""
     error: str | None = None
 
 

@@ -141,6 +141,7 @@ def asked_out(recall: Recall | None) -> wire.UpstreamAsked | None:
         attempts=r.attempts,
         took_ms=r.took_ms,
         kept=recall.kept,
+        refused=len(recall.refused),
         error=r.error,
     )
 

@@ -61,14 +61,7 @@ class EventUseCases:
             raise PayloadTooLarge(
                 f"events: {len(events)} events, at most {self.max_batch} per batch"
             )
-        entries = to_entries(
-            events,
-            now=self.clock(),
-            new_id=self.new_id,
-            policy=self.policy,
-            namespace=principal.namespace,
-            chunking=self.memory.chunking,
-        )
+        entries = self.check(principal, events)
         self.limits.embedding(principal, self._chunks_to_embed(entries))
         supersedes = {
             e.key: list(dict.fromkeys(event.supersedes))
@@ -82,6 +75,18 @@ class EventUseCases:
             outcome = self.memory.write(entries, principal.name, supersedes=supersedes, once=once)
             self.tracing.records(span, [{"id": e.id, "content": e.text} for e in entries])
         return outcome
+
+    def check(self, principal: Principal, events: Sequence[wire.Event]) -> list[Entry]:
+        """The entries a write of ``events`` would store, or InvalidInput naming every bad
+        field of them; nothing is written."""
+        return to_entries(
+            events,
+            now=self.clock(),
+            new_id=self.new_id,
+            policy=self.policy,
+            namespace=principal.namespace,
+            chunking=self.memory.chunking,
+        )
 
     def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
         size = self.memory.chunking

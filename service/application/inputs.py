@@ -10,8 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from schemas import wire
-from service.domain.chunking import chunk_count
-from service.domain.digests import ID_PREFIX as DIGEST_ID_PREFIX
+from service.domain.bounds import TIME_RANGE, breaches
 from service.domain.models import EARLIEST_TIME, LATEST_TIME, TIERS, Entry, Filters, SearchQuery
 from service.domain.tiers import ExpiryPolicy
 from service.errors import FieldError, InvalidInput
@@ -19,10 +18,6 @@ from service.settings import ChunkingSettings
 
 NamespaceOf = Callable[[str | None, str], str]
 """Resolves a requested namespace for the caller (field name for errors); raises if denied."""
-
-
-LATEST_TEXT = "9999-12-31T23:59:59Z"
-TIME_RANGE = f"1970-01-01T00:00:00Z to {LATEST_TEXT}"
 
 
 def parse_time(value: str, field: str, errors: list[FieldError]) -> float | None:
@@ -54,67 +49,50 @@ def to_entries(
     namespace: NamespaceOf,
     chunking: ChunkingSettings,
 ) -> list[Entry]:
-    """Domain entries for a batch, or InvalidInput listing every bad field of the batch.
-    A text making more than ``chunking.max_chunks`` chunks is refused."""
+    """Domain entries for a batch, or InvalidInput listing every bad field of the batch:
+    the event's own rules, then the bounds of every stored entry (``bounds.breaches``; a
+    text making more than ``chunking.max_chunks`` chunks is refused)."""
     errors: list[FieldError] = []
     entries: list[Entry] = []
     seen: set[tuple[str, str]] = set()
     for n, event in enumerate(events):
         where = f"events[{n}]"
         ns = namespace(event.namespace, f"{where}.namespace")
-        if not event.text.strip():
-            errors.append(FieldError(f"{where}.text", "must not be blank"))
-        chunks = chunk_count(event.text, chunking.chunk_words, chunking.chunk_overlap)
-        if chunks > chunking.max_chunks:
-            errors.append(
-                FieldError(
-                    f"{where}.text",
-                    f"too long: {chunks} chunks of {chunking.chunk_words} words, "
-                    f"at most {chunking.max_chunks} per entry",
-                )
-            )
         timestamp = now
         if event.timestamp is not None:
             parsed = parse_time(event.timestamp, f"{where}.timestamp", errors)
             timestamp = now if parsed is None else parsed
         if event.ttl_days is not None and event.tier != "C":
             errors.append(FieldError(f"{where}.ttl_days", "only tier C entries expire"))
-        if event.variants and event.kind != "pattern":
-            errors.append(FieldError(f"{where}.variants", "only entries of kind pattern have"))
-        expires_at = policy.expires_at(event.tier, timestamp, event.ttl_days, event.chain_type)
-        if expires_at is not None and expires_at > LATEST_TIME:
-            blamed = "ttl_days" if event.ttl_days is not None else "timestamp"
-            errors.append(
-                FieldError(f"{where}.{blamed}", f"the entry would expire after {LATEST_TEXT}")
-            )
         entry_id = event.id or new_id()
-        if entry_id.startswith(DIGEST_ID_PREFIX):
-            errors.append(
-                FieldError(f"{where}.id", f"ids starting {DIGEST_ID_PREFIX!r} are the digests'")
-            )
         if (ns, entry_id) in seen:
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
         seen.add((ns, entry_id))
-        entries.append(
-            Entry(
-                id=entry_id,
-                namespace=ns,
-                tier=event.tier,
-                text=event.text,
-                timestamp=timestamp,
-                speaker=event.speaker,
-                role=event.role,
-                chain_type=event.chain_type,
-                tags=tuple(dict.fromkeys(event.tags)),
-                expires_at=expires_at,
-                metadata=dict(event.metadata),
-                kind=event.kind,
-                type=event.type,
-                confidence=event.confidence,
-                variants=tuple(event.variants),
-                thread=event.thread,
-            )
+        entry = Entry(
+            id=entry_id,
+            namespace=ns,
+            tier=event.tier,
+            text=event.text,
+            timestamp=timestamp,
+            speaker=event.speaker,
+            role=event.role,
+            chain_type=event.chain_type,
+            tags=tuple(dict.fromkeys(event.tags)),
+            expires_at=policy.expires_at(event.tier, timestamp, event.ttl_days, event.chain_type),
+            metadata=dict(event.metadata),
+            kind=event.kind,
+            type=event.type,
+            confidence=event.confidence,
+            variants=tuple(event.variants),
+            thread=event.thread,
         )
+        # An expiry is the event's time and lifetime: a late one is blamed on either.
+        expiry = "ttl_days" if event.ttl_days is not None else "timestamp"
+        errors += [
+            FieldError(f"{where}.{expiry if e.field == 'expires_at' else e.field}", e.message)
+            for e in breaches(entry, chunking)
+        ]
+        entries.append(entry)
     if errors:
         raise InvalidInput(errors)
     return entries

@@ -4,17 +4,21 @@ what it returns when the settings say so."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from schemas import wire
-from schemas.vocabulary import ID_PATTERN
+from schemas.vocabulary import ID_PATTERN, METADATA_VALUE_CHARS
 from service.application.auth import Principal
 from service.application.events import EventUseCases
+from service.domain.bounds import fitted
 from service.domain.models import EngineUnavailable
 from service.domain.recall import Recalled, RecallReport, UpstreamRecall
-from service.errors import StrataError
+from service.errors import InvalidInput, StrataError
+
+log = logging.getLogger("strata")
 
 MAX_TTL_DAYS = 36_500
 """The longest ``ttl_days`` an event may have."""
@@ -27,6 +31,8 @@ class Recall:
     report: RecallReport
     kept: int = 0
     """Hits stored as local entries (STRATA_UPSTREAM_STORE=on)."""
+    refused: dict[str, str] = field(default_factory=dict)
+    """Hits not stored, by their upstream id: why they stay out of bounds once fitted."""
     problem: str | None = None
     """Why the hits were not kept, when keeping them failed."""
 
@@ -48,6 +54,8 @@ class Recall:
             said.append(f"upstream {r.name} not asked: too many recalls under way")
         if self.problem:
             said.append(f"upstream results not kept: {self.problem}")
+        for upstream_id, why in self.refused.items():
+            said.append(f"upstream result {upstream_id[:80]!r} not kept: {why}")
         return said
 
 
@@ -65,11 +73,24 @@ class RecallCases:
             return None
         if not self.keep or not report.hits:
             return Recall(report)
+        events: list[wire.Event] = []
+        refused: dict[str, str] = {}
+        for hit in report.hits:
+            event = kept_event(hit)
+            try:  # each hit on its own: one out of bounds keeps none of the others out
+                self.events.check(principal, [event])
+            except InvalidInput as exc:
+                refused[hit.entry.id] = exc.detail
+                log.warning("upstream %s: result not kept: %s", hit.source, exc.detail)
+                continue
+            events.append(event)
+        if not events:
+            return Recall(report, refused=refused)
         try:
-            written = self.events.write(principal, [kept_event(hit) for hit in report.hits])
+            written = self.events.write(principal, events)
         except (StrataError, EngineUnavailable, ValueError, OverflowError) as exc:
-            return Recall(report, problem=str(exc))
-        return Recall(report, kept=len(written.ids))
+            return Recall(report, problem=str(exc), refused=refused)
+        return Recall(report, kept=len(written.ids), refused=refused)
 
 
 def kept_id(source: str, upstream_id: str) -> str:
@@ -82,14 +103,20 @@ def kept_id(source: str, upstream_id: str) -> str:
 
 
 def kept_event(hit: Recalled) -> wire.Event:
-    """An upstream hit as the event that stores it here, saying where it came from."""
-    e = hit.entry
+    """An upstream hit as the event that stores it here, saying where it came from, fitted
+    to the bounds of a stored entry (``bounds.fitted``: where it came from first, then what
+    room is left of the upstream's metadata). What is still out of bounds (a blank or
+    over-long text) is refused when written."""
+    source = {
+        "upstream": hit.source,
+        "upstream_namespace": hit.namespace,
+        "upstream_id": hit.entry.id,
+    }
+    held = {k: v for k, v in hit.entry.metadata.items() if k not in source}
+    e = fitted(replace(hit.entry, metadata={**_cut(source), **held}))
     ttl = None
     if e.tier == "C" and e.expires_at is not None and e.expires_at > e.timestamp:
         ttl = min((e.expires_at - e.timestamp) / 86_400, MAX_TTL_DAYS)
-    scalars = {
-        k: v for k, v in e.metadata.items() if v is None or isinstance(v, str | int | float | bool)
-    }
     return wire.Event(
         text=e.text,
         tier=e.tier,
@@ -101,15 +128,16 @@ def kept_event(hit: Recalled) -> wire.Event:
         tags=list(e.tags),
         timestamp=datetime.fromtimestamp(e.timestamp, UTC).isoformat(),
         ttl_days=ttl,
-        metadata={
-            **scalars,
-            "upstream": hit.source,
-            "upstream_namespace": hit.namespace,
-            "upstream_id": e.id,
-        },
+        metadata=dict(e.metadata),
         kind="pattern" if e.kind == "pattern" else "memory",  # digests are this service's own
         type=e.type,
         confidence=e.confidence,
         variants=list(e.variants),
         thread=e.thread,
     )
+
+
+def _cut(source: dict[str, str]) -> dict[str, str]:
+    """Where a hit came from, each value cut to what a metadata value may hold (an upstream
+    id may be longer: the local id then holds its digest)."""
+    return {k: v[:METADATA_VALUE_CHARS] for k, v in source.items()}

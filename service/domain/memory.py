@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.domain import indexable
+from service.domain.bounds import require_bounds
 from service.domain.duplicates import fingerprint
 from service.domain.group_commit import GroupCommit, Pending
 from service.domain.models import (
@@ -131,7 +132,10 @@ class Memory:
 
         Concurrent writes are committed as a group: one model call embeds all their
         chunks, the ledger records them, and each index is updated once for all of them.
+        An entry out of bounds (``bounds.breaches``) is InvalidInput naming
+        ``entries[n].<field>``; then nothing is written.
         """
+        require_bounds(list(entries), self.chunking, "entries")
         write = _Write(list(entries), actor, dict(supersedes or {}), frozenset(once))
         done = self._writes.submit(write)
         written: _Written = done.result[0]
@@ -470,6 +474,7 @@ class Memory:
         return len(changed)
 
     def _rewrite(self, changed: list[StoredEntry], actor: str, action: str) -> None:
+        require_bounds([s.entry for s in changed], self.chunking, "entries")
         if changed:
             self.ledger.put(changed, actor=actor, action=action, at=self.clock())
             self._index(changed)
@@ -540,7 +545,9 @@ class Memory:
         return done
 
     def restore(self, items: Sequence[ArchivedEntry]) -> None:
-        """Write entries whole, chunks and history as given (an import), and index them."""
+        """Write entries whole, chunks and history as given (an import), and index them;
+        InvalidInput, and nothing written, for an entry out of bounds."""
+        require_bounds([i.stored.entry for i in items], self.chunking, "entries")
         if items:
             with self.lock:
                 self.ledger.restore(items)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from random import random as uniform
 from typing import TYPE_CHECKING, Literal
 
+from service.domain.bounds import fitted, unit
 from service.domain.breaker import BreakerSnapshot, CircuitBreaker
 from service.domain.models import Entry
 
@@ -212,10 +213,12 @@ class UpstreamRecall:
 
 
 def _recalled(hit: UpstreamHit, namespace: str, target: str, source: str) -> Recalled:
+    """An upstream's hit in the local ``namespace``, fitted to the bounds of an entry here
+    (as it would be kept) and its score held to [0, 1]."""
     return Recalled(
-        replace(hit.entry, namespace=namespace),
+        fitted(replace(hit.entry, namespace=namespace)),
         hit.snippet,
-        min(max(hit.score, 0.0), 1.0),
+        unit(hit.score, 0.0),
         source,
         hit.entry.namespace or target,
     )

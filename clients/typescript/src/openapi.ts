@@ -278,6 +278,7 @@ export interface Imported {
   files: number;
   interactions: number;
   feedback: number;
+  deleted: number;
 }
 
 export interface JobOut {
@@ -712,6 +713,8 @@ export interface UpstreamAsked {
   took_ms?: number;
   /** Default: `0`. */
   kept?: number;
+  /** Default: `0`. */
+  refused?: number;
   /** Default: `null`. */
   error?: string | null;
 }
@@ -858,10 +861,13 @@ export interface Routes {
     params: {
       name: string;
     };
-    query: Record<string, never>;
+    query: {
+      /** The collection's namespace (names are unique per namespace); default: the one of the key's namespaces that holds a collection of that name. */
+      namespace?: string | null;
+    };
     body: undefined;
     response: CollectionOut;
-    problems: 401 | 403 | 404 | 422 | 429;
+    problems: 401 | 403 | 404 | 409 | 422 | 429;
   };
 
   /** `V1CollectionsNameRemove`. */
@@ -869,10 +875,13 @@ export interface Routes {
     params: {
       name: string;
     };
-    query: Record<string, never>;
+    query: {
+      /** The collection's namespace (names are unique per namespace); default: the one of the key's namespaces that holds a collection of that name. */
+      namespace?: string | null;
+    };
     body: undefined;
     response: CollectionOut;
-    problems: 401 | 403 | 404 | 422 | 429;
+    problems: 401 | 403 | 404 | 409 | 422 | 429;
   };
 
   /** `V1CollectionsNameRename`. */
@@ -880,7 +889,10 @@ export interface Routes {
     params: {
       name: string;
     };
-    query: Record<string, never>;
+    query: {
+      /** The collection's namespace (names are unique per namespace); default: the one of the key's namespaces that holds a collection of that name. */
+      namespace?: string | null;
+    };
     body: RenameRequest;
     response: CollectionOut;
     problems: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
@@ -891,7 +903,10 @@ export interface Routes {
     params: {
       name: string;
     };
-    query: Record<string, never>;
+    query: {
+      /** The collection's namespace (names are unique per namespace); default: the one of the key's namespaces that holds a collection of that name. */
+      namespace?: string | null;
+    };
     body: undefined;
     response: ScanOut;
     problems: 401 | 403 | 404 | 409 | 422 | 429;
@@ -907,10 +922,12 @@ export interface Routes {
       from?: number;
       /** Lines to return; default all. >= 1, <= 1000000000. */
       lines?: number | null;
+      /** The collection's namespace (names are unique per namespace); default: the one of the key's namespaces that holds a collection of that name. */
+      namespace?: string | null;
     };
     body: undefined;
     response: DocumentOut;
-    problems: 401 | 403 | 404 | 422 | 429;
+    problems: 401 | 403 | 404 | 409 | 422 | 429;
   };
 
   /** `V1DocumentsBatchBatch`. */
