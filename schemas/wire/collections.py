@@ -7,7 +7,7 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
-from schemas.vocabulary import NAMESPACE_PATTERN, Tier
+from schemas.vocabulary import GLOB_CHARS, NAMESPACE_PATTERN, Tier
 from schemas.wire.fields import SPACE, Namespace
 
 CollectionName = Annotated[str, Meta(pattern=NAMESPACE_PATTERN)]
@@ -84,8 +84,11 @@ class DocumentOut(Struct, kw_only=True):
 
 _S = f"[{SPACE}]*"
 _DOCUMENT = rf"(strata://)?[A-Za-z0-9_.-]{{1,64}}/{_S}[^,{SPACE}][^,]*"
-DOCUMENTS = rf"^([^,]*[*?\[][^,]*|{_S}({_DOCUMENT})?{_S}(,{_S}({_DOCUMENT})?{_S})*)$"
-"""A glob (no comma), or a list of ``<collection>/<relative path>``, blanks allowed."""
+_GLOB = rf"(?=[^,]*[*?\[])(strata://)?[^,]{{1,{GLOB_CHARS}}}"
+_PATHS = rf"(?![^,]*[*?\[][^,]*$){_S}({_DOCUMENT})?{_S}(,{_S}({_DOCUMENT})?{_S})*"
+DOCUMENTS = rf"^({_GLOB}|{_PATHS})$"
+"""A glob (no comma, at most ``GLOB_CHARS`` characters past its ``strata://``), or a list
+of ``<collection>/<relative path>``, blanks allowed."""
 
 
 class DocumentsRequest(Struct, forbid_unknown_fields=True, kw_only=True):

@@ -8,7 +8,7 @@ import math
 from array import array
 
 from schemas import wire
-from service.domain.chunking import chunk_count
+from service.domain.bounds import breaches
 from service.domain.collections import Collection, IndexedFile
 from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.domain.models import (
@@ -17,6 +17,7 @@ from service.domain.models import (
     Chunk,
     Entry,
     HistoryEvent,
+    RemovedEntry,
     StoredEntry,
     Supersession,
     entry_key,
@@ -78,22 +79,11 @@ def decode_vector(text: str) -> tuple[float, ...]:
 
 
 def entry_problems(
-    line: wire.EntryLine, chunking: ChunkingSettings, dimension: int | None
+    line: wire.EntryLine, chunking: ChunkingSettings, dimension: int | None, namespace: str
 ) -> list[str]:
-    """What makes an entry line unfit to store (the rules of a write, and of its vectors)."""
-    found = []
-    if not line.text.strip():
-        found.append("text: must not be blank")
-    chunks = chunk_count(line.text, chunking.chunk_words, chunking.chunk_overlap)
-    if chunks > chunking.max_chunks:
-        found.append(
-            f"text: too long: {chunks} chunks of {chunking.chunk_words} words, "
-            f"at most {chunking.max_chunks} per entry"
-        )
-    if line.variants and line.kind != "pattern":
-        found.append("variants: only entries of kind pattern have")
-    if line.expires_at is not None and line.tier != "C":
-        found.append("expires_at: only tier C entries expire")
+    """What makes an entry line unfit to store in ``namespace``: the bounds of every stored
+    entry (``bounds.breaches``), and the rules of its vectors."""
+    found = [f"{e.field}: {e.message}" for e in breaches(line_entry(line, namespace), chunking)]
     if line.chunks is not None:
         if line.tier not in EMBEDDED_TIERS:
             found.append(f"chunks: tier {line.tier} entries have no vectors")
@@ -110,13 +100,9 @@ def entry_problems(
     return found
 
 
-def archived_entry(
-    line: wire.EntryLine, namespace: str, *, reuse_vectors: bool, actor: str
-) -> ArchivedEntry:
-    """The entry of a line, in ``namespace``; its chunks only when ``reuse_vectors`` (else
-    it is chunked and embedded again). A line without history is given one: created at its
-    time by ``actor``."""
-    entry = Entry(
+def line_entry(line: wire.EntryLine, namespace: str) -> Entry:
+    """The entry a line holds, in ``namespace``."""
+    return Entry(
         id=line.id,
         namespace=namespace,
         tier=line.tier,
@@ -136,6 +122,15 @@ def archived_entry(
         thread=line.thread,
         context=line.context,
     )
+
+
+def archived_entry(
+    line: wire.EntryLine, namespace: str, *, reuse_vectors: bool, actor: str
+) -> ArchivedEntry:
+    """The entry of a line, in ``namespace``; its chunks only when ``reuse_vectors`` (else
+    it is chunked and embedded again). A line without history is given one: created at its
+    time by ``actor``."""
+    entry = line_entry(line, namespace)
     chunks: tuple[Chunk, ...] = ()
     if reuse_vectors and line.chunks:
         chunks = tuple(
@@ -225,3 +220,19 @@ def feedback_line(f: Feedback) -> wire.FeedbackLine:
 
 def feedback(line: wire.FeedbackLine) -> Feedback:
     return Feedback(line.interaction_id, line.at, line.rating, line.comment, line.actor)
+
+
+def deleted_line(item: RemovedEntry) -> wire.DeletedLine:
+    return wire.DeletedLine(id=key_id(item.key), history=[_history_line(h) for h in item.history])
+
+
+def removed_entry(line: wire.DeletedLine, namespace: str) -> RemovedEntry:
+    """The audit trail of a deleted entry, in ``namespace``."""
+    return RemovedEntry(
+        entry_key(namespace, line.id),
+        tuple(HistoryEvent(h.at, h.action, h.actor, h.detail) for h in line.history),
+    )
+
+
+def _history_line(h: HistoryEvent) -> wire.HistoryLine:
+    return wire.HistoryLine(at=h.at, action=h.action, actor=h.actor, detail=h.detail)

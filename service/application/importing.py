@@ -1,9 +1,10 @@
 """Reading an export file into a namespace: every line checked first, then written.
 
 The file is read twice from where the front end kept it (a file on disk, never the whole
-of it in memory): a first pass checks every line as a write is checked and notes the bad
-ones by number; nothing is written unless none is bad, or the caller asked to skip them. A
-second pass writes, a batch of entries at a time. An import that fails in its second pass
+of it in memory, nor a line over the bound whole): a first pass checks every line as a
+write is checked and notes the bad ones (``service.application.import_lines``); nothing is
+written unless none is bad, or the caller asked to skip them. A second pass writes, a
+batch of entries at a time. An import that fails in its second pass
 (an engine away) has written some batches: running it again completes it, since an entry
 already as the file has it is left alone.
 """
@@ -11,7 +12,7 @@ already as the file has it is left alone.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import msgspec
 
 from schemas import wire
 from service.application import archive_lines as lines
+from service.application.import_lines import TOO_LONG, BadLines, read_lines
 from service.domain.memory import Memory
 from service.domain.portability import restore_entries
 from service.domain.ports import Catalog, InteractionLog
@@ -26,10 +28,23 @@ from service.errors import FieldError, InvalidInput
 
 BATCH = 256
 """Entries restored (chunked, embedded, written and indexed) together."""
-SHOWN = 100
-"""Bad lines named in a refusal or in the response, at most."""
 
-_decoder = msgspec.json.Decoder(wire.ExportLine)
+_decoder: msgspec.json.Decoder[wire.ExportLine] = msgspec.json.Decoder(wire.ExportLine)
+
+
+class Unreadable(Exception):
+    """A line that holds no record: the reason."""
+
+
+def _decoded(raw: bytes | None) -> wire.ExportLine:
+    """The record a line holds (None: a line over the bound); Unreadable if none."""
+    if raw is None:
+        raise Unreadable(TOO_LONG)
+    try:
+        return _decoder.decode(raw)
+    # Nested past msgspec's bound (RecursionError); a string that is not UTF-8.
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as exc:
+        raise Unreadable(str(exc)) from None
 
 
 @dataclass
@@ -38,12 +53,15 @@ class Checked:
 
     header: wire.Header | None = None
     lines: int = 0
-    bad: dict[int, str] = field(default_factory=dict)
-    """Line number: reason."""
+    bad: BadLines = field(default_factory=BadLines)
     ended: bool = False
     renamed: dict[str, str] = field(default_factory=dict)
-    """Interactions copied from another namespace: their ids here, by their ids in the
-    file (an interaction's id is unique across namespaces)."""
+    """Interactions given ids of their own here, by their ids in the file: those copied
+    from another namespace, and those whose id another namespace holds (an interaction's
+    id is unique across namespaces)."""
+    collections: dict[str, str] = field(default_factory=dict)
+    """Collections given ids of their own here, by their ids in the file: those whose id
+    another namespace holds."""
 
 
 @dataclass
@@ -56,14 +74,6 @@ class ImportReport:
     skipped_count: int
 
 
-def numbered(path: Path) -> Iterator[tuple[int, bytes]]:
-    """The file's lines with their 1-based numbers, blank lines left out."""
-    with path.open("rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if raw.strip():
-                yield number, raw
-
-
 class Importer:
     def __init__(
         self,
@@ -73,12 +83,15 @@ class Importer:
         *,
         namespace: str,
         actor: str,
+        folder_refusal: Callable[[str], str | None],
     ) -> None:
         self.memory = memory
         self.catalog = catalog
         self.interactions = interactions
         self.namespace = namespace
         self.actor = actor
+        self.folder_refusal = folder_refusal
+        """Why no collection may have its folder at a path, as a registration is refused."""
 
     def run(self, path: Path, *, skip_bad_lines: bool) -> ImportReport:
         checked = self.check(path)
@@ -94,8 +107,8 @@ class Importer:
             source=checked.header.namespace,
             lines=checked.lines,
             imported=imported,
-            skipped=sorted(checked.bad.items())[:SHOWN],
-            skipped_count=len(checked.bad),
+            skipped=checked.bad.shown,
+            skipped_count=checked.bad.count,
         )
 
     def check(self, path: Path) -> Checked:
@@ -105,17 +118,18 @@ class Importer:
         collections: set[str] = set()
         interactions: set[str] = set()
         chunking = self.memory.chunking
-        for number, raw in numbered(path):
+        for read in read_lines(path):
+            number = read.number
             found.lines += 1
             if found.ended:
-                found.bad[number] = "a line after the end line"
+                found.bad.add(read, "a line after the end line")
                 continue
             try:
-                line = _decoder.decode(raw)
-            except msgspec.DecodeError as exc:
+                line = _decoded(read.raw)
+            except Unreadable as exc:
                 if number == 1 or found.header is None:
                     raise InvalidInput.one(f"line {number}", f"not a header: {exc}") from None
-                found.bad[number] = str(exc)
+                found.bad.add(read, str(exc))
                 continue
             problem = None
             if found.header is None:
@@ -133,28 +147,31 @@ class Importer:
             if isinstance(line, wire.Header):
                 problem = "a second header"
             elif isinstance(line, wire.EntryLine):
-                problems = lines.entry_problems(line, chunking, header.dimension)
+                problems = lines.entry_problems(line, chunking, header.dimension, self.namespace)
                 if line.id in ids:
                     problems.append(f"id: {line.id!r} appears twice in the file")
                 ids.add(line.id)
                 problem = "; ".join(problems) or None
+            elif isinstance(line, wire.DeletedLine):
+                if line.id in ids:
+                    problem = f"id: {line.id!r} appears twice in the file"
+                ids.add(line.id)
             elif isinstance(line, wire.CollectionLine):
-                problem = self._collection_problem(line)
+                problem = self._collection_problem(line, header)
                 if problem is None:
                     collections.add(line.id)
+                    if (fresh := self._collection_id(line.id)) != line.id:
+                        found.collections[line.id] = fresh
             elif isinstance(line, wire.FileLine):
                 if line.collection not in collections:
                     problem = f"collection: no good collection line {line.collection!r} before it"
             elif isinstance(line, wire.InteractionLine):
-                held = self.interactions.get(line.id)
-                if held is not None and held.namespace != self.namespace:
-                    if header.namespace == self.namespace:
-                        problem = f"id: interaction {line.id!r} belongs to another namespace"
-                    else:  # a copy under another name: the copy's interactions get ids of their own
-                        found.renamed[line.id] = copied_id(self.namespace, line.id)
-                        interactions.add(line.id)
-                else:
-                    interactions.add(line.id)
+                # A copy under another name gets ids of its own, and so does an interaction
+                # whose id another namespace holds: the import answers alike whether or not
+                # one does, and tells nothing of other namespaces.
+                if header.namespace != self.namespace or self._held_elsewhere(line.id):
+                    found.renamed[line.id] = self._interaction_id(line.id)
+                interactions.add(line.id)
             elif isinstance(line, wire.FeedbackLine):
                 if line.interaction_id not in interactions:
                     problem = (
@@ -170,19 +187,42 @@ class Importer:
                         f"{found.lines - 1}: lines were lost or added",
                     )
             if problem is not None:
-                found.bad[number] = problem
+                found.bad.add(read, problem)
         return found
 
-    def _collection_problem(self, line: wire.CollectionLine) -> str | None:
-        named = self.catalog.get(line.name)
-        if named is not None and named.namespace != self.namespace:
-            return f"name: collection {line.name!r} belongs to another namespace"
-        if named is not None and named.id != line.id:
+    def _collection_problem(self, line: wire.CollectionLine, header: wire.Header) -> str | None:
+        """Why a collection line is not imported. Its folder and files belong to the
+        namespace it was exported from, so a copy under another name leaves it out; only
+        this namespace's names are looked at."""
+        if header.namespace != self.namespace:
+            return f"collection {line.name!r} stays in namespace {header.namespace!r}"
+        if (why := self.folder_refusal(line.path)) is not None:
+            return f"path: {line.path} {why}"
+        named = self.catalog.get(self.namespace, line.name)
+        if named is not None and named.id != self._collection_id(line.id):
             return f"name: another collection is named {line.name!r} in this namespace"
-        same_id = next((c for c in self.catalog.all() if c.id == line.id), None)
-        if same_id is not None and same_id.namespace != self.namespace:
-            return f"id: collection {line.id!r} belongs to another namespace"
         return None
+
+    def _held_elsewhere(self, interaction_id: str) -> bool:
+        held = self.interactions.get(interaction_id)
+        return held is not None and held.namespace != self.namespace
+
+    def _interaction_id(self, interaction_id: str) -> str:
+        """The interaction's id here: the first of its copied ids that no other namespace
+        holds (the same on every import of the file)."""
+        return _fresh(self.namespace, interaction_id, self._held_elsewhere)
+
+    def _collection_id(self, collection_id: str) -> str:
+        """The collection's id here: its own unless another namespace holds it, else the
+        first of its copied ids that none does (the same on every import of the file)."""
+
+        def elsewhere(candidate: str) -> bool:
+            held = next((c for c in self.catalog.all() if c.id == candidate), None)
+            return held is not None and held.namespace != self.namespace
+
+        if not elsewhere(collection_id):
+            return collection_id
+        return _fresh(self.namespace, collection_id, elsewhere)
 
     def write(self, path: Path, checked: Checked) -> wire.Imported:
         """The second pass: the good lines written in order, entries a batch at a time."""
@@ -196,7 +236,7 @@ class Importer:
             and header.dimension == embedder.dimension
         )
         counts = {"entries": 0, "unchanged": 0, "embedded": 0}
-        counts |= {"collections": 0, "files": 0, "interactions": 0, "feedback": 0}
+        counts |= {"collections": 0, "files": 0, "interactions": 0, "feedback": 0, "deleted": 0}
         batch: list[wire.EntryLine] = []
 
         def flush() -> None:
@@ -212,10 +252,11 @@ class Importer:
 
         asked: list[wire.InteractionLine] = []
         given: list[wire.FeedbackLine] = []
-        for number, raw in numbered(path):
-            if number in checked.bad:
+        removed: list[wire.DeletedLine] = []
+        for read in read_lines(path):
+            if read in checked.bad or read.raw is None:
                 continue
-            line = _decoder.decode(raw)
+            line = _decoder.decode(read.raw)
             if isinstance(line, wire.Header | wire.End):
                 continue
             if isinstance(line, wire.EntryLine):
@@ -225,11 +266,17 @@ class Importer:
                 continue
             if batch:
                 flush()
-            if isinstance(line, wire.CollectionLine):
+            if isinstance(line, wire.DeletedLine):
+                removed.append(line)
+                if len(removed) >= BATCH:
+                    counts["deleted"] += self._removed(removed)
+            elif isinstance(line, wire.CollectionLine):
+                line = msgspec.structs.replace(line, id=checked.collections.get(line.id, line.id))
                 self.catalog.restore(lines.collection(line, self.namespace))
                 counts["collections"] += 1
             elif isinstance(line, wire.FileLine):
-                self.catalog.set_file(line.collection, lines.indexed_file(line), line.text or "")
+                collection = checked.collections.get(line.collection, line.collection)
+                self.catalog.set_file(collection, lines.indexed_file(line), line.text or "")
                 counts["files"] += 1
             elif isinstance(line, wire.InteractionLine):
                 if line.id in checked.renamed:
@@ -247,9 +294,16 @@ class Importer:
                     counts["feedback"] += self._given(given)
         if batch:
             flush()
+        counts["deleted"] += self._removed(removed)
         counts["interactions"] += self._asked(asked)
         counts["feedback"] += self._given(given)
         return wire.Imported(**counts)
+
+    def _removed(self, removed: list[wire.DeletedLine]) -> int:
+        """Write the audit trails of deleted entries (``NamespaceEntries.restore_removed``)."""
+        items = [lines.removed_entry(r, self.namespace) for r in removed]
+        removed.clear()
+        return self.memory.ledger.restore_removed(items)
 
     def _given(self, given: list[wire.FeedbackLine]) -> int:
         added = self.interactions.restore([], [lines.feedback(f) for f in given])
@@ -268,8 +322,19 @@ def copied_id(namespace: str, interaction_id: str) -> str:
     return hashlib.sha256(f"{namespace}\0{interaction_id}".encode()).hexdigest()[:32]
 
 
-def _named(bad: dict[int, str]) -> list[FieldError]:
-    shown = [FieldError(f"line {n}", reason) for n, reason in sorted(bad.items())[:SHOWN]]
-    if len(bad) > SHOWN:
-        shown.append(FieldError("body", f"{len(bad) - SHOWN} more bad lines not shown"))
+def _fresh(namespace: str, given: str, elsewhere: Callable[[str], bool]) -> str:
+    """The first id drawn from ``given`` for ``namespace`` that no other namespace holds."""
+    candidate = copied_id(namespace, given)
+    n = 0
+    while elsewhere(candidate):
+        n += 1
+        candidate = copied_id(namespace, f"{given}\0{n}")
+    return candidate
+
+
+def _named(bad: BadLines) -> list[FieldError]:
+    shown = [FieldError(f"line {n}", reason) for n, reason in bad.shown]
+    if bad.count > len(bad.shown):
+        more = bad.count - len(bad.shown)
+        shown.append(FieldError("body", f"{more} more bad lines not shown"))
     return shown

@@ -21,7 +21,7 @@ from service.application import archive_lines as lines
 from service.application.auth import Principal
 from service.application.importing import Importer, ImportReport
 from service.domain.memory import Memory
-from service.domain.models import EngineUnavailable, Erasure
+from service.domain.models import EngineUnavailable, Erasure, key_id
 from service.domain.portability import erase_namespace
 from service.domain.ports import Catalog, Compaction, InteractionLog
 from service.errors import InvalidInput
@@ -45,6 +45,7 @@ class NamespaceUseCases:
         compaction: Compaction,
         settings: Settings,
         *,
+        folder_refusal: Callable[[str], str | None],
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.memory = memory
@@ -53,6 +54,8 @@ class NamespaceUseCases:
         self.compaction = compaction
         self.settings = settings
         self.clock = clock
+        self.folder_refusal = folder_refusal
+        """Why no collection may have its folder at a path (``Collections.refusal_at``)."""
 
     def export(self, principal: Principal, namespace: str, *, vectors: bool) -> Iterator[bytes]:
         """The namespace as JSON Lines, a page of rows at a time. The caller is checked, the
@@ -113,6 +116,10 @@ class NamespaceUseCases:
         while page := self.memory.ledger.entry_page(namespace, after, PAGE):
             after = page[-1].stored.entry.id
             yield [lines.entry_line(item, vectors=vectors) for item in page]
+        after = ""
+        while removed := self.memory.ledger.removed_page(namespace, after, PAGE):
+            after = key_id(removed[-1].key)
+            yield [lines.deleted_line(item) for item in removed]
         for c in (c for c in self.catalog.all() if c.namespace == namespace):
             yield [lines.collection_line(c)]
             path = ""
@@ -139,7 +146,12 @@ class NamespaceUseCases:
         """Read an export file (kept at ``path`` by the front end) into ``namespace``."""
         self.may_import(principal, namespace)
         importer = Importer(
-            self.memory, self.catalog, self.interactions, namespace=namespace, actor=principal.name
+            self.memory,
+            self.catalog,
+            self.interactions,
+            namespace=namespace,
+            actor=principal.name,
+            folder_refusal=self.folder_refusal,
         )
         return importer.run(path, skip_bad_lines=skip_bad_lines)
 
@@ -161,8 +173,10 @@ class NamespaceUseCases:
         )
 
     def erasures(self, principal: Principal) -> list[Erasure]:
+        """The erasures of the namespaces the caller may use: a key scoped to some
+        namespaces learns nothing of the others."""
         principal.require_admin()
-        return self.memory.ledger.erasures()
+        return self.memory.ledger.erasures(principal.namespaces)
 
 
 def _line(item: msgspec.Struct) -> bytes:

@@ -9,16 +9,23 @@ A pattern is split at ``/`` into components (empty and ``.`` components are drop
   (``notes/**``). Inside a component (``a**b``) it is a plain ``*``.
 
 Matching runs over the components as a set of pattern positions, so its cost is at most
-the path's components times the pattern's, whatever the pattern.
+the path's components times the pattern's, whatever the pattern; each component is matched
+without backtracking (``service.domain.wildcards``). A glob a caller gives is at most
+``MAX_GLOB_LENGTH`` characters.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from functools import lru_cache
 
+from schemas.vocabulary import GLOB_CHARS
+from service.domain.wildcards import compile_component
+
 GLOBSTAR = "**"
+MAX_GLOB_LENGTH = GLOB_CHARS
+"""Most characters of a glob over documents (``POST /v1/documents/batch``, MCP
+``multi_get``); a list of paths may be longer. A collection's mask is bounded by its
+schema (200 characters; 1000 in an export file)."""
 
 
 def glob_match(pattern: str, path: str) -> bool:
@@ -45,7 +52,7 @@ def _advance(parts: tuple[str, ...], names: list[str]) -> set[int]:
                 continue
             if parts[at] == GLOBSTAR:
                 reached |= {at, at + 1}  # one more folder in the globstar, or its last one
-            elif _component(parts[at]).match(name):
+            elif compile_component(parts[at]).matches(name):
                 reached.add(at + 1)
         states = _skip_globstars(parts, reached)
         if not states:
@@ -72,10 +79,3 @@ def _parts(pattern: str) -> tuple[str, ...]:
 
 def _components(path: str) -> list[str]:
     return [part for part in path.split("/") if part not in ("", ".")]
-
-
-@lru_cache(maxsize=1024)
-def _component(part: str) -> re.Pattern[str]:
-    """One component's pattern; ``fnmatch`` reads ``*``, ``?`` and ``[...]`` as globs do, and a
-    component holds no ``/`` for ``*`` to cross."""
-    return re.compile(fnmatch.translate(part))

@@ -157,6 +157,16 @@ class ArchivedEntry:
 
 
 @dataclass(frozen=True)
+class RemovedEntry:
+    """What the ledger keeps of an entry removed for good: its key and its history (who
+    did what to it, and when; its last event most often ``deleted``), as an export carries
+    it and an import restores it."""
+
+    key: str
+    history: tuple[HistoryEvent, ...]
+
+
+@dataclass(frozen=True)
 class Erasure:
     """The audit record a namespace's erasure leaves: who, when and how much was removed,
     by kind (entries, history, collections, interactions, ...); nothing of the content."""

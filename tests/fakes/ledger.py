@@ -18,6 +18,7 @@ from service.domain.models import (
     Erasure,
     HistoryEvent,
     Quarantined,
+    RemovedEntry,
     StoredEntry,
     Supersession,
     entry_key,
@@ -387,6 +388,26 @@ class FakeNamespaceEntries(_LedgerState):
             self._mark(key)
         self._append(touched, None)
 
+    def removed_page(self, namespace: str, after: str, limit: int) -> list[RemovedEntry]:
+        start = entry_key(namespace, after)
+        keys = sorted(
+            k
+            for k in self.events
+            if k not in self.entries and key_namespace(k) == namespace and k > start
+        )[:limit]
+        return [RemovedEntry(k, tuple(self.events[k])) for k in keys]
+
+    def restore_removed(self, items: Sequence[RemovedEntry]) -> int:
+        latest = {i.key: i for i in items}
+        written = [
+            k
+            for k, i in latest.items()
+            if k not in self.entries and tuple(self.events.get(k, ())) != i.history
+        ]
+        for key in written:
+            self.events[key] = list(latest[key].history)
+        return len(written)
+
     def erase(
         self, namespace: str, *, actor: str, at: float, counted: Mapping[str, int]
     ) -> Erasure:
@@ -409,8 +430,9 @@ class FakeNamespaceEntries(_LedgerState):
         self.erased.append(erasure)
         return erasure
 
-    def erasures(self, limit: int = 100) -> list[Erasure]:
-        return list(reversed(self.erased))[:limit]
+    def erasures(self, namespaces: frozenset[str] | None = None, limit: int = 100) -> list[Erasure]:
+        shown = [e for e in self.erased if namespaces is None or e.namespace in namespaces]
+        return list(reversed(shown))[:limit]
 
 
 class FakeLedger(
