@@ -102,15 +102,21 @@ def caught_up(replica: Replica) -> bool:
     return bool(replica.health()["replica"]["changes_behind"] == 0)
 
 
-def errors(replicas: list[Replica]) -> str:
-    """The lines of the replicas' logs about a 500, for the message of a failed test."""
-    found = []
-    for replica in replicas:
-        lines = replica.log.read_text(errors="replace").splitlines()
-        for n, line in enumerate(lines):
-            if "Traceback" in line or " 500 " in line or "status=500" in line:
-                found.append(f"{replica.name}: " + "\n".join(lines[n : n + 40]))
-    return "\n".join(found[:3])
+def errors(replicas: list[Replica], answers: dict[str, collections.Counter[str]]) -> str:
+    """The answers by phase and the lines of the replicas' logs about a 500 (the service's
+    own "unhandled error" record first), for the message of a failed test."""
+    found = [f"{phase}: {dict(sorted(counts.items()))}" for phase, counts in answers.items()]
+    for marker in ("unhandled error", " 500 ", "status=500", "Traceback"):
+        for replica in replicas:
+            lines = replica.log.read_text(errors="replace").splitlines()
+            found += [
+                f"{replica.name}: " + "\n".join(lines[n : n + 60])
+                for n, line in enumerate(lines)
+                if marker in line
+            ][:2]
+        if len(found) > len(answers):
+            break
+    return "\n".join(found)
 
 
 def test_no_500_and_no_lost_write_while_engines_fail_under_load(
@@ -158,7 +164,7 @@ def test_no_500_and_no_lost_write_while_engines_fail_under_load(
         for phase, answers in load.answers.items():
             print(f"\n{phase}: {dict(sorted(answers.items()))}")
         assert all(a["500"] == 0 and a["timeout"] == 0 for a in load.answers.values()), errors(
-            replicas
+            replicas, load.answers
         )
         assert said == {"ledger": "unavailable", "vector_store": "unavailable"}
         assert len(load.acked) > 20
