@@ -19,13 +19,16 @@ archived original) and with ``include_archived`` (the originals). It prints how 
 top 10 holds a digest quoting an evidence turn, a digest of an evidence turn's day and
 thread, or (with ``include_archived``) an evidence turn itself; and how many evidence turns
 the digests quote, with the line choice of ``service.domain.digests`` and with the first
-lines of each group.
+lines of each group. It then deletes the originals (as ``STRATA_E_DELETE_DAYS`` does) and
+asks the default searches again. For each round of default searches it prints their
+latency (median and 95th percentile, one search at a time) and searches per second.
 """
 
 from __future__ import annotations
 
 import argparse
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -68,6 +71,9 @@ class NoVectors:
         return None
 
     def clear(self) -> None:
+        return None
+
+    def erase_namespace(self, namespace: str) -> None:
         return None
 
     def health(self) -> str:
@@ -257,8 +263,9 @@ def recall(args: argparse.Namespace) -> None:
             for source in digest.metadata["digest"]["sources"]
         }
         first = {key for entries in by_day.values() for key in _first_lines(entries)}
-        asked = quoted = covered = originals = 0
+        asked = originals = 0
         turns: set[str] = set()
+        questions: list[tuple[str, str, set[str], set[str]]] = []
         for query in bench.queries:
             evidence = [
                 evidence_of[doc]
@@ -272,19 +279,32 @@ def recall(args: argparse.Namespace) -> None:
             namespace = namespace_for(PREFIX, query.namespace)
             ids = {e.id for e in evidence}
             groups = {digest_id(group_of(e)) for e in evidence}
-            default = wire.SearchRequest(query=query.text, namespace=namespace, limit=args.limit)
-            digests = [
-                h.entry
-                for h in services.search.search(OPEN, default).outcome.results
-                if h.entry.kind == DIGEST
-            ]
-            quoted += any(ids & set(d.metadata["digest"]["sources"]) for d in digests)
-            covered += any(d.id in groups for d in digests)
+            questions.append((query.text, namespace, ids, groups))
             archived = wire.SearchRequest(
                 query=query.text, namespace=namespace, limit=args.limit, include_archived=True
             )
             hits = services.search.search(OPEN, archived).outcome.results
             originals += any(h.entry.id in ids for h in hits)
+
+        def by_digests() -> tuple[int, int, list[float]]:
+            """Default searches: questions whose top holds a digest quoting an evidence
+            turn, those whose top holds the digest of an evidence turn's group, and each
+            search's seconds."""
+            quoted = covered = 0
+            took: list[float] = []
+            for text, namespace, ids, groups in questions:
+                default = wire.SearchRequest(query=text, namespace=namespace, limit=args.limit)
+                began = time.perf_counter()
+                results = services.search.search(OPEN, default).outcome.results
+                took.append(time.perf_counter() - began)
+                digests = [h.entry for h in results if h.entry.kind == DIGEST]
+                quoted += any(ids & set(d.metadata["digest"]["sources"]) for d in digests)
+                covered += any(d.id in groups for d in digests)
+            return quoted, covered, took
+
+        quoted, covered, took = by_digests()
+        deleted = archive_e_tier(services.memory, time.time() + 23 * DAY, 30, 7)["deleted"]
+        quoted_after, covered_after, took_after = by_digests()
         print(
             f"{args.dataset.name}: loaded in {loaded:.0f} s; archive_e_tier {result} "
             f"in {job:.1f} s; questions whose evidence includes a tier E turn: {asked}"
@@ -298,9 +318,28 @@ def recall(args: argparse.Namespace) -> None:
         )
         print(f"| an evidence turn itself (`include_archived`) | {originals / asked:.3f} |")
         print(
+            f"| a digest quoting an evidence turn, originals deleted ({deleted}) | "
+            f"{quoted_after / asked:.3f} |"
+        )
+        print(
+            f"| the digest of an evidence turn's day and group, originals deleted | "
+            f"{covered_after / asked:.3f} |"
+        )
+        print(
             f"evidence turns quoted by their digest: {len(turns & chosen)} of {len(turns)} "
             f"(first {MAX_LINES} lines of each group instead: {len(turns & first)})"
         )
+        for label, seconds in (("archived", took), ("originals deleted", took_after)):
+            print(f"default searches, {label}: {_latency(seconds)}")
+
+
+def _latency(seconds: Sequence[float]) -> str:
+    ordered = sorted(seconds)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return (
+        f"{len(ordered)} one at a time, median {statistics.median(ordered) * 1000:.1f} ms, "
+        f"p95 {p95 * 1000:.1f} ms, {len(ordered) / sum(ordered):.1f} searches/s"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,11 @@ of kind ``digest`` in tier E (found by keywords, never embedded) holding the tim
 counts by speaker, role and tag, the day's most characteristic terms and the most
 informative lines verbatim, each with the id of the entry it came from.
 
+A digest is searched line by line: its passages (``passages``) are its head (span, counts
+and terms) and each quoted line, stored as its chunks and indexed by BM25 one document each,
+so a line is scored as the line it is, not diluted by the other nineteen, and the hit it
+makes is the digest, with that line as its passage.
+
 Everything here is a pure function of the originals: the same originals give the same
 digest, whatever order they come in and however many runs archived them, so rebuilding is
 idempotent and its id (namespace, day, group) is stable.
@@ -51,6 +56,8 @@ MAX_TEXT_CHARS = 20_000
 ID_PREFIX = "digest:"
 """Digest ids start so; events may not be written with such ids."""
 
+_QUOTED = re.compile(r"\[\d\d:\d\d:\d\d ")
+"""How a quoted line starts (``[HH:MM:SS``); no line of the head does."""
 _WORD = re.compile(r"[^\W_][\w.-]*[^\W_]|[^\W_]", re.UNICODE)
 _ERROR = re.compile(
     r"\b(error|errors|exception|traceback|fail|failed|failure|failing|fatal|panic|refused|"
@@ -133,6 +140,15 @@ def build_day(originals: Iterable[Entry]) -> dict[Group, Entry]:
     return {
         group: _digest(group, members, terms_of, idf) for group, members in sorted(groups.items())
     }
+
+
+def passages(text: str) -> list[str]:
+    """A digest's text as it is searched: its head (the lines before the first quoted one)
+    then each quoted line, in order; the text of ``_digest`` is their lines joined."""
+    lines = text.split("\n")
+    quoted = next((n for n, line in enumerate(lines) if _QUOTED.match(line)), len(lines))
+    head = "\n".join(lines[:quoted])
+    return ([head] if head.strip() else []) + [line for line in lines[quoted:] if line.strip()]
 
 
 def _digest(

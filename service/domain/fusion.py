@@ -95,6 +95,9 @@ class FusedHit:
     """Its rank and the store's own score in each list that found it."""
     vector_hit: Hit | None = None
     """Its hit in the vector list, if that list found it: the chunk matched and the cosine."""
+    keyword_hit: Hit | None = None
+    """Its hit in the BM25 list, if that list found it: for an entry found by passage, the
+    chunk matched."""
     features: Mapping[str, float] | None = None
     """What a learned fusion knew of it before its entry was loaded."""
 
@@ -256,6 +259,7 @@ def explained(
     vectors, or at query time) shows it as a ``vector`` part of rank 0: scored, not ranked."""
     by_list = {name: {h.key: h for h in hits} for name, hits in lists.items()}
     vector_hits = by_list.get("vector", {})
+    keyword_hits = by_list.get("bm25", {})
     measured = cosines or {}
     found = []
     for f in fused:
@@ -264,5 +268,9 @@ def explained(
         }
         if "vector" not in parts and f.key in measured:
             parts["vector"] = ListExplain(0, measured[f.key])
-        found.append(FusedHit(f.key, f.score, parts, vector_hits.get(f.key)))
+        found.append(
+            FusedHit(
+                f.key, f.score, parts, vector_hits.get(f.key), keyword_hit=keyword_hits.get(f.key)
+            )
+        )
     return found

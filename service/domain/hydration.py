@@ -10,6 +10,7 @@ from service.domain.fusion import FusedHit, Fusion
 from service.domain.models import Entry, Filters, ListExplain, SearchQuery
 from service.domain.ports import Passages, Relations
 from service.domain.snippets import best_chunk, query_terms
+from service.domain.texts import found_by_passage
 
 
 @dataclass
@@ -37,7 +38,8 @@ def hydrate(
 ) -> list[Candidate]:
     """The fused candidates' current entries (with ``as_of``: as they were then, read from
     ``history``), in fused order, each with the chunk that matched (the vector store's,
-    else the one holding most query terms). ``superseded`` is given the candidates left out
+    else, for an entry found by passage, the keyword store's, else the one holding most
+    query terms). ``superseded`` is given the candidates left out
     as superseded, in fused order."""
     found = ledger.passages([f.key for f in fused])
     moment = query.filters.as_of
@@ -61,7 +63,12 @@ def hydrate(
     for item in kept:
         entry, chunks = found[item.key]
         texts = chunks or (entry.text,)
-        chunk = item.vector_hit.chunk if item.vector_hit else best_chunk(texts, terms)
+        if item.vector_hit:
+            chunk = item.vector_hit.chunk
+        elif item.keyword_hit and found_by_passage(entry) and len(texts) > 1:
+            chunk = item.keyword_hit.chunk  # the passage BM25 scored
+        else:
+            chunk = best_chunk(texts, terms)
         chunk = min(chunk, len(texts) - 1)
         candidates.append(
             Candidate(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from service.domain.models import EARLIEST_TIME, LATEST_TIME, StoredEntry
-from service.domain.texts import keyword_text
+from service.domain.texts import keyword_texts
 
 
 def problem(stored: StoredEntry) -> str | None:
@@ -25,7 +25,7 @@ def problem(stored: StoredEntry) -> str | None:
         if chunk.vector is not None and not all(math.isfinite(x) for x in chunk.vector):
             return f"chunk {chunk.number} has a vector that is not finite"
     try:
-        keyword_text(entry)
+        keyword_texts(stored)
     except Exception as exc:  # any reason the text cannot be built is this row's problem
         return f"its keyword text cannot be built ({type(exc).__name__}: {exc})"
     return None

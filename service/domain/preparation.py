@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from service.domain.chunking import chunk_text
+from service.domain.digests import is_digest, passages
 from service.domain.models import Chunk, Entry, StoredEntry
 from service.domain.ports import Embedder
 from service.domain.texts import embedding_input, turn_text
@@ -16,13 +17,20 @@ from service.settings import ChunkingSettings
 def prepare(
     entries: Sequence[Entry], embedder: Embedder | None, chunking: ChunkingSettings
 ) -> list[StoredEntry]:
-    """Chunk every entry and embed the chunks of embedded tiers, in one model call.
+    """Chunk every entry and embed the chunks of embedded tiers, in one model call. A
+    digest's chunks are its passages (its head, then each quoted line), each of them found
+    by keywords on its own.
 
     Without a model, tier A and C entries are kept without vectors and embedded by
     ``backfill`` once a model is loaded.
     """
     size = chunking
-    pieces = [chunk_text(e.text, size.chunk_words, size.chunk_overlap) for e in entries]
+    pieces = [
+        passages(e.text) or [e.text]
+        if is_digest(e)
+        else chunk_text(e.text, size.chunk_words, size.chunk_overlap)
+        for e in entries
+    ]
     inputs = [
         [embedding_input(e, piece) for piece in chunks]
         for e, chunks in zip(entries, pieces, strict=True)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from service.domain.models import EARLIEST_TIME, LATEST_TIME, Entry
+from service.domain.models import DIGEST, EARLIEST_TIME, LATEST_TIME, Entry, StoredEntry
 
 CONTEXT_CHARS = 1000
 """Most of the previous turn kept as an entry's context."""
@@ -34,3 +35,19 @@ def keyword_text(entry: Entry) -> str:
         day = datetime.fromtimestamp(entry.timestamp, UTC)
         parts.append(f"(on {day.day} {day:%B %Y})")
     return "\n".join(parts)
+
+
+def found_by_passage(entry: Entry) -> bool:
+    """Whether BM25 indexes the entry chunk by chunk, a hit naming the chunk that matched: a
+    digest, whose quoted lines are each found as the line they are (in one document, the
+    other lines' length would bury them)."""
+    return entry.kind == DIGEST
+
+
+def keyword_texts(stored: StoredEntry) -> list[str]:
+    """What BM25 indexes of an entry, one document each, in chunk order: its
+    ``keyword_text``; for an entry found by passage, each chunk's."""
+    entry = stored.entry
+    if not found_by_passage(entry) or len(stored.chunks) < 2:
+        return [keyword_text(entry)]
+    return [keyword_text(replace(entry, text=chunk.text)) for chunk in stored.chunks]

@@ -1,17 +1,25 @@
-"""Keyword store on Tantivy: BM25 over English-stemmed text, filters as exact terms."""
+"""Keyword store on Tantivy: BM25 over English-stemmed text, filters as exact terms.
+
+An entry is one document, or one per chunk for an entry found by passage (a digest); a
+search collapses them to one hit per entry, its best, naming the chunk."""
 
 from __future__ import annotations
 
+import logging
 import math
+import shutil
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from service.domain.models import Filters, Hit, StoredEntry
-from service.domain.texts import keyword_text
+from service.domain.texts import keyword_texts
+
+log = logging.getLogger(__name__)
 
 NEVER = 2**62
 MS = 1000
@@ -54,6 +62,9 @@ def _schema() -> tantivy.Schema:
     b.add_integer_field("timestamp", indexed=True, fast=True)
     b.add_integer_field("expires_at", indexed=True, fast=True)
     b.add_integer_field("archived", indexed=True)
+    # Which chunk of its entry a document holds: 0 for an entry indexed whole, so the
+    # documents of chunk 0 count the entries.
+    b.add_integer_field("passage", indexed=True, stored=True)
     return b.build()
 
 
@@ -72,13 +83,23 @@ class TantivyKeywordStore:
 
     def _open(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        self.index = tantivy.Index(self.schema, path=str(self.path))
+        try:
+            self.index = tantivy.Index(self.schema, path=str(self.path))
+        except ValueError as exc:
+            if "schema does not match" not in str(exc):
+                raise
+            # An index written by an earlier version: it is derived, so it starts empty
+            # and the ledger refills it (a count of 0 rebuilds it at start).
+            log.warning("keyword index at %s has an older schema; starting it anew", self.path)
+            shutil.rmtree(self.path)
+            self.path.mkdir(parents=True)
+            self.index = tantivy.Index(self.schema, path=str(self.path))
         self._writer = self.index.writer(heap_size=self.heap_bytes, num_threads=1)
 
     def apply(self, upserts: Sequence[StoredEntry], deletes: Sequence[str]) -> None:
         if not upserts and not deletes:
             return
-        documents = [self._document(stored) for stored in upserts]
+        documents = [d for stored in upserts for d in self._documents(stored)]
         with self._lock:
             try:
                 for key in [*deletes, *(s.entry.key for s in upserts)]:
@@ -92,7 +113,10 @@ class TantivyKeywordStore:
                 raise
         self.index.reload()
 
-    def _document(self, stored: StoredEntry) -> tantivy.Document:
+    def _documents(self, stored: StoredEntry) -> list[tantivy.Document]:
+        return [self._document(stored, n, text) for n, text in enumerate(keyword_texts(stored))]
+
+    def _document(self, stored: StoredEntry, passage: int, text: str) -> tantivy.Document:
         e = stored.entry
         doc = tantivy.Document()
         doc.add_text("key", e.key)
@@ -105,12 +129,13 @@ class TantivyKeywordStore:
         for tag in e.tags:
             doc.add_text("tags", tag)
         doc.add_text("kind", e.kind)
-        doc.add_text("text", keyword_text(e))
+        doc.add_text("text", text)
         if e.speaker is not None:
             doc.add_text("speaker_text", e.speaker)
         doc.add_integer("timestamp", int(e.timestamp * MS))
         doc.add_integer("expires_at", int(e.expires_at * MS) if e.expires_at is not None else NEVER)
         doc.add_integer("archived", int(e.archived))
+        doc.add_integer("passage", passage)
         return doc
 
     def _terms(self, text: str) -> list[str]:
@@ -145,10 +170,20 @@ class TantivyKeywordStore:
             + [(Occur.Must, Query.const_score_query(q, 0.0)) for q in self._filters(filters)]
         )
         searcher = self.index.searcher()
-        found = searcher.search(query, limit)
-        return [
-            Hit(str(searcher.doc(address)["key"][0]), float(score)) for score, address in found.hits
-        ]
+        wanted = limit
+        while True:
+            found = searcher.search(query, wanted).hits
+            hits: dict[str, Hit] = {}
+            for score, address in found:
+                doc = searcher.doc(address)
+                key = str(doc["key"][0])
+                if key not in hits:  # the entry's best passage comes first
+                    hits[key] = Hit(key, float(score), int(doc["passage"][0]))
+            # Passages of one entry fill some places: look deeper until `limit` entries
+            # are found or nothing more matches.
+            if len(hits) >= limit or len(found) < wanted:
+                return list(hits.values())[:limit]
+            wanted *= 2
 
     def _filters(self, f: Filters) -> list[Query]:
         s = self.schema
@@ -180,7 +215,8 @@ class TantivyKeywordStore:
             try:
                 for batch in batches:
                     for stored in batch:
-                        self._writer.add_document(self._document(stored))
+                        for document in self._documents(stored):
+                            self._writer.add_document(document)
             except BaseException:
                 self._writer.rollback()
                 raise
@@ -196,7 +232,11 @@ class TantivyKeywordStore:
             self._writer.garbage_collect_files()
 
     def count(self) -> int:
-        return int(self.index.searcher().num_docs)
+        """The entries indexed (their documents of chunk 0)."""
+        first = Query.term_query(self.schema, "passage", 0)
+        # tantivy's stub lacks SearchResult.count, which the binding has.
+        found: Any = self.index.searcher().search(first, 1, count=True)
+        return int(found.count)
 
     def clear(self) -> None:
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from service.domain.models import Filters, Hit, StoredEntry
-from service.domain.texts import keyword_text
+from service.domain.texts import keyword_texts
 from service.stores.tantivy import QUERY_STOPWORDS
 from tests.fakes.entries import matches, words
 
@@ -17,6 +17,11 @@ def query_terms(text: str) -> set[str]:
     all of its words when it has no others."""
     found = set(words(text))
     return found - _STOPWORDS or found
+
+
+def _score(document: list[str], terms: set[str]) -> float:
+    """Saturating in each term's count, as BM25 is (k1 = 1.2)."""
+    return sum(n * 2.2 / (n + 1.2) for n in (document.count(t) for t in terms))
 
 
 class FakeKeywordStore:
@@ -44,12 +49,11 @@ class FakeKeywordStore:
         for key, s in self.entries.items():
             if not matches(s.entry, filters):
                 continue
-            document = words(keyword_text(s.entry))
-            # Saturating in each term's count, as BM25 is (k1 = 1.2).
-            counts = [document.count(t) for t in terms]
-            score = sum(n * 2.2 / (n + 1.2) for n in counts)
-            if score > 0:
-                hits.append(Hit(key, score))
+            # Each passage scored alone; the entry's hit is its best (the first on ties).
+            scores = [_score(words(text), terms) for text in keyword_texts(s)]
+            best = max(range(len(scores)), key=lambda n: (scores[n], -n))
+            if scores[best] > 0:
+                hits.append(Hit(key, scores[best], best))
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]
 

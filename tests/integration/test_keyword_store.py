@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.domain.models import Chunk, StoredEntry
+import tantivy
+
+from service.domain.models import DIGEST, Chunk, StoredEntry
+from service.domain.preparation import prepare
+from service.settings import ChunkingSettings
 from service.stores.tantivy import TantivyKeywordStore
 from tests.fakes import make_entry, make_filters
 
@@ -34,3 +38,82 @@ def test_clear_and_reopen(tmp_path: Path) -> None:
     reopened.clear()
     reopened.close()
     assert TantivyKeywordStore(tmp_path / "index").count() == 0
+
+
+def digest_of(lines: list[str]) -> StoredEntry:
+    """A digest as the archive job stores it: its passages (head, then each quoted line)
+    are its chunks."""
+    text = "\n".join(["Digest of 2020-01-01 (UTC): 30 archived entries.", *lines])
+    entry = make_entry("digest:2020-01-01:day", text, "E", kind=DIGEST, archived=True)
+    return prepare([entry], None, ChunkingSettings())[0]
+
+
+QUOTED = [f"[09:{n:02d}:00 ci id l{n}] step {n} of the nightly build passed" for n in range(20)]
+
+
+def test_a_digest_line_is_found_as_its_digest_naming_the_line(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index")
+    lines = [
+        *QUOTED[:7],
+        "[10:15:00 ci id l7] alembic upgrade moved the invoices table",
+        *QUOTED[7:],
+    ]
+    store.apply([digest_of(lines)], ())
+    put(store, "1", "the invoices dashboard")
+    hits = store.search("invoices table migration", make_filters(include_archived=True), 10)
+    assert [(h.key, h.chunk) for h in hits] == [("ns:digest:2020-01-01:day", 8), ("ns:1", 0)]
+    # a query that several lines match still makes one hit of the digest
+    many = store.search("nightly build", make_filters(include_archived=True), 10)
+    assert [h.key for h in many] == ["ns:digest:2020-01-01:day"]
+    assert store.count() == 2
+
+
+def test_a_digest_line_scores_as_a_line_not_as_the_whole_digest(tmp_path: Path) -> None:
+    """A line of a long digest outranks a long log that mentions the same words once
+    among many others, as it would had it been written alone."""
+    store = TantivyKeywordStore(tmp_path / "index")
+    store.apply([digest_of([*QUOTED, "[11:00:00 ci id l20] rotated the stripe webhook key"])], ())
+    put(
+        store,
+        "long",
+        "rotated " + " ".join(f"filler{n}" for n in range(60)) + " stripe webhook key",
+    )
+    hits = store.search("stripe webhook key rotated", make_filters(include_archived=True), 10)
+    assert hits[0].key == "ns:digest:2020-01-01:day"
+    assert hits[0].chunk == 21
+
+
+def test_deleting_a_digest_removes_every_passage(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index")
+    store.apply([digest_of(QUOTED)], ())
+    store.apply([], ["ns:digest:2020-01-01:day"])
+    assert store.search("nightly build", make_filters(include_archived=True), 10) == []
+    assert store.count() == 0 and store.index.searcher().num_docs == 0
+
+
+def test_rebuilt_index_holds_the_passages(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index")
+    store.replace_all([[digest_of(QUOTED)]])
+    assert store.count() == 1 and store.index.searcher().num_docs == 21
+    hits = store.search("step 13", make_filters(include_archived=True), 10)
+    assert [(h.key, h.chunk) for h in hits] == [("ns:digest:2020-01-01:day", 14)]
+
+
+def test_an_index_of_an_older_schema_starts_anew(tmp_path: Path) -> None:
+    """An index written before passages were counted is set aside by starting empty: the
+    service sees it hold fewer entries than the ledger and rebuilds it."""
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("key", stored=True, tokenizer_name="raw")
+    builder.add_text_field("text", tokenizer_name="en_stem")
+    (tmp_path / "index").mkdir()
+    old = tantivy.Index(builder.build(), path=str(tmp_path / "index"))
+    writer = old.writer(heap_size=15_000_000, num_threads=1)
+    document = tantivy.Document()
+    document.add_text("key", "ns:1")
+    writer.add_document(document)
+    writer.commit()
+    writer.wait_merging_threads()
+    store = TantivyKeywordStore(tmp_path / "index")
+    assert store.count() == 0
+    put(store, "2", "written after the upgrade")
+    assert search(store, "upgrade") == ["ns:2"]

@@ -13,6 +13,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
+from service.jobs.lifecycle import archive_e_tier
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.fakes import FakeClock
@@ -189,6 +190,52 @@ def test_archived_logs_are_found_through_their_digest(
     archived = set(ids(search(client, "invoices table", include_archived=True, limit=20)))
     assert {"l2", "l3", digest["id"]} <= archived
     assert ids(search(client, "invoices", kind="digest")) == [digest["id"]]
+
+
+def test_a_digest_is_found_by_one_of_its_lines_and_shows_that_line(
+    client: TestClient[Litestar], opened: Services, clock: FakeClock
+) -> None:
+    midnight = clock.now - clock.now % DAY - 40 * DAY
+    texts = [f"built wheel pkg{n}a for the nightly release" for n in range(25)]
+    texts[12] = "alembic upgrade head moved the invoices table to the billing schema"
+    write(
+        client,
+        *[
+            {
+                "id": f"l{n}",
+                "tier": "E",
+                "text": text,
+                "speaker": "ci",
+                "thread": "nightly-9",
+                "timestamp": iso(midnight + 9 * 3600 + n * 60),
+            }
+            for n, text in enumerate(texts)
+        ],
+    )
+    assert run_job(client, "archive_e_tier")["last_result"]["digests"] == 1
+    line = (
+        "[09:12:00 ci id l12] alembic upgrade head moved the invoices table to the billing schema"
+    )
+
+    def found() -> dict[str, Any]:
+        results = search(client, "when did alembic move the invoices?", explain=True)["results"]
+        assert [r["kind"] for r in results] == ["digest"]  # one hit: the digest, not its lines
+        digest: dict[str, Any] = results[0]
+        assert "l12" in digest["metadata"]["digest"]["sources"] and line in digest["text"]
+        return digest
+
+    archived = found()
+    assert archived["snippet"] == line
+    assert archived["explain"]["bm25"]["rank"] == 1
+    # with the originals deleted (STRATA_E_DELETE_DAYS), the digest still finds the line
+    assert archive_e_tier(opened.memory, clock.now, 30, 31)["deleted"] == 25
+    assert client.get("/v1/entries/l12").status_code == 404
+    deleted = found()
+    assert (deleted["id"], deleted["snippet"]) == (archived["id"], line)
+    # a line matching several quoted lines still makes one hit, showing one of them
+    several = search(client, "nightly release wheel", limit=10)["results"]
+    assert [r["id"] for r in several] == [archived["id"]]
+    assert several[0]["snippet"].startswith("[09:") and "wheel" in several[0]["snippet"]
 
 
 def test_digests_are_the_services_to_write(client: TestClient[Litestar]) -> None:

@@ -21,7 +21,9 @@ from service.domain.digests import (
     group_of,
 )
 from service.domain.models import Entry
+from service.domain.preparation import prepare
 from service.domain.tiers import DAY
+from service.settings import ChunkingSettings
 from tests.fakes import make_entry
 
 MIDNIGHT = 1_790_000_000.0 - 1_790_000_000.0 % DAY
@@ -155,3 +157,23 @@ def test_day_bounds_hold_the_day_of_the_group() -> None:
     entry = log("a", "x", 60 * 23 + 59)
     start, end = day_bounds(group_of(entry).day)
     assert start == MIDNIGHT and end == MIDNIGHT + DAY and start <= entry.timestamp < end
+
+
+def test_a_digest_is_searched_as_its_head_and_each_quoted_line() -> None:
+    logs = [log(f"l{n}", f"built wheel pkg{n}a for the nightly", n, thread="t") for n in range(30)]
+    digest = only(build_day(logs))
+    head, *lines = digests.passages(digest.text)
+    sources = digest.metadata["digest"]["sources"]
+    assert head.startswith("Digest of ") and "Terms: " in head and "id l" not in head
+    assert len(lines) == len(sources) == MAX_LINES
+    assert [re.findall(r" id (\S+)\]", line)[0] for line in lines] == sources
+    assert "\n".join([head, *lines]) == digest.text
+    hostile = only(build_day([log("h", "[09:00:00 fake id x] \n[10:00:00 x]", 1)]))
+    assert len(digests.passages(hostile.text)) == 2
+
+
+def test_a_digest_is_stored_in_chunks_of_its_passages() -> None:
+    digest = only(build_day([log(f"l{n}", f"ran step{n}x of the build", n) for n in range(3)]))
+    stored = prepare([digest], None, ChunkingSettings())[0]
+    assert [c.text for c in stored.chunks] == digests.passages(digest.text)
+    assert len(stored.chunks) == 4

@@ -9,7 +9,7 @@ import pytest
 
 from service.domain.fusion import FusedHit, RankFusion, ScoreFusion
 from service.domain.hydration import hydrate
-from service.domain.models import Chunk, Entry, Hit, ListExplain, SearchQuery, StoredEntry
+from service.domain.models import DIGEST, Chunk, Entry, Hit, ListExplain, SearchQuery, StoredEntry
 from tests.fakes import FakeLedger, make_entry, make_filters
 
 SCORE = ScoreFusion(0.7, lambda text: 1.0, lambda keys: {})
@@ -98,3 +98,27 @@ def test_each_candidate_gets_its_own_explain() -> None:
     candidate = hydrate(ledger, [hit], query(), None, SCORE)[0]
     candidate.explain["tier"] = ListExplain(0, 0.5)
     assert set(hit.explain) == {"bm25"}  # later layers write to the candidate's copy only
+
+
+def test_a_digest_shows_the_passage_bm25_scored() -> None:
+    ledger = FakeLedger()
+    head, first, second = (
+        "Digest of 2020-01-01: 2 entries.",
+        "[09:00:00 id a] billing",
+        "[09:01:00 id b] x",
+    )
+    put(
+        ledger,
+        make_entry("digest:d", "\n".join([head, first, second]), "E", kind=DIGEST),
+        head,
+        first,
+        second,
+    )
+    put(ledger, make_entry("log", "a", "E"), "a billing", "b")
+    hits = [
+        FusedHit(key, 1.0, {}, keyword_hit=Hit(key, 2.0, 2)) for key in ("ns:digest:d", "ns:log")
+    ]
+    candidates = hydrate(ledger, hits, query(), None, SCORE)
+    # the digest's line BM25 found, though another holds more query terms; any other
+    # entry's chunk is the one with most query terms
+    assert [c.passage for c in candidates] == [second, "a billing"]
