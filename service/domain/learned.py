@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from service.domain.answerable import AnswerableModel, answerable_features
 from service.domain.confidence import content_terms, finite, read_weights, sigmoid
 from service.domain.fusion import (
     ChunkVectors,
@@ -94,6 +95,8 @@ class RankingModel:
     intent: IntentHead | None = None
     """What kind of memory a question asks for; None: unknown (the kind features that
     need it count 0)."""
+    answerable: AnswerableModel | None = None
+    """Whether a search's candidates hold an answer at all; None: taken as certain."""
 
     def logit(self, features: Mapping[str, float]) -> float:
         return sum(self.weights.get(name, 0.0) * value for name, value in features.items())
@@ -116,6 +119,8 @@ class RankingModel:
         }
         if self.intent is not None:
             fields["intent"] = self.intent.to_dict()
+        if self.answerable is not None:
+            fields["answerable"] = self.answerable.to_dict()
         return json.dumps(fields, indent=1) + "\n"
 
     @classmethod
@@ -127,8 +132,12 @@ class RankingModel:
             listed = raw.get("list_weights")
             pool = None if listed is None else read_weights({"weights": listed}, LIST_FEATURES)
             intent = IntentHead.from_dict(raw["intent"]) if raw.get("intent") else None
+            answerable = (
+                AnswerableModel.from_dict(raw["answerable"]) if raw.get("answerable") else None
+            )
             scale, bias = finite(raw["scale"]), finite(raw["bias"])
-            return cls(weights, scale, bias, str(raw.get("source", "")), pool, intent)
+            source = str(raw.get("source", ""))
+            return cls(weights, scale, bias, source, pool, intent, answerable)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"ranking model {path}: {exc}") from exc
 
@@ -317,6 +326,7 @@ class LearnedFusion:
         terms = content_terms(text)
         asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
         cued = asks_for_decision(text)
+        scored: list[tuple[Candidate, dict[str, float]]] = []
         for candidate in candidates:
             listed = candidate.features
             kinds = kind_features(candidate.entry, asked, cued)
@@ -329,17 +339,33 @@ class LearnedFusion:
             if listed is None:
                 candidate.score = with_log_odds(candidate.score, self.model.scale * intent)
                 continue
+            features = {**listed, **text_features(terms, candidate.entry, listed["unembedded"])}
             logit = 0.0
-            for name, value in {
-                **listed,
-                **text_features(terms, candidate.entry, listed["unembedded"]),
-                **kinds,
-            }.items():
+            for name, value in {**features, **kinds}.items():
                 part = self.model.weights.get(name, 0.0) * value
                 if part and explain:
                     candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
                 logit += part
             candidate.score = self.model.probability(logit)
-            candidate.relevance = candidate.score
+            scored.append((candidate, features))
+        self._weigh_answerable(scored, explain)
         candidates.sort(key=lambda c: -c.score)
         return candidates
+
+    def _weigh_answerable(
+        self, scored: Sequence[tuple[Candidate, Mapping[str, float]]], explain: bool
+    ) -> None:
+        """Each scored candidate's probability of relevance times the probability that the
+        candidates hold an answer at all (``service.domain.answerable``): the same factor
+        for every candidate, so their order stands."""
+        answerable = self.model.answerable
+        held = 1.0
+        # Its evidence is mostly the closest vector: among candidates none of which has one
+        # (a namespace of tier E alone), it has nothing to say and leaves the scores be.
+        if answerable is not None and any(f["unembedded"] == 0 for _, f in scored):
+            held = answerable.probability(answerable_features([f for _, f in scored]))
+        for candidate, _ in scored:
+            candidate.score *= held
+            candidate.relevance = candidate.score
+            if explain and held != 1.0:
+                candidate.explain["answerable"] = ListExplain(0, round(held, 6))

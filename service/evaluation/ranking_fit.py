@@ -7,7 +7,9 @@ candidates picks a relevant one (a listwise ranking loss, ``fitting.listwise``),
 feature, the kind features filled with the head's cross-fitted probabilities; a second set
 of weights, over the list features alone, orders the pool before entries are loaded; a
 logistic map of the weighted sum to "this candidate is relevant" makes it a score that means
-the same across queries. The sets weigh alike unless ``set_weights`` say otherwise.
+the same across queries; and the answerable model (``answerable_fit``), fitted on the
+questions asked where nothing answers them too, says whether the candidates hold an answer
+at all. The sets weigh alike unless ``set_weights`` say otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from service.domain.intent import ASKED_KINDS
 from service.domain.learned import FEATURES, LIST_FEATURES, RankingModel
+from service.evaluation.answerable_fit import fit_answerable, settled_features
 from service.evaluation.fitting import listwise, logistic
 from service.evaluation.intent_fit import cross_fitted, fit_head
 from service.evaluation.workbench import POOL_DEPTH, Candidates
@@ -31,6 +34,8 @@ def fit_ranking(
     learned fusion, then the logistic map of their sum to "relevant", every set weighing
     ``set_weights`` (1 when not given) in both."""
     weights = {name: (set_weights or {}).get(name, 1.0) for name in sets}
+    everywhere = sets
+    sets = {name: [c for c in found if not c.elsewhere] for name, found in sets.items()}
     head = fit_head(sets)
     asked = cross_fitted(sets)
     groups = [
@@ -55,6 +60,7 @@ def fit_ranking(
             share.append(np.full(len(y), weights[name] / count))
     x = np.concatenate(logits)[:, None]
     platt = logistic(x, np.concatenate(truth), np.concatenate(share))
+    pool_weights = {f: round(float(w), 4) for f, w in zip(LIST_FEATURES, pool_beta, strict=True)}
     return RankingModel(
         weights={f: round(float(w), 4) for f, w in zip(FEATURES, beta, strict=True)},
         scale=round(float(platt[1]), 4),
@@ -62,8 +68,9 @@ def fit_ranking(
         source=", ".join(
             f"{name} (weight {w:g})" if w != 1 else name for name, w in weights.items()
         ),
-        list_weights={f: round(float(w), 4) for f, w in zip(LIST_FEATURES, pool_beta, strict=True)},
+        list_weights=pool_weights,
         intent=head,
+        answerable=fit_answerable(everywhere, pool_weights, weights),
     )
 
 
@@ -90,13 +97,23 @@ class RankingFitness:
     questions: int
     recall_at_10: float
     hit_at_5: float
+    answerable_home: float = float("nan")
+    """Mean probability that the candidates hold an answer, questions asked at home."""
+    answerable_away: float = float("nan")
+    """The same, questions asked where nothing answers them (nan: none was)."""
 
 
 def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingFitness:
     """How ``model`` (its head included: on questions it was fitted on, so a little
     optimistic) orders each question's candidates."""
     recall, hits = [], []
+    held: dict[bool, list[float]] = {False: [], True: []}
     for c in found:
+        if model.answerable is not None and model.list_weights is not None:
+            features = settled_features(c, model.list_weights)
+            held[c.elsewhere].append(model.answerable.probability(features))
+        if c.elsewhere:
+            continue
         asked = model.intent.asked(c.vector) if model.intent is not None else {}
         rows = with_asked(c, asked)
         order = sorted(range(len(rows)), key=lambda i: -model.logit(rows[i]))
@@ -104,7 +121,13 @@ def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingF
         top = [c.relevant[i] for i in order[:10]]
         recall.append(sum(top) / relevant if relevant else 0.0)
         hits.append(float(any(top[:5])))
-    return RankingFitness(len(found), float(np.mean(recall)), float(np.mean(hits)))
+    return RankingFitness(
+        len(recall),
+        float(np.mean(recall)),
+        float(np.mean(hits)),
+        float(np.mean(held[False])) if held[False] else float("nan"),
+        float(np.mean(held[True])) if held[True] else float("nan"),
+    )
 
 
 def ranking_report(model: RankingModel, fitness: Mapping[str, RankingFitness]) -> str:
@@ -113,11 +136,13 @@ def ranking_report(model: RankingModel, fitness: Mapping[str, RankingFitness]) -
     lines = [
         f"ranking = logistic({model.scale:+.3f} x ({weights}) {model.bias:+.3f})",
         "",
-        f"| set | questions | R@10 | Hit@5 (candidates: {POOL_DEPTH} from each list) |",
-        "|---|---:|---:|---:|",
+        f"| set | questions | R@10 | Hit@5 (candidates: {POOL_DEPTH} from each list) "
+        "| answerable, asked at home | asked elsewhere |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     lines += [
-        f"| {name} | {f.questions} | {f.recall_at_10:.3f} | {f.hit_at_5:.3f} |"
+        f"| {name} | {f.questions} | {f.recall_at_10:.3f} | {f.hit_at_5:.3f} "
+        f"| {f.answerable_home:.3f} | {f.answerable_away:.3f} |"
         for name, f in fitness.items()
     ]
     return "\n".join(lines)

@@ -81,6 +81,9 @@ class Candidates:
     """The question's vector."""
     group: str = ""
     """The namespace it was asked in."""
+    elsewhere: bool = False
+    """Asked in another namespace of the set, where nothing answers it (every candidate
+    irrelevant)."""
 
 
 class Workbench:
@@ -151,28 +154,44 @@ class Workbench:
             raise ValueError("the ranking model is fitted for STRATA_FUSION=learned")
         found = []
         for n, query in enumerate(self.queries, start=1):
-            namespace = namespace_for(PREFIX, query.namespace)
-            filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
-            lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
-            if vector is None:
-                raise ValueError("the ranking model is fitted with an embedding model")
-            pool = fusion.pool(query.text, lists, vector).features
-            loaded = retriever.ledger.passages(pool.keys)
-            terms, cued = content_terms(query.text), asks_for_decision(query.text)
-            relevant = self._relevant(query)
-            rows, truth, kinds = [], [], []
-            for row, key in enumerate(pool.keys):
-                if key not in loaded or loaded[key][0].superseded_by is not None:
-                    continue
-                entry, listed = loaded[key][0], pool.of(row)
-                unembedded = listed["unembedded"]
-                rows.append({**listed, **entry_features(terms, entry, unembedded, {}, cued)})
-                truth.append(self.source.get((namespace, entry.id)) in relevant)
-                kinds.append(kind_of(entry))
-            found.append(Candidates(rows, truth, kinds, tuple(vector), namespace))
+            home = namespace_for(PREFIX, query.namespace)
+            for namespace, elsewhere in self._asked_in(home):
+                found.append(self._candidates(query, namespace, elsewhere))
             if progress:
                 progress("rank", n, len(self.queries))
         return found
+
+    def _asked_in(self, home: str) -> list[tuple[str, bool]]:
+        """Where a question of ``home`` is asked: there, and in the next namespace of the set
+        when it has several (where nothing answers it)."""
+        asked = [(home, False)]
+        if len(self.namespaces) > 1:
+            following = (self.namespaces.index(home) + 1) % len(self.namespaces)
+            asked.append((self.namespaces[following], True))
+        return asked
+
+    def _candidates(self, query: Query, namespace: str, elsewhere: bool) -> Candidates:
+        retriever = self.services.retriever
+        fusion = retriever.fusion
+        assert isinstance(fusion, LearnedFusion)
+        filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
+        lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
+        if vector is None:
+            raise ValueError("the ranking model is fitted with an embedding model")
+        pool = fusion.pool(query.text, lists, vector).features
+        loaded = retriever.ledger.passages(pool.keys)
+        terms, cued = content_terms(query.text), asks_for_decision(query.text)
+        relevant = set() if elsewhere else self._relevant(query)
+        rows, truth, kinds = [], [], []
+        for row, key in enumerate(pool.keys):
+            if key not in loaded or loaded[key][0].superseded_by is not None:
+                continue
+            entry, listed = loaded[key][0], pool.of(row)
+            unembedded = listed["unembedded"]
+            rows.append({**listed, **entry_features(terms, entry, unembedded, {}, cued)})
+            truth.append(self.source.get((namespace, entry.id)) in relevant)
+            kinds.append(kind_of(entry))
+        return Candidates(rows, truth, kinds, tuple(vector), namespace, elsewhere)
 
     def rank_with(self, model: RankingModel) -> None:
         """Search with ``model`` from now on (``learned`` fusion)."""
@@ -189,11 +208,7 @@ class Workbench:
         for n, query in enumerate(self.queries, start=1):
             home = namespace_for(PREFIX, query.namespace)
             relevant = self._relevant(query)
-            asked = [(home, False)]
-            if len(self.namespaces) > 1:
-                following = (self.namespaces.index(home) + 1) % len(self.namespaces)
-                asked.append((self.namespaces[following], True))
-            for namespace, elsewhere in asked:
+            for namespace, elsewhere in self._asked_in(home):
                 request = wire.RetrieveRequest(
                     question=query.text, namespace=namespace, top_n=top_n
                 )

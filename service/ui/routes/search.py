@@ -21,6 +21,7 @@ PARTS = (
     ("bm25", "BM25"),
     ("vector", "vector"),
     ("intent", "kind asked for"),
+    ("answerable", "memory holds an answer"),
     ("tier", "tier"),
     ("recency", "recency"),
     ("rerank", "rerank"),
@@ -28,7 +29,7 @@ PARTS = (
 )
 """The explain entries shown as bars, in order, with their labels."""
 TIMES = "\u00d7"
-FACTORS = frozenset({"tier", "recency", "mmr"})
+FACTORS = frozenset({"answerable", "tier", "recency", "mmr"})
 """Explain entries that are multipliers of the score rather than a list's rank and score."""
 LOGIT_PARTS = frozenset({"intent"})
 """Explain entries that are a part of the ranking model's log-odds: how far the candidate's

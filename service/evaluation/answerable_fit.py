@@ -1,0 +1,75 @@
+"""The answerable model (``service.domain.answerable``), fitted on each set's questions asked
+where they belong and, when a set holds several namespaces, once more in the next one, where
+nothing answers them (``Workbench.candidates``).
+
+A search settles the candidates its pool order puts first (``SETTLED`` of them at least), so
+each question's features are read from its first ``SETTLED`` candidates by the model's pool
+weights, and it counts as answerable when a relevant one is among them. Within a set, the
+questions asked elsewhere weigh as much together as those asked at home; the sets weigh
+alike unless ``set_weights`` say otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from service.domain.answerable import ANSWERABLE_FEATURES, AnswerableModel, answerable_features
+from service.domain.learned import LIST_FEATURES, SETTLED
+from service.evaluation.fitting import logistic
+from service.evaluation.workbench import Candidates
+
+ANSWERABLE_L2 = 1e-4
+"""A little shrinkage: the features are few and the classes almost apart on the dev sets,
+where an unpenalised fit would grow its weights without bound."""
+
+
+def settled_features(found: Candidates, pool_weights: Mapping[str, float]) -> dict[str, float]:
+    """``answerable_features`` of the candidates a search would settle."""
+    return answerable_features(_settled(found, pool_weights))
+
+
+def holds_answer(found: Candidates, pool_weights: Mapping[str, float]) -> bool:
+    """A relevant candidate is among those a search would settle."""
+    order = _order(found, pool_weights)
+    return any(found.relevant[i] for i in order)
+
+
+def fit_answerable(
+    sets: Mapping[str, Sequence[Candidates]],
+    pool_weights: Mapping[str, float],
+    set_weights: Mapping[str, float] | None = None,
+) -> AnswerableModel | None:
+    """The model, or None when the questions do not tell the two apart (none was asked
+    elsewhere, or none holds an answer)."""
+    rows, truth, share = [], [], []
+    for name, found in sets.items():
+        weight = (set_weights or {}).get(name, 1.0)
+        home = [c for c in found if not c.elsewhere]
+        away = [c for c in found if c.elsewhere]
+        for group in (home, away):
+            for c in group:
+                features = settled_features(c, pool_weights)
+                rows.append([features[f] for f in ANSWERABLE_FEATURES])
+                truth.append(float(not c.elsewhere and holds_answer(c, pool_weights)))
+                share.append(weight / len(group))
+    if len(set(truth)) < 2:
+        return None
+    beta = logistic(np.array(rows), np.array(truth), np.array(share), l2=ANSWERABLE_L2)
+    return AnswerableModel(
+        weights={f: round(float(w), 4) for f, w in zip(ANSWERABLE_FEATURES, beta[1:], strict=True)},
+        bias=round(float(beta[0]), 4),
+    )
+
+
+def _order(found: Candidates, pool_weights: Mapping[str, float]) -> list[int]:
+    logits = [
+        sum(pool_weights.get(f, 0.0) * row.get(f, 0.0) for f in LIST_FEATURES)
+        for row in found.features
+    ]
+    return sorted(range(len(logits)), key=lambda i: -logits[i])[:SETTLED]
+
+
+def _settled(found: Candidates, pool_weights: Mapping[str, float]) -> list[dict[str, float]]:
+    return [found.features[i] for i in _order(found, pool_weights)]
