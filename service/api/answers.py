@@ -1,4 +1,4 @@
-"""The agent's answer path: retrieve, feedback, the daily report and the routine check."""
+"""The agent's answer path: retrieve, context, feedback, the daily report and the routine check."""
 
 from __future__ import annotations
 
@@ -24,6 +24,16 @@ class AnswersController(Controller):
         (``strong_match``) and the reasoning patterns that apply. Never writes knowledge;
         the call is logged as an interaction."""
         return present.retrieve_out(services.answers.retrieve(principal, data))
+
+    @post("/context", status_code=200, sync_to_thread=True)
+    def context(
+        self, data: JSONBody[wire.ContextRequest], services: ServicesDep, principal: PrincipalDep
+    ) -> wire.ContextResponse:
+        """The entries a retrieve ranks first, as one cited block of at most ``max_tokens``
+        tokens of the embedding model (superseded entries left out, near-repeats folded,
+        long entries cut around their best passage). Never writes knowledge; the call is
+        logged as an interaction."""
+        return present.context_out(services.context.context(principal, data))
 
     @post("/feedback", status_code=201, sync_to_thread=True, responses=problems(404))
     def feedback(

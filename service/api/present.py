@@ -11,12 +11,14 @@ from service.application.admin import JobView, Promoted
 from service.application.answers import Retrieved, RoutineReport
 from service.application.chains import Chain, Link
 from service.application.collections import CollectionView, Scanned
+from service.application.context import Contextualised
 from service.application.documents import Document, Documents
 from service.application.events import EntryHistory, Found
 from service.application.recall import Recall
 from service.application.search import Searched
 from service.application.status import Health
 from service.domain.answer import Answered
+from service.domain.context import Included
 from service.domain.interactions import DailyReport, Feedback
 from service.domain.models import (
     DIGEST,
@@ -189,6 +191,41 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
         took_ms=answer.took_ms,
         degraded=retrieved.degraded,
         upstream=asked_out(retrieved.recall),
+    )
+
+
+def context_out(made: Contextualised) -> wire.ContextResponse:
+    block, answer = made.block, made.answer
+    return wire.ContextResponse(
+        interaction_id=answer.interaction_id,
+        context=block.text,
+        tokens=block.tokens,
+        max_tokens=made.max_tokens,
+        entries=[context_item(i) for i in block.entries],
+        reasoning_patterns=[context_item(i) for i in block.patterns],
+        left_out=block.left_out,
+        nothing_relevant=block.nothing_relevant,
+        strong_match=answer.strong_match,
+        answer_confidence=answer.confidence,
+        took_ms=answer.took_ms,
+        degraded=made.degraded,
+    )
+
+
+def context_item(item: Included) -> wire.ContextItem:
+    source = item.source
+    return wire.ContextItem(
+        id=source.id,
+        tier=source.tier,
+        timestamp=format_time(source.timestamp) or "",
+        citation=item.citation,
+        text=item.text,
+        score=source.score,
+        speaker=source.speaker,
+        type=source.type,
+        cut=item.cut,
+        replaces=list(source.replaces),
+        folded=list(item.folded),
     )
 
 

@@ -14,6 +14,7 @@ from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
 from service.application.auth import KeyRing
 from service.application.collections import CollectionUseCases
+from service.application.context import ContextUseCase
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
@@ -48,6 +49,7 @@ from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever, Weighting
 from service.domain.tiers import ExpiryPolicy
+from service.domain.tokens import CharacterTokens, ModelTokens
 from service.domain.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
@@ -154,6 +156,8 @@ class Services:
     events: EventUseCases
     search: SearchUseCase
     answers: AnswerUseCases
+    context: ContextUseCase
+    """An answer as one cited block within a token budget."""
     admin: AdminUseCases
     collections: CollectionUseCases
     documents: DocumentUseCases
@@ -323,6 +327,15 @@ def build_services(
             recall=recall,
             recall_when_weak=s.upstream.upstream_on_weak == "on",
             ledger=stores.ledger,
+        ),
+        context=ContextUseCase(
+            answerer,
+            ModelTokens(stores.embedder.count_tokens) if stores.embedder else CharacterTokens(),
+            degraded,
+            clock=clock,
+            ledger=stores.ledger,
+            by_model=stores.embedder is not None,
+            telemetry=telemetry,
         ),
         admin=AdminUseCases(memory, scheduler, rebuilder),
         collections=collection_cases,

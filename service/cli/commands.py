@@ -61,6 +61,28 @@ def search(args: argparse.Namespace) -> int:
     return OK
 
 
+def context(args: argparse.Namespace) -> int:
+    """The block on stdout; its interaction, size and what did not fit on stderr."""
+    with connect(args) as client:
+        made = client.context(
+            args.question,
+            max_tokens=args.max_tokens,
+            tiers=args.tiers,
+            tags=args.tags,
+            namespace=args.namespace,
+            asker=args.asker,
+            as_of=args.as_of,
+            format="text" if args.format == "text" else None,
+        )
+    if args.format == "json":
+        _out(render.as_json(made))
+        return OK
+    _out(made.context + "\n")
+    _err(render.context_footer(made))
+    _err(render.degraded_text(made.degraded))
+    return OK
+
+
 def retrieve(args: argparse.Namespace) -> int:
     with connect(args) as client:
         found = client.retrieve(

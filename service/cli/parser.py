@@ -89,6 +89,23 @@ def parser() -> argparse.ArgumentParser:
     retrieve.add_argument("--json", action="store_true")
     retrieve.set_defaults(run=commands.retrieve)
 
+    context = subparsers.add_parser(
+        "context", help="memory for a question as one cited block within a token budget"
+    )
+    context.add_argument("question")
+    context.add_argument(
+        "-t", "--max-tokens", type=int, default=512, help="most tokens of the block (default 512)"
+    )
+    context.add_argument("--tier", action="append", dest="tiers", choices=TIERS, help="repeatable")
+    context.add_argument("--tag", action="append", dest="tags", help="repeatable")
+    context.add_argument("--namespace")
+    context.add_argument("--asker", help="who asks, kept in the interaction log")
+    context.add_argument("--as-of", metavar="TIME", help="memory as it held then (ISO 8601)")
+    shape = context.add_mutually_exclusive_group()
+    shape.add_argument("--text", dest="format", action="store_const", const="text")
+    shape.add_argument("--json", dest="format", action="store_const", const="json")
+    context.set_defaults(run=commands.context, format="markdown")
+
     calibrating = subparsers.add_parser(
         "calibrate",
         help="fit the learned fusion's ranking model, answer_confidence and its strong_match "

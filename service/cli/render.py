@@ -106,6 +106,14 @@ def retrieve_text(found: wire.RetrieveResponse) -> str:
     return _joined(lines)
 
 
+def context_footer(made: wire.ContextResponse) -> str:
+    """The block's size and interaction, and what the budget left out (for stderr)."""
+    lines = [f"{made.tokens}/{made.max_tokens} tokens; interaction {made.interaction_id}"]
+    if made.left_out:
+        lines.append(f"left out for room: {', '.join(made.left_out)}")
+    return _joined(lines)
+
+
 def written_text(found: wire.EventsResponse) -> str:
     """What became of a write's events, beyond their ids (for stderr): repeats stored once,
     entries replaced, similar entries a revision might replace."""

@@ -139,12 +139,15 @@ class Answerer:
         as_of: float | None = None,
         include_superseded: bool = False,
         record: bool = True,
+        within: Filters | None = None,
     ) -> Answer:
         """The best entries for ``question``: of memory as it is, or as it held ``as_of``
         a moment; superseded entries left out unless ``include_superseded``, and those
         scoring below the relevance floor (none left: no strong match, confidence 0).
         Logged as an interaction unless ``record`` is False (a preview: its
-        ``interaction_id`` is empty, as there is nothing to give feedback on)."""
+        ``interaction_id`` is empty, as there is nothing to give feedback on). ``within``:
+        the conditions the entries meet (its namespace, moment and ``include_superseded``
+        are those given here); None: every tier. Reasoning patterns are of every tier."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -153,8 +156,17 @@ class Answerer:
             include_superseded=include_superseded,
             as_of=as_of,
         )
+        searched = everything
+        if within is not None:
+            searched = replace(
+                within,
+                namespace=namespace,
+                now=now,
+                include_superseded=include_superseded,
+                as_of=as_of,
+            )
         pool = self.retriever.search(
-            SearchQuery(question, everything, limit=max(3 * top_n, 20), explain=True)
+            SearchQuery(question, searched, limit=max(3 * top_n, 20), explain=True)
         )
         found = [r for r in pool.results if r.entry.kind != "pattern"]
         # The evidence is of the whole pool, as calibrated; the answer only of what is

@@ -91,7 +91,9 @@ class KeywordStore(Protocol):
         ...
 
     def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
-        """BM25 ranking of entries matching ``filters``; no query syntax is interpreted."""
+        """BM25 ranking of entries matching ``filters``, one hit per entry; for an entry found
+        by passage (``texts.found_by_passage``), its best chunk's score and number. No query
+        syntax is interpreted."""
         ...
 
     def score_bound(self, text: str) -> float:
@@ -106,7 +108,9 @@ class KeywordStore(Protocol):
         """Merge segments and collect garbage."""
         ...
 
-    def count(self) -> int: ...
+    def count(self) -> int:
+        """The entries indexed (not their passages)."""
+        ...
 
     def clear(self) -> None: ...
 

@@ -28,6 +28,7 @@ class Gateway(Protocol):
 
     def search(self, request: wire.SearchRequest) -> wire.SearchResponse: ...
     def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse: ...
+    def context(self, request: wire.ContextRequest) -> wire.ContextResponse: ...
     def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut: ...
     def document(self, path: str, from_line: int, lines: int | None) -> wire.DocumentOut: ...
     def documents(self, request: wire.DocumentsRequest) -> wire.DocumentsResponse: ...
@@ -47,6 +48,9 @@ class LocalGateway:
 
     def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse:
         return present.retrieve_out(self.services.answers.retrieve(self.principal, request))
+
+    def context(self, request: wire.ContextRequest) -> wire.ContextResponse:
+        return present.context_out(self.services.context.context(self.principal, request))
 
     def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut:
         return present.entry_out(self.services.events.get(self.principal, entry_id, namespace))
@@ -84,6 +88,10 @@ class RestGateway:
     def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse:
         options = msgspec.to_builtins(request)
         return self.client.retrieve(options.pop("question"), **options)
+
+    def context(self, request: wire.ContextRequest) -> wire.ContextResponse:
+        options = msgspec.to_builtins(request)
+        return self.client.context(options.pop("question"), **options)
 
     def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut:
         return self.client.get_entry(entry_id, namespace)

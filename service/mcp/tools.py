@@ -25,7 +25,8 @@ from service.remote.client import StrataClientError
 T = TypeVar("T")
 
 INSTRUCTIONS = """strata is a long-term memory. Use `search` or `retrieve` before answering \
-questions about past conversations, decisions, preferences or notes; `remember` what is worth \
+questions about past conversations, decisions, preferences or notes (or `context` for one \
+cited block of memory within a token budget); `remember` what is worth \
 keeping (tier A: lasting facts and preferences; C: working context that expires after a week; \
 E: logs and exact strings, keyword-searchable only). Search hits from markdown collections carry \
 `file` and `lines`: read more of the file with `get`."""
@@ -137,6 +138,43 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         if not found.entries:
             answer["note"] = NOTHING_RELEVANT
         return answer
+
+    @server.tool(annotations=READ_ONLY)
+    async def context(
+        ctx: Context,
+        question: Annotated[
+            str, like(wire.ContextRequest, "question", "The question to gather memory for.")
+        ],
+        namespace: Namespace = None,
+        max_tokens: Annotated[
+            int,
+            like(
+                wire.ContextRequest,
+                "max_tokens",
+                "Most tokens the block may hold (embedding model's tokenizer).",
+            ),
+        ] = wire.MAX_TOKENS,
+        tiers: Tiers = None,
+        tags: Annotated[
+            list[str] | None,
+            like(wire.ContextRequest, "tags", "Only entries with all of these tags."),
+        ] = None,
+        asker: Annotated[
+            str | None,
+            like(wire.ContextRequest, "asker", "Who asks (your agent's name), for the log."),
+        ] = None,
+    ) -> Json:
+        """Memory for a question as one markdown block (`context`) that fits `max_tokens`:
+        the entries a retrieve ranks first, each cited `[id · tier · date · speaker]`,
+        replaced entries left out (the replacement says "replaces ..."), near-repeats
+        folded ("also ..."), long entries cut around their best passage, then the
+        reasoning patterns that fit. `entries` lists what it holds; `left_out` what did
+        not fit. When `nothing_relevant` is true the block says memory holds nothing
+        relevant: say so rather than guess. Quote `interaction_id` when giving feedback."""
+        body: Json = {"question": question, "namespace": namespace, "max_tokens": max_tokens}
+        body |= {"tiers": tiers, "tags": tags or [], "asker": asker}
+        found = await _call(gateway_of(ctx).context, convert(body, wire.ContextRequest))
+        return _json(found)
 
     @server.tool(annotations=READ_ONLY)
     async def get(

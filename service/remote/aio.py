@@ -76,6 +76,11 @@ class AsyncStrataClient:
         body = {"question": question, **_given(**options)}
         return await self._call(wire.RetrieveResponse, "POST", "/v1/retrieve", json=body)
 
+    async def context(self, question: str, **options: Any) -> wire.ContextResponse:
+        """Memory for ``question`` as one cited block within ``max_tokens``."""
+        body = {"question": question, **_given(**options)}
+        return await self._call(wire.ContextResponse, "POST", "/v1/context", json=body)
+
     async def feedback(
         self, interaction_id: str, rating: str, comment: str | None = None
     ) -> wire.FeedbackResponse:

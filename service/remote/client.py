@@ -122,6 +122,13 @@ class StrataClient:
         body = {"question": question, **{k: v for k, v in options.items() if v is not None}}
         return self._call(wire.RetrieveResponse, "POST", "/v1/retrieve", json=body)
 
+    def context(self, question: str, **options: Any) -> wire.ContextResponse:
+        """Memory for ``question`` as one cited block within ``max_tokens`` (default 512),
+        with the structured list of what it holds; options as ``/v1/context`` takes them
+        (``tiers=["A"]``, ``tags=[...]``, ``format="text"``, ...)."""
+        body = {"question": question, **{k: v for k, v in options.items() if v is not None}}
+        return self._call(wire.ContextResponse, "POST", "/v1/context", json=body)
+
     def feedback(
         self, interaction_id: str, rating: str, comment: str | None = None
     ) -> wire.FeedbackResponse:

@@ -148,6 +148,37 @@ def test_cli_retrieve_gives_the_verdict_and_patterns(tmp_path: Path) -> None:
         server.stop()
 
 
+def test_cli_context_prints_the_cited_block_within_its_budget(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data")
+    try:
+        url = server.url
+        for args in (
+            ["We decided to keep invoices in MySQL.", "--id", "inv-1"],
+            ["We moved the invoices to PostgreSQL.", "--id", "inv-2", "--supersedes", "inv-1"],
+        ):
+            assert strata(url, "add", *args, "--speaker", "alice").returncode == 0
+        made = strata(url, "context", "where do we keep invoices?", "--max-tokens", "48")
+        assert made.returncode == 0, made.stderr
+        heading, first, *_ = made.stdout.splitlines()
+        assert heading == "### Memory"
+        assert first.startswith("- [inv-2 · A · ") and first.endswith(
+            " · alice] We moved the invoices to PostgreSQL. (replaces inv-1)"
+        )
+        assert "MySQL" not in made.stdout
+        assert "/48 tokens; interaction " in made.stderr
+        plain = strata(url, "context", "where do we keep invoices?", "--text")
+        assert plain.stdout.startswith("Memory:\n[inv-2 · A · ")
+        found = json.loads(strata(url, "context", "invoices", "--json", "-t", "32").stdout)
+        assert found["tokens"] <= found["max_tokens"] == 32
+        assert [e["id"] for e in found["entries"]] == ["inv-2"]
+        nothing = strata(url, "context", "Who won the football world cup in 1998?")
+        assert nothing.stdout == "### Memory\nNothing relevant in memory.\n"
+        refused = strata(url, "context", "invoices", "--max-tokens", "8")
+        assert refused.returncode != 0 and "max_tokens" in refused.stderr
+    finally:
+        server.stop()
+
+
 def test_cli_says_when_nothing_in_memory_is_relevant(tmp_path: Path) -> None:
     server = Server(tmp_path / "data")
     try:

@@ -95,6 +95,7 @@ def test_both_gateways_answer_alike(
         ("search", {"query": "what is alice allergic to?"}),
         ("search", {"query": "tea", "tiers": ["C"], "mode": "bm25"}),
         ("retrieve", {"question": "when are invoices sent?", "top_n": 2}),
+        ("context", {"question": "what is alice allergic to?", "max_tokens": 64}),
         ("get", {"id_or_path": peanuts["id"]}),
         ("get", {"id_or_path": tea["id"], "namespace": "alice"}),
         ("get", {"id_or_path": "notes/billing.md", "from_line": 3}),
@@ -137,6 +138,9 @@ def test_search_and_retrieve_say_when_nothing_is_relevant(
     for here in call_both(alice, "retrieve", question=question):
         assert here["entries"] == [] and here["strong_match"] is False
         assert here["note"] == "nothing relevant in memory"
+    for here in call_both(alice, "context", question=question):
+        assert here["entries"] == [] and here["nothing_relevant"] is True
+        assert here["context"] == "### Memory\nNothing relevant in memory."
     for here in call_both(alice, "search", query=question, min_score=0):
         assert len(here["results"]) == 1 and "note" not in here
 

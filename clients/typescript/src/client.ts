@@ -3,6 +3,8 @@ import type {
   CollectionOut,
   CollectionRequest,
   CollectionsResponse,
+  ContextRequest,
+  ContextResponse,
   DailyReportResponse,
   DeleteResponse,
   DocumentOut,
@@ -173,7 +175,13 @@ export class StrataClient {
     return this.request("POST /v1/retrieve", { body: { ...options, question } });
   }
 
-  /** Rate the answer of a `retrieve` call. */
+  /** Memory for a question as one cited block of at most `max_tokens` tokens (default 512),
+   * with the entries it holds; logged as an interaction that `feedback` can rate. */
+  context(question: string, options: Omit<ContextRequest, "question"> = {}): Promise<ContextResponse> {
+    return this.request("POST /v1/context", { body: { ...options, question } });
+  }
+
+  /** Rate the answer of a `retrieve` or `context` call. */
   feedback(interactionId: string, rating: Rating, comment?: string): Promise<FeedbackResponse> {
     return this.request("POST /v1/feedback", {
       body: { interaction_id: interactionId, rating, ...(comment === undefined ? {} : { comment }) },

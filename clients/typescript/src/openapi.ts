@@ -51,6 +51,74 @@ export interface CollectionsResponse {
   collections: Array<CollectionOut>;
 }
 
+/** An entry the block holds, as it holds it. */
+export interface ContextItem {
+  id: string;
+  tier: "A" | "C" | "E";
+  timestamp: string;
+  citation: string;
+  text: string;
+  score: number;
+  /** Default: `null`. */
+  speaker?: string | null;
+  /** Default: `null`. */
+  type?: string | null;
+  /** Default: `false`. */
+  cut?: boolean;
+  /** Default: `[]`. */
+  replaces?: Array<string>;
+  /** Default: `[]`. */
+  folded?: Array<string>;
+}
+
+export interface ContextRequest {
+  /** length >= 1, length <= 10000. */
+  question: string;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+  /** >= 32, <= 32768. Default: `512`. */
+  max_tokens?: number;
+  /** Default: `"markdown"`. */
+  format?: "markdown" | "text";
+  /** >= 1, <= 50. Default: `10`. */
+  max_entries?: number;
+  /** length >= 1, length <= 200. Default: `null`. */
+  asker?: string | null;
+  /** items >= 1. Default: `null`. */
+  tiers?: (Array<"A" | "C" | "E">) | null;
+  /** length >= 1, length <= 200. Default: `null`. */
+  speaker?: string | null;
+  /** length >= 1, length <= 200. Default: `null`. */
+  chain_type?: string | null;
+  /** Default: `[]`. */
+  tags?: Array<string>;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  since?: string | null;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  until?: string | null;
+  /** Default: `false`. */
+  include_archived?: boolean;
+  /** Default: `null`. */
+  kind?: ("digest" | "memory" | "pattern") | null;
+  /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
+  as_of?: string | null;
+}
+
+export interface ContextResponse {
+  interaction_id: string;
+  context: string;
+  tokens: number;
+  max_tokens: number;
+  entries: Array<ContextItem>;
+  reasoning_patterns: Array<ContextItem>;
+  left_out: Array<string>;
+  nothing_relevant: boolean;
+  strong_match: boolean;
+  answer_confidence: number;
+  took_ms: number;
+  degraded: Array<string>;
+}
+
 export interface DailyReportResponse {
   date: string;
   namespace: string;
@@ -910,6 +978,15 @@ export interface Routes {
     body: undefined;
     response: ScanOut;
     problems: 401 | 403 | 404 | 409 | 422 | 429;
+  };
+
+  /** `V1ContextContext`. */
+  "POST /v1/context": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: ContextRequest;
+    response: ContextResponse;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
   };
 
   /** `V1DocumentsGetDocumentLines`. */

@@ -97,6 +97,18 @@ test("retrieve answers with grounded entries, and its answer can be rated", asyn
   assert.equal(typeof check.is_routine, "boolean");
 });
 
+test("context gives one cited block within its budget, and its answer can be rated", async () => {
+  await alice.remember("Billing keeps its invoices in PostgreSQL for the transactions.", { id: "ts-billing-db" });
+  const made = await alice.context("Where does billing keep its invoices?", { max_tokens: 64, tiers: ["A"] });
+  assert.ok(made.tokens <= 64 && made.max_tokens === 64);
+  assert.equal(made.entries[0]?.id, "ts-billing-db");
+  assert.ok(made.context.includes(made.entries[0]?.citation ?? "?"));
+  assert.ok(made.context.startsWith("### Memory\n- [ts-billing-db · A · "));
+  const rated = await alice.feedback(made.interaction_id, "down");
+  assert.equal(rated.interaction_id, made.interaction_id);
+  assert.equal((await failure(alice.context("x", { max_tokens: 8 }))).status, 422);
+});
+
 test("collections: registered, searched with file and lines, read, renamed, removed", async () => {
   const notes = setting("STRATA_TEST_NOTES");
   const scan = await admin.addCollection({ name: "ts-notes", path: notes, namespace: "alice" });

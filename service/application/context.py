@@ -1,0 +1,128 @@
+"""An agent's context in one call: a retrieve's answer as one cited block within a budget
+of model tokens."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from schemas import wire
+from service.application.auth import Principal
+from service.application.chains import ChainSource, chains
+from service.application.inputs import not_blank, to_query
+from service.domain.answer import Answer, Answered, Answerer
+from service.domain.context import Block, Source, assemble
+from service.domain.tokens import TokenCounter
+from service.telemetry import NONE, Telemetry
+
+BY_CHARACTER = "embedding model unavailable: context tokens counted one per character"
+
+
+@dataclass(frozen=True)
+class Contextualised:
+    answer: Answer
+    block: Block
+    max_tokens: int
+    degraded: list[str]
+
+
+class ContextUseCase:
+    def __init__(
+        self,
+        answerer: Answerer,
+        counter: TokenCounter,
+        degraded: list[str],
+        *,
+        clock: Callable[[], float],
+        ledger: ChainSource | None = None,
+        by_model: bool = True,
+        telemetry: Telemetry = NONE,
+    ) -> None:
+        """``counter`` measures the block; ``by_model``: it is the model's tokenizer (else
+        the block says it is degraded). ``ledger``: where what the entries replaced is
+        read; None: not said."""
+        self.answerer = answerer
+        self.counter = counter
+        self.degraded = degraded
+        self.clock = clock
+        self.ledger = ledger
+        self.by_model = by_model
+        self.telemetry = telemetry
+
+    def context(self, principal: Principal, request: wire.ContextRequest) -> Contextualised:
+        """The entries a retrieve ranks first for the question, within the request's
+        filters, as one block of at most ``max_tokens`` tokens; logged as an interaction
+        (as a retrieve is), so feedback can be given on it."""
+        question = not_blank(request.question, "question")
+        namespace = principal.namespace(request.namespace)
+        now = self.clock()
+        filters = to_query(_search_of(request), namespace=namespace, now=now, floor=0.0).filters
+        tracing, metrics = self.telemetry.tracing, self.telemetry.metrics
+        started = time.perf_counter()
+        with tracing.memory("search_memory", namespace, query=question) as span:
+            answer = self.answerer.retrieve(
+                question,
+                namespace,
+                now,
+                top_n=request.max_entries,
+                asker=request.asker,
+                as_of=filters.as_of,
+                within=filters,
+            )
+            if span is not None:
+                span.set_attribute("strata.strong_match", answer.strong_match)
+                tracing.records(
+                    span,
+                    [
+                        {"id": a.result.entry.id, "content": a.result.entry.text, "score": a.score}
+                        for a in answer.entries
+                    ],
+                )
+        if metrics is not None:
+            metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
+        keys = [a.result.entry.key for a in answer.entries]
+        found = chains(self.ledger, keys) if self.ledger is not None and keys else {}
+        replaced = {
+            key: tuple(link.id for link in chain.supersedes) for key, chain in found.items()
+        }
+        block = assemble(
+            question,
+            [_source(a, replaced.get(a.result.entry.key, ())) for a in answer.entries],
+            [_source(a) for a in answer.patterns],
+            self.counter,
+            request.max_tokens,
+            request.format,
+        )
+        degraded = [*self.degraded, *answer.degraded, *([] if self.by_model else [BY_CHARACTER])]
+        return Contextualised(answer, block, request.max_tokens, degraded)
+
+
+def _search_of(request: wire.ContextRequest) -> wire.SearchRequest:
+    """The filters of a context request as a search's, checked as a search checks them."""
+    return wire.SearchRequest(
+        query=request.question,
+        tiers=request.tiers,
+        speaker=request.speaker,
+        chain_type=request.chain_type,
+        tags=request.tags,
+        since=request.since,
+        until=request.until,
+        include_archived=request.include_archived,
+        kind=request.kind,
+        as_of=request.as_of,
+    )
+
+
+def _source(answered: Answered, replaces: tuple[str, ...] = ()) -> Source:
+    entry = answered.result.entry
+    return Source(
+        entry.id,
+        entry.tier,
+        entry.timestamp,
+        entry.speaker,
+        entry.text,
+        replaces,
+        answered.score,
+        entry.type,
+    )

@@ -1,0 +1,204 @@
+"""The context block: within its budget whatever it is given, cited, without replaced
+entries, repeats folded, long entries cut around their best passage."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.domain.context import NOTHING, Source, assemble, citation
+from service.domain.excerpts import excerpt
+from service.domain.tokens import CharacterTokens, ModelTokens, pieces
+from tests.fakes import FakeEmbedder
+
+DAY = 86_400
+WORDS = ["ledger", "postgres", "billing", "deploy", "tuesday", "alice", "cache", "redis"]
+
+
+def words_counter() -> ModelTokens:
+    """The fake model's tokenizer (a token a word), as the service reaches a model's."""
+    return ModelTokens(FakeEmbedder().count_tokens)
+
+
+def entry(
+    n: int, text: str, *, speaker: str | None = None, replaces: tuple[str, ...] = ()
+) -> Source:
+    return Source(f"e-{n}", "A", 1_700_000_000.0 + n * DAY, speaker, text, replaces)
+
+
+sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(
+    lambda ws: " ".join(ws).capitalize() + "."
+)
+text = st.lists(sentence, min_size=1, max_size=40).map(" ".join)
+speaker = st.sampled_from([None, "alice", "bob"])
+
+
+@st.composite
+def sources(draw: st.DrawFn) -> list[Source]:
+    texts = draw(st.lists(text, max_size=8))
+    made = [
+        Source(f"e-{n}", draw(st.sampled_from(["A", "C", "E"])), 1.7e9 + n, draw(speaker), t)
+        for n, t in enumerate(texts)
+    ]
+    if len(made) >= 2 and draw(st.booleans()):
+        # the first replaces another one, which the answer still holds
+        old = draw(st.integers(1, len(made) - 1))
+        made[0] = Source(**{**made[0].__dict__, "replaces": (made[old].id,)})
+    return made
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    found=sources(),
+    patterns=st.lists(text, max_size=3),
+    budget=st.integers(0, 400),
+    style=st.sampled_from(["markdown", "text"]),
+    by_character=st.booleans(),
+)
+def test_the_block_never_exceeds_its_budget_and_cites_what_it_holds(
+    found: list[Source], patterns: list[str], budget: int, style: str, by_character: bool
+) -> None:
+    counter = CharacterTokens() if by_character else words_counter()
+    offered = [Source(f"p-{n}", "A", 1.7e9, None, t) for n, t in enumerate(patterns)]
+    block = assemble("where is the billing ledger?", found, offered, counter, budget, style)  # type: ignore[arg-type]
+    assert counter.count([block.text])[0] == block.tokens <= budget
+    replaced = {r for s in found for r in s.replaces}
+    shown = [i.source.id for i in [*block.entries, *block.patterns]]
+    for item in [*block.entries, *block.patterns]:
+        assert item.citation in block.text
+        assert item.citation.startswith(f"[{item.source.id} · {item.source.tier} · ")
+    for old in replaced:
+        assert old not in shown
+        assert f"[{old} ·" not in block.text
+    for item in block.entries:
+        if item.source.replaces:
+            assert f"replaces {', '.join(item.source.replaces)}" in block.text
+    assert block.nothing_relevant is (not found)
+    offered_ids = {s.id for s in found} - replaced
+    folded = {f for i in block.entries for f in i.folded}
+    assert {i.source.id for i in block.entries} | folded | set(block.left_out) == offered_ids
+
+
+def test_an_entry_longer_than_the_budget_is_cut_around_its_best_passage() -> None:
+    filler = " ".join(f"Filler sentence {n} about nothing much." for n in range(60))
+    later = " ".join(f"Closing remark {n} of the meeting." for n in range(60))
+    long = f"{filler} The billing ledger lives in Postgres since May. {later}"
+    counter = words_counter()
+    block = assemble("where is the billing ledger?", [entry(1, long)], [], counter, 64)
+    (item,) = block.entries
+    assert block.tokens <= 64 and item.cut
+    assert "The billing ledger lives in Postgres since May." in item.text
+    assert item.text.startswith("… ") and item.text.endswith(" …")
+    # cut between sentences, never inside one
+    inner = item.text.removeprefix("… ").removesuffix(" …")
+    assert re.fullmatch(r"([A-Z][^.]*\.\s?)+", inner)
+
+
+def test_a_budget_smaller_than_any_citation_gives_an_empty_block() -> None:
+    counter = words_counter()
+    found = [
+        entry(1, "We keep the billing ledger in Postgres.", speaker="alice"),
+        entry(2, "Redis caches the sessions.", speaker="bob"),
+    ]
+    # "[e-1 · A · 2023-11-15 · alice]" is 7 words, and the heading one more.
+    for budget in range(0, 9):
+        block = assemble("ledger", found, [], counter, budget)
+        assert block.text == "" and block.tokens == 0 and block.entries == []
+        assert block.left_out == ["e-1", "e-2"] and not block.nothing_relevant
+    first = assemble("ledger", found, [], counter, 9)
+    assert first.text == "### Memory\n- [e-1 · A · 2023-11-15 · alice] … ledger …"
+
+
+def test_a_superseded_entry_is_never_shown_and_its_replacement_says_so() -> None:
+    old = entry(1, "The billing ledger is kept in SQLite.")
+    new = entry(2, "The billing ledger moved to Postgres.", replaces=("e-1",))
+    block = assemble("billing ledger", [old, new], [], words_counter(), 512)
+    assert [i.source.id for i in block.entries] == ["e-2"]
+    assert "SQLite" not in block.text and "e-1 ·" not in block.text
+    assert block.text.splitlines()[1].endswith(
+        "The billing ledger moved to Postgres. (replaces e-1)"
+    )
+
+
+def test_nothing_relevant_says_so() -> None:
+    block = assemble("who won the cup?", [], [], words_counter(), 32)
+    assert block.text == f"### Memory\n{NOTHING}" and block.nothing_relevant
+    assert block.entries == [] and block.tokens == words_counter().count([block.text])[0]
+    plain = assemble("who won the cup?", [], [], words_counter(), 32, "text")
+    assert plain.text == f"Memory:\n{NOTHING}"
+
+
+def test_near_repeats_are_folded_into_the_best_ranked() -> None:
+    found = [
+        entry(1, "Deploys go out on Tuesdays."),
+        entry(2, "Billing runs on Postgres."),
+        entry(3, "Deploys go out on Tuesdays, always."),
+    ]
+    block = assemble("when do deploys go out?", found, [], words_counter(), 512)
+    assert [(i.source.id, i.folded) for i in block.entries] == [("e-1", ("e-3",)), ("e-2", ())]
+    assert "(also e-3)" in block.text and "always" not in block.text
+
+
+def test_entries_come_in_the_order_given_each_on_its_own_cited_line() -> None:
+    found = [
+        entry(1, "We decided on Postgres.", speaker="alice"),
+        entry(2, "Redis caches sessions."),
+    ]
+    block = assemble("what did we decide?", found, [], words_counter(), 512)
+    assert block.text.splitlines() == [
+        "### Memory",
+        "- [e-1 · A · 2023-11-15 · alice] We decided on Postgres.",
+        "- [e-2 · A · 2023-11-16] Redis caches sessions.",
+    ]
+
+
+def test_patterns_follow_when_whole_ones_fit() -> None:
+    found = [entry(1, "We decided on Postgres.")]
+    pattern = Source("how", "A", 1.7e9, None, "Weigh transactions before speed.")
+    roomy = assemble("which store?", found, [pattern], words_counter(), 512)
+    assert roomy.text.endswith(
+        "### Reasoning patterns\n- [how · A · 2023-11-14] Weigh transactions before speed."
+    )
+    tight = assemble("which store?", found, [pattern], words_counter(), 14)
+    assert tight.patterns == [] and "Reasoning patterns" not in tight.text
+
+
+def test_the_budget_is_shared_so_a_long_first_entry_leaves_room_for_the_next() -> None:
+    long = " ".join(f"Sentence {n} on the billing ledger." for n in range(100))
+    found = [entry(1, long), entry(2, "Redis caches sessions.")]
+    block = assemble("billing ledger", found, [], words_counter(), 120)
+    assert [i.source.id for i in block.entries] == ["e-1", "e-2"]
+    assert block.entries[0].cut and not block.entries[1].cut
+
+
+def test_model_tokens_count_a_text_past_the_window_whole() -> None:
+    model = FakeEmbedder(window=128)
+    long = " ".join(["word"] * 1000)
+    (whole,) = ModelTokens(model.count_tokens).count([long])
+    assert whole == 1000
+    assert model.count_tokens([long]) == [128]
+
+
+def test_pieces_stay_inside_a_window_cutting_long_words_after_punctuation() -> None:
+    url = "https://example.org/" + "/".join(["segment"] * 40)
+    cut = pieces(f"see {url} now")
+    assert all(len(p) <= 120 for p in cut)
+    assert "".join(cut).replace(" ", "") == f"see{url}now"
+    assert all(p.endswith("/") for p in cut[:-1])
+
+
+def test_character_tokens_bound_any_tokenizer_from_above() -> None:
+    assert CharacterTokens().count(["ab  c", "", "…"]) == [3, 0, 1]
+
+
+def test_excerpt_falls_back_to_words_around_the_question_when_a_sentence_is_too_long() -> None:
+    sentence = " ".join(["filler"] * 50 + ["postgres", "ledger"] + ["tail"] * 50) + "."
+    cut = excerpt(sentence, {"postgres"}, 10, words_counter())
+    assert cut.cut and "postgres ledger" in cut.text and cut.tokens <= 10
+
+
+def test_citation_without_a_speaker_has_three_parts() -> None:
+    assert citation(entry(0, "x")) == "[e-0 · A · 2023-11-14]"
+    assert citation(entry(0, "x", speaker="bob")) == "[e-0 · A · 2023-11-14 · bob]"
