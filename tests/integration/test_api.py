@@ -70,7 +70,12 @@ def test_write_then_search_every_mode(client: TestClient[Litestar]) -> None:
     top = hybrid["results"][0]
     assert 0 < top["score"] <= 1
     parts = {name for name in top["explain"] if not name.startswith("model.")}
-    assert parts <= {"bm25", "vector", "tier"} and "model.cosine" in top["explain"]
+    assert parts <= {"bm25", "vector", "tier", "answerable"} and "model.cosine" in top["explain"]
+    assert 0 < top["explain"]["answerable"]["score"] <= 1
+    # Words in common and the meaning: well above the relevance floor. (The question above
+    # shares no content word with the entry and is only as close as a cosine of 0.42: its
+    # best candidate scores below the floor, which min_score 0 turned off.)
+    assert ids(search(client, "which database do we use for billing?"))[0] == "db"
     assert top["explain"]["vector"]["rank"] == 1 and top["explain"]["tier"]["score"] == 1.0
     assert all(0 <= r["score"] <= 1 for r in hybrid["results"])
     assert ids(search(client, "tables exported", tiers=["E"])) == ["log"]
