@@ -153,6 +153,12 @@ def with_log_odds(probability: float, shift: float) -> float:
     return sigmoid(math.log(probability / (1 - probability)) + shift)
 
 
+def settled_rows(logits: npt.NDArray[np.float64], count: int) -> list[int]:
+    """The rows of a pool a search loads and settles: the ``count`` of highest pool logit,
+    ties in list order."""
+    return np.argsort(-logits, kind="stable")[:count].tolist()  # type: ignore[no-any-return]
+
+
 def rank_feature(rank: int) -> float:
     """1 at rank 1, falling slowly (1 / (1 + log2 rank)); 0 when the list did not rank it."""
     return 1 / (1 + math.log2(rank)) if rank > 0 else 0.0
@@ -289,7 +295,7 @@ class LearnedFusion:
         # fitted on them alone (until ``settle`` completes each score).
         weights = np.array([self.model.pool_weights.get(name, 0.0) for name in LIST_FEATURES])
         logits = pool.features.matrix @ weights
-        order = np.argsort(-logits, kind="stable")[: max(limit, SETTLED)].tolist()
+        order = settled_rows(logits, max(limit, SETTLED))
         ranks = {name: first_ranks(hits) for name, hits in lists.items()}
         keys = pool.features.keys
         fused = [

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from service.domain.answerable import ANSWERABLE_FEATURES, AnswerableModel, answerable_features
-from service.domain.learned import LIST_FEATURES, SETTLED
+from service.domain.learned import LIST_FEATURES, SETTLED, settled_rows
 from service.evaluation.fitting import logistic
 from service.evaluation.workbench import Candidates
 
@@ -64,11 +64,9 @@ def fit_answerable(
 
 
 def _order(found: Candidates, pool_weights: Mapping[str, float]) -> list[int]:
-    logits = [
-        sum(pool_weights.get(f, 0.0) * row.get(f, 0.0) for f in LIST_FEATURES)
-        for row in found.features
-    ]
-    return sorted(range(len(logits)), key=lambda i: -logits[i])[:SETTLED]
+    weights = np.array([pool_weights.get(f, 0.0) for f in LIST_FEATURES])
+    rows = np.array([[row.get(f, 0.0) for f in LIST_FEATURES] for row in found.features])
+    return settled_rows(rows @ weights, SETTLED) if len(rows) else []
 
 
 def _settled(found: Candidates, pool_weights: Mapping[str, float]) -> list[dict[str, float]]:
