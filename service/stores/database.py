@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, Table
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from service.domain.models import EngineUnavailable
@@ -133,10 +133,15 @@ def _first_line(exc: BaseException) -> str:
 
 
 def transaction(conn: Connection, begin: str) -> Iterator[Connection]:
+    """A transaction on ``conn``: committed when the block ends, rolled back when it raises.
+    The block's error is the one raised, also when the connection died with it (the server
+    ended the transaction then, and a rollback can only fail)."""
     conn.exec_driver_sql(begin)
     try:
         yield conn
     except BaseException:
-        conn.exec_driver_sql("ROLLBACK")
+        if not conn.invalidated:
+            with suppress(DBAPIError):  # the connection broke: nothing left to roll back
+                conn.exec_driver_sql("ROLLBACK")
         raise
     conn.exec_driver_sql("COMMIT")

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from select import select as poll_sockets
 from typing import Any
 
+import psycopg
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -26,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 
 from service.stores.database import (
     CHANGES_LOCK,
@@ -192,7 +193,13 @@ def _copy(
     """``COPY`` rows in binary into ``target`` (``table`` or a table shaped like it)."""
     raw = conn.connection.driver_connection
     sql = f"COPY {target} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
-    with raw.cursor().copy(sql) as copy:  # type: ignore[union-attr]
-        copy.set_types([_pg_type(table, name) for name in columns])
-        for row in rows:
-            copy.write_row(row)
+    try:
+        with raw.cursor().copy(sql) as copy:  # type: ignore[union-attr]
+            copy.set_types([_pg_type(table, name) for name in columns])
+            for row in rows:
+                copy.write_row(row)
+    except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        # The driver's own error, past SQLAlchemy: said as SQLAlchemy says it, with the
+        # connection given up as SQLAlchemy gives up one that broke.
+        conn.invalidate(exc)
+        raise OperationalError(sql, None, exc) from exc
