@@ -8,8 +8,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+# mkdocs-material's notice about its successor, printed on every build.
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: install serve test lint bench-quality schemas system-packages
+.PHONY: install serve test lint bench-quality schemas docs system-packages
 
 install: $(VENV)/.installed
 
@@ -29,18 +31,26 @@ serve: install
 system-packages:
 	bash scripts/system-packages
 
-# Lint, type checks, then the whole suite: about 15 minutes on two cores, the installs aside.
+# Lint, type checks, the docs site (a link or anchor that does not resolve fails it), then the
+# whole suite: about 15 minutes on two cores, the installs aside.
 # ARGS go to pytest: make test ARGS=tests/unit runs a part.
 test: install system-packages
-	$(BIN)/ruff check service schemas tests bench clients
-	$(BIN)/ruff format --check service schemas tests bench clients
+	$(BIN)/ruff check service schemas tests bench clients scripts
+	$(BIN)/ruff format --check service schemas tests bench clients scripts
 	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict --quiet --site-dir build/site
 	$(BIN)/pytest $(ARGS)
 
 # The wire contract's JSON Schema files and the TypeScript client's types, both checked for drift.
 schemas: install
 	$(BIN)/python -m schemas.generate
 	$(BIN)/python clients/typescript/generate.py
+
+# The configuration reference, generated from the settings (a test fails while it is stale),
+# then the docs site into build/site.
+docs: install
+	$(BIN)/python -m scripts.configuration_reference
+	$(BIN)/mkdocs build --strict --site-dir build/site
 
 bench-quality: install
 	$(BIN)/python -m bench.quality $(ARGS)

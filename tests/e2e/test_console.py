@@ -1,7 +1,7 @@
 """The console in a real Chromium against the real server process.
 
 Each test saves screenshots of the pages it visits in docs/screenshots/ (1280 px wide, one
-at phone width); two of them are kept in the repository for the README.
+at phone width); two of them are kept in the repository for the docs (docs/guide/console.md).
 """
 
 from __future__ import annotations
