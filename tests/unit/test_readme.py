@@ -1,56 +1,72 @@
-"""The README's configuration tables list every setting, in its group, with its real default."""
+"""The README is the front door: every relative link in it leads to a file of the repository,
+and every anchor to a heading of the page it names."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from msgspec.structs import fields
+from tests.readme import fenced_blocks
 
-from service.settings import Settings, variable
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-ROW = re.compile(r"^\|\s*`?(STRATA_[A-Z0-9_]+)`?\s*\|\s*(.*?)\s*\|")
-
-
-def render(value: object) -> str:
-    """A default as the README shows it: paths as text, empty strings as "", dicts as {}."""
-    if value == "":
-        return '""'
-    if isinstance(value, dict):
-        return json.dumps(value)
-    return str(value)
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 
 
-def documented() -> dict[str, tuple[str, str]]:
-    """Variable name to the heading it is listed under and its shown default, from the
-    tables of the ``## Configuration`` section."""
-    section = README.read_text(encoding="utf-8").split("\n## Configuration", 1)[1]
-    section = section.split("\n## ", 1)[0]
-    found, heading = {}, ""
-    for line in section.splitlines():
-        if line.startswith("### "):
-            heading = line[4:].strip().lower()
-        elif m := ROW.match(line):
-            found[m.group(1)] = (heading, m.group(2).strip("`"))
-    return found
+def prose(markdown: str) -> str:
+    """``markdown`` without its fenced blocks, where brackets are code, not links."""
+    lines = markdown.splitlines()
+    for block in reversed(fenced_blocks(markdown)):
+        end = block.line + len(block.text.splitlines()) + 1
+        del lines[block.line - 1 : end]
+    return "\n".join(lines)
 
 
-def defaults() -> dict[str, tuple[str, str]]:
-    """Variable name to its group and its default, from the settings."""
-    settings = Settings()
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it, where the README is read: lower case,
+    punctuation dropped, each space a hyphen (MkDocs, which checks the docs' own anchors,
+    folds runs of them into one)."""
+    text = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", heading).strip().lower()
+    return re.sub(r"\s", "-", re.sub(r"[^\w\s-]", "", text))
+
+
+def anchors(page: Path) -> set[str]:
     return {
-        variable(f.name): (group.name, render(getattr(getattr(settings, group.name), f.name)))
-        for group in fields(Settings)
-        for f in fields(group.type)
+        slug(m.group(1))
+        for line in prose(page.read_text()).splitlines()
+        if (m := HEADING.match(line))
     }
 
 
-def test_readme_lists_every_setting_and_nothing_else() -> None:
-    assert set(documented()) == set(defaults())
+def relative_links(markdown: str) -> list[str]:
+    return [
+        target
+        for target in LINK.findall(prose(markdown))
+        if not re.match(r"^[a-z][a-z0-9+.-]*:", target)  # http:, https:, mailto:
+    ]
 
 
-def test_readme_shows_each_setting_in_its_group_with_its_default() -> None:
-    shown = documented()
-    assert {name: shown.get(name) for name in defaults()} == defaults()
+def test_the_readme_links_to_files_that_exist() -> None:
+    links = relative_links(README.read_text())
+    assert any(link.startswith("docs/") for link in links), "the README leads into the docs"
+    missing = [link for link in links if not (ROOT / link.split("#")[0]).exists()]
+    assert not missing, f"README.md links to missing files: {missing}"
+
+
+def test_the_readme_anchors_name_headings_of_their_pages() -> None:
+    broken = []
+    for link in relative_links(README.read_text()):
+        path, _, anchor = link.partition("#")
+        page = ROOT / path if path else README
+        if anchor and page.suffix == ".md" and anchor not in anchors(page):
+            broken.append(link)
+    assert not broken, f"README.md links to anchors no heading makes: {broken}"
+
+
+def test_headings_make_the_anchors_the_docs_link_to() -> None:
+    assert slug("## `POST /v1/events` — store events"[3:]) == "post-v1events--store-events"
+    assert slug("Load (bench.load)") == "load-benchload"
+    assert slug("Metrics and traces: what they cost (2026-11-24)") == (
+        "metrics-and-traces-what-they-cost-2026-11-24"
+    )
