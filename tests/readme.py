@@ -1,5 +1,6 @@
-"""The README's shell examples as data: its fenced blocks, the commands in each, and the
-output shown after a command, read as a pattern a real output is checked against.
+"""The shell examples of the README and the docs as data: their fenced blocks, the commands
+in each, and the output shown after a command, read as a pattern a real output is checked
+against; and which pages hold examples to run, in which order.
 
 A block tagged ``sh``, ``bash``, ``shell`` or ``console`` is an example to run, unless the
 last line before its fence is ``<!-- not run: reason -->``. Other languages (``python``,
@@ -17,8 +18,27 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 SHELL = frozenset({"sh", "bash", "shell", "console"})
+ROOT = Path(__file__).resolve().parents[1]
+
+CHAINS: dict[str, tuple[str, ...]] = {
+    "readme": ("README.md",),
+    "docs": (
+        "docs/guide/quickstart.md",
+        "docs/guide/retrieve-context.md",
+        "docs/guide/revisions.md",
+        "docs/guide/collections.md",
+        "docs/operations/backups.md",
+        "docs/guide/tiers.md",
+        "docs/guide/cli.md",
+    ),
+}
+"""The pages whose examples are run, each chain against a server of its own, its pages in
+order in one shell: a page's examples may use what the pages before it stored (the guide's
+pages go on from the quick start's events, and the counts the lifecycle page shows are those
+of every page before it)."""
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(?P<reason>.*?)\s*-->\s*$")
 OUTPUT = re.compile(r"^(?:(?P<status>\d{3}) )?(?P<json>[\[{].*)$")
@@ -80,6 +100,18 @@ class Example:
         return None
 
 
+def pages() -> list[Path]:
+    """The README and every page of the docs but the benchmarks, whose commands and printed
+    tables are records of runs, not examples."""
+    docs = sorted(p for p in (ROOT / "docs").rglob("*.md") if not p.name.startswith("benchmarks"))
+    return [ROOT / "README.md", *docs]
+
+
+def runnable(markdown: str) -> list[Block]:
+    """The shell blocks of ``markdown`` not marked as not run."""
+    return [b for b in fenced_blocks(markdown) if b.language in SHELL and b.not_run is None]
+
+
 def fenced_blocks(markdown: str) -> list[Block]:
     """Every fenced block of ``markdown``, in order, with its language and marker."""
     blocks = []
@@ -123,7 +155,7 @@ def examples(block: Block) -> list[Example]:
             found.append(Example(start, "\n".join(pending)))
             pending = []
     if pending:
-        raise ValueError(f"README.md line {block.line}: a command is not closed")
+        raise ValueError(f"line {block.line}: a command is not closed")
     return found
 
 

@@ -1,12 +1,15 @@
-"""The README's shell examples, run in order, as written, against the real server process.
+"""The shell examples of the README and the docs, run in order, as written, against the real
+server process.
 
-Every block tagged ``sh`` (``bash``, ``shell``, ``console``) runs in one shell, so what one
-example writes or sets (``ADMIN=...``) the next one finds, with the README's
-``127.0.0.1:8080`` and ``localhost:8080`` pointed at the test's server and ``strata`` on the
-``PATH``; a block the README marks ``<!-- not run: reason -->`` is left out (tests/readme.py
-says how blocks and shown outputs are read). Each curl must answer the status shown, else a
-success; each other command must exit 0; an output shown as JSON must have every field shown,
-with the same values where they are stable.
+Each chain of pages (``tests.readme.CHAINS``: the README; the docs' pages from the quick start
+on) runs against a server of its own. Every block of its pages tagged ``sh`` (``bash``,
+``shell``, ``console``) runs in one shell, page after page, so what one example writes or sets
+(``ADMIN=...``) the next one finds, with the pages' ``127.0.0.1:8080`` and ``localhost:8080``
+pointed at the test's server and ``strata`` on the ``PATH``; a block a page marks
+``<!-- not run: reason -->`` is left out (tests/readme.py says how blocks and shown outputs
+are read). Each curl must answer the status shown, else a success; each other command must
+exit 0; an output shown as JSON must have every field shown, with the same values where they
+are stable.
 """
 
 from __future__ import annotations
@@ -21,17 +24,24 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.e2e.test_server import Server
-from tests.readme import SHELL, Example, examples, fenced_blocks, mismatches, pattern
+import pytest
 
-README = Path(__file__).parents[2] / "README.md"
+from tests.e2e.test_server import Server
+from tests.readme import CHAINS, ROOT, Example, examples, mismatches, pattern, runnable
+
 HOST = re.compile(r"\b(?:127\.0\.0\.1|localhost):8080\b")
 STATUS = re.compile(r"^HTTP (\d{3})\n?\Z", re.MULTILINE)
 CURL = "curl() { command curl --write-out '%{stderr}HTTP %{http_code}\\n' \"$@\"; }"
-"""curl as the README calls it, saying the HTTP status of each answer last on stderr."""
+"""curl as the examples call it, saying the HTTP status of each answer last on stderr."""
 HOME = "/home/me"
-"""The home the README's examples show: collections may read only there (unset, the roots
-are the home of whoever runs the service), so a refusal names it as the README does."""
+"""The home the examples show: collections may read only there (unset, the roots
+are the home of whoever runs the service), so a refusal names it as the docs do."""
+
+
+@dataclass(frozen=True)
+class Step:
+    page: str
+    example: Example
 
 
 @dataclass(frozen=True)
@@ -43,15 +53,16 @@ class Outcome:
     """The HTTP status, for a curl."""
 
 
-def test_the_readme_examples_run_in_order(tmp_path: Path) -> None:
-    blocks = fenced_blocks(README.read_text())
-    untagged = [block.line for block in blocks if not block.language]
-    assert not untagged, f"README.md lines {untagged}: fenced blocks need a language tag"
-    run = [block for block in blocks if block.language in SHELL and block.not_run is None]
-    empty = [block.line for block in run if not examples(block)]
-    assert not empty, f"README.md lines {empty}: shell blocks without a command"
-    steps = [example for block in run for example in examples(block)]
-    assert len(steps) >= 10, "the quick start and the examples after it are run"
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_the_examples_run_in_order(chain: str, tmp_path: Path) -> None:
+    steps = [
+        Step(page, example)
+        for page in CHAINS[chain]
+        for block in runnable((ROOT / page).read_text())
+        for example in examples(block)
+    ]
+    for page in CHAINS[chain]:
+        assert any(step.page == page for step in steps), f"{page}: no example to run"
     assert shutil.which("curl"), "install curl (scripts/system-packages does)"
 
     # An empty model cache, as on a new machine: no reranker is loaded.
@@ -67,7 +78,7 @@ def test_the_readme_examples_run_in_order(tmp_path: Path) -> None:
     assert not failures, "\n\n".join(failures) + f"\n\nserver log: {server.log}"
 
 
-def run_in_one_shell(steps: list[Example], url: str, folder: Path) -> list[Outcome]:
+def run_in_one_shell(steps: list[Step], url: str, folder: Path) -> list[Outcome]:
     """Run ``steps`` in order in one bash, each step's output, status and exit code kept."""
     work, kept = folder / "work", folder / "outcomes"
     work.mkdir()
@@ -78,7 +89,7 @@ def run_in_one_shell(steps: list[Example], url: str, folder: Path) -> list[Outco
         out = shlex.quote(str(kept / str(number)))
         script += [
             "{",
-            HOST.sub(address, step.command),
+            HOST.sub(address, step.example.command),
             f"}} >{out}.out 2>{out}.err",
             f"echo $? >{out}.code",
         ]
@@ -112,11 +123,12 @@ def run_in_one_shell(steps: list[Example], url: str, folder: Path) -> list[Outco
     return outcomes
 
 
-def check(step: Example, got: Outcome) -> list[str]:
-    """What is wrong with ``got`` as the outcome of ``step``, as the README shows it."""
-    where = f"README.md line {step.line}: {step.command.splitlines()[0]}"
+def check(step: Step, got: Outcome) -> list[str]:
+    """What is wrong with ``got`` as the outcome of ``step``, as its page shows it."""
+    example = step.example
+    where = f"{step.page} line {example.line}: {example.command.splitlines()[0]}"
     told = f"\n  stdout: {got.stdout[:2000]}\n  stderr: {got.stderr[:2000]}"
-    shown = step.shown
+    shown = example.shown
     expected = shown[0] if shown else None
     if got.code != 0:
         return [f"{where}\n  exited {got.code}{told}"]

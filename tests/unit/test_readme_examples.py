@@ -1,10 +1,11 @@
-"""How tests/e2e/test_readme.py reads the README: blocks, commands, shown outputs."""
+"""How tests/e2e/test_readme.py reads the README and the docs: blocks, commands, shown outputs,
+and which pages it runs."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.readme import examples, fenced_blocks, mismatches, pattern
+from tests.readme import CHAINS, ROOT, examples, fenced_blocks, mismatches, pages, pattern, runnable
 
 MARKDOWN = """\
 Intro.
@@ -90,3 +91,25 @@ def test_volatile_fields_are_checked_for_their_shape_only() -> None:
 def test_what_is_not_json_is_refused() -> None:
     with pytest.raises(ValueError):
         pattern("{'name': 'r1'}")
+
+
+def test_every_page_with_examples_to_run_is_run() -> None:
+    chained = {page for chain in CHAINS.values() for page in chain}
+    with_examples = {str(page.relative_to(ROOT)) for page in pages() if runnable(page.read_text())}
+    assert with_examples <= chained, (
+        f"pages whose examples no chain runs: {sorted(with_examples - chained)}; add them to "
+        "tests.readme.CHAINS, or mark their blocks <!-- not run: reason -->"
+    )
+
+
+def test_fenced_blocks_name_their_language_and_shell_blocks_hold_commands() -> None:
+    problems = []
+    for page in pages():
+        blocks = fenced_blocks(page.read_text())
+        problems += [f"{page.name}:{b.line}: no language tag" for b in blocks if not b.language]
+        problems += [
+            f"{page.name}:{b.line}: a shell block without a command"
+            for b in runnable(page.read_text())
+            if not examples(b)
+        ]
+    assert not problems, problems
