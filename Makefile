@@ -38,7 +38,7 @@ test: install system-packages
 	$(BIN)/ruff check service schemas tests bench clients scripts
 	$(BIN)/ruff format --check service schemas tests bench clients scripts
 	$(BIN)/mypy
-	$(BIN)/mkdocs build --strict --quiet --site-dir build/site
+	$(BIN)/mkdocs build --strict --site-dir build/site
 	$(BIN)/pytest $(ARGS)
 
 # The wire contract's JSON Schema files and the TypeScript client's types, both checked for drift.
