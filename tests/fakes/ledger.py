@@ -27,6 +27,7 @@ from service.domain.models import (
     key_namespace,
 )
 from service.domain.similarity import Matrix
+from service.domain.stats import StoredCounts
 
 
 class _LedgerState:
@@ -276,8 +277,7 @@ class FakeInventory(_LedgerState):
         ]
         return sorted(found, key=lambda e: (e.timestamp, e.key))
 
-    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
-        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
+    def stats(self) -> list[StoredCounts]:
         groups: dict[tuple[str, str, bool], list[int]] = {}
         for key, s in self.entries.items():
             if not self._live(key):
@@ -289,10 +289,7 @@ class FakeInventory(_LedgerState):
             row[1] += vectors
             row[2] += s.tokens if vectors else 0
             row[3] += s.tokens
-        return [
-            (ns, tier, arch, entries, vectors, embedded, tokens)
-            for (ns, tier, arch), (entries, vectors, embedded, tokens) in sorted(groups.items())
-        ]
+        return [StoredCounts(*group, *counts) for group, counts in sorted(groups.items())]
 
 
 class FakeHistory(_LedgerState):

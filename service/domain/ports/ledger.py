@@ -18,6 +18,7 @@ from service.domain.models import (
     Supersession,
 )
 from service.domain.similarity import Matrix
+from service.domain.stats import StoredCounts
 
 
 class Entries(Protocol):
@@ -128,7 +129,10 @@ class Inventory(Protocol):
         not as asked, oldest first, without their chunks."""
         ...
 
-    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]: ...
+    def stats(self) -> list[StoredCounts]:
+        """What the live entries hold per namespace, tier and archived or not, one row for
+        each that has any, in no order."""
+        ...
 
 
 class History(Protocol):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from service.domain.models import Entry
+from service.domain.stats import StoredCounts
 from service.stores.entry_rows import row_entry
 from service.stores.ledger.core import LedgerCore
 from service.stores.ledger.statements import ENTRY, LIVE, STATS, E
@@ -56,11 +57,11 @@ class SqlInventory(LedgerCore):
         with self._db.read() as conn:
             return [row_entry(row._mapping) for row in conn.execute(query)]
 
-    def stats(self) -> list[tuple[str, str, bool, int, int, int, int]]:
-        """Per (namespace, tier, archived): entries, vectors, tokens embedded, tokens."""
+    def stats(self) -> list[StoredCounts]:
+        """What is held per namespace, tier and archived or not."""
         with self._db.read() as conn:
             rows = conn.execute(STATS).all()
         return [
-            (ns, tier, bool(archived), *(int(n) for n in counts))
+            StoredCounts(ns, tier, bool(archived), *(int(n) for n in counts))
             for ns, tier, archived, *counts in rows
         ]
