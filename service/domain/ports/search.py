@@ -57,8 +57,6 @@ class VectorStore(Protocol):
         process's own, the bytes they took (compacted, nothing left to read back)."""
         ...
 
-    def clear(self) -> None: ...
-
     def health(self) -> str: ...
 
 
@@ -88,8 +86,6 @@ class KeywordStore(Protocol):
     def count(self) -> int:
         """The entries indexed (not their passages)."""
         ...
-
-    def clear(self) -> None: ...
 
 
 class Reranker(Protocol):
