@@ -69,7 +69,7 @@ class NamespaceUseCases:
         return self._stream(header, chain([] if first is None else [first], pages))
 
     def _header(self, namespace: str, vectors: bool) -> wire.Header:
-        entries = sum(row[3] for row in self.memory.ledger.stats() if row[0] == namespace)
+        entries = sum(n.entries for n in self.memory.ledger.stats() if n.namespace == namespace)
         mine = [c for c in self.catalog.all() if c.namespace == namespace]
         asked, given = self.interactions.counted(namespace)
         embedder = self.memory.embedder

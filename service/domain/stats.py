@@ -9,8 +9,22 @@ from dataclasses import dataclass, field
 
 from service.domain.usage import ModelWork, ReadUsage
 
-StatsRow = tuple[str, str, bool, int, int, int, int]
-"""namespace, tier, archived, entries, vectors, tokens embedded, tokens in all."""
+
+@dataclass(frozen=True)
+class StoredCounts:
+    """What the ledger holds of one namespace's tier, its archived entries or the others."""
+
+    namespace: str
+    tier: str
+    archived: bool
+    entries: int
+    """Live entries (neither being deleted nor set aside)."""
+    vectors: int
+    """Chunks of those entries that have a vector."""
+    tokens_embedded: int
+    """Tokens of the entries that have at least one vector: what the model was paid."""
+    tokens: int
+    """Tokens of every entry: what embedding them all would cost."""
 
 
 @dataclass
@@ -69,7 +83,7 @@ def avoided(tokens_embedded: int, tokens_read_time: int, tokens: int) -> float |
 
 
 def summarize(
-    rows: Iterable[StatsRow],
+    rows: Iterable[StoredCounts],
     visible: Callable[[str], bool],
     usage: ReadUsage | None = None,
     *,
@@ -79,17 +93,17 @@ def summarize(
     ``usage`` adds the model work of reads (its query work only with ``every_namespace``,
     as it is not counted per namespace)."""
     spaces: dict[str, dict[str, TierStats]] = {}
-    for ns, tier, archived, entries, vectors, embedded, tokens in rows:
-        if not visible(ns):
+    for row in rows:
+        if not visible(row.namespace):
             continue
-        t = spaces.setdefault(ns, {}).setdefault(tier, TierStats())
-        if archived:
-            t.archived += entries
+        t = spaces.setdefault(row.namespace, {}).setdefault(row.tier, TierStats())
+        if row.archived:
+            t.archived += row.entries
         else:
-            t.active += entries
-        t.vectors += vectors
-        t.tokens_embedded += embedded
-        t.tokens += tokens
+            t.active += row.entries
+        t.vectors += row.vectors
+        t.tokens_embedded += row.tokens_embedded
+        t.tokens += row.tokens
     read = {ns: work for ns, work in (usage.passages if usage else {}).items() if visible(ns)}
     for ns in read:
         spaces.setdefault(ns, {})

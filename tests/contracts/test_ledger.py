@@ -13,6 +13,7 @@ import pytest
 
 from service.domain.models import Chunk, Quarantined, StoredEntry, Supersession, Tier
 from service.domain.ports import Ledger
+from service.domain.stats import StoredCounts
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry
 from tests.postgres import POSTGRES
@@ -173,10 +174,10 @@ def test_stats_count_vectors_and_tokens(ledger: Ledger) -> None:
         ]
     )
     ledger.mark_deleting(["ns:gone"])
-    assert sorted(ledger.stats()) == [
-        ("ns", "A", False, 1, 2, 30, 30),
-        ("ns", "A", True, 1, 2, 5, 5),
-        ("ns", "E", False, 1, 0, 0, 70),
+    assert sorted(ledger.stats(), key=lambda c: (c.namespace, c.tier, c.archived)) == [
+        StoredCounts("ns", "A", False, entries=1, vectors=2, tokens_embedded=30, tokens=30),
+        StoredCounts("ns", "A", True, entries=1, vectors=2, tokens_embedded=5, tokens=5),
+        StoredCounts("ns", "E", False, entries=1, vectors=0, tokens_embedded=0, tokens=70),
     ]
     assert ledger.vector_count() == 2  # live A and C chunks only
     assert ledger.missing_vectors() == []

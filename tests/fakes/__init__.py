@@ -2,7 +2,7 @@
 
 ``tests/contracts`` holds each fake to the real adapter it stands for:
 
-- ``FakeLedger`` keeps entry states and history like ``SqliteLedger`` and ``PostgresLedger``,
+- ``FakeLedger`` keeps entry states and history like ``SqlLedger`` on SQLite and Postgres,
   and a change log like theirs;
 - ``FakeVectorStore`` holds one record per chunk in one collection per embedded tier, like
   ``ChromaVectorStore`` (so ``count`` counts chunks), and has no ``archived`` field: Memory

@@ -59,8 +59,10 @@ def test_rebuild_recreates_indexes_from_the_ledger(
                 for n in range(9)
             ]
         )
-        resources.stores.vectors.clear()
-        resources.stores.keywords.clear()
+        vectors, keywords = resources.stores.vectors, resources.stores.keywords
+        vectors.delete(sorted(vectors.entry_keys()))
+        keywords.replace_all([])
+        assert keywords.count() == 0 and vectors.count("A") == vectors.count("C") == 0
         assert resources.memory.rebuild() == 9
         assert resources.stores.keywords.count() == 9
         assert resources.stores.vectors.count("A") == 3 and resources.stores.vectors.count("C") == 3

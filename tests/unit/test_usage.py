@@ -9,7 +9,7 @@ import pytest
 
 from service.domain.models import SearchQuery
 from service.domain.retrieval import Retriever
-from service.domain.stats import StatsRow, avoided, summarize
+from service.domain.stats import StoredCounts, avoided, summarize
 from service.domain.usage import ModelWork, ReadModelUsage, ReadUsage
 from tests.fakes import (
     FakeClock,
@@ -108,11 +108,10 @@ def test_passages_embedded_at_query_time_are_counted_once_each() -> None:
     assert usage.snapshot().queries.calls == 2
 
 
-ROWS: list[StatsRow] = [
-    # namespace, tier, archived, entries, vectors, tokens embedded, tokens in all
-    ("ns", "A", False, 1, 1, 100, 100),
-    ("ns", "E", False, 9, 0, 0, 900),
-    ("other", "E", False, 5, 0, 0, 1000),
+ROWS = [
+    StoredCounts("ns", "A", False, entries=1, vectors=1, tokens_embedded=100, tokens=100),
+    StoredCounts("ns", "E", False, entries=9, vectors=0, tokens_embedded=0, tokens=900),
+    StoredCounts("other", "E", False, entries=5, vectors=0, tokens_embedded=0, tokens=1000),
 ]
 
 

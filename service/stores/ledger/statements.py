@@ -7,9 +7,9 @@ from sqlalchemy import bindparam, case, delete, func, literal_column, select, up
 
 from service.stores.database import Database
 from service.stores.entry_rows import FIELDS, STORED
-from service.stores.tables import changes, chunks, entries, history, quarantine
+from service.stores.tables import changes, chunks, entries, history, quarantine, supersessions
 
-E, C = entries.c, chunks.c
+E, C, S = entries.c, chunks.c, supersessions.c
 LIVE = E.state.in_([literal_column("'pending'"), literal_column("'synced'")])
 """Entries every read sees: not being deleted, not set aside."""
 ENTRY = [E[name] for name in FIELDS]

@@ -1,0 +1,96 @@
+"""The engines a search runs on: the embedding model, the vector store, the keyword index and
+the reranker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from service.domain.models import Filters, Hit, StoredEntry, Tier
+
+
+class Embedder(Protocol):
+    name: str
+    backend: str
+    """What runs the model (torch, onnx, onnx-int8)."""
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        """Unit-length vectors, one per text, in order."""
+        ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Model tokens each text costs to embed (up to the model's window)."""
+        ...
+
+
+class VectorStore(Protocol):
+    def upsert(self, stored: Sequence[StoredEntry]) -> None:
+        """Index the chunks of embedded entries in their tier's collection."""
+        ...
+
+    def delete(self, keys: Sequence[str]) -> None:
+        """Remove every chunk of these entries from every collection."""
+        ...
+
+    def search(
+        self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
+    ) -> list[Hit]:
+        """Best entries of one tier by cosine similarity (score in [-1, 1]), one hit per entry.
+
+        Tier C entries past their ``expires_at`` may be among them until the expiry job
+        drops them; callers check expiry."""
+        ...
+
+    def count(self, tier: Tier) -> int: ...
+
+    def entry_keys(self) -> set[str]:
+        """Every entry key with a vector in any collection."""
+        ...
+
+    def delete_expired(self, now: float) -> None:
+        """Drop tier C vectors whose ``expires_at`` has passed."""
+        ...
+
+    def erase_namespace(self, namespace: str) -> None:
+        """Remove every record of the namespace, and, where the store's files are this
+        process's own, the bytes they took (compacted, nothing left to read back)."""
+        ...
+
+    def health(self) -> str: ...
+
+
+class KeywordStore(Protocol):
+    def apply(self, upserts: Sequence[StoredEntry], deletes: Sequence[str]) -> None:
+        """Replace or add ``upserts`` and remove ``deletes`` in one commit, visible on return."""
+        ...
+
+    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+        """BM25 ranking of entries matching ``filters``, one hit per entry; for an entry found
+        by passage (``texts.found_by_passage``), its best chunk's score and number. No query
+        syntax is interpreted."""
+        ...
+
+    def score_bound(self, text: str) -> float:
+        """An upper bound of the score ``search`` gives an entry for ``text`` (0: no terms)."""
+        ...
+
+    def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
+        """Swap the whole index for these entries, visible at once when done."""
+        ...
+
+    def optimize(self) -> None:
+        """Merge segments and collect garbage."""
+        ...
+
+    def count(self) -> int:
+        """The entries indexed (not their passages)."""
+        ...
+
+
+class Reranker(Protocol):
+    name: str
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """Relevance of each passage to the query, in [0, 1]."""
+        ...
