@@ -10,11 +10,11 @@ import msgspec
 import pytest
 
 from schemas import wire
-from service.api.present import format_time
 from service.application.inputs import NamespaceOf, parse_time, to_entries, to_query
 from service.domain.models import Entry, Tier
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
+from service.present.times import format_time
 from service.settings import ChunkingSettings
 from tests.settings import CHUNKING, expiry_policy
 
