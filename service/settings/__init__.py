@@ -2,8 +2,10 @@
 their types and bounds. Every default of the service is written here, once: the groups in a
 module each by concern, ``Settings`` and how the environment is read here.
 
-Each field is read from ``STRATA_<FIELD NAME UPPERCASED>``; the group a field sits in only
-orders the settings (as the README's configuration table does), it is not part of the name.
+Each setting is read from ``STRATA_<SETTING NAME UPPERCASED>``. A setting's name is its
+field's, unless its group renames the field (msgspec's ``rename``): ``upstream.timeout`` is
+the setting ``upstream_timeout``, read from STRATA_UPSTREAM_TIMEOUT. The group a setting sits
+in only orders the settings (as the README's configuration table does).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, get_args, get_origin
 
 import msgspec
 from msgspec import Struct, field
@@ -35,6 +37,7 @@ from service.settings.upstream import UpstreamSettings
 
 __all__ = [
     "EMPTY_MEANS_OFF",
+    "PLACES",
     "PREFIX",
     "RELEVANCE_FLOOR",
     "ROLES",
@@ -47,6 +50,7 @@ __all__ = [
     "LifecycleSettings",
     "LimitSettings",
     "ModelSettings",
+    "Place",
     "SearchSettings",
     "ServerSettings",
     "Settings",
@@ -82,33 +86,50 @@ class Settings(Struct, frozen=True, kw_only=True):
         """Settings from ``STRATA_*`` variables; ``overrides`` (CLI flags, by setting name)
         win when not None."""
         values: dict[str, object] = {}
-        for name, kind in _KINDS.items():
+        for name, place in PLACES.items():
             raw = environ.get(variable(name))
             # Empty counts as unset, except where empty means "off".
             if raw is not None and (raw.strip() != "" or name in EMPTY_MEANS_OFF):
-                values[name] = _from_text(name, kind, raw.strip())
+                values[name] = _from_text(name, place.kind, raw.strip())
         values.update({k: v for k, v in overrides.items() if v is not None})
         return _build(values)
 
     def replace(self, **changes: object) -> Settings:
         """These settings with some changed, by setting name (``data_dir=..., jobs="off"``),
         checked as the environment's are."""
-        current = {name: getattr(getattr(self, group), name) for name, group in _GROUP_OF.items()}
+        current = {name: self.value(name) for name in PLACES}
         return _build({**current, **changes})
+
+    def value(self, name: str) -> object:
+        """The setting ``name`` (``upstream_timeout``) wherever it sits."""
+        place = PLACES[name]
+        return getattr(getattr(self, place.group), place.attribute)
+
+
+class Place(NamedTuple):
+    """Where a setting sits in ``Settings``: ``settings.<group>.<attribute>``."""
+
+    group: str
+    attribute: str
+    kind: object
 
 
 _GROUPS: dict[str, type[Group]] = {f.name: f.type for f in msgspec.structs.fields(Settings)}
-_GROUP_OF = {f.name: g for g, kind in _GROUPS.items() for f in msgspec.structs.fields(kind)}
-_KINDS = {f.name: f.type for kind in _GROUPS.values() for f in msgspec.structs.fields(kind)}
+PLACES: Mapping[str, Place] = {
+    f.encode_name: Place(group, f.name, f.type)
+    for group, kind in _GROUPS.items()
+    for f in msgspec.structs.fields(kind)
+}
+"""Every setting by its name, the one its variable is made of (``variable(name)``)."""
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
 def _build(values: Mapping[str, object]) -> Settings:
-    if unknown := sorted(set(values) - set(_GROUP_OF)):
+    if unknown := sorted(set(values) - set(PLACES)):
         raise TypeError(f"no such setting: {', '.join(unknown)}")
     groups: dict[str, Any] = {}
     for group, kind in _GROUPS.items():
-        given = {name: v for name, v in values.items() if _GROUP_OF[name] == group}
+        given = {name: v for name, v in values.items() if PLACES[name].group == group}
         try:
             groups[group] = msgspec.convert(given, kind, strict=False, dec_hook=_path)
         except msgspec.ValidationError as exc:
@@ -136,7 +157,7 @@ def _named(exc: msgspec.ValidationError, given: Mapping[str, object]) -> ConfigE
     name = re.split(r"[`\[]", where, maxsplit=1)[0]
     if name not in given:
         return ConfigError(str(exc))
-    kind = _unannotated(_KINDS[name])
+    kind = _unannotated(PLACES[name].kind)
     if get_origin(kind) is Literal:
         expected = "expected one of " + ", ".join(get_args(kind))
     else:

@@ -21,13 +21,13 @@ locomo-tiers-dev's fall, and a paraphrase sharing no word with its answer ("whic
 did we choose?" for "we decided to use PostgreSQL") scores 0.0025 (docs/benchmarks.md)."""
 
 
-class ModelSettings(Group, frozen=True):
+class ModelSettings(Group, frozen=True, rename={"threads": "model_threads"}):
     embedding_model: str = ""
     """Sentence-transformers model name or path. Empty: the bundled all-MiniLM-L6-v2."""
     embedding_backend: Backend = "onnx-int8"
     """How the model runs: ``onnx-int8`` (ONNX Runtime with int8 weights, exported once),
     ``onnx`` (ONNX Runtime, the same vectors as torch) or ``torch``."""
-    model_threads: Annotated[int, Meta(ge=0)] = 0
+    threads: Annotated[int, Meta(ge=0)] = 0
     """Threads one batch of texts may use in a model call; 0: one per core. A search's query
     is always embedded on one thread."""
     reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -93,10 +93,12 @@ class SearchSettings(Group, frozen=True):
             raise ConfigError(f"STRATA_TIER_WEIGHTS takes tiers A, C and E, not {unknown}")
 
 
-class ChunkingSettings(Group, frozen=True):
-    chunk_words: Count = 150
+class ChunkingSettings(
+    Group, frozen=True, rename={"words": "chunk_words", "overlap": "chunk_overlap"}
+):
+    words: Count = 150
     """Words per chunk for embedding; fits the model's 256-token window."""
-    chunk_overlap: Annotated[int, Meta(ge=0)] = 30
+    overlap: Annotated[int, Meta(ge=0)] = 30
     """Words shared by consecutive chunks."""
     max_chunks: Count = 2000
     """Most chunks one entry's text may make; an event with more is refused (422), as
@@ -106,18 +108,18 @@ class ChunkingSettings(Group, frozen=True):
     the older one among its ``similar`` entries (writes of up to 32 events)."""
 
     def __post_init__(self) -> None:
-        if self.chunk_overlap >= self.chunk_words:
+        if self.overlap >= self.words:
             raise ConfigError("STRATA_CHUNK_OVERLAP must be below STRATA_CHUNK_WORDS")
 
 
-class AnswerSettings(Group, frozen=True):
+class AnswerSettings(Group, frozen=True, rename={"weights": "answer_weights"}):
     strong_match_threshold: Share | None = None
     """``/v1/retrieve`` says ``strong_match`` when ``answer_confidence`` reaches this;
     unset: the threshold the calibration recommends."""
     calibration: str = ""
     """A calibration of ``answer_confidence`` written by ``strata calibrate --output``;
     empty: the one shipped, fitted on the development sets."""
-    answer_weights: Mapping[str, Weight] = field(
+    weights: Mapping[str, Weight] = field(
         default_factory=lambda: {
             "relevance": 0.9,
             "type": 0.0,
@@ -146,8 +148,8 @@ class AnswerSettings(Group, frozen=True):
     """``/v1/routine-check``: similar executions needed for ``is_routine``."""
 
     def __post_init__(self) -> None:
-        if sorted(self.answer_weights) != sorted(_ANSWER_PARTS):
+        if sorted(self.weights) != sorted(_ANSWER_PARTS):
             raise ConfigError(
                 "STRATA_ANSWER_WEIGHTS takes a weight for each of relevance, type, confidence "
-                f"and freshness, not {sorted(self.answer_weights)}"
+                f"and freshness, not {sorted(self.weights)}"
             )

@@ -55,8 +55,10 @@ class StorageSettings(Group, frozen=True):
             )
 
 
-class CollectionSettings(Group, frozen=True):
-    collection_roots: str | None = None
+class CollectionSettings(
+    Group, frozen=True, rename={"roots": "collection_roots", "max_files": "max_collection_files"}
+):
+    roots: str | None = None
     """Folders under which collections may be registered, separated by commas or ``:``
     (``~/notes,/srv/docs``); a collection's folder must be inside one, after links and
     ``..`` are resolved. Unset: the home directory of the user running the service when it
@@ -64,7 +66,7 @@ class CollectionSettings(Group, frozen=True):
     keys (an admin key must not become a key to the server's disk until an operator says
     which part of it). Empty: none, collections are off. ``/``, system folders (``/etc``,
     ``/proc``, ``/usr``, ...) and the data directory are refused whatever this says."""
-    max_collection_files: Count = 10_000
+    max_files: Count = 10_000
     """Most files one collection may hold (those its mask matches): a registration over it
     is refused (422), a re-scan over it changes nothing (409). A registration answers once
     its files are embedded; a folder with more is most likely not one of notes."""
@@ -72,12 +74,12 @@ class CollectionSettings(Group, frozen=True):
     """Largest file a scan indexes; a larger one is skipped and listed in the scan's
     ``skipped`` with its size. 1 MiB of text is about 1,500 chunks to embed."""
 
-    def roots(self, *, has_keys: bool) -> tuple[str, ...]:
+    def root_folders(self, *, has_keys: bool) -> tuple[str, ...]:
         """The root folders as given, ``~`` expanded, with the default applied."""
-        if self.collection_roots is None:
+        if self.roots is None:
             home = os.path.expanduser("~")
             return () if has_keys or home == "~" else (home,)
-        given = re.split(rf"[,{re.escape(os.pathsep)}]", self.collection_roots)
+        given = re.split(rf"[,{re.escape(os.pathsep)}]", self.roots)
         return tuple(os.path.expanduser(root.strip()) for root in given if root.strip())
 
 

@@ -15,43 +15,49 @@ from service.net.addresses import redacted
 from service.settings.base import Count, Group, Switch
 
 
-class UpstreamSettings(Group, frozen=True):
-    upstream_url: str = ""
+def _variable_name(name: str) -> str:
+    """A field's setting name: the group's name before it, as in STRATA_UPSTREAM_TIMEOUT,
+    for ``timeout``."""
+    return f"upstream_{name}"
+
+
+class UpstreamSettings(Group, frozen=True, rename=_variable_name):
+    url: str = ""
     """Base URL (``http://host:port``) of another memory service speaking strata's search
     contract (another strata, or anything implementing the subset in docs/api.md), asked
     when a search or a retrieve finds nothing here; empty: none."""
-    upstream_key: str = ""
+    key: str = ""
     """API key sent to the upstream as ``Authorization: Bearer``; empty: none."""
-    upstream_name: str = ""
+    name: str = ""
     """How results (``upstream.name``) and ``/health`` name the upstream; empty: its
     ``host:port``."""
-    upstream_namespaces: Mapping[str, Annotated[str, Meta(pattern=NAMESPACE_PATTERN)] | None] = (
-        field(default_factory=dict)
+    namespaces: Mapping[str, Annotated[str, Meta(pattern=NAMESPACE_PATTERN)] | None] = field(
+        default_factory=dict
     )
     """Which upstream namespace a local one asks, as JSON: ``{"alice": "team"}``; ``null``
     never asks for that namespace. A namespace not listed asks the one of its own name."""
-    upstream_timeout: Annotated[float, Meta(gt=0, le=60)] = 1.0
+    timeout: Annotated[float, Meta(gt=0, le=60)] = 1.0
     """Seconds one recall may take in all (attempts, and waits between them); a search
     that found nothing answers within it."""
-    upstream_retries: Annotated[int, Meta(ge=0, le=10)] = 2
+    retries: Annotated[int, Meta(ge=0, le=10)] = 2
     """Attempts after the first, for failures another attempt may cure (a timeout, a
     refused or dropped connection, 5xx, 429), within the time budget."""
-    upstream_backoff_ms: Annotated[int, Meta(ge=0, le=10_000)] = 50
+    backoff_ms: Annotated[int, Meta(ge=0, le=10_000)] = 50
     """Most milliseconds of the wait before the first retry; each later one at most doubles
     it (capped at 2 s), and each wait is drawn uniformly below that (full jitter)."""
-    upstream_failures: Count = 3
+    failures: Count = 3
     """Failed recalls in a row that open the circuit breaker: the upstream is then not asked
     for STRATA_UPSTREAM_COOLDOWN seconds."""
-    upstream_cooldown: Annotated[float, Meta(gt=0, le=86_400)] = 30.0
+    cooldown: Annotated[float, Meta(gt=0, le=86_400)] = 30.0
     """Seconds an open breaker stops asking the upstream; then one recall is let through as
     a trial, and its success closes the breaker, its failure opens it again."""
-    upstream_in_flight: Count = 2
+    in_flight: Count = 2
     """Recalls under way at once; one more answers without asking (``busy``), so a slow
     upstream never holds every read thread."""
-    upstream_on_weak: Switch = "off"
+    on_weak: Switch = "off"
     """``on``: a retrieve with entries but no strong match asks the upstream too, and lists
     its entries after the local ones."""
-    upstream_store: Switch = "off"
+    store: Switch = "off"
     """``on``: keep what the upstream returns as local entries (id ``<name>:<id>``, the
     tier the upstream gave, a tier C one expiring when it does there, metadata ``upstream``,
     ``upstream_namespace``, ``upstream_id``), so the next search finds them here; ``off``:
@@ -59,22 +65,22 @@ class UpstreamSettings(Group, frozen=True):
 
     @property
     def label(self) -> str:
-        """``upstream_name``, else the URL's ``host:port``."""
-        if self.upstream_name:
-            return self.upstream_name
-        parts = urlsplit(self.upstream_url)
+        """``name``, else the URL's ``host:port``."""
+        if self.name:
+            return self.name
+        parts = urlsplit(self.url)
         return parts.netloc.rpartition("@")[2] or "upstream"
 
     def __post_init__(self) -> None:
-        if self.upstream_url:
-            parts = urlsplit(self.upstream_url)
+        if self.url:
+            parts = urlsplit(self.url)
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise ConfigError(
                     "STRATA_UPSTREAM_URL: expected an http:// or https:// URL, got "
-                    f"{redacted(self.upstream_url)!r}"
+                    f"{redacted(self.url)!r}"
                 )
-        if self.upstream_name and not re.fullmatch(NAMESPACE_PATTERN, self.upstream_name):
+        if self.name and not re.fullmatch(NAMESPACE_PATTERN, self.name):
             raise ConfigError(
                 "STRATA_UPSTREAM_NAME: letters, digits, '_', '.' and '-' (at most 64), "
-                f"got {self.upstream_name!r}"
+                f"got {self.name!r}"
             )

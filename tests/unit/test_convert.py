@@ -74,7 +74,7 @@ def test_valid_event_becomes_an_entry() -> None:
 
 
 def test_a_text_of_more_chunks_than_the_bound_is_refused_naming_it() -> None:
-    three = ChunkingSettings(chunk_words=10, chunk_overlap=2, max_chunks=3)
+    three = ChunkingSettings(words=10, overlap=2, max_chunks=3)
     words = [f"w{n}" for n in range(27)]  # 3 windows of 10 words, 8 apart, hold 26
     at_bound = wire.Event(text=" ".join(words[:26]), tier="E")
     assert len(convert(at_bound, chunking=three)) == 1

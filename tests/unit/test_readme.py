@@ -6,9 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from msgspec.structs import fields
-
-from service.settings import Settings, variable
+from service.settings import PLACES, Settings, variable
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 ROW = re.compile(r"^\|\s*`?(STRATA_[A-Z0-9_]+)`?\s*\|\s*(.*?)\s*\|")
@@ -41,9 +39,8 @@ def defaults() -> dict[str, tuple[str, str]]:
     """Variable name to its group and its default, from the settings."""
     settings = Settings()
     return {
-        variable(f.name): (group.name, render(getattr(getattr(settings, group.name), f.name)))
-        for group in fields(Settings)
-        for f in fields(group.type)
+        variable(name): (place.group, render(settings.value(name)))
+        for name, place in PLACES.items()
     }
 
 
