@@ -23,4 +23,6 @@ def variable(name: str) -> str:
 
 
 class Group(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A section of the settings."""
+    """A section of the settings. A field is named for its group (``upstream.timeout``); where
+    its setting's name says the group too (``upstream_timeout``, STRATA_UPSTREAM_TIMEOUT),
+    the group's ``rename`` maps one to the other."""
