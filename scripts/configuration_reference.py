@@ -95,7 +95,7 @@ def render() -> str:
     lines = [
         "# Configuration reference",
         "",
-        "<!-- Generated from service/settings.py by `python -m scripts.configuration_reference`"
+        "<!-- Generated from service/settings/ by `python -m scripts.configuration_reference`"
         " (make docs); do not edit. -->",
         "",
         "Every setting of the service is an environment variable, `STRATA_` and the setting's",
@@ -121,10 +121,10 @@ def render() -> str:
         ]
         for field in fields(group.type):
             cells = (
-                f"`{variable(field.name)}`",
+                f"`{variable(field.encode_name)}`",
                 shown(getattr(values, field.name)),
                 accepts(types.type_info(field.type)),
-                prose(" ".join(filter(None, (docs[field.name], EXTRA.get(field.name))))),
+                prose(" ".join(filter(None, (docs[field.name], EXTRA.get(field.encode_name))))),
             )
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -144,7 +144,7 @@ def docstrings(group: type[Group]) -> dict[str, str]:
             and isinstance(after.value.value, str)
         ):
             found[node.target.id] = inspect.cleandoc(after.value.value)
-    missing = sorted(f.name for f in fields(group) if f.name not in found)
+    missing = sorted(f.encode_name for f in fields(group) if f.name not in found)
     if missing:
         raise ValueError(f"settings without a docstring: {', '.join(map(variable, missing))}")
     return found

@@ -101,10 +101,10 @@ def open_stores(
 def open_upstream(settings: Settings) -> HttpUpstream | None:
     """The upstream memory service of STRATA_UPSTREAM_URL, if one is set."""
     u = settings.upstream
-    if not u.upstream_url:
+    if not u.url:
         return None
-    log.info("upstream %s at %s", u.label, redacted(u.upstream_url))
-    return HttpUpstream(u.upstream_url, name=u.label, api_key=u.upstream_key)
+    log.info("upstream %s at %s", u.label, redacted(u.url))
+    return HttpUpstream(u.url, name=u.label, api_key=u.key)
 
 
 def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> DurableStores:
@@ -127,7 +127,7 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
             settings.models.embedding_model,
             settings.models.embedding_backend,
             settings.storage.model_cache_dir,
-            settings.models.model_threads,
+            settings.models.threads,
         )
         return embedder, []
     except Exception as exc:  # the service still answers BM25 searches without a model

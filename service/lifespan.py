@@ -82,7 +82,7 @@ def load_reranker(settings: Settings, retriever: Retriever) -> None:
             models.reranker_model,
             models.reranker_backend,
             settings.storage.model_cache_dir,
-            threads=models.model_threads,
+            threads=models.threads,
             max_length=models.rerank_max_tokens,
         )
         retriever.reranker = reranker

@@ -34,5 +34,5 @@ def expiry_policy(**changes: object) -> ExpiryPolicy:
 def folder_rules(*roots: str, **changes: Any) -> FolderRules:
     """Collections under ``roots``, within the default bounds."""
     c = DEFAULTS.collections
-    rules = FolderRules(roots, max_files=c.max_collection_files, max_file_bytes=c.max_file_bytes)
+    rules = FolderRules(roots, max_files=c.max_files, max_file_bytes=c.max_file_bytes)
     return dataclasses.replace(rules, **changes)

@@ -6,10 +6,10 @@ from litestar import Controller, get, post
 from litestar.params import FromPath, JSONBody
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.namespaces import erasure_out
 from service.api.openapi import problems
+from service.present.admin import job_out, promoted_out, quarantine_out, rebuild_out
 
 
 class AdminController(Controller):
@@ -25,11 +25,11 @@ class AdminController(Controller):
         pools: PoolsDep,
     ) -> wire.PromoteResponse:
         """Make tier C entries lasting tier A entries, keeping their vectors."""
-        return present.promoted_out(await pools.write(services.admin.promote, principal, data))
+        return promoted_out(await pools.write(services.admin.promote, principal, data))
 
     @get("/jobs", sync_to_thread=False)
     def jobs(self, services: ServicesDep, principal: PrincipalDep) -> wire.JobsResponse:
-        return wire.JobsResponse([present.job_out(j) for j in services.admin.list_jobs(principal)])
+        return wire.JobsResponse([job_out(j) for j in services.admin.list_jobs(principal)])
 
     @post(
         "/jobs/{name:str}/run",
@@ -40,17 +40,17 @@ class AdminController(Controller):
         self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
     ) -> wire.JobOut:
         """Run a job now and return its record once it has finished."""
-        return present.job_out(await pools.write(services.admin.run_job, principal, name))
+        return job_out(await pools.write(services.admin.run_job, principal, name))
 
     @post("/rebuild", status_code=202, sync_to_thread=False, responses=problems(409))
     def start_rebuild(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
         """Rebuild Chroma and Tantivy from the ledger in the background."""
-        return present.rebuild_out(services.admin.start_rebuild(principal))
+        return rebuild_out(services.admin.start_rebuild(principal))
 
     @get("/quarantine", sync_to_thread=True)
     def quarantine(self, services: ServicesDep, principal: PrincipalDep) -> wire.QuarantineResponse:
         """Entries set aside because they could not be indexed, with the reason."""
-        return present.quarantine_out(services.status.quarantined(principal))
+        return quarantine_out(services.status.quarantined(principal))
 
     @get("/erasures", sync_to_thread=True)
     def erasures(self, services: ServicesDep, principal: PrincipalDep) -> wire.ErasuresResponse:
@@ -61,4 +61,4 @@ class AdminController(Controller):
 
     @get("/rebuild", sync_to_thread=False)
     def rebuild_status(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
-        return present.rebuild_out(services.admin.rebuild_status(principal))
+        return rebuild_out(services.admin.rebuild_status(principal))

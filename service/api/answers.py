@@ -6,10 +6,11 @@ from litestar import Controller, get, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import Day, Namespace
+from service.present.answers import daily_out, feedback_out, retrieve_out, routine_out
+from service.present.context import context_out
 
 
 class AnswersController(Controller):
@@ -23,7 +24,7 @@ class AnswersController(Controller):
         """The best grounded entries for a question, whether a near-direct answer exists
         (``strong_match``) and the reasoning patterns that apply. Never writes knowledge;
         the call is logged as an interaction."""
-        return present.retrieve_out(services.answers.retrieve(principal, data))
+        return retrieve_out(services.answers.retrieve(principal, data))
 
     @post("/context", status_code=200, sync_to_thread=True)
     def context(
@@ -33,14 +34,14 @@ class AnswersController(Controller):
         tokens of the embedding model (superseded entries left out, near-repeats folded,
         long entries cut around their best passage). Never writes knowledge; the call is
         logged as an interaction."""
-        return present.context_out(services.context.context(principal, data))
+        return context_out(services.context.context(principal, data))
 
     @post("/feedback", status_code=201, sync_to_thread=True, responses=problems(404))
     def feedback(
         self, data: JSONBody[wire.FeedbackRequest], services: ServicesDep, principal: PrincipalDep
     ) -> wire.FeedbackResponse:
         """Rate the answer of a retrieve."""
-        return present.feedback_out(services.answers.feedback(principal, data))
+        return feedback_out(services.answers.feedback(principal, data))
 
     @get("/reports/daily", sync_to_thread=True)
     def daily(
@@ -52,7 +53,7 @@ class AnswersController(Controller):
     ) -> wire.DailyReportResponse:
         """Questions asked on a day (UTC; default today), the strong-match rate, feedback
         counts and the questions with no strong match."""
-        return present.daily_out(
+        return daily_out(
             services.answers.daily_report(principal, day.isoformat() if day else None, namespace)
         )
 
@@ -64,4 +65,4 @@ class AnswersController(Controller):
         principal: PrincipalDep,
     ) -> wire.RoutineCheckResponse:
         """How many similar tier E executions exist, and whether the task is routine."""
-        return present.routine_out(services.answers.routine_check(principal, data))
+        return routine_out(services.answers.routine_check(principal, data))

@@ -6,7 +6,6 @@ from litestar import Controller, delete, get, patch, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import (
@@ -16,6 +15,7 @@ from service.api.params import (
     FirstLine,
     LineCount,
 )
+from service.present.collections import collection_out, document_out, documents_out, scan_out
 
 
 class CollectionsController(Controller):
@@ -31,14 +31,14 @@ class CollectionsController(Controller):
         pools: PoolsDep,
     ) -> wire.ScanOut:
         """Register a folder (admin: it reads the server's disk) and index it."""
-        return present.scan_out(await pools.write(services.collections.add, principal, data))
+        return scan_out(await pools.write(services.collections.add, principal, data))
 
     @get("", sync_to_thread=True)
     def list_collections(
         self, services: ServicesDep, principal: PrincipalDep
     ) -> wire.CollectionsResponse:
         views = services.collections.list(principal)
-        return wire.CollectionsResponse([present.collection_out(v) for v in views])
+        return wire.CollectionsResponse([collection_out(v) for v in views])
 
     @get("/{name:str}", sync_to_thread=True, responses=problems(404, 409))
     def show(
@@ -48,7 +48,7 @@ class CollectionsController(Controller):
         principal: PrincipalDep,
         namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
-        return present.collection_out(services.collections.show(principal, name, namespace))
+        return collection_out(services.collections.show(principal, name, namespace))
 
     @post("/{name:str}/update", status_code=200, responses=problems(404, 409))
     async def update(
@@ -61,7 +61,7 @@ class CollectionsController(Controller):
     ) -> wire.ScanOut:
         """Re-scan: changed files are re-embedded, removed ones leave the index."""
         scan = services.collections.scan
-        return present.scan_out(await pools.write(scan, principal, name, namespace))
+        return scan_out(await pools.write(scan, principal, name, namespace))
 
     @patch("/{name:str}", responses=problems(404, 409))
     async def rename(
@@ -75,7 +75,7 @@ class CollectionsController(Controller):
     ) -> wire.CollectionOut:
         rename = services.collections.rename
         renamed = await pools.write(rename, principal, name, data.name, namespace)
-        return present.collection_out(renamed)
+        return collection_out(renamed)
 
     @delete("/{name:str}", status_code=200, responses=problems(404, 409))
     async def remove(
@@ -88,7 +88,7 @@ class CollectionsController(Controller):
     ) -> wire.CollectionOut:
         """Forget a collection and its chunks; the files themselves are left alone."""
         removed = await pools.write(services.collections.remove, principal, name, namespace)
-        return present.collection_out(removed)
+        return collection_out(removed)
 
 
 class DocumentsController(Controller):
@@ -107,7 +107,7 @@ class DocumentsController(Controller):
     ) -> wire.DocumentOut:
         """A document's lines, numbered: ``path`` is ``<collection>/<relative path>``."""
         found = services.documents.read(principal, path, from_line, lines, namespace)
-        return present.document_out(found)
+        return document_out(found)
 
     @post("/batch", status_code=200, sync_to_thread=True, responses=problems(404))
     def batch(
@@ -117,4 +117,4 @@ class DocumentsController(Controller):
         principal: PrincipalDep,
     ) -> wire.DocumentsResponse:
         """Documents matching a glob or a comma-separated list; big ones skipped, with a note."""
-        return present.documents_out(services.documents.read_many(principal, data))
+        return documents_out(services.documents.read_many(principal, data))

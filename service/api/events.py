@@ -6,10 +6,10 @@ from litestar import Controller, delete, get, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import EntryId, Namespace
+from service.present.events import entry_out, history_out, written
 
 
 class EventsController(Controller):
@@ -26,7 +26,7 @@ class EventsController(Controller):
     ) -> wire.EventsResponse:
         """Store a batch of events; all of it or, on any invalid event, none of it."""
         outcome = await pools.write(services.events.write, principal, data.events)
-        return present.written(outcome, [e.supersedes for e in data.events])
+        return written(outcome, [e.supersedes for e in data.events])
 
     @get("/entries/{entry_id:str}", sync_to_thread=True, responses=problems(404))
     def read_entry(
@@ -37,7 +37,7 @@ class EventsController(Controller):
         namespace: Namespace = None,
     ) -> wire.EntryDetail:
         """An entry, with the entries it replaced and those that replaced it."""
-        return present.entry_out(services.events.get(principal, entry_id, namespace))
+        return entry_out(services.events.get(principal, entry_id, namespace))
 
     @delete("/entries/{entry_id:str}", status_code=200, responses=problems(404))
     async def delete_entry(
@@ -60,4 +60,4 @@ class EventsController(Controller):
         namespace: Namespace = None,
     ) -> wire.HistoryResponse:
         """What happened to an entry, oldest first; kept after the entry is deleted."""
-        return present.history_out(services.events.history(principal, entry_id, namespace))
+        return history_out(services.events.history(principal, entry_id, namespace))

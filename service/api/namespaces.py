@@ -15,10 +15,10 @@ from schemas import wire
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import NamespaceName
-from service.api.present import format_time
 from service.application.importing import ImportReport
 from service.domain.models import Erasure
 from service.errors import PayloadTooLarge
+from service.present.times import format_time
 
 JSON_LINES = "application/x-ndjson"
 

@@ -9,8 +9,8 @@ from litestar.params import JSONBody
 
 from schemas import wire
 from schemas.vocabulary import RECALL_HEADER
-from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
+from service.present.search import search_out
 
 
 class SearchController(Controller):
@@ -29,6 +29,4 @@ class SearchController(Controller):
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)
         never asks this service's own upstream."""
         ask_upstream = RECALL_HEADER not in request.headers
-        return present.search_out(
-            services.search.search(principal, data, ask_upstream=ask_upstream)
-        )
+        return search_out(services.search.search(principal, data, ask_upstream=ask_upstream))

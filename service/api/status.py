@@ -5,17 +5,17 @@ from __future__ import annotations
 from litestar import get
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.present.status import health_out, stats_out
 
 
 @get("/health", tags=["health"])
 async def health(services: ServicesDep, pools: PoolsDep) -> wire.Health:
     """What the service runs with; answered on threads of its own, whatever else runs."""
-    return present.health_out(await pools.check(services.status.health))
+    return health_out(await pools.check(services.status.health))
 
 
 @get("/v1/stats", sync_to_thread=True, tags=["stats"])
 def stats(services: ServicesDep, principal: PrincipalDep) -> wire.StatsResponse:
     """Entries, vectors and tokens per namespace and tier. An agent key sees its namespaces."""
-    return present.stats_out(services.status.stats(principal))
+    return stats_out(services.status.stats(principal))

@@ -90,9 +90,7 @@ class EventUseCases:
 
     def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
         size = self.memory.chunking
-        return sum(
-            chunk_count(e.text, size.chunk_words, size.chunk_overlap) for e in entries if e.embedded
-        )
+        return sum(chunk_count(e.text, size.words, size.overlap) for e in entries if e.embedded)
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)

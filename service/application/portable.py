@@ -84,8 +84,8 @@ class NamespaceUseCases:
             model=embedder.name if embedder is not None else None,
             dimension=embedder.dimension if embedder is not None else None,
             settings=wire.ExportSettings(
-                chunk_words=chunking.chunk_words,
-                chunk_overlap=chunking.chunk_overlap,
+                chunk_words=chunking.words,
+                chunk_overlap=chunking.overlap,
                 max_chunks=chunking.max_chunks,
             ),
             counts=wire.ExportCounts(

@@ -73,8 +73,8 @@ def folder_rules(settings: Settings) -> FolderRules:
     own = (str(settings.storage.data_dir), settings.server.api_keys_file)
     c = settings.collections
     return FolderRules(
-        c.roots(has_keys=settings.server.has_keys),
-        max_files=c.max_collection_files,
+        c.root_folders(has_keys=settings.server.has_keys),
+        max_files=c.max_files,
         max_file_bytes=c.max_file_bytes,
         refused=SYSTEM_FOLDERS + tuple(os.path.realpath(path) for path in own if path),
     )
@@ -287,7 +287,7 @@ def build_services(
     upstream = upstream_recall(settings, stores.upstream, clock)
     recall = None
     if upstream is not None:
-        recall = RecallCases(upstream, events, keep=s.upstream.upstream_store == "on")
+        recall = RecallCases(upstream, events, keep=s.upstream.store == "on")
     if metrics is not None:
         metrics.watch(
             Readings(
@@ -325,7 +325,7 @@ def build_services(
             clock=clock,
             telemetry=telemetry,
             recall=recall,
-            recall_when_weak=s.upstream.upstream_on_weak == "on",
+            recall_when_weak=s.upstream.on_weak == "on",
             ledger=stores.ledger,
         ),
         context=ContextUseCase(
@@ -390,10 +390,10 @@ def upstream_recall(
     u = settings.upstream
     return UpstreamRecall(
         upstream,
-        RetryPolicy(u.upstream_timeout, u.upstream_retries, u.upstream_backoff_ms / 1000),
-        CircuitBreaker(u.upstream_failures, u.upstream_cooldown, clock),
-        namespaces=u.upstream_namespaces,
-        in_flight=u.upstream_in_flight,
+        RetryPolicy(u.timeout, u.retries, u.backoff_ms / 1000),
+        CircuitBreaker(u.failures, u.cooldown, clock),
+        namespaces=u.namespaces,
+        in_flight=u.in_flight,
     )
 
 

@@ -70,7 +70,7 @@ class AnswerPolicy:
     def score(self, parts: Mapping[str, float]) -> float:
         """Weighted mean of the parts, in [0, 1] (weights are normalised to sum to 1; each
         part is held to [0, 1])."""
-        weights = self.settings.answer_weights
+        weights = self.settings.weights
         total = sum(weights.values()) or 1.0
         mean = sum(weights.get(name, 0.0) * unit(v, 0.0) for name, v in parts.items()) / total
         return unit(mean, 0.0)

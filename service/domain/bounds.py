@@ -148,11 +148,11 @@ def _text(text: str, chunking: ChunkingSettings, bad: Found) -> None:
     elif len(text) > TEXT_CHARS:
         bad("text", f"over {TEXT_CHARS} characters")
     else:
-        chunks = chunk_count(text, chunking.chunk_words, chunking.chunk_overlap)
+        chunks = chunk_count(text, chunking.words, chunking.overlap)
         if chunks > chunking.max_chunks:
             bad(
                 "text",
-                f"too long: {chunks} chunks of {chunking.chunk_words} words, "
+                f"too long: {chunks} chunks of {chunking.words} words, "
                 f"at most {chunking.max_chunks} per entry",
             )
 

@@ -274,7 +274,7 @@ class Collections:
                     "line_end": chunk.last,
                 },
             )
-            for n, chunk in enumerate(chunk_markdown(text, size.chunk_words, size.chunk_overlap))
+            for n, chunk in enumerate(chunk_markdown(text, size.words, size.overlap))
         ]
 
     def _forget(self, collection: Collection, indexed: IndexedFile, actor: str) -> None:

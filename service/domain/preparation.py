@@ -28,7 +28,7 @@ def prepare(
     pieces = [
         passages(e.text) or [e.text]
         if is_digest(e)
-        else chunk_text(e.text, size.chunk_words, size.chunk_overlap)
+        else chunk_text(e.text, size.words, size.overlap)
         for e in entries
     ]
     inputs = [

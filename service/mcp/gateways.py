@@ -8,9 +8,14 @@ from typing import Any, Protocol
 import msgspec
 
 from schemas import wire
-from service.api import present
 from service.application import Services
 from service.application.auth import Principal
+from service.present.answers import retrieve_out
+from service.present.collections import document_out, documents_out
+from service.present.context import context_out
+from service.present.events import entry_out, written
+from service.present.search import search_out
+from service.present.status import health_out, stats_out
 from service.remote.client import StrataClient
 
 Json = dict[str, Any]
@@ -44,34 +49,34 @@ class LocalGateway:
         self.principal = principal
 
     def search(self, request: wire.SearchRequest) -> wire.SearchResponse:
-        return present.search_out(self.services.search.search(self.principal, request))
+        return search_out(self.services.search.search(self.principal, request))
 
     def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse:
-        return present.retrieve_out(self.services.answers.retrieve(self.principal, request))
+        return retrieve_out(self.services.answers.retrieve(self.principal, request))
 
     def context(self, request: wire.ContextRequest) -> wire.ContextResponse:
-        return present.context_out(self.services.context.context(self.principal, request))
+        return context_out(self.services.context.context(self.principal, request))
 
     def entry(self, entry_id: str, namespace: str | None) -> wire.EntryOut:
-        return present.entry_out(self.services.events.get(self.principal, entry_id, namespace))
+        return entry_out(self.services.events.get(self.principal, entry_id, namespace))
 
     def document(self, path: str, from_line: int, lines: int | None) -> wire.DocumentOut:
         found = self.services.documents.read(self.principal, path, from_line, lines)
-        return present.document_out(found)
+        return document_out(found)
 
     def documents(self, request: wire.DocumentsRequest) -> wire.DocumentsResponse:
         found = self.services.documents.read_many(self.principal, request)
-        return present.documents_out(found)
+        return documents_out(found)
 
     def write(self, event: wire.Event) -> wire.EventsResponse:
         outcome = self.services.events.write(self.principal, [event])
-        return present.written(outcome, [event.supersedes])
+        return written(outcome, [event.supersedes])
 
     def status(self) -> Status:
         status = self.services.status
         return Status(
-            present.health_out(status.health()),
-            present.stats_out(status.stats(self.principal)),
+            health_out(status.health()),
+            stats_out(status.stats(self.principal)),
         )
 
 

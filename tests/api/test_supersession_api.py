@@ -27,7 +27,7 @@ def revise(client: TestClient[Litestar], clock: FakeClock) -> tuple[str, str, st
 
 
 def present_time(clock: FakeClock) -> str:
-    from service.api.present import format_time
+    from service.present.times import format_time
 
     return format_time(clock.now) or ""
 

@@ -14,10 +14,10 @@ from litestar.testing import TestClient
 from litestar.testing import transport as litestar_transport
 from mcp import Client
 
-from service.api.present import format_time
 from service.app import create_app
 from service.application import Services
 from service.mcp import Gateway, LocalGateway, RestGateway, build_server
+from service.present.times import format_time
 from service.remote.client import StrataClient
 from service.settings import Settings
 from tests.fakes import FakeClock

@@ -72,7 +72,7 @@ def test_each_bound_passed_is_named(field: str) -> None:
 
 
 def test_a_text_of_more_chunks_than_the_bound_is_out_of_bounds() -> None:
-    three = ChunkingSettings(chunk_words=10, chunk_overlap=2, max_chunks=3)
+    three = ChunkingSettings(words=10, overlap=2, max_chunks=3)
     words = [f"w{n}" for n in range(27)]
     assert breaches(replace(AT_BOUNDS, text=" ".join(words[:26])), three) == []
     (found,) = breaches(replace(AT_BOUNDS, text=" ".join(words)), three)

@@ -10,11 +10,11 @@ import msgspec
 import pytest
 
 from schemas import wire
-from service.api.present import format_time
 from service.application.inputs import NamespaceOf, parse_time, to_entries, to_query
 from service.domain.models import Entry, Tier
 from service.domain.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
+from service.present.times import format_time
 from service.settings import ChunkingSettings
 from tests.settings import CHUNKING, expiry_policy
 
@@ -74,7 +74,7 @@ def test_valid_event_becomes_an_entry() -> None:
 
 
 def test_a_text_of_more_chunks_than_the_bound_is_refused_naming_it() -> None:
-    three = ChunkingSettings(chunk_words=10, chunk_overlap=2, max_chunks=3)
+    three = ChunkingSettings(words=10, overlap=2, max_chunks=3)
     words = [f"w{n}" for n in range(27)]  # 3 windows of 10 words, 8 apart, hold 26
     at_bound = wire.Event(text=" ".join(words[:26]), tier="E")
     assert len(convert(at_bound, chunking=three)) == 1

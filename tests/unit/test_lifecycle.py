@@ -31,7 +31,7 @@ from tests.settings import CHUNKING, folder_rules, search_settings
 NOW = T0 + 100
 """When the jobs run: after entries expiring at T0 + 10, before those at T0 + 1000."""
 
-FIVE_WORDS = ChunkingSettings(chunk_words=5, chunk_overlap=1)
+FIVE_WORDS = ChunkingSettings(words=5, overlap=1)
 
 
 @dataclasses.dataclass

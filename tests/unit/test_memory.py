@@ -12,7 +12,7 @@ from service.settings import ChunkingSettings
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
 from tests.settings import CHUNKING
 
-FIVE_WORDS = ChunkingSettings(chunk_words=5, chunk_overlap=1)
+FIVE_WORDS = ChunkingSettings(words=5, overlap=1)
 
 
 @pytest.fixture

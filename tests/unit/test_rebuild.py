@@ -25,7 +25,7 @@ from tests.fakes import (
 )
 from tests.settings import CHUNKING
 
-FOUR_WORDS = ChunkingSettings(chunk_words=4, chunk_overlap=1)
+FOUR_WORDS = ChunkingSettings(words=4, overlap=1)
 
 
 @pytest.fixture

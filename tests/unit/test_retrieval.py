@@ -66,7 +66,7 @@ class Stores(FakeStores):
 
 @pytest.fixture
 def stores() -> Stores:
-    return Stores(**vars(fake_memory(ChunkingSettings(chunk_words=20, chunk_overlap=5))))
+    return Stores(**vars(fake_memory(ChunkingSettings(words=20, overlap=5))))
 
 
 def query(
@@ -372,7 +372,7 @@ def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> N
         vectors,
         stores.keywords,
         stores.embedder,
-        ChunkingSettings(chunk_words=4, chunk_overlap=0),
+        ChunkingSettings(words=4, overlap=0),
     )
     memory.write(
         [make_entry("long", "revenue grew this quarter while costs fell sharply overall", "A")]

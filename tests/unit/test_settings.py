@@ -5,17 +5,112 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
-from msgspec.structs import fields
 
 from service.errors import ConfigError
 from service.net.addresses import is_loopback, redacted
-from service.settings import Settings, variable
+from service.settings import PLACES, Place, Settings, variable
 
 KEYS = {"STRATA_API_KEYS": "admin-key-0123456789=admin"}
 REFUSED = "refusing to listen on 0.0.0.0 without API keys"
 CLUSTER = {"STRATA_CHROMA_URL": "http://chroma:8000"}
+VARIABLES = {
+    "STRATA_HOST": ("server", "host"),
+    "STRATA_PORT": ("server", "port"),
+    "STRATA_API_KEYS": ("server", "api_keys"),
+    "STRATA_API_KEYS_FILE": ("server", "api_keys_file"),
+    "STRATA_MAX_BATCH": ("server", "max_batch"),
+    "STRATA_MAX_BODY_BYTES": ("server", "max_body_bytes"),
+    "STRATA_MAX_IMPORT_BYTES": ("server", "max_import_bytes"),
+    "STRATA_MAX_HIT_CHARS": ("server", "max_hit_chars"),
+    "STRATA_MAX_DOCUMENTS": ("server", "max_documents"),
+    "STRATA_MAX_DOCUMENTS_BYTES": ("server", "max_documents_bytes"),
+    "STRATA_SEARCH_THREADS": ("server", "search_threads"),
+    "STRATA_WRITE_THREADS": ("server", "write_threads"),
+    "STRATA_ALLOWED_ORIGINS": ("server", "allowed_origins"),
+    "STRATA_UI_SECRET": ("server", "ui_secret"),
+    "STRATA_REQUESTS_PER_SECOND": ("limits", "requests_per_second"),
+    "STRATA_REQUESTS_IN_FLIGHT": ("limits", "requests_in_flight"),
+    "STRATA_CHUNKS_EMBEDDED_PER_MINUTE": ("limits", "chunks_embedded_per_minute"),
+    "STRATA_LIMIT_ADDRESSES": ("limits", "limit_addresses"),
+    "STRATA_SIGN_IN_FAILURES_PER_MINUTE": ("limits", "sign_in_failures_per_minute"),
+    "STRATA_DATA_DIR": ("storage", "data_dir"),
+    "STRATA_CHROMA_URL": ("storage", "chroma_url"),
+    "STRATA_MODEL_CACHE": ("storage", "model_cache"),
+    "STRATA_DATABASE_URL": ("storage", "database_url"),
+    "STRATA_ENGINE_TIMEOUT": ("storage", "engine_timeout"),
+    "STRATA_EMBEDDING_MODEL": ("models", "embedding_model"),
+    "STRATA_EMBEDDING_BACKEND": ("models", "embedding_backend"),
+    "STRATA_MODEL_THREADS": ("models", "threads"),
+    "STRATA_RERANKER_MODEL": ("models", "reranker_model"),
+    "STRATA_RERANKER_BACKEND": ("models", "reranker_backend"),
+    "STRATA_RERANK_MAX_TOKENS": ("models", "rerank_max_tokens"),
+    "STRATA_FUSION": ("search", "fusion"),
+    "STRATA_RANKING_MODEL": ("search", "ranking_model"),
+    "STRATA_KEYWORD_SHARE": ("search", "keyword_share"),
+    "STRATA_RRF_K": ("search", "rrf_k"),
+    "STRATA_BM25_WEIGHT": ("search", "bm25_weight"),
+    "STRATA_VECTOR_WEIGHT": ("search", "vector_weight"),
+    "STRATA_CANDIDATES": ("search", "candidates"),
+    "STRATA_RERANK": ("search", "rerank"),
+    "STRATA_RERANK_CANDIDATES": ("search", "rerank_candidates"),
+    "STRATA_TIER_WEIGHTS": ("search", "tier_weights"),
+    "STRATA_C_RECENCY_DAYS": ("search", "c_recency_days"),
+    "STRATA_MMR_LAMBDA": ("search", "mmr_lambda"),
+    "STRATA_MIN_SCORE": ("search", "min_score"),
+    "STRATA_UNEMBEDDED_CANDIDATES": ("search", "unembedded_candidates"),
+    "STRATA_QUERY_CACHE_SIZE": ("search", "query_cache_size"),
+    "STRATA_QUERY_CACHE_SECONDS": ("search", "query_cache_seconds"),
+    "STRATA_QUERY_CACHE_BYTES": ("search", "query_cache_bytes"),
+    "STRATA_CHUNK_WORDS": ("chunking", "words"),
+    "STRATA_CHUNK_OVERLAP": ("chunking", "overlap"),
+    "STRATA_MAX_CHUNKS": ("chunking", "max_chunks"),
+    "STRATA_SIMILAR_THRESHOLD": ("chunking", "similar_threshold"),
+    "STRATA_STRONG_MATCH_THRESHOLD": ("answers", "strong_match_threshold"),
+    "STRATA_CALIBRATION": ("answers", "calibration"),
+    "STRATA_ANSWER_WEIGHTS": ("answers", "weights"),
+    "STRATA_TYPE_WEIGHTS": ("answers", "type_weights"),
+    "STRATA_FRESHNESS_DAYS": ("answers", "freshness_days"),
+    "STRATA_ROUTINE_SIMILARITY": ("answers", "routine_similarity"),
+    "STRATA_ROUTINE_MIN_SIMILAR": ("answers", "routine_min_similar"),
+    "STRATA_C_TTL_DAYS": ("lifecycle", "c_ttl_days"),
+    "STRATA_TTL_BY_CHAIN_TYPE": ("lifecycle", "ttl_by_chain_type"),
+    "STRATA_JOBS": ("lifecycle", "jobs"),
+    "STRATA_EXPIRE_C_CRON": ("lifecycle", "expire_c_cron"),
+    "STRATA_ARCHIVE_E_CRON": ("lifecycle", "archive_e_cron"),
+    "STRATA_OPTIMIZE_CRON": ("lifecycle", "optimize_cron"),
+    "STRATA_RECOVER_CRON": ("lifecycle", "recover_cron"),
+    "STRATA_BACKFILL_CRON": ("lifecycle", "backfill_cron"),
+    "STRATA_RESCAN_CRON": ("lifecycle", "rescan_cron"),
+    "STRATA_TRIM_CHANGES_CRON": ("lifecycle", "trim_changes_cron"),
+    "STRATA_E_ARCHIVE_DAYS": ("lifecycle", "e_archive_days"),
+    "STRATA_E_DELETE_DAYS": ("lifecycle", "e_delete_days"),
+    "STRATA_COLLECTION_ROOTS": ("collections", "roots"),
+    "STRATA_MAX_COLLECTION_FILES": ("collections", "max_files"),
+    "STRATA_MAX_FILE_BYTES": ("collections", "max_file_bytes"),
+    "STRATA_REPLICA_NAME": ("cluster", "replica_name"),
+    "STRATA_REPLICA_POLL_MS": ("cluster", "replica_poll_ms"),
+    "STRATA_CHANGE_RETENTION_DAYS": ("cluster", "change_retention_days"),
+    "STRATA_METRICS": ("telemetry", "metrics"),
+    "STRATA_METRICS_TOKEN": ("telemetry", "metrics_token"),
+    "STRATA_LOG_FORMAT": ("telemetry", "log_format"),
+    "STRATA_TRACE_CONTENT": ("telemetry", "trace_content"),
+    "STRATA_UPSTREAM_URL": ("upstream", "url"),
+    "STRATA_UPSTREAM_KEY": ("upstream", "key"),
+    "STRATA_UPSTREAM_NAME": ("upstream", "name"),
+    "STRATA_UPSTREAM_NAMESPACES": ("upstream", "namespaces"),
+    "STRATA_UPSTREAM_TIMEOUT": ("upstream", "timeout"),
+    "STRATA_UPSTREAM_RETRIES": ("upstream", "retries"),
+    "STRATA_UPSTREAM_BACKOFF_MS": ("upstream", "backoff_ms"),
+    "STRATA_UPSTREAM_FAILURES": ("upstream", "failures"),
+    "STRATA_UPSTREAM_COOLDOWN": ("upstream", "cooldown"),
+    "STRATA_UPSTREAM_IN_FLIGHT": ("upstream", "in_flight"),
+    "STRATA_UPSTREAM_ON_WEAK": ("upstream", "on_weak"),
+    "STRATA_UPSTREAM_STORE": ("upstream", "store"),
+}
+"""Every variable the service reads, and the group and field of ``Settings`` it sets."""
 
 
 def test_empty_environment_gives_the_defaults() -> None:
@@ -43,7 +138,7 @@ def test_variables_are_read_with_the_strata_prefix() -> None:
     assert settings.lifecycle.c_ttl_days == 2.5
     assert settings.search.rrf_k == 10.0
     assert settings.server.api_keys == "k=admin"
-    assert (settings.chunking.chunk_words, settings.chunking.chunk_overlap) == (200, 40)
+    assert (settings.chunking.words, settings.chunking.overlap) == (200, 40)
 
 
 def test_every_field_has_its_variable() -> None:
@@ -58,26 +153,32 @@ def test_every_field_has_its_variable() -> None:
     # A switch accepts only its own words: set it to the other one.
     switches = {"on": "off", "off": "on", "learned": "rrf", "onnx-int8": "torch", "onnx": "torch"}
     defaults = Settings()
-    for group in fields(Settings):
-        for f in fields(group.type):
-            if f.name in ("ttl_by_chain_type", "tier_weights", "chunk_words", "chunk_overlap"):
-                continue  # covered below: a mapping, and a pair checked together
+    for name, place in PLACES.items():
+        if name in ("ttl_by_chain_type", "tier_weights", "chunk_words", "chunk_overlap"):
+            continue  # covered below: a mapping, and a pair checked together
 
-            def read(raw: str, group: str = group.name, name: str = f.name) -> object:
-                # With keys configured, any host may be set; with Chroma, any database.
-                parsed = Settings.from_env({**KEYS, **CLUSTER, variable(name): raw})
-                return getattr(getattr(parsed, group), name)
+        def read(raw: str, place: Place = place, name: str = name) -> object:
+            # With keys configured, any host may be set; with Chroma, any database.
+            parsed = Settings.from_env({**KEYS, **CLUSTER, variable(name): raw})
+            return getattr(getattr(parsed, place.group), place.attribute)
 
-            default = getattr(getattr(defaults, group.name), f.name)
-            if isinstance(default, dict):
-                changed = {name: weight / 2 for name, weight in default.items()}
-                assert read(json.dumps(changed)) == changed, f.name
-                continue
-            kind = Path if isinstance(default, Path) else type(default)
-            if default is None:  # unset by default: a number when set, or folders
-                kind = str if f.name == "collection_roots" else float
-            sample = by_name.get(f.name) or switches.get(default, samples[kind])
-            assert read(sample) == kind(sample), f.name
+        default: Any = defaults.value(name)
+        if isinstance(default, dict):
+            changed = {key: weight / 2 for key, weight in default.items()}
+            assert read(json.dumps(changed)) == changed, name
+            continue
+        kind = Path if isinstance(default, Path) else type(default)
+        if default is None:  # unset by default: a number when set, or folders
+            kind = str if name == "collection_roots" else float
+        sample = by_name.get(name) or switches.get(default, samples[kind])
+        assert read(sample) == kind(sample), name
+
+
+def test_each_variable_sets_the_setting_it_always_has() -> None:
+    """Where each variable lands in ``Settings``: a field renamed in the code keeps its
+    variable, so a deployment's environment means what it meant."""
+    found = {variable(name): (p.group, p.attribute) for name, p in PLACES.items()}
+    assert found == VARIABLES
 
 
 def test_empty_variable_counts_as_unset() -> None:
@@ -353,10 +454,11 @@ def test_collection_roots_default_to_home_without_keys_and_to_none_with_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("HOME", "/home/me")
-    assert Settings().collections.roots(has_keys=False) == ("/home/me",)
-    assert Settings().collections.roots(has_keys=True) == ()
+    assert Settings().collections.root_folders(has_keys=False) == ("/home/me",)
+    assert Settings().collections.root_folders(has_keys=True) == ()
     assert (
-        Settings.from_env({"STRATA_COLLECTION_ROOTS": ""}).collections.roots(has_keys=False) == ()
+        Settings.from_env({"STRATA_COLLECTION_ROOTS": ""}).collections.root_folders(has_keys=False)
+        == ()
     )
 
 
@@ -366,7 +468,7 @@ def test_collection_roots_are_a_list_by_commas_or_path_separators(
     monkeypatch.setenv("HOME", "/home/me")
     given = f" ~/notes , /srv/docs{os.pathsep}/srv/wiki,, "
     roots = Settings.from_env({"STRATA_COLLECTION_ROOTS": given}).collections
-    assert roots.roots(has_keys=True) == ("/home/me/notes", "/srv/docs", "/srv/wiki")
+    assert roots.root_folders(has_keys=True) == ("/home/me/notes", "/srv/docs", "/srv/wiki")
 
 
 @pytest.mark.parametrize("name", ["STRATA_MAX_COLLECTION_FILES", "STRATA_MAX_FILE_BYTES"])

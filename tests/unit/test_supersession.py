@@ -34,7 +34,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def stores(clock: Clock) -> FakeStores:
-    chunking = ChunkingSettings(chunk_words=20, chunk_overlap=5, similar_threshold=0.5)
+    chunking = ChunkingSettings(words=20, overlap=5, similar_threshold=0.5)
     found = fake_memory(chunking, clock=clock)
     found.ledger.clock = clock
     return found

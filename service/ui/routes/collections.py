@@ -8,9 +8,9 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.params import CollectionName, DocumentPath, FirstLine
+from service.present.collections import collection_out, scan_out
 from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query
 from service.ui.pages import page, redirect
 
@@ -24,7 +24,7 @@ SKIPPED_SHOWN = 10
 def collections_page(
     request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
 ) -> Template:
-    found = [present.collection_out(v) for v in services.collections.list(principal)]
+    found = [collection_out(v) for v in services.collections.list(principal)]
     return page(request, "collections.html", section="collections", collections=found)
 
 
@@ -35,7 +35,7 @@ def collection_page(
     services: ServicesDep,
     principal: PrincipalDep,
 ) -> Template:
-    shown = present.collection_out(services.collections.show(principal, name))
+    shown = collection_out(services.collections.show(principal, name))
     params = request.query_params
     scanned = {k: int(v) for k in REPORT if (v := params.get(k, "")) and str(v).isdigit()}
     return page(
@@ -54,7 +54,7 @@ def scan_progress(
     name: CollectionName, services: ServicesDep, principal: PrincipalDep
 ) -> wire.CollectionOut:
     """The collection as JSON, with ``scanning`` while a scan runs; polled by the page."""
-    return present.collection_out(services.collections.show(principal, name))
+    return collection_out(services.collections.show(principal, name))
 
 
 @post("/collections/{name:str}/rescan", name="console-rescan")
@@ -67,7 +67,7 @@ async def rescan(
 ) -> Redirect:
     """Re-scan (admins); answers once done, with the counts and the first files skipped
     for the page to show."""
-    done = present.scan_out(await pools.write(services.collections.scan, principal, name))
+    done = scan_out(await pools.write(services.collections.scan, principal, name))
     counts = {k: getattr(done, k) for k in REPORT if k != "skipped"}
     skipped = [f"{s.path}: {s.reason}" for s in done.skipped]
     link = collection_link(done.collection.name)

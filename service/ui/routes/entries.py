@@ -9,12 +9,12 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.params import EntryId, Namespace
 from service.application import Services
 from service.application.auth import Principal
 from service.errors import NotFound
+from service.present.events import entry_out, history_out
 from service.ui.links import entry_link
 from service.ui.pages import page, redirect
 
@@ -47,7 +47,7 @@ def revisions(
             return None
         seen.add(entry_id)
         with suppress(NotFound):
-            return present.entry_out(services.events.get(principal, entry_id, entry.namespace))
+            return entry_out(services.events.get(principal, entry_id, entry.namespace))
         return None
 
     older = entry
@@ -79,10 +79,10 @@ def entry_page(
     ns = principal.namespace(namespace)
     entry: wire.EntryDetail | None = None
     with suppress(NotFound):
-        entry = present.entry_out(services.events.get(principal, entry_id, ns))
+        entry = entry_out(services.events.get(principal, entry_id, ns))
     chain = revisions(services, principal, entry) if entry is not None else []
     try:
-        history = present.history_out(services.events.history(principal, entry_id, ns)).history
+        history = history_out(services.events.history(principal, entry_id, ns)).history
     except NotFound:
         if entry is None:
             raise
@@ -124,7 +124,7 @@ def confirm_delete(
     namespace: Namespace = None,
 ) -> Template:
     """The step before a deletion: what will go, and a button to confirm."""
-    found = present.entry_out(services.events.get(principal, entry_id, namespace))
+    found = entry_out(services.events.get(principal, entry_id, namespace))
     return page(request, "delete.html", section="search", entry=found)
 
 

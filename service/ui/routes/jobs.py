@@ -9,8 +9,8 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.present.admin import job_out, rebuild_out
 from service.ui.pages import page, redirect
 
 JOBS = "/ui/jobs"
@@ -20,8 +20,8 @@ JOBS = "/ui/jobs"
 def jobs_page(
     request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
 ) -> Template:
-    jobs = [present.job_out(j) for j in services.admin.list_jobs(principal)]
-    rebuild = present.rebuild_out(services.admin.rebuild_status(principal))
+    jobs = [job_out(j) for j in services.admin.list_jobs(principal)]
+    rebuild = rebuild_out(services.admin.rebuild_status(principal))
     return page(request, "jobs.html", section="jobs", jobs=jobs, rebuild=rebuild)
 
 
@@ -50,4 +50,4 @@ def start_rebuild(
 @get("/jobs/rebuild/progress", name="console-rebuild-progress", sync_to_thread=False)
 def rebuild_progress(services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
     """The rebuild's state as JSON, polled by the page's script."""
-    return present.rebuild_out(services.admin.rebuild_status(principal))
+    return rebuild_out(services.admin.rebuild_status(principal))

@@ -9,10 +9,10 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.domain.models import TIERS
 from service.domain.stats import avoided
+from service.present.status import stats_out
 from service.ui.pages import page
 
 
@@ -49,7 +49,7 @@ def summary(stats: wire.NamespaceStats) -> Summary:
 def namespaces_page(
     request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
 ) -> Template:
-    stats = present.stats_out(services.status.stats(principal))
+    stats = stats_out(services.status.stats(principal))
     return page(
         request,
         "namespaces.html",

@@ -9,11 +9,11 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.api.params import Day, Namespace
 from service.application import Services
 from service.application.auth import Principal
+from service.present.answers import daily_out
 from service.ui.charts import Day as ChartDay
 from service.ui.charts import chart
 from service.ui.pages import page
@@ -25,7 +25,7 @@ def report(
     services: Services, principal: Principal, day: date | None, namespace: str | None
 ) -> wire.DailyReportResponse:
     found = services.answers.daily_report(principal, day.isoformat() if day else None, namespace)
-    return present.daily_out(found)
+    return daily_out(found)
 
 
 @get("/reports", name="console-reports", sync_to_thread=True)

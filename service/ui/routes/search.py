@@ -9,9 +9,10 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.api import present
 from service.api.deps import PrincipalDep, ServicesDep
 from service.errors import InvalidInput
+from service.present.answers import retrieve_out
+from service.present.search import search_out
 from service.ui.forms import LIMITS, MODES, read_form, search_request
 from service.ui.pages import page
 
@@ -112,7 +113,7 @@ def search_page(
         wanted, errors = search_request(form)
         try:
             if wanted is not None:
-                found = present.search_out(services.search.search(principal, wanted))
+                found = search_out(services.search.search(principal, wanted))
                 if form.retrieve:
                     asked = wire.RetrieveRequest(
                         question=wanted.query,
@@ -123,7 +124,7 @@ def search_page(
                     )
                     # A GET writes nothing: the retrieve is a preview, not an interaction.
                     previewed = services.answers.retrieve(principal, asked, record=False)
-                    answer = present.retrieve_out(previewed)
+                    answer = retrieve_out(previewed)
         except InvalidInput as exc:
             errors = [f"{e.field}: {e.message}" for e in exc.errors]
     hits = _hits(found)

@@ -1,0 +1,16 @@
+"""Times as the wire writes them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from service.domain.models import EARLIEST_TIME, LATEST_TIME
+
+
+def format_time(seconds: float | None) -> str | None:
+    """ISO 8601 in UTC; a time beyond what a date can hold (only rows written before times
+    were checked can carry one) shows as the nearest that can."""
+    if seconds is None:
+        return None
+    bounded = min(max(seconds, EARLIEST_TIME), LATEST_TIME)
+    return datetime.fromtimestamp(bounded, UTC).isoformat().replace("+00:00", "Z")
