@@ -123,7 +123,7 @@ class EntryLine(Struct, tag="entry", tag_field="record", forbid_unknown_fields=T
     history: list[HistoryLine] = field(default_factory=list)
     """Oldest first."""
     supersedes: Annotated[list[SupersededLine], Meta(max_length=1000)] = field(default_factory=list)
-    """The entries this one replaced (see supersession in docs/api.md)."""
+    """The entries this one replaced (see supersession in docs/reference/api.md)."""
     chunks: list[ChunkLine] | None = None
     """With ``?vectors=true``, for entries that have vectors: the texts embedded and their
     vectors, in order."""

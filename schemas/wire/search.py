@@ -36,7 +36,7 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     include_superseded: bool = False
     """Show superseded entries too, marked with ``superseded_by``."""
     as_of: Timestamp | None = None
-    """Search memory as it held at this moment (docs/api.md says what is exact)."""
+    """Search memory as it held at this moment (docs/reference/api.md says what is exact)."""
 
     RULES: ClassVar[dict[str, Any]] = {
         "anyOf": [  # a vector search needs a tier that has vectors

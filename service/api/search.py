@@ -25,7 +25,7 @@ class SearchController(Controller):
         principal: PrincipalDep,
         request: Request[Any, Any, Any],
     ) -> wire.SearchResponse:
-        """Hybrid BM25 + vector search of one namespace; see the README for scoring. A
+        """Hybrid BM25 + vector search of one namespace; see docs/guide/searching.md for scoring. A
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)
         never asks this service's own upstream."""
         ask_upstream = RECALL_HEADER not in request.headers

@@ -1,5 +1,5 @@
 """The upstream port over HTTP: ``POST /v1/search`` of another service speaking strata's
-search contract (the subset docs/api.md names), bounded in time, connections and bytes."""
+search contract (the subset docs/reference/api.md names), bounded in time, connections and bytes."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ module each by concern, ``Settings`` and how the environment is read here.
 Each setting is read from ``STRATA_<SETTING NAME UPPERCASED>``. A setting's name is its
 field's, unless its group renames the field (msgspec's ``rename``): ``upstream.timeout`` is
 the setting ``upstream_timeout``, read from STRATA_UPSTREAM_TIMEOUT. The group a setting sits
-in only orders the settings (as the README's configuration table does).
+in only orders the settings (as docs/reference/configuration.md does).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def _variable_name(name: str) -> str:
 class UpstreamSettings(Group, frozen=True, rename=_variable_name):
     url: str = ""
     """Base URL (``http://host:port``) of another memory service speaking strata's search
-    contract (another strata, or anything implementing the subset in docs/api.md), asked
+    contract (another strata, or anything implementing the subset in docs/reference/api.md), asked
     when a search or a retrieve finds nothing here; empty: none."""
     key: str = ""
     """API key sent to the upstream as ``Authorization: Bearer``; empty: none."""

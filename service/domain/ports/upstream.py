@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 class Upstream(Protocol):
-    """Another memory service speaking strata's search contract (docs/api.md, Upstream
+    """Another memory service speaking strata's search contract (docs/reference/api.md, Upstream
     recall), asked when the local memory finds nothing."""
 
     name: str
