@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from service.application import Services, build_services
 from service.application.services import new_id as fresh_id
 from service.composition import open_stores
-from service.domain.memory import Memory
+from service.domain.memory import IndexRepair
 from service.domain.ports import Embedder
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever
@@ -35,22 +35,22 @@ def open_services(
     stores = open_stores(settings, embedder=embedder, clock=clock)
     services = build_services(settings, stores, clock=clock, new_id=new_id)
     if services.follower is None:
-        catch_up(services.memory, stores.degraded)
+        catch_up(services.repair, stores.degraded)
     else:
         follow(services.follower, stores.degraded)
     return services
 
 
-def catch_up(memory: Memory, degraded: list[str]) -> None:
+def catch_up(repair: IndexRepair, degraded: list[str]) -> None:
     """Finish what a crash interrupted and make the indexes match the ledger. A failure
     here never stops the service from starting: it is logged and reported in ``/health``,
     and the ``recover_pending`` job tries again."""
     try:
-        memory.recover()
-        if not memory.indexes_match_ledger():
+        repair.recover()
+        if not repair.indexes_match_ledger():
             log.warning("indexes do not match the ledger; rebuilding them from it")
-            memory.rebuild()
-        memory.backfill()
+            repair.rebuild()
+        repair.backfill()
     except Exception as exc:  # start anyway: the ledger holds every acknowledged write
         log.exception("catching up with the ledger failed")
         degraded.append(f"indexes behind the ledger ({type(exc).__name__}: {exc})")

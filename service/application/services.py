@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from service.domain.cache import QueryCache
 from service.domain.collections import Collections
 from service.domain.engines import Engines
 from service.domain.folders import SYSTEM_FOLDERS, FolderRules
-from service.domain.memory import Memory
+from service.domain.memory import IndexRepair, Memory
 from service.domain.models import SearchOutcome
 from service.domain.ports import (
     Catalog,
@@ -165,6 +166,10 @@ class Services:
     """A namespace's export, import and erasure."""
     status: StatusUseCases
     memory: Memory
+    """Every part of the memory, for the tests and the benchmarks; each use case is given
+    the part it uses."""
+    repair: IndexRepair
+    """Brings the indexes in step with the ledger at start-up."""
     retriever: Retriever
     scheduler: Scheduler
     rebuilder: Rebuilder
@@ -213,7 +218,9 @@ def build_services(
         max_bytes=s.search.query_cache_bytes,
         weigh=lambda outcome: outcome.weight,
     )
-    memory = Memory(
+    # One lock for every change to stored entries, this replica's follower's included.
+    lock = threading.Lock()
+    memory = Memory.over(
         stores.ledger,
         stores.vectors,
         stores.keywords,
@@ -222,6 +229,7 @@ def build_services(
         clock=clock,
         on_change=cache.invalidate,
         on_commit=metrics.committed if metrics is not None else None,
+        lock=lock,
     )
     usage = ReadModelUsage(
         stores.embedder.count_tokens if stores.embedder is not None else _no_tokens, clock
@@ -241,7 +249,13 @@ def build_services(
     )
     answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
     collections = Collections(
-        stores.catalog, memory, stores.files, s.chunking, rules=folder_rules(s), clock=clock
+        stores.catalog,
+        memory.writer,
+        memory.lifecycle,
+        stores.files,
+        s.chunking,
+        rules=folder_rules(s),
+        clock=clock,
     )
     replica = replica_name(s)
     scheduler = lifecycle_jobs(
@@ -254,9 +268,14 @@ def build_services(
         ),
         s.lifecycle,
         s.cluster.change_retention_days,
-        memory,
-        collections,
-        clock,
+        inventory=stores.ledger,
+        entries=stores.ledger,
+        changes=stores.ledger,
+        writer=memory.writer,
+        lifecycle=memory.lifecycle,
+        repair=memory.repair,
+        collections=collections,
+        clock=clock,
     )
     follower = None
     if stores.checkpoint is not None:
@@ -264,11 +283,11 @@ def build_services(
             stores.ledger,
             stores.keywords,
             stores.checkpoint,
-            lock=memory.lock,
+            lock=lock,
             on_change=cache.invalidate,
             clock=clock,
         )
-    rebuilder = Rebuilder(memory, clock)
+    rebuilder = Rebuilder(memory.repair, stores.ledger, clock)
     degraded = stores.degraded
     collection_cases = CollectionUseCases(
         collections, stores.catalog, stores.files, clock=clock, new_id=new_id
@@ -276,9 +295,14 @@ def build_services(
     keys = KeyRing.load(s.server.api_keys, s.server.api_keys_file)
     limits = Limits(s.limits, keyed=keys.enabled, clock=clock)
     events = EventUseCases(
-        memory,
+        memory.writer,
+        memory.lifecycle,
         ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
         limits,
+        entries=stores.ledger,
+        history=stores.ledger,
+        relations=stores.ledger,
+        chunking=s.chunking,
         max_batch=s.server.max_batch,
         clock=clock,
         new_id=new_id,
@@ -337,7 +361,7 @@ def build_services(
             by_model=stores.embedder is not None,
             telemetry=telemetry,
         ),
-        admin=AdminUseCases(memory, scheduler, rebuilder),
+        admin=AdminUseCases(memory.lifecycle, scheduler, rebuilder),
         collections=collection_cases,
         documents=DocumentUseCases(
             collection_cases,
@@ -347,11 +371,14 @@ def build_services(
             max_bytes=s.server.max_documents_bytes,
         ),
         namespaces=NamespaceUseCases(
-            memory,
+            memory.transfer,
+            stores.ledger,
+            stores.ledger,
             stores.catalog,
             stores.interactions,
             stores.compaction,
             s,
+            embedder=stores.embedder,
             folder_refusal=collections.refusal_at,
             clock=clock,
         ),
@@ -369,6 +396,7 @@ def build_services(
             upstream,
         ),
         memory=memory,
+        repair=memory.repair,
         retriever=retriever,
         scheduler=scheduler,
         rebuilder=rebuilder,
