@@ -81,8 +81,9 @@ def title_from(lines: Sequence[str], path: str) -> str:
 
 
 class Collections:
-    """Scans collections into entries through ``Memory``, re-embedding changed files only,
-    within the folders and bounds of ``rules``."""
+    """Scans collections into entries (written by the ``Writer``, updated and deleted by the
+    ``Lifecycle`` of the memory), re-embedding changed files only, within the folders and
+    bounds of ``rules``."""
 
     def __init__(
         self,
