@@ -35,13 +35,17 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.common import machine_info
 from service.domain.digests import MAX_LINES, build_day, digest_id, group_of
 from service.domain.models import DIGEST, Entry, Filters, Hit, StoredEntry, Tier
 from service.domain.tiers import DAY
 from service.settings import ChunkingSettings
+
+if TYPE_CHECKING:
+    from service.domain.memory import Memory
+    from service.domain.ports import Ledger
 
 LOCOMO = Path(__file__).resolve().parents[1].parent / "shared/datasets/locomo-tiers-dev"
 BATCH = 2000
@@ -81,6 +85,16 @@ class NoVectors:
 
 
 # --------------------------------------------------------------------------- size
+
+
+def _parts(memory: Memory, ledger: Ledger) -> dict[str, Any]:
+    """What ``archive_e_tier`` is given, as the scheduler gives it."""
+    return {
+        "inventory": ledger,
+        "entries": ledger,
+        "writer": memory.writer,
+        "lifecycle": memory.lifecycle,
+    }
 
 
 def _ledger_bytes(path: Path) -> tuple[int, int]:
@@ -136,7 +150,7 @@ def size(args: argparse.Namespace) -> None:
         stores = open_sqlite(data)
         keywords = TantivyKeywordStore(data / "tantivy")
         clock = [now]
-        memory = Memory(
+        memory = Memory.over(
             stores.ledger, NoVectors(), keywords, None, chunking, clock=lambda: clock[0]
         )
         started = time.perf_counter()
@@ -170,7 +184,7 @@ def size(args: argparse.Namespace) -> None:
         )
 
         def measure(label: str, result: dict[str, Any] | None, seconds: float | None) -> None:
-            optimize_indexes(memory)
+            optimize_indexes(memory.lifecycle)
             rows = _rows(data / LEDGER)
             entries, logs = _ledger_bytes(data / LEDGER)
             tantivy = _tree_bytes(data / "tantivy")
@@ -192,10 +206,10 @@ def size(args: argparse.Namespace) -> None:
         # STRATA_E_ARCHIVE_DAYS (30).
         clock[0] = later = now + 31 * DAY
         started = time.perf_counter()
-        archived = archive_e_tier(memory, later, 30, 0)
+        archived = archive_e_tier(later, 30, 0, **_parts(memory, stores.ledger))
         measure("archived, with digests", archived, time.perf_counter() - started)
         started = time.perf_counter()
-        deleted = archive_e_tier(memory, later, 30, 30)
+        deleted = archive_e_tier(later, 30, 30, **_parts(memory, stores.ledger))
         seconds = time.perf_counter() - started
         measure("originals deleted (STRATA_E_DELETE_DAYS=30)", deleted, seconds)
         started = time.perf_counter()
@@ -244,11 +258,13 @@ def recall(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         # The set's youngest tier E turn is 7.3 days old: 23 days later every one of them
         # is past STRATA_E_ARCHIVE_DAYS (30) and archived.
-        result = archive_e_tier(services.memory, time.time() + 23 * DAY, 30, 0)
+        result = archive_e_tier(
+            time.time() + 23 * DAY, 30, 0, **_parts(services.memory, services.stores.ledger)
+        )
         job = time.perf_counter() - started
         logs = [
             s.entry
-            for scanned in services.memory.ledger.scan()
+            for scanned in services.stores.ledger.scan()
             for s in scanned
             if s.entry.tier == "E" and s.entry.kind != DIGEST
         ]
@@ -303,7 +319,9 @@ def recall(args: argparse.Namespace) -> None:
             return quoted, covered, took
 
         quoted, covered, took = by_digests()
-        deleted = archive_e_tier(services.memory, time.time() + 23 * DAY, 30, 7)["deleted"]
+        deleted = archive_e_tier(
+            time.time() + 23 * DAY, 30, 7, **_parts(services.memory, services.stores.ledger)
+        )["deleted"]
         quoted_after, covered_after, took_after = by_digests()
         print(
             f"{args.dataset.name}: loaded in {loaded:.0f} s; archive_e_tier {result} "

@@ -80,9 +80,9 @@ def fill(data: Path, entries: int) -> None:
     for event in workload.events():
         batch.append(_archived(event, rng, embedder.dimension))
         if len(batch) == BATCH:
-            services.memory.restore(batch)
+            services.memory.transfer.restore(batch)
             batch = []
-    services.memory.restore(batch)
+    services.memory.transfer.restore(batch)
     services.close()
     print(f"filled {entries} entries in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 

@@ -10,13 +10,12 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from service.application import Services, build_services
-from service.application.services import new_id as fresh_id
-from service.composition import open_stores
-from service.domain.memory import Memory
+from service.application import Services
+from service.bootstrap import build_services, load_reranker, open_stores
+from service.bootstrap import new_id as fresh_id
+from service.domain.memory import IndexRepair
 from service.domain.ports import Embedder
 from service.domain.replication import Follower
-from service.domain.retrieval import Retriever
 from service.settings import Settings
 
 log = logging.getLogger("strata")
@@ -35,22 +34,22 @@ def open_services(
     stores = open_stores(settings, embedder=embedder, clock=clock)
     services = build_services(settings, stores, clock=clock, new_id=new_id)
     if services.follower is None:
-        catch_up(services.memory, stores.degraded)
+        catch_up(services.repair, stores.degraded)
     else:
         follow(services.follower, stores.degraded)
     return services
 
 
-def catch_up(memory: Memory, degraded: list[str]) -> None:
+def catch_up(repair: IndexRepair, degraded: list[str]) -> None:
     """Finish what a crash interrupted and make the indexes match the ledger. A failure
     here never stops the service from starting: it is logged and reported in ``/health``,
     and the ``recover_pending`` job tries again."""
     try:
-        memory.recover()
-        if not memory.indexes_match_ledger():
+        repair.recover()
+        if not repair.indexes_match_ledger():
             log.warning("indexes do not match the ledger; rebuilding them from it")
-            memory.rebuild()
-        memory.backfill()
+            repair.rebuild()
+        repair.backfill()
     except Exception as exc:  # start anyway: the ledger holds every acknowledged write
         log.exception("catching up with the ledger failed")
         degraded.append(f"indexes behind the ledger ({type(exc).__name__}: {exc})")
@@ -67,32 +66,6 @@ def follow(follower: Follower, degraded: list[str]) -> None:
     except Exception as exc:  # start anyway: polling the change log tries again
         log.exception("bringing the keyword index up to the ledger failed")
         degraded.append(f"keyword index behind the ledger ({type(exc).__name__}: {exc})")
-
-
-def load_reranker(settings: Settings, retriever: Retriever) -> None:
-    """Load the cross-encoder; searches rerank once it is in."""
-    models = settings.models
-    if not models.reranker_model:
-        retriever.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
-        return
-    from service.stores.reranker import open_reranker
-
-    try:
-        reranker = open_reranker(
-            models.reranker_model,
-            models.reranker_backend,
-            settings.storage.model_cache_dir,
-            threads=models.threads,
-            max_length=models.rerank_max_tokens,
-        )
-        retriever.reranker = reranker
-        retriever.reranker_problem = None
-        log.info("reranker %s loaded (%s)", models.reranker_model, reranker.backend)
-    except Exception as exc:  # run without reranking, and say so
-        wanted = settings.search.rerank == "on"
-        report = log.error if wanted else log.info
-        report("reranker %s could not be loaded: %s", models.reranker_model, exc)
-        retriever.reranker_problem = f"reranker {models.reranker_model} unavailable ({exc})"
 
 
 @asynccontextmanager

@@ -6,6 +6,6 @@ call these and nothing below them. Each use case takes plain inputs and the call
 store is touched, and returns domain results.
 """
 
-from service.application.services import Services, Stores, build_services
+from service.application.services import Services, Stores
 
-__all__ = ["Services", "Stores", "build_services"]
+__all__ = ["Services", "Stores"]

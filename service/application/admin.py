@@ -7,7 +7,7 @@ from typing import Any
 
 from schemas import wire
 from service.application.auth import Principal
-from service.domain.memory import Memory
+from service.domain.memory import Lifecycle
 from service.domain.models import JobRun, entry_key
 from service.jobs.rebuild import Rebuilder, RebuildStatus
 from service.jobs.scheduler import Scheduler
@@ -42,8 +42,8 @@ class Promoted:
 
 
 class AdminUseCases:
-    def __init__(self, memory: Memory, scheduler: Scheduler, rebuilder: Rebuilder) -> None:
-        self.memory = memory
+    def __init__(self, lifecycle: Lifecycle, scheduler: Scheduler, rebuilder: Rebuilder) -> None:
+        self.lifecycle = lifecycle
         self.scheduler = scheduler
         self.rebuilder = rebuilder
 
@@ -51,7 +51,7 @@ class AdminUseCases:
         """Make tier C entries lasting tier A entries, keeping their vectors."""
         principal.require_admin()
         ns = principal.namespace(request.namespace)
-        self.memory.promote([entry_key(ns, i) for i in request.ids], principal.name)
+        self.lifecycle.promote([entry_key(ns, i) for i in request.ids], principal.name)
         return Promoted(ns, list(dict.fromkeys(request.ids)))
 
     def list_jobs(self, principal: Principal) -> list[JobView]:

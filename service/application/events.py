@@ -7,14 +7,16 @@ from dataclasses import dataclass, field
 
 from schemas import wire
 from service.application.auth import Principal
-from service.application.chains import Chain, chains
+from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import to_entries
 from service.application.limits import Limits
 from service.domain.chunking import chunk_count
-from service.domain.memory import Memory
+from service.domain.memory import Lifecycle, Writer
 from service.domain.models import Entry, HistoryEvent, WriteOutcome, entry_key
+from service.domain.ports import Entries, History
 from service.domain.tiers import ExpiryPolicy
 from service.errors import NotFound, PayloadTooLarge
+from service.settings import ChunkingSettings
 from service.telemetry.tracing import OFF, Tracing
 
 
@@ -37,17 +39,27 @@ class EntryHistory:
 class EventUseCases:
     def __init__(
         self,
-        memory: Memory,
+        writer: Writer,
+        lifecycle: Lifecycle,
         policy: ExpiryPolicy,
         limits: Limits,
         *,
+        entries: Entries,
+        history: History,
+        relations: ChainSource,
+        chunking: ChunkingSettings,
         max_batch: int,
         clock: Callable[[], float],
         new_id: Callable[[], str],
         tracing: Tracing = OFF,
     ) -> None:
         self.tracing = tracing
-        self.memory = memory
+        self.writer = writer
+        self.lifecycle = lifecycle
+        self.entries = entries
+        self.histories = history
+        self.relations = relations
+        self.chunking = chunking
         self.policy = policy
         self.limits = limits
         self.max_batch = max_batch
@@ -72,7 +84,7 @@ class EventUseCases:
         namespaces = {e.namespace for e in entries}
         store = namespaces.pop() if len(namespaces) == 1 else "*"
         with self.tracing.memory("create_memory", store) as span:
-            outcome = self.memory.write(entries, principal.name, supersedes=supersedes, once=once)
+            outcome = self.writer.write(entries, principal.name, supersedes=supersedes, once=once)
             self.tracing.records(span, [{"id": e.id, "content": e.text} for e in entries])
         return outcome
 
@@ -85,28 +97,28 @@ class EventUseCases:
             new_id=self.new_id,
             policy=self.policy,
             namespace=principal.namespace,
-            chunking=self.memory.chunking,
+            chunking=self.chunking,
         )
 
     def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
-        size = self.memory.chunking
+        size = self.chunking
         return sum(chunk_count(e.text, size.words, size.overlap) for e in entries if e.embedded)
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)
         key = entry_key(ns, entry_id)
         with self.tracing.memory("search_memory", ns, record_id=entry_id) as span:
-            found = self.memory.get(key)
+            found = self.entries.get([key]).get(key)
             self.tracing.records(span, [] if found is None else [{"id": entry_id}])
         if found is None:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
-        return Found(found.entry, self.clock(), chains(self.memory.ledger, [key])[key])
+        return Found(found.entry, self.clock(), chains(self.relations, [key])[key])
 
     def delete(self, principal: Principal, entry_id: str, namespace: str | None) -> str:
         """Delete an entry; returns its namespace."""
         ns = principal.namespace(namespace)
         with self.tracing.memory("delete_memory", ns, record_id=entry_id):
-            deleted = self.memory.delete([entry_key(ns, entry_id)], principal.name)
+            deleted = self.lifecycle.delete([entry_key(ns, entry_id)], principal.name)
         if not deleted:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
         return ns
@@ -114,7 +126,7 @@ class EventUseCases:
     def history(self, principal: Principal, entry_id: str, namespace: str | None) -> EntryHistory:
         """What happened to an entry, oldest first; kept after the entry is deleted."""
         ns = principal.namespace(namespace)
-        events = self.memory.history(entry_key(ns, entry_id))
+        events = self.histories.history(entry_key(ns, entry_id))
         if not events:
             raise NotFound(f"no entry {entry_id!r} in namespace {ns!r}")
         return EntryHistory(entry_id, ns, events)

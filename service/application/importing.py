@@ -21,10 +21,10 @@ import msgspec
 from schemas import wire
 from service.application import archive_lines as lines
 from service.application.import_lines import TOO_LONG, BadLines, read_lines
-from service.domain.memory import Memory
-from service.domain.portability import restore_entries
-from service.domain.ports import Catalog, InteractionLog
+from service.domain.memory import Transfer
+from service.domain.ports import Catalog, Embedder, InteractionLog, NamespaceEntries
 from service.errors import FieldError, InvalidInput
+from service.settings import ChunkingSettings
 
 BATCH = 256
 """Entries restored (chunked, embedded, written and indexed) together."""
@@ -77,15 +77,21 @@ class ImportReport:
 class Importer:
     def __init__(
         self,
-        memory: Memory,
+        transfer: Transfer,
+        namespaces: NamespaceEntries,
         catalog: Catalog,
         interactions: InteractionLog,
         *,
+        embedder: Embedder | None,
+        chunking: ChunkingSettings,
         namespace: str,
         actor: str,
         folder_refusal: Callable[[str], str | None],
     ) -> None:
-        self.memory = memory
+        self.transfer = transfer
+        self.namespaces = namespaces
+        self.embedder = embedder
+        self.chunking = chunking
         self.catalog = catalog
         self.interactions = interactions
         self.namespace = namespace
@@ -117,7 +123,7 @@ class Importer:
         ids: set[str] = set()
         collections: set[str] = set()
         interactions: set[str] = set()
-        chunking = self.memory.chunking
+        chunking = self.chunking
         for read in read_lines(path):
             number = read.number
             found.lines += 1
@@ -228,7 +234,7 @@ class Importer:
         """The second pass: the good lines written in order, entries a batch at a time."""
         assert checked.header is not None
         header = checked.header
-        embedder = self.memory.embedder
+        embedder = self.embedder
         reuse = (
             header.vectors
             and embedder is not None
@@ -244,7 +250,7 @@ class Importer:
                 lines.archived_entry(b, self.namespace, reuse_vectors=reuse, actor=self.actor)
                 for b in batch
             ]
-            done = restore_entries(self.memory, items)
+            done = self.transfer.restore_entries(items)
             counts["entries"] += done.written
             counts["unchanged"] += done.unchanged
             counts["embedded"] += done.embedded
@@ -303,7 +309,7 @@ class Importer:
         """Write the audit trails of deleted entries (``NamespaceEntries.restore_removed``)."""
         items = [lines.removed_entry(r, self.namespace) for r in removed]
         removed.clear()
-        return self.memory.ledger.restore_removed(items)
+        return self.namespaces.restore_removed(items)
 
     def _given(self, given: list[wire.FeedbackLine]) -> int:
         added = self.interactions.restore([], [lines.feedback(f) for f in given])

@@ -20,10 +20,17 @@ from schemas import wire
 from service.application import archive_lines as lines
 from service.application.auth import Principal
 from service.application.importing import Importer, ImportReport
-from service.domain.memory import Memory
+from service.domain.memory import Transfer
 from service.domain.models import EngineUnavailable, Erasure, key_id
 from service.domain.portability import erase_namespace
-from service.domain.ports import Catalog, Compaction, InteractionLog
+from service.domain.ports import (
+    Catalog,
+    Compaction,
+    Embedder,
+    InteractionLog,
+    Inventory,
+    NamespaceEntries,
+)
 from service.errors import InvalidInput
 from service.settings import Settings
 
@@ -39,16 +46,22 @@ _encoder = msgspec.json.Encoder()
 class NamespaceUseCases:
     def __init__(
         self,
-        memory: Memory,
+        transfer: Transfer,
+        namespaces: NamespaceEntries,
+        inventory: Inventory,
         catalog: Catalog,
         interactions: InteractionLog,
         compaction: Compaction,
         settings: Settings,
         *,
+        embedder: Embedder | None,
         folder_refusal: Callable[[str], str | None],
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.memory = memory
+        self.transfer = transfer
+        self.namespaces = namespaces
+        self.inventory = inventory
+        self.embedder = embedder
         self.catalog = catalog
         self.interactions = interactions
         self.compaction = compaction
@@ -69,11 +82,11 @@ class NamespaceUseCases:
         return self._stream(header, chain([] if first is None else [first], pages))
 
     def _header(self, namespace: str, vectors: bool) -> wire.Header:
-        entries = sum(n.entries for n in self.memory.ledger.stats() if n.namespace == namespace)
+        entries = sum(n.entries for n in self.inventory.stats() if n.namespace == namespace)
         mine = [c for c in self.catalog.all() if c.namespace == namespace]
         asked, given = self.interactions.counted(namespace)
-        embedder = self.memory.embedder
-        chunking = self.memory.chunking
+        embedder = self.embedder
+        chunking = self.settings.chunking
         return wire.Header(
             format=wire.FORMAT,
             version=wire.FORMAT_VERSION,
@@ -113,11 +126,11 @@ class NamespaceUseCases:
 
     def _pages(self, namespace: str, vectors: bool) -> Iterator[list[msgspec.Struct]]:
         after = ""
-        while page := self.memory.ledger.entry_page(namespace, after, PAGE):
+        while page := self.namespaces.entry_page(namespace, after, PAGE):
             after = page[-1].stored.entry.id
             yield [lines.entry_line(item, vectors=vectors) for item in page]
         after = ""
-        while removed := self.memory.ledger.removed_page(namespace, after, PAGE):
+        while removed := self.namespaces.removed_page(namespace, after, PAGE):
             after = key_id(removed[-1].key)
             yield [lines.deleted_line(item) for item in removed]
         for c in (c for c in self.catalog.all() if c.namespace == namespace):
@@ -146,9 +159,12 @@ class NamespaceUseCases:
         """Read an export file (kept at ``path`` by the front end) into ``namespace``."""
         self.may_import(principal, namespace)
         importer = Importer(
-            self.memory,
+            self.transfer,
+            self.namespaces,
             self.catalog,
             self.interactions,
+            embedder=self.embedder,
+            chunking=self.settings.chunking,
             namespace=namespace,
             actor=principal.name,
             folder_refusal=self.folder_refusal,
@@ -166,7 +182,7 @@ class NamespaceUseCases:
         return erase_namespace(
             namespace,
             principal.name,
-            self.memory,
+            self.transfer,
             self.catalog,
             self.interactions,
             self.compaction,
@@ -176,7 +192,7 @@ class NamespaceUseCases:
         """The erasures of the namespaces the caller may use: a key scoped to some
         namespaces learns nothing of the others."""
         principal.require_admin()
-        return self.memory.ledger.erasures(principal.namespaces)
+        return self.namespaces.erasures(principal.namespaces)
 
 
 def _line(item: msgspec.Struct) -> bytes:

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from service.application.auth import Principal
 from service.domain.engines import EngineState
 from service.domain.models import Quarantined, key_namespace
-from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
+from service.domain.ports import Embedder, Entries, IndexState, Inventory, KeywordStore, VectorStore
 from service.domain.recall import UpstreamRecall, UpstreamSnapshot
 from service.domain.replication import Follower, Lag
 from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
 from service.domain.usage import ReadModelUsage
 from service.jobs.scheduler import Scheduler
+
+
+class StatusLedger(Entries, IndexState, Inventory, Protocol):
+    """What the status reads of the ledger: its entries counted, set aside, summed up."""
+
 
 QUARANTINE_SHOWN = 1000
 """Most quarantined entries listed or counted."""
@@ -62,7 +67,7 @@ class Health:
 class StatusUseCases:
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: StatusLedger,
         vectors: VectorStore,
         keywords: KeywordStore,
         embedder: Embedder | None,

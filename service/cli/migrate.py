@@ -13,7 +13,7 @@ from service.settings import StorageSettings, variable
 
 
 def migrate(args: argparse.Namespace) -> int:
-    from service.composition import copy_state
+    from service.bootstrap import copy_state
 
     if args.source is not None:
         if args.data is not None:

@@ -18,7 +18,7 @@ def serve(args: argparse.Namespace) -> int:
     from service import VERSION
     from service.app import create_app
     from service.application.auth import KeyRing
-    from service.application.services import replica_name
+    from service.bootstrap import replica_name
     from service.telemetry.logs import configure_logging
     from service.telemetry.tracing import start_tracing
 

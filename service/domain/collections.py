@@ -13,7 +13,7 @@ from schemas.vocabulary import METADATA_VALUE_CHARS
 from service.domain.bounds import breaches
 from service.domain.folders import LEAVES, FolderRules, Listing
 from service.domain.markdown import chunk_markdown, title_of
-from service.domain.memory import Memory
+from service.domain.memory import Lifecycle, Writer
 from service.domain.models import Entry, entry_key
 from service.domain.ports import Catalog, Files
 from service.errors import Conflict, Forbidden
@@ -81,13 +81,15 @@ def title_from(lines: Sequence[str], path: str) -> str:
 
 
 class Collections:
-    """Scans collections into entries through ``Memory``, re-embedding changed files only,
-    within the folders and bounds of ``rules``."""
+    """Scans collections into entries (written by the ``Writer``, updated and deleted by the
+    ``Lifecycle`` of the memory), re-embedding changed files only, within the folders and
+    bounds of ``rules``."""
 
     def __init__(
         self,
         catalog: Catalog,
-        memory: Memory,
+        writer: Writer,
+        lifecycle: Lifecycle,
         files: Files,
         chunking: ChunkingSettings,
         *,
@@ -95,7 +97,8 @@ class Collections:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.catalog = catalog
-        self.memory = memory
+        self.writer = writer
+        self.lifecycle = lifecycle
         self.files = files
         self.chunking = chunking
         self.rules = rules
@@ -246,9 +249,9 @@ class Collections:
                 ]
             files.append((IndexedFile(path, digest, len(made)), text))
         if entries:
-            self.memory.write(entries, actor)
+            self.writer.write(entries, actor)
         if stale:
-            self.memory.delete(stale, actor)
+            self.lifecycle.delete(stale, actor)
         for indexed, text in files:
             self.catalog.set_file(collection.id, indexed, text)
         return len(entries)
@@ -282,7 +285,7 @@ class Collections:
             entry_key(collection.namespace, chunk_id(collection, indexed.path, n))
             for n in range(indexed.chunks)
         ]
-        self.memory.delete(keys, actor)
+        self.lifecycle.delete(keys, actor)
         self.catalog.remove_file(collection.id, indexed.path)
 
     def remove(self, collection: Collection, actor: str = "") -> None:
@@ -300,7 +303,7 @@ class Collections:
                 for n in range(indexed.chunks)
             ]
             place = {"collection": new_name, "file": document_path(renamed, indexed.path)}
-            self.memory.update_metadata(keys, place, actor)
+            self.lifecycle.update_metadata(keys, place, actor)
         return renamed
 
 

@@ -3,15 +3,18 @@ counted."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from service.domain.chunking import chunk_text
 from service.domain.digests import is_digest, passages
-from service.domain.models import Chunk, Entry, StoredEntry
+from service.domain.models import Chunk, EngineUnavailable, Entry, StoredEntry
 from service.domain.ports import Embedder
 from service.domain.texts import embedding_input, turn_text
 from service.settings import ChunkingSettings
+
+log = logging.getLogger(__name__)
 
 
 def prepare(
@@ -80,3 +83,17 @@ def in_threads(
         placed.append(StoredEntry(replace(e, context=context), s.chunks, s.tokens))
         last[where] = e
     return placed
+
+
+def prepare_kept(
+    entries: Sequence[Entry], embedder: Embedder | None, chunking: ChunkingSettings
+) -> list[StoredEntry]:
+    """``prepare``, or, when the model fails, the entries without vectors: the write is
+    kept and acknowledged, and ``backfill`` embeds them once the model answers."""
+    try:
+        return prepare(entries, embedder, chunking)
+    except EngineUnavailable as exc:
+        if exc.engine != "model":
+            raise
+        log.warning("%s: %d entries kept without vectors", exc, len(entries))
+        return prepare(entries, None, chunking)

@@ -31,6 +31,7 @@ import msgspec
 from schemas import wire
 from service.application.auth import OPEN
 from service.application.services import Services
+from service.bootstrap import load_reranker
 from service.domain.confidence import content_terms
 from service.domain.intent import MemoryKind, asks_for_decision, kind_of
 from service.domain.learned import LearnedFusion, RankingModel, entry_features
@@ -44,7 +45,7 @@ from service.evaluation.beir import (
     to_event,
     write_order,
 )
-from service.lifespan import load_reranker, open_services
+from service.lifespan import open_services
 from service.settings import Settings
 
 BATCH = 256

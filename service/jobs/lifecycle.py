@@ -1,4 +1,5 @@
-"""The lifecycle jobs: plain functions of the memory and the current time."""
+"""The lifecycle jobs: plain functions of the parts of memory and the ports they use, and
+of the current time."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any
 
 from service.domain.collections import Collections
 from service.domain.digests import build_day, day_bounds, group_of, summarized
-from service.domain.memory import Memory
+from service.domain.memory import IndexRepair, Lifecycle, Writer
 from service.domain.models import DIGEST, Entry
+from service.domain.ports import ChangeLog, Entries, Inventory
 from service.domain.tiers import DAY
 from service.errors import Conflict
 from service.jobs.scheduler import Scheduler
@@ -20,14 +22,21 @@ SKIPPED_SHOWN = 100
 """Most skipped files a run of ``rescan_collections`` lists in its result."""
 
 
-def expire_c_tier(memory: Memory, now: float) -> dict[str, Any]:
+def expire_c_tier(lifecycle: Lifecycle, now: float) -> dict[str, Any]:
     """Drop expired tier C vectors and archive those entries (still BM25-searchable)."""
-    memory.drop_expired_vectors(now)
-    return {"archived": memory.archive_where("C", expires_before=now, actor=SCHEDULER)}
+    lifecycle.drop_expired_vectors(now)
+    return {"archived": lifecycle.archive_where("C", expires_before=now, actor=SCHEDULER)}
 
 
 def archive_e_tier(
-    memory: Memory, now: float, archive_days: float, delete_days: float
+    now: float,
+    archive_days: float,
+    delete_days: float,
+    *,
+    inventory: Inventory,
+    entries: Entries,
+    writer: Writer,
+    lifecycle: Lifecycle,
 ) -> dict[str, Any]:
     """Archive tier E entries older than ``archive_days``, the digests of their days
     written first (``archive_e_day``); then delete those older than ``delete_days``, digests
@@ -35,24 +44,42 @@ def archive_e_tier(
     archived = deleted = digests = 0
     if archive_days > 0:
         cutoff = now - archive_days * DAY
-        ledger = memory.ledger
-        while oldest := ledger.select_keys(
+        while oldest := inventory.select_keys(
             tier="E", older_than=cutoff, exclude_kind=DIGEST, limit=1
         ):
-            found = ledger.get(oldest)
+            found = entries.get(oldest)
             if not found:  # deleted since it was listed
                 continue
             group = group_of(found[oldest[0]].entry)
-            day_archived, day_digests = archive_e_day(memory, group.namespace, group.day, cutoff)
+            day_archived, day_digests = archive_e_day(
+                group.namespace,
+                group.day,
+                cutoff,
+                inventory=inventory,
+                entries=entries,
+                writer=writer,
+                lifecycle=lifecycle,
+            )
             archived, digests = archived + day_archived, digests + day_digests
             if not day_archived:  # rewritten meanwhile: the next run takes what is left
                 break
     if delete_days > 0:
-        deleted = memory.delete_older("E", now - delete_days * DAY, SCHEDULER, exclude_kind=DIGEST)
+        deleted = lifecycle.delete_older(
+            "E", now - delete_days * DAY, SCHEDULER, exclude_kind=DIGEST
+        )
     return {"archived": archived, "deleted": deleted, "digests": digests}
 
 
-def archive_e_day(memory: Memory, namespace: str, day: str, cutoff: float) -> tuple[int, int]:
+def archive_e_day(
+    namespace: str,
+    day: str,
+    cutoff: float,
+    *,
+    inventory: Inventory,
+    entries: Entries,
+    writer: Writer,
+    lifecycle: Lifecycle,
+) -> tuple[int, int]:
     """Archive the tier E entries of one namespace and day dated before ``cutoff``, and
     return how many, with how many digests were written.
 
@@ -62,15 +89,14 @@ def archive_e_day(memory: Memory, namespace: str, day: str, cutoff: float) -> tu
     that summarises more entries than the ledger still holds (some were deleted since) is
     kept as it is."""
     start, end = day_bounds(day)
-    ledger = memory.ledger
-    held = ledger.dated(namespace, "E", start, end, archived=True)
+    held = inventory.dated(namespace, "E", start, end, archived=True)
     due = [
         e
-        for e in ledger.dated(namespace, "E", start, min(end, cutoff), archived=False)
+        for e in inventory.dated(namespace, "E", start, min(end, cutoff), archived=False)
         if e.kind != DIGEST
     ]
     built = build_day([*held, *(replace(e, archived=True) for e in due)])
-    current = ledger.get([d.key for d in built.values()])
+    current = entries.get([d.key for d in built.values()])
     changed = [
         d
         for d in built.values()
@@ -78,29 +104,29 @@ def archive_e_day(memory: Memory, namespace: str, day: str, cutoff: float) -> tu
         or (kept.entry != d and summarized(kept.entry) <= summarized(d))
     ]
     if changed:
-        memory.write(changed, actor=SCHEDULER)
+        writer.write(changed, actor=SCHEDULER)
 
     def still_due(entry: Entry) -> bool:  # as the entry is when archived
         return entry.tier == "E" and entry.kind != DIGEST and entry.timestamp < cutoff
 
-    archived = memory.archive_if([e.key for e in due], still_due, SCHEDULER)
+    archived = lifecycle.archive_if([e.key for e in due], still_due, SCHEDULER)
     return len(archived), len(changed)
 
 
-def optimize_indexes(memory: Memory) -> dict[str, Any]:
+def optimize_indexes(lifecycle: Lifecycle) -> dict[str, Any]:
     """Merge Tantivy segments and remove files no longer used."""
-    return {"documents": memory.optimize()}
+    return {"documents": lifecycle.optimize()}
 
 
-def recover_pending(memory: Memory) -> dict[str, Any]:
+def recover_pending(repair: IndexRepair) -> dict[str, Any]:
     """Apply to the indexes the writes and deletes they have not taken yet."""
-    done = memory.recover()
+    done = repair.recover()
     return {"indexed": done.indexed, "removed": done.removed, "quarantined": done.quarantined}
 
 
-def backfill_embeddings(memory: Memory) -> dict[str, Any]:
+def backfill_embeddings(repair: IndexRepair) -> dict[str, Any]:
     """Embed tier A and C entries stored while no model was loaded."""
-    return {"embedded": memory.backfill()}
+    return {"embedded": repair.backfill()}
 
 
 def rescan_collections(collections: Collections) -> dict[str, Any]:
@@ -131,40 +157,56 @@ def rescan_collections(collections: Collections) -> dict[str, Any]:
     return totals
 
 
-def trim_changes(memory: Memory, now: float, retention_days: float) -> dict[str, Any]:
+def trim_changes(changes: ChangeLog, now: float, retention_days: float) -> dict[str, Any]:
     """Drop from the ledger's change log the changes older than ``retention_days``."""
-    return {"trimmed": memory.ledger.trim_changes(now - retention_days * DAY)}
+    return {"trimmed": changes.trim_changes(now - retention_days * DAY)}
 
 
 def lifecycle_jobs(
     scheduler: Scheduler,
     settings: LifecycleSettings,
     retention_days: float,
-    memory: Memory,
+    *,
+    inventory: Inventory,
+    entries: Entries,
+    changes: ChangeLog,
+    writer: Writer,
+    lifecycle: Lifecycle,
+    repair: IndexRepair,
     collections: Collections,
     clock: Callable[[], float],
 ) -> Scheduler:
     """The lifecycle jobs on their configured schedules, added to ``scheduler``."""
-    scheduler.add("expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(memory, clock()))
+
+    def archive_e() -> dict[str, Any]:
+        return archive_e_tier(
+            clock(),
+            settings.e_archive_days,
+            settings.e_delete_days,
+            inventory=inventory,
+            entries=entries,
+            writer=writer,
+            lifecycle=lifecycle,
+        )
+
     scheduler.add(
-        "archive_e_tier",
-        settings.archive_e_cron,
-        lambda: archive_e_tier(memory, clock(), settings.e_archive_days, settings.e_delete_days),
+        "expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(lifecycle, clock())
     )
+    scheduler.add("archive_e_tier", settings.archive_e_cron, archive_e)
     scheduler.add(
         "optimize_indexes",
         settings.optimize_cron,
-        lambda: optimize_indexes(memory),
+        lambda: optimize_indexes(lifecycle),
         per_replica=True,  # each replica merges its own keyword index
     )
-    scheduler.add("recover_pending", settings.recover_cron, lambda: recover_pending(memory))
+    scheduler.add("recover_pending", settings.recover_cron, lambda: recover_pending(repair))
     scheduler.add(
-        "backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(memory)
+        "backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(repair)
     )
     scheduler.add(
         "trim_changes",
         settings.trim_changes_cron,
-        lambda: trim_changes(memory, clock(), retention_days),
+        lambda: trim_changes(changes, clock(), retention_days),
     )
     if settings.rescan_cron:
         scheduler.add(

@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain.memory import Memory
+from service.domain.memory import IndexRepair
+from service.domain.ports import Entries
 from service.errors import Conflict
 
 log = logging.getLogger(__name__)
@@ -26,8 +27,11 @@ class RebuildStatus:
 
 
 class Rebuilder:
-    def __init__(self, memory: Memory, clock: Callable[[], float] = time.time) -> None:
-        self.memory = memory
+    def __init__(
+        self, repair: IndexRepair, entries: Entries, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.repair = repair
+        self.entries = entries
         self.clock = clock
         self.status = RebuildStatus()
         self._lock = threading.Lock()
@@ -37,7 +41,7 @@ class Rebuilder:
         with self._lock:
             if self.status.state == "running":
                 raise Conflict("a rebuild is already running")
-            total = sum(self.memory.ledger.count().values())
+            total = sum(self.entries.count().values())
             self.status = RebuildStatus("running", 0, total, self.clock())
             self._thread = threading.Thread(target=self._run, name="rebuild", daemon=True)
             self._thread.start()
@@ -45,7 +49,7 @@ class Rebuilder:
 
     def _run(self) -> None:
         try:
-            self.memory.rebuild(progress=self._progress)
+            self.repair.rebuild(progress=self._progress)
             self.status.state = "done"
         except Exception as exc:
             log.exception("rebuild failed")

@@ -12,7 +12,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services, Stores, build_services
+from service.application import Services, Stores
+from service.bootstrap import build_services
 from service.settings import Settings
 from tests.fakes import (
     FakeCatalog,

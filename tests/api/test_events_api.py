@@ -85,7 +85,7 @@ def test_an_event_of_too_many_chunks_rejects_the_whole_batch(
         assert client.get("/v1/entries/good").status_code == 404
         write(client, good)
         assert client.get("/v1/entries/good").status_code == 200
-        assert small.events.memory.ledger.count() == {"A": 1}
+        assert small.stores.ledger.count() == {"A": 1}
 
 
 @pytest.mark.parametrize(

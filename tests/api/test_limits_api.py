@@ -131,7 +131,7 @@ def test_one_key_s_writes_in_flight_never_hold_up_another_key_s_searches(
     key searches meanwhile."""
     services = services_for(api_keys=KEYS, requests_in_flight='{"agent": 1}')
     embedder = GatedEmbedder()
-    services.memory.embedder = embedder
+    services.memory.writer.embedder = embedder
     with TestClient(create_app(services=services), base_url=LOCAL) as client:
         written: list[int] = []
         slow = {"events": [{"id": "s", "tier": "A", "text": "a slow decision"}]}

@@ -31,7 +31,7 @@ class GatedEmbedder(FakeEmbedder):
 def test_searches_and_health_answer_while_every_write_thread_is_busy() -> None:
     services = fake_services(FakeClock(), FakeFiles(), search_threads="1", write_threads="1")
     embedder = GatedEmbedder()
-    services.memory.embedder = embedder
+    services.memory.writer.embedder = embedder
     with TestClient(create_app(services=services), base_url=LOCAL) as client:
         fast = {"events": [{"id": "e", "tier": "E", "text": "deploy finished"}]}
         assert client.post("/v1/events", json=fast).status_code == 201

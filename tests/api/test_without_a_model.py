@@ -10,7 +10,8 @@ PROBE = """
 import sys
 from litestar.testing import TestClient
 from service.app import create_app
-from service.application import Stores, build_services
+from service.application import Stores
+from service.bootstrap import build_services
 from service.settings import Settings
 from tests.fakes import (FakeCatalog, FakeCoordination, FakeEmbedder, FakeFiles,
     FakeInteractionLog, FakeRunLog, FakeKeywordStore, FakeLedger, FakeVectorStore)

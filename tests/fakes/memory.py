@@ -36,5 +36,5 @@ def fake_memory(
         FakeKeywordStore(),
         FakeEmbedder(),
     )
-    memory = Memory(ledger, vectors, keywords, embedder, chunking, clock=clock)
+    memory = Memory.over(ledger, vectors, keywords, embedder, chunking, clock=clock)
     return FakeStores(ledger, vectors, keywords, embedder, memory)

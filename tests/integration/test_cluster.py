@@ -137,7 +137,15 @@ def test_digests_are_written_through_the_ledger_and_followed_by_the_other_replic
     assert set(ids(archived)) == {"l1", found[0]["id"]}
 
     # originals deleted on two: one keeps the digest, and finds no original
-    deleted = lifecycle.archive_e_tier(two.memory, clock.now, 30, 35)
+    deleted = lifecycle.archive_e_tier(
+        clock.now,
+        30,
+        35,
+        inventory=two.stores.ledger,
+        entries=two.stores.ledger,
+        writer=two.memory.writer,
+        lifecycle=two.memory.lifecycle,
+    )
     assert deleted == {"archived": 0, "deleted": 2, "digests": 0}
     one.follower.catch_up()
     archived = search(to_one, "invoices migrated", namespace=namespace, include_archived=True)

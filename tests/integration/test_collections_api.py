@@ -229,13 +229,13 @@ def test_a_running_scan_shows_its_progress(
     client: TestClient[Litestar], opened: Services, notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[dict[str, Any] | None] = []
-    write = opened.memory.write
+    write = opened.memory.writer.write
 
     def watched_write(entries: Sequence[Entry], actor: str = "") -> WriteOutcome:
         seen.append(client.get("/v1/collections/notes").json()["scanning"])
         return write(entries, actor)
 
-    monkeypatch.setattr(opened.memory, "write", watched_write)
+    monkeypatch.setattr(opened.memory.writer, "write", watched_write)
     add(client, notes)
     assert seen and all(s is not None and s["total"] == 2 for s in seen)
     assert all(0 <= s["done"] <= s["total"] for s in seen if s)

@@ -96,7 +96,7 @@ def served(
 
 
 def stored(services: Services, namespace: str) -> list[Entry]:
-    return [a.stored.entry for a in services.memory.ledger.entry_page(namespace, "", 100)]
+    return [a.stored.entry for a in services.stores.ledger.entry_page(namespace, "", 100)]
 
 
 def entry_lines(export: bytes) -> list[dict[str, Any]]:
@@ -144,7 +144,7 @@ def test_a_hostile_upstream_hit_is_kept_within_bounds_and_its_namespace_round_tr
         "source": "wiki",
     }
     (entry,) = stored(services, "hostile")
-    assert breaches(entry, services.memory.chunking) == []
+    assert breaches(entry, services.settings.chunking) == []
 
     answer = retrieve(client, QUESTION, namespace="hostile")
     assert [e["id"] for e in answer["entries"]] == ["kb:h1"]
@@ -170,7 +170,7 @@ def test_a_collections_chunks_are_within_bounds_and_a_file_that_cannot_be_is_ski
     assert "text: over 1000000 characters" in skipped[0]["reason"]
     (chunk,) = stored(services, "notes")
     assert len(chunk.metadata["title"]) == 10_000
-    assert breaches(chunk, services.memory.chunking) == []
+    assert breaches(chunk, services.settings.chunking) == []
     # Its line reads back as an export's (the collection's lines are the namespace's own).
     exported = client.get("/v1/namespaces/notes/export").content.splitlines()
     decoded = [msgspec.json.decode(line, type=wire.ExportLine) for line in exported]
@@ -257,5 +257,5 @@ def test_every_write_path_keeps_out_what_is_out_of_bounds(
         assert field in PATHS[path](served, namespace, CASES[field])
         assert stored(services, namespace) == []
     for entry in stored(services, namespace):
-        assert breaches(entry, services.memory.chunking) == []
+        assert breaches(entry, services.settings.chunking) == []
     assert_round_trips(client, namespace)

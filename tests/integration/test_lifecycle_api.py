@@ -228,7 +228,16 @@ def test_a_digest_is_found_by_one_of_its_lines_and_shows_that_line(
     assert archived["snippet"] == line
     assert archived["explain"]["bm25"]["rank"] == 1
     # with the originals deleted (STRATA_E_DELETE_DAYS), the digest still finds the line
-    assert archive_e_tier(opened.memory, clock.now, 30, 31)["deleted"] == 25
+    deleted = archive_e_tier(
+        clock.now,
+        30,
+        31,
+        inventory=opened.stores.ledger,
+        entries=opened.stores.ledger,
+        writer=opened.memory.writer,
+        lifecycle=opened.memory.lifecycle,
+    )
+    assert deleted["deleted"] == 25
     assert client.get("/v1/entries/l12").status_code == 404
     deleted = found()
     assert (deleted["id"], deleted["snippet"]) == (archived["id"], line)

@@ -57,7 +57,9 @@ class Replica:
         self.checkpoint = FileCheckpoint(data / "checkpoint.json")
         self.clock = clock
         self.closed = False
-        self.memory = Memory(ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock)
+        self.memory = Memory.over(
+            ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock
+        )
         self.follower = Follower(
             ledger, self.keywords, self.checkpoint, lock=self.memory.lock, clock=clock
         )

@@ -15,7 +15,8 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
-from service.lifespan import load_reranker, open_services
+from service.bootstrap import load_reranker
+from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder, open_embedder
 from service.stores.reranker import open_reranker

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from service.domain import memory as memory_module
 from service.domain.collections import Collection, Collections, IndexedFile
 from service.domain.digests import digest_id, group_of
 from service.domain.memory import Memory
+from service.domain.memory import lifecycle as lifecycle_part
 from service.domain.models import Entry, Filters, HistoryEvent, SearchQuery, Tier
 from service.domain.retrieval import Retriever
 from service.domain.tiers import DAY
@@ -51,6 +51,18 @@ class Stores(FakeStores):
 
     def actions(self, id: str) -> list[tuple[str, str]]:
         return [(h.action, h.actor) for h in self.ledger.history(f"ns:{id}")]
+
+    def archive_e(self, now: float, archive_days: float, delete_days: float) -> dict[str, Any]:
+        """``archive_e_tier`` over these stores, as the scheduler runs it."""
+        return lifecycle.archive_e_tier(
+            now,
+            archive_days,
+            delete_days,
+            inventory=self.ledger,
+            entries=self.ledger,
+            writer=self.memory.writer,
+            lifecycle=self.memory.lifecycle,
+        )
 
 
 def filters(*, include_archived: bool = False) -> Filters:
@@ -99,7 +111,7 @@ def test_expired_c_entries_are_hidden_before_the_job_runs(stores: Stores) -> Non
 
 def test_expire_c_tier_archives_expired_c_entries_only(stores: Stores) -> None:
     write_expiring(stores)
-    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 1}
+    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     stored = stores.ledger.get(["ns:gone", "ns:live", "ns:fact", "ns:log"])
     assert {k.split(":")[1]: s.entry.archived for k, s in stored.items()} == {
         "gone": True,
@@ -116,9 +128,9 @@ def test_expire_c_tier_archives_expired_c_entries_only(stores: Stores) -> None:
 
 def test_expire_c_tier_is_idempotent(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory, NOW)
+    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
     calls = len(stores.embedder.calls)
-    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 0}
+    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 0}
     assert stores.actions("gone") == [("created", "writer"), ("archived", "scheduler")]
     assert len(stores.embedder.calls) == calls
 
@@ -127,7 +139,7 @@ def test_expired_entries_leave_the_vector_store_but_stay_keyword_searchable(
     stores: Stores,
 ) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory, NOW)
+    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
     assert stores.vector_ids("C", "standup notes", include_archived=True) == {"live"}
     assert stores.keyword_ids("standup") == {"live", "fact", "log"}
     assert "gone" in stores.keyword_ids("standup", include_archived=True)
@@ -135,7 +147,7 @@ def test_expired_entries_leave_the_vector_store_but_stay_keyword_searchable(
 
 def test_expire_c_tier_records_the_scheduler_at_the_memory_clock(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory, NOW)
+    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
     assert stores.ledger.history("ns:gone") == [
         HistoryEvent(T0, "created", "writer"),
         HistoryEvent(NOW, "archived", "scheduler"),
@@ -145,26 +157,26 @@ def test_expire_c_tier_records_the_scheduler_at_the_memory_clock(stores: Stores)
 
 def test_expire_c_tier_on_exact_expiry_archives(stores: Stores) -> None:
     stores.memory.write([make_entry("edge", "edge case", "C", expires_at=NOW)])
-    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 1}
+    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     assert stores.vectors.keys == set()
 
 
 def test_expire_c_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memory_module, "BATCH", 2)
+    monkeypatch.setattr(lifecycle_part, "BATCH", 2)
     stores.memory.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
     )
-    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 5}
+    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 5}
     assert stores.vectors.keys == set()
 
 
 def test_restored_expired_entry_is_archived_again_by_the_next_run(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory, NOW)
+    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
     stores.memory.set_archived(["ns:gone"], False, "ops")
-    assert lifecycle.expire_c_tier(stores.memory, NOW) == {"archived": 1}
+    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "restored", "archived"]
     assert stores.memory.indexes_match_ledger()
 
@@ -191,7 +203,7 @@ def archived(stores: Stores) -> set[str]:
 
 def test_archive_e_tier_archives_entries_older_than_the_retention(stores: Stores) -> None:
     write_logs(stores)
-    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=0)
+    result = stores.archive_e(T0, archive_days=30, delete_days=0)
     assert result == {"archived": 2, "deleted": 0, "digests": 2}
     assert archived(stores) == {"ancient", "old"}
     digests = {
@@ -200,13 +212,13 @@ def test_archive_e_tier_archives_entries_older_than_the_retention(stores: Stores
     assert stores.keyword_ids("cron") == {"recent", "new", "old_fact", "old_talk"} | digests
     assert stores.keyword_ids("cron", include_archived=True) >= {"ancient", "old"}
     assert stores.actions("old")[-1] == ("archived", "scheduler")
-    again = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    again = stores.archive_e(T0, 30, 0)
     assert again == {"archived": 0, "deleted": 0, "digests": 0}
 
 
 def test_archive_e_tier_with_zero_days_keeps_everything(stores: Stores) -> None:
     write_logs(stores)
-    assert lifecycle.archive_e_tier(stores.memory, T0, 0, 0) == {
+    assert stores.archive_e(T0, 0, 0) == {
         "archived": 0,
         "deleted": 0,
         "digests": 0,
@@ -219,7 +231,7 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
     write_logs(stores)
     stores.memory.set_archived(["ns:ancient"], True)  # archived or not, it goes
     stores.memory.write([make_entry("older", "cron ran", "E", timestamp=T0 - 95 * DAY)])
-    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
+    result = stores.archive_e(T0, archive_days=30, delete_days=90)
     # archived first (digested), then deleted: the digests stay
     assert result == {"archived": 2, "deleted": 2, "digests": 2}
     assert {k for k, s in stores.ledger.entries.items() if s.entry.kind != "digest"} == {
@@ -239,7 +251,7 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
 
 def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
     write_logs(stores)
-    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=0, delete_days=30)
+    result = stores.archive_e(T0, archive_days=0, delete_days=30)
     assert result == {"archived": 0, "deleted": 2, "digests": 0}
     assert {"ns:ancient", "ns:old"}.isdisjoint(stores.ledger.entries)
     assert archived(stores) == set()
@@ -248,12 +260,12 @@ def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
 def test_archive_e_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memory_module, "BATCH", 2)
+    monkeypatch.setattr(lifecycle_part, "BATCH", 2)
     stores.memory.write(
         [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
     )
-    result = lifecycle.archive_e_tier(stores.memory, T0, archive_days=30, delete_days=90)
+    result = stores.archive_e(T0, archive_days=30, delete_days=90)
     assert result == {"archived": 6, "deleted": 3, "digests": 2}
     assert sorted(d["entries"] for d in digests_of(stores).values()) == [3, 3]
 
@@ -281,16 +293,16 @@ def test_archiving_twice_changes_nothing_and_more_of_a_day_updates_its_digest(
             day_log("c", "cache warmed", 3, chain_type="cron"),
         ]
     )
-    first = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    first = stores.archive_e(T0, 30, 0)
     assert first == {"archived": 3, "deleted": 0, "digests": 2}
     before = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
     changes = len(stores.ledger.log)
-    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0)["digests"] == 0
+    assert stores.archive_e(T0, 30, 0)["digests"] == 0
     after = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
     assert after == before and len(stores.ledger.log) == changes  # nothing written
     # a late entry of the same day and thread: its digest is rebuilt with it
     stores.memory.write([day_log("late", "invoices backfill done", 4, thread="t1")])
-    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 0) == {
+    assert stores.archive_e(T0, 30, 0) == {
         "archived": 1,
         "deleted": 0,
         "digests": 1,
@@ -306,7 +318,7 @@ def test_a_digest_is_found_by_default_and_its_originals_with_include_archived(
     stores: Stores,
 ) -> None:
     stores.memory.write([day_log("a", "invoices table migrated to v2", 1, thread="t1")])
-    lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    stores.archive_e(T0, 30, 0)
     (digest,) = digests_of(stores)
     assert stores.keyword_ids("invoices migrated") == {digest}
     assert stores.keyword_ids("invoices migrated", include_archived=True) == {digest, "a"}
@@ -321,13 +333,13 @@ def test_a_run_cut_short_after_the_digests_leaves_no_archived_entry_out_of_them(
         raise RuntimeError("the process stopped")
 
     with monkeypatch.context() as patched:
-        patched.setattr(stores.memory, "archive_if", crash)
+        patched.setattr(stores.memory.lifecycle, "archive_if", crash)
         with pytest.raises(RuntimeError):
-            lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+            stores.archive_e(T0, 30, 0)
     assert archived(stores) == set()
     (written,) = digests_of(stores).values()
     assert written["sources"] == ["e0", "e1", "e2"]
-    result = lifecycle.archive_e_tier(stores.memory, T0, 30, 0)
+    result = stores.archive_e(T0, 30, 0)
     assert result == {"archived": 3, "deleted": 0, "digests": 0}  # the digest was right
     assert archived(stores) == {"e0", "e1", "e2"}
 
@@ -336,7 +348,7 @@ def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
     stores.memory.write(
         [day_log(f"e{n}", f"job {n} finished", 1 + n, days_ago=95) for n in range(3)]
     )
-    assert lifecycle.archive_e_tier(stores.memory, T0, 30, 90) == {
+    assert stores.archive_e(T0, 30, 90) == {
         "archived": 3,
         "deleted": 3,
         "digests": 1,
@@ -345,11 +357,11 @@ def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
     assert kept["entries"] == 3 and kept["sources"] == ["e0", "e1", "e2"]
     # an entry of that day archived after its originals are gone leaves the digest whole
     stores.memory.write([day_log("late", "job late finished", 9, days_ago=95)])
-    result = lifecycle.archive_e_tier(stores.memory, T0 + 1, 30, 0)
+    result = stores.archive_e(T0 + 1, 30, 0)
     assert result == {"archived": 1, "deleted": 0, "digests": 0}
     assert list(digests_of(stores).values()) == [kept]
     # and the job never archives nor deletes a digest, however old
-    lifecycle.archive_e_tier(stores.memory, T0 + 1000 * DAY, 30, 90)
+    stores.archive_e(T0 + 1000 * DAY, 30, 90)
     assert list(digests_of(stores).values()) == [kept]
 
 
@@ -378,7 +390,7 @@ def test_promote_moves_c_to_a_keeping_its_vectors(stores: Stores) -> None:
 
 def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory, NOW)
+    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
     calls = list(stores.embedder.calls)
     assert stores.memory.promote(["ns:gone"], "ops") == 1
     assert stores.embedder.calls == calls
@@ -390,7 +402,9 @@ def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     assert "gone" in stores.keyword_ids("standup")
     assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "promoted"]
     # A decision never expires: the next expiry run leaves it alone.
-    assert lifecycle.expire_c_tier(stores.memory, NOW + 10 * DAY)["archived"] == 1  # "live" only
+    assert (
+        lifecycle.expire_c_tier(stores.memory.lifecycle, NOW + 10 * DAY)["archived"] == 1
+    )  # "live" only
     gone = stores.memory.get("ns:gone")
     assert gone is not None and not gone.entry.archived
 
@@ -437,13 +451,13 @@ def test_promote_twice_is_refused_the_second_time(stores: Stores) -> None:
 
 
 def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: Stores) -> None:
-    without = Memory(
+    without = Memory.over(
         stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
     )
     without.write([make_entry("c", "talk about caching", "C")])
     assert without.promote(["ns:c"]) == 1
     assert stores.vectors.keys == set()
-    assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}
+    assert lifecycle.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
     assert stores.vectors.tiers["A"].keys() == {"ns:c"}
     assert [a for a, _ in stores.actions("c")] == ["created", "promoted", "embedded"]
 
@@ -453,18 +467,18 @@ def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: S
 
 def test_optimize_indexes_optimizes_the_keyword_store(stores: Stores) -> None:
     stores.memory.write([make_entry("a", "x", "A"), make_entry("e", "y", "E")])
-    assert lifecycle.optimize_indexes(stores.memory) == {"documents": 2}
+    assert lifecycle.optimize_indexes(stores.memory.lifecycle) == {"documents": 2}
     assert stores.keywords.optimized == 1
 
 
 def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> None:
-    without = Memory(
+    without = Memory.over(
         stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
     )
     without.write([make_entry("a", "x", "A")])
-    assert lifecycle.backfill_embeddings(without) == {"embedded": 0}
-    assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 1}
-    assert lifecycle.backfill_embeddings(stores.memory) == {"embedded": 0}
+    assert lifecycle.backfill_embeddings(without.repair) == {"embedded": 0}
+    assert lifecycle.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
+    assert lifecycle.backfill_embeddings(stores.memory.repair) == {"embedded": 0}
 
 
 # trim_changes
@@ -474,9 +488,9 @@ def test_trim_changes_drops_what_is_older_than_the_retention(stores: Stores) -> 
     stores.memory.write([make_entry("old", "written long ago", "E")])
     stores.clock.now = T0 + 8 * DAY
     stores.memory.write([make_entry("new", "written today", "E")])
-    assert lifecycle.trim_changes(stores.memory, stores.clock(), 7) == {"trimmed": 1}
+    assert lifecycle.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 1}
     assert [c.key for c in stores.ledger.changes(0)] == ["ns:new"]
-    assert lifecycle.trim_changes(stores.memory, stores.clock(), 7) == {"trimmed": 0}
+    assert lifecycle.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 0}
 
 
 # rescan_collections
@@ -484,7 +498,10 @@ def test_trim_changes_drops_what_is_older_than_the_retention(stores: Stores) -> 
 
 def collections_of(stores: Stores, files: FakeFiles, catalog: FakeCatalog) -> Collections:
     rules = folder_rules("/srv", max_files=3, max_file_bytes=100)
-    return Collections(catalog, stores.memory, files, FIVE_WORDS, rules=rules, clock=stores.clock)
+    memory = stores.memory
+    return Collections(
+        catalog, memory.writer, memory.lifecycle, files, FIVE_WORDS, rules=rules, clock=stores.clock
+    )
 
 
 def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: Stores) -> None:

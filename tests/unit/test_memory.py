@@ -39,7 +39,7 @@ def embedder() -> FakeEmbedder:
 def memory(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> Memory:
-    return Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0)
+    return Memory.over(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0)
 
 
 def test_write_records_and_indexes_every_entry(
@@ -193,7 +193,7 @@ def test_recover_with_nothing_pending_does_nothing(memory: Memory) -> None:
 def test_without_a_model_embedded_tiers_are_stored_without_vectors(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")])
     assert (outcome.embedded, outcome.indexed) == (0, 2)
     stored = ledger.get(["ns:a"])["ns:a"]
@@ -210,7 +210,7 @@ def test_without_a_model_embedded_tiers_are_stored_without_vectors(
 def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
-    without = Memory(ledger, vectors, keywords, None, FIVE_WORDS, clock=lambda: T0)
+    without = Memory.over(ledger, vectors, keywords, None, FIVE_WORDS, clock=lambda: T0)
     assert without.backfill() == 0  # nothing to embed with
     without.write(
         [
@@ -219,7 +219,7 @@ def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
             make_entry("e", "GET /health 200", "E"),
         ]
     )
-    with_model = Memory(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0 + 42)
+    with_model = Memory.over(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0 + 42)
     assert with_model.backfill() == 2
     assert sorted(embedder.texts) == sorted(
         ["alice: alice likes tea", "standup moved one two three", "three four"]
@@ -240,10 +240,10 @@ def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
 def test_backfill_embeds_archived_entries_but_keeps_them_out_of_the_vector_index(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
-    without = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    without = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     without.write([make_entry("c", "old standup", "C")])
     without.set_archived(["ns:c"], True)
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     assert memory.backfill() == 1
     stored = ledger.get(["ns:c"])["ns:c"]
     assert stored.has_vectors and stored.entry.archived
@@ -266,10 +266,10 @@ class HookedEmbedder(FakeEmbedder):
 def test_backfill_skips_entries_deleted_or_rewritten_while_it_embedded(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    without = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    without = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     without.write([make_entry("gone", "to be deleted", "A"), make_entry("new", "old text", "A")])
     embedder = HookedEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
 
     def race() -> None:
         embedder.hook = lambda: None
@@ -306,7 +306,7 @@ def test_tokens_are_counted_by_the_model_for_every_tier(memory: Memory, ledger: 
 def test_without_a_model_tokens_are_estimated_from_words(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     memory.write([make_entry("a", "one two three four five six", "A")])
     assert ledger.get(["ns:a"])["ns:a"].tokens == 6 * 4 // 3
 
@@ -314,7 +314,7 @@ def test_without_a_model_tokens_are_estimated_from_words(
 def test_without_a_model_tier_e_is_still_written(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory = Memory(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
     outcome = memory.write([make_entry("e", "log", "E")])
     assert (outcome.embedded, outcome.indexed) == (0, 1)
     assert keywords.keys == {"ns:e"}
@@ -350,7 +350,7 @@ def test_history_records_who_did_what_and_when(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
     now = [100.0]
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: now[0])
+    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: now[0])
     memory.write([make_entry("a", "first", "A")], actor="key:1")
     now[0] = 200.0
     memory.write([make_entry("a", "second", "A")], actor="alice")
@@ -471,7 +471,7 @@ def _writers_blocked_behind_first(
         threading.Event().wait(0.001)
     for thread in threads[1:]:
         thread.start()
-    while memory._writes.waiting < len(batches) - 1:
+    while memory.writer._writes.waiting < len(batches) - 1:
         threading.Event().wait(0.001)
     release.set()
     for thread in threads:
@@ -493,7 +493,7 @@ def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [[make_entry(f"w{n}", f"decision number {n}", "A")] for n in range(4)]
     results = _writers_blocked_behind_first(memory, embedder, batches)
     written = [r for r in results if isinstance(r, WriteOutcome)]
@@ -510,7 +510,7 @@ def test_writes_of_the_same_key_are_applied_in_arrival_order(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [
         [make_entry("first", "unrelated", "A")],
         [make_entry("x", "old text", "A")],
@@ -531,7 +531,7 @@ def test_a_write_that_fails_in_a_group_fails_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     original = embedder.embed
 
     def embed_refusing_poison(texts: Sequence[str]) -> list[tuple[float, ...]]:

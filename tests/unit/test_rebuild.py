@@ -237,7 +237,7 @@ class FailingKeywordStore(FakeKeywordStore):
 def test_rebuilder_runs_in_the_background_and_reports_status(stores: FakeStores) -> None:
     write_mix(stores)
     ticks = iter([10.0, 20.0])
-    rebuilder = Rebuilder(stores.memory, clock=lambda: next(ticks))
+    rebuilder = Rebuilder(stores.memory.repair, stores.ledger, clock=lambda: next(ticks))
     assert rebuilder.status.state == "idle"
     started = rebuilder.start()
     assert (started.total, started.started_at) == (5, 10.0)
@@ -250,11 +250,11 @@ def test_rebuilder_runs_in_the_background_and_reports_status(stores: FakeStores)
 
 def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
     ledger = GatedLedger()
-    memory = Memory(
+    memory = Memory.over(
         ledger, FakeVectorStore(), FakeKeywordStore(), FakeEmbedder(), CHUNKING, clock=lambda: T0
     )
     memory.write([make_entry("a", "x", "A")])
-    rebuilder = Rebuilder(memory, clock=lambda: T0)
+    rebuilder = Rebuilder(memory.repair, ledger, clock=lambda: T0)
     rebuilder.start()
     try:
         assert ledger.scanning.wait(10)
@@ -271,7 +271,7 @@ def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
 
 
 def test_rebuilder_reports_a_failure(stores: FakeStores) -> None:
-    memory = Memory(
+    memory = Memory.over(
         stores.ledger,
         stores.vectors,
         FailingKeywordStore(),
@@ -279,7 +279,7 @@ def test_rebuilder_reports_a_failure(stores: FakeStores) -> None:
         CHUNKING,
         clock=lambda: T0,
     )
-    rebuilder = Rebuilder(memory, clock=lambda: T0)
+    rebuilder = Rebuilder(memory.repair, stores.ledger, clock=lambda: T0)
     rebuilder.start()
     rebuilder.wait(10)
     assert rebuilder.status.state == "failed"

@@ -44,7 +44,9 @@ def keywords() -> FlakyKeywords:
 
 @pytest.fixture
 def memory(ledger: FakeLedger, keywords: FlakyKeywords) -> Memory:
-    return Memory(ledger, FakeVectorStore(), keywords, FakeEmbedder(), CHUNKING, clock=lambda: T0)
+    return Memory.over(
+        ledger, FakeVectorStore(), keywords, FakeEmbedder(), CHUNKING, clock=lambda: T0
+    )
 
 
 def poisoned(memory: Memory, key_id: str) -> StoredEntry:
@@ -100,7 +102,11 @@ def test_a_write_the_index_fails_is_acknowledged_and_applied_later(
     assert ledger.states == {"ns:w": "pending"}
     assert keywords.entries == {}
     keywords.down = False
-    assert lifecycle.recover_pending(memory) == {"indexed": 1, "removed": 0, "quarantined": 0}
+    assert lifecycle.recover_pending(memory.repair) == {
+        "indexed": 1,
+        "removed": 0,
+        "quarantined": 0,
+    }
     assert set(keywords.entries) == {"ns:w"} and ledger.states == {"ns:w": "synced"}
 
 
@@ -121,11 +127,11 @@ def test_starting_never_fails_on_what_the_ledger_holds(
     ledger.put([poisoned(memory, "bad"), *memory.prepare([make_entry("ok", "fine", "E")])])
     degraded: list[str] = []
     keywords.down = True
-    catch_up(memory, degraded)
+    catch_up(memory.repair, degraded)
     assert degraded and "indexes behind the ledger" in degraded[0]
     keywords.down = False
     degraded.clear()
-    catch_up(memory, degraded)
+    catch_up(memory.repair, degraded)
     assert degraded == [] and set(keywords.entries) == {"ns:ok"}
     assert [q.key for q in ledger.quarantined()] == ["ns:bad"]
 

@@ -33,7 +33,9 @@ class Replica:
         self.keywords = FakeKeywordStore()
         self.checkpoint = FakeCheckpoint()
         self.dropped: list[set[str]] = []
-        self.memory = Memory(ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock)
+        self.memory = Memory.over(
+            ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock
+        )
         self.follower = Follower(
             ledger,
             self.keywords,

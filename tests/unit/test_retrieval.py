@@ -248,7 +248,7 @@ class LeakyKeywordStore(FakeKeywordStore):
 
 def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
     keywords = LeakyKeywordStore()
-    memory = Memory(stores.ledger, stores.vectors, keywords, stores.embedder, CHUNKING)
+    memory = Memory.over(stores.ledger, stores.vectors, keywords, stores.embedder, CHUNKING)
     memory.write(
         [
             make_entry("mine", "deployment failed", "A", namespace="ns"),
@@ -367,7 +367,7 @@ class PinnedVectorStore(FakeVectorStore):
 
 def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> None:
     vectors = PinnedVectorStore(chunk=2)
-    memory = Memory(
+    memory = Memory.over(
         stores.ledger,
         vectors,
         stores.keywords,
@@ -527,7 +527,7 @@ def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes
     cache: QueryCache[SearchOutcome] = QueryCache(
         size=8, seconds=60, max_bytes=10**6, weigh=lambda o: o.weight
     )
-    stores.memory.on_change = cache.invalidate
+    stores.memory.indexes.on_change = cache.invalidate
     retriever = stores.retriever(cache=cache)
     stores.memory.write([make_entry("a", "postgres chosen for billing", "A")])
     first = retriever.search(query("postgres billing"))

@@ -1,6 +1,6 @@
-"""The composition root: the real stores, in a data directory (embedded) or shared by the
-replicas of a cluster (a Postgres database and a Chroma server, with a Tantivy index and a
-checkpoint of the change log in each replica's data directory)."""
+"""The real stores, in a data directory (embedded) or shared by the replicas of a cluster (a
+Postgres database and a Chroma server, with a Tantivy index and a checkpoint of the change
+log in each replica's data directory)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from service.application import Stores
+from service.application.services import Stores
+from service.bootstrap.models import load_embedder
 from service.domain.ports import Embedder
 from service.net.addresses import redacted
 from service.remote.upstream import HttpUpstream
@@ -28,11 +29,6 @@ T = TypeVar("T")
 
 CHECKPOINT = "checkpoint.json"
 """A replica's place in the change log of the ledger it shares, beside its Tantivy index."""
-
-NO_MODEL = (
-    "embedding model unavailable ({}): searches use BM25 only; tier A and C events are "
-    "stored and embedded once a model loads"
-)
 
 
 def open_stores(
@@ -116,23 +112,6 @@ def open_durable(storage: StorageSettings, clock: Callable[[], float]) -> Durabl
 
     log.info("stores shared on %s", redacted(storage.database_url))
     return open_postgres(storage.database_url, clock=clock, timeout=storage.engine_timeout)
-
-
-def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
-    """The configured embedding model, or None and why."""
-    from service.stores.embedder import open_embedder
-
-    try:
-        embedder = open_embedder(
-            settings.models.embedding_model,
-            settings.models.embedding_backend,
-            settings.storage.model_cache_dir,
-            settings.models.threads,
-        )
-        return embedder, []
-    except Exception as exc:  # the service still answers BM25 searches without a model
-        log.error("embedding model could not be loaded: %s", exc)
-        return None, [NO_MODEL.format(exc)]
 
 
 def open_or_reset(

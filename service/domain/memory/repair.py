@@ -1,0 +1,156 @@
+"""Repairing the indexes from the ledger: interrupted changes finished, entries stored
+without a model embedded, both indexes rebuilt."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+
+from service.domain import indexable
+from service.domain.memory.indexes import Indexes
+from service.domain.models import EngineUnavailable, IndexUnavailable, Recovered, StoredEntry
+from service.domain.ports import Embedder, Entries, IndexState, KeywordStore, VectorStore
+from service.domain.preparation import prepare
+from service.settings import ChunkingSettings
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+
+
+class IndexRepair:
+    """Brings Chroma and Tantivy back in step with the ledger, which holds every
+    acknowledged write with its vectors."""
+
+    def __init__(
+        self,
+        entries: Entries,
+        state: IndexState,
+        vectors: VectorStore,
+        keywords: KeywordStore,
+        indexes: Indexes,
+        embedder: Embedder | None,
+        chunking: ChunkingSettings,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.entries = entries
+        self.state = state
+        self.vectors = vectors
+        self.keywords = keywords
+        self.indexes = indexes
+        self.embedder = embedder
+        self.chunking = chunking
+        self.clock = clock
+
+    def recover(self) -> Recovered:
+        """Finish the writes and deletes not yet applied to the indexes (interrupted by a
+        crash, or by an index that failed). An entry that cannot be indexed is set aside
+        in quarantine with the reason, so that one row never blocks the rest."""
+        with self.indexes.lock:
+            pending, deleting = self.state.unsynced()
+            reasons = {s.entry.key: reason for s in pending if (reason := indexable.problem(s))}
+            ready = [s for s in pending if s.entry.key not in reasons]
+            reasons |= self._index_each(ready)
+            if reasons:
+                self.state.quarantine(reasons, at=self.clock())
+                for key, reason in reasons.items():
+                    log.error("entry %s set aside in quarantine: %s", key, reason)
+            if deleting:
+                self.indexes.remove(deleting, "recovery")
+        done = Recovered(len(pending) - len(reasons), len(deleting), len(reasons))
+        if pending or deleting:
+            log.info("recovered %s", done)
+        return done
+
+    def _index_each(self, stored: list[StoredEntry]) -> dict[str, str]:
+        """Index ``stored`` at once or, if that fails, one entry at a time; the entries that
+        fail alone while others succeed are returned with the reason. If every one fails,
+        the fault is the index's, not theirs: the error is raised and they stay pending."""
+        try:
+            self.indexes.index(stored)
+            return {}
+        except EngineUnavailable:
+            raise  # the engine's fault, not the entries'
+        except Exception:
+            if len(stored) == 1:
+                raise
+        failed: dict[str, str] = {}
+        for s in stored:
+            try:
+                self.indexes.index([s])
+            except Exception as exc:
+                failed[s.entry.key] = f"indexing failed ({type(exc).__name__}: {exc})"
+        if len(failed) == len(stored):
+            raise IndexUnavailable(f"no entry of {len(stored)} could be indexed")
+        return failed
+
+    def backfill(self, batch: int = 256) -> int:
+        """Embed tier A and C entries written while no model was loaded."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while keys := self.state.missing_vectors(batch):
+            entries = [s.entry for s in self.entries.get(keys).values()]
+            stored = prepare(entries, self.embedder, self.chunking)
+            with self.indexes.lock:
+                current = self.entries.get(keys)
+                # Skip entries rewritten or deleted while this batch was being embedded.
+                fresh = [
+                    s
+                    for s in stored
+                    if (now := current.get(s.entry.key)) is not None and now.entry == s.entry
+                ]
+                self.entries.put(fresh, action="embedded", actor="backfill", at=self.clock())
+                self.indexes.index(fresh)
+            done += len(fresh)
+            if not fresh:
+                break
+        return done
+
+    def indexes_match_ledger(self) -> bool:
+        """Whether Chroma and Tantivy hold as many records as the ledger says they should."""
+        live = sum(self.entries.count().values())
+        vectors = sum(self.vectors.count(tier) for tier in ("A", "C"))
+        return self.keywords.count() == live and vectors == self.state.vector_count()
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Re-derive Chroma and Tantivy from the ledger without re-embedding.
+
+        Searches keep working throughout: Tantivy swaps in the new documents with one
+        commit; Chroma is rewritten a batch of entries at a time and orphans removed last.
+        Writes wait until the rebuild is done.
+        """
+        total = 0
+        with self.indexes.lock:
+            keep: set[str] = set()
+            seen: set[str] = set()
+            aside: dict[str, str] = {}
+
+            def batches() -> Iterator[list[StoredEntry]]:
+                nonlocal total
+                for scanned in self.entries.scan():
+                    batch = []
+                    for s in scanned:
+                        if reason := indexable.problem(s):
+                            aside[s.entry.key] = reason
+                        else:
+                            batch.append(s)
+                    live = [s for s in batch if s.in_vector_index]
+                    # Drop records an entry no longer has (another tier, older chunks).
+                    self.vectors.delete([s.entry.key for s in batch])
+                    self.vectors.upsert(live)
+                    keep.update(s.entry.key for s in live)
+                    seen.update(s.entry.namespace for s in batch)
+                    total += len(batch)
+                    if progress:
+                        progress(total)
+                    yield batch
+
+            self.keywords.replace_all(batches())
+            self.vectors.delete([k for k in self.vectors.entry_keys() if k not in keep])
+            if aside:
+                self.state.quarantine(aside, at=self.clock())
+            self.indexes.changed(seen)
+        return total
