@@ -65,6 +65,16 @@ def environment() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="module", autouse=True)
+def apps_of_the_module() -> Iterator[None]:
+    """The apps a module built (tests/apps.py) are dropped when it ends. Looked up, not
+    imported: a run that builds no app need not import the web stack."""
+    yield
+    apps = sys.modules.get("tests.apps")
+    if apps is not None:
+        apps.forget_apps()
+
+
 @pytest.fixture(scope="session")
 def postgres_database() -> Iterator[TestDatabase]:
     """The run's Postgres database (see tests/postgres.py); fails the tests that need it,

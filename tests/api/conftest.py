@@ -1,4 +1,5 @@
-"""The web app over the use cases on fakes: the REST contract in milliseconds, no model."""
+"""The web app over the use cases on fakes: the REST contract without a model, each app built
+once per module for its settings (tests/apps.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application import Services, Stores
 from service.bootstrap import build_services
 from service.settings import Settings
+from tests.apps import serving
 from tests.fakes import (
     FakeCatalog,
     FakeClock,
@@ -27,7 +28,7 @@ from tests.fakes import (
     FakeRunLog,
     FakeVectorStore,
 )
-from tests.http import KEYS, LOCAL
+from tests.http import KEYS
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def services_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Services]:
 
 
 def serve(services: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    with serving(services) as client:
         yield client
 
 

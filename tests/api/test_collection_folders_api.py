@@ -12,10 +12,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application import Services
+from tests.apps import serving
 from tests.fakes import FakeFiles
-from tests.http import AS_ADMIN, AS_AGENT, KEYS, LOCAL, problem
+from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem
 
 Client = Callable[..., TestClient[Litestar]]
 
@@ -41,9 +41,7 @@ def files() -> FakeFiles:
 def client_for(services_for: Callable[..., Services]) -> Iterator[Client]:
     """Clients with the test keys and other ``STRATA_*`` settings given as keywords."""
     with ExitStack() as stack:
-        yield lambda **env: stack.enter_context(
-            TestClient(create_app(services=services_for(api_keys=KEYS, **env)), base_url=LOCAL)
-        )
+        yield lambda **env: stack.enter_context(serving(services_for(api_keys=KEYS, **env)))
 
 
 @pytest.fixture
@@ -132,7 +130,7 @@ def test_without_keys_the_roots_default_to_the_home_directory(
 ) -> None:
     monkeypatch.setenv("HOME", "/home/other")
     services = services_for(collection_roots=None)
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    with serving(services) as client:
         assert added(client, "/home/other/notes", keys=False)["added"] == 1
         outside = "is outside the folders collections may read (STRATA_COLLECTION_ROOTS): "
         assert refused(register(client, ROOT, "x", keys=False)) == f"{ROOT} {outside}/home/other"
@@ -183,7 +181,7 @@ def services(services_for: Callable[..., Services]) -> Services:
 
 @pytest.fixture
 def served(services: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    with serving(services) as client:
         yield client
 
 

@@ -10,9 +10,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application import Services
 from tests.api.conftest import serve
+from tests.apps import serving
 from tests.fakes import FakeCatalog, FakeFiles
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem
 
@@ -122,9 +122,7 @@ def paths(found: dict[str, Any]) -> list[str]:
 def client_for(services_for: Callable[..., Services]) -> Iterator[Client]:
     """Clients with the test keys and other ``STRATA_*`` settings given as keywords."""
     with ExitStack() as stack:
-        yield lambda **env: stack.enter_context(
-            TestClient(create_app(services=services_for(api_keys=KEYS, **env)))
-        )
+        yield lambda **env: stack.enter_context(serving(services_for(api_keys=KEYS, **env)))
 
 
 @pytest.mark.parametrize("path", ["notes/.env", "notes/.git/config", "notes/skip.txt"])

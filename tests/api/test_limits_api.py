@@ -14,17 +14,16 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application import Services
 from tests.api.conftest import serve
 from tests.api.test_pools import GatedEmbedder
+from tests.apps import serving
 from tests.fakes import FakeClock
 from tests.http import (
     AGENT_ONE,
     AS_ADMIN,
     AS_AGENT,
     KEYS,
-    LOCAL,
     at_address,
     fingerprint,
     problem,
@@ -132,7 +131,7 @@ def test_one_key_s_writes_in_flight_never_hold_up_another_key_s_searches(
     services = services_for(api_keys=KEYS, requests_in_flight='{"agent": 1}')
     embedder = GatedEmbedder()
     services.memory.writer.embedder = embedder
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    with serving(services) as client:
         written: list[int] = []
         slow = {"events": [{"id": "s", "tier": "A", "text": "a slow decision"}]}
         writer = threading.Thread(

@@ -11,11 +11,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application import Services
 from service.domain.models import EngineUnavailable, Filters, Hit, StoredEntry, Tier
 from service.settings import Settings
 from tests.api.conftest import fake_stores, numbered
+from tests.apps import serving
 from tests.fakes import (
     FakeClock,
     FakeEmbedder,
@@ -23,7 +23,7 @@ from tests.fakes import (
     FakeLedger,
     FakeVectorStore,
 )
-from tests.http import LOCAL, problem
+from tests.http import problem
 
 
 class Outage:
@@ -122,7 +122,7 @@ def services(outage: Outage, clock: FakeClock) -> Services:
 
 @pytest.fixture
 def client(services: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    with serving(services) as client:
         yield client
 
 
