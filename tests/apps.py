@@ -1,18 +1,22 @@
-"""The web app over given services, built once per test module for each set of settings.
+"""The web app over given services, built and started once per test module for each set of
+settings.
 
-Building the app costs a third of a second (Litestar models every handler's signature),
-several times what most tests spend on their requests. What the app is made of depends on
-its settings alone; what a test writes and reads lives in its services, which the app
-finds on ``app.state`` at each request. So a test module reuses an app built for equal
-settings, and each test still runs its own lifespan (fresh pools, a fresh MCP session
-manager) over its own services: no state crosses from one test to the next."""
+Building the app costs a third of a second (Litestar models every handler's signature) and
+starting it as much again (the MCP server models its tools), several times what most tests
+spend on their requests. What the app is made of depends on its settings alone; what a test
+writes and reads lives in its services, which the app finds on ``app.state`` at each
+request; what its start made (the thread pools' limits, the stateless MCP session manager)
+holds nothing from one request to the next. So a test module reuses a running app of equal
+settings, and each test gets its own client (its own cookies) over its own services: no
+state crosses from one test to the next."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
+from anyio.from_thread import BlockingPortal
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -24,48 +28,53 @@ from tests.http import LOCAL
 
 
 @dataclass
-class Built:
+class Running:
     settings: Settings
     app: Litestar
-    running: bool = False
+    portal: BlockingPortal
+    """The event loop the app was started in, which every client of it sends through."""
+    serving: bool = False
 
 
-BUILT: list[Built] = []
-"""The apps of the current test module (``forget_apps`` empties it after each module).
+RUNNING: list[Running] = []
+"""The apps the current test module started (``stop_apps`` stops them after each module).
 Settings hold dicts, so they are compared, not hashed."""
+STARTED = ExitStack()
 
 
-def forget_apps() -> None:
-    BUILT.clear()
+def stop_apps() -> None:
+    RUNNING.clear()
+    STARTED.close()
 
 
-def idle_app(services: Services) -> Built:
-    """An app built for settings equal to those of ``services`` and not running now (two
-    clients at once need two apps: the state is the app's), else a new one."""
-    for built in BUILT:
-        if not built.running and built.settings == services.settings:
+def idle_app(services: Services) -> Running:
+    """A running app of settings equal to those of ``services`` that serves no client now
+    (two clients at once need two apps: the services are the app's), else a new one."""
+    for running in RUNNING:
+        if not running.serving and running.settings == services.settings:
             # create_app sets the executor of the reads' pool; the last app built set its own.
             reads_pool(services.settings)
-            return built
-    built = Built(services.settings, create_app(services=services))
-    BUILT.append(built)
-    return built
+            return running
+    app = create_app(services=services)
+    started = STARTED.enter_context(TestClient(app))
+    running = Running(services.settings, app, started.blocking_portal)
+    RUNNING.append(running)
+    return running
 
 
 @contextmanager
 def serving(
     services: Services, *, base_url: str = LOCAL, raise_server_exceptions: bool = True
 ) -> Iterator[TestClient[Litestar]]:
-    """A client of the app over ``services``, started (its lifespan run) and stopped."""
-    built = idle_app(services)
-    built.running = True
+    """A new client of a running app over ``services``."""
+    running = idle_app(services)
+    running.serving = True
     try:
-        with TestClient(
-            built.app, base_url=base_url, raise_server_exceptions=raise_server_exceptions
-        ) as client:
-            # The lifespan hands the app the services it was built with; this test's own
-            # take their place before any request.
-            built.app.state.services = services
-            yield client
+        running.app.state.services = services
+        client = TestClient(
+            running.app, base_url=base_url, raise_server_exceptions=raise_server_exceptions
+        )
+        client.blocking_portal = running.portal  # sends through the running app, not a new one
+        yield client
     finally:
-        built.running = False
+        running.serving = False

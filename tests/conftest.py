@@ -67,12 +67,12 @@ def environment() -> Iterator[None]:
 
 @pytest.fixture(scope="module", autouse=True)
 def apps_of_the_module() -> Iterator[None]:
-    """The apps a module built (tests/apps.py) are dropped when it ends. Looked up, not
-    imported: a run that builds no app need not import the web stack."""
+    """The apps a module started (tests/apps.py) are stopped when it ends. Looked up, not
+    imported: a run that starts no app need not import the web stack."""
     yield
     apps = sys.modules.get("tests.apps")
     if apps is not None:
-        apps.forget_apps()
+        apps.stop_apps()
 
 
 @pytest.fixture(scope="session")

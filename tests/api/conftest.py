@@ -1,5 +1,5 @@
 """The web app over the use cases on fakes: the REST contract without a model, each app built
-once per module for its settings (tests/apps.py)."""
+and started once per module for its settings (tests/apps.py)."""
 
 from __future__ import annotations
 

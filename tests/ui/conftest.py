@@ -7,12 +7,11 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from litestar.testing import TestClient
 from litestar.testing.transport import TestClientTransport
 
-from service.app import create_app
 from service.application import Services
 from tests.api.conftest import fake_services
+from tests.apps import serving
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import ADMIN, AGENT_ONE, KEYS, LOCAL
 
@@ -36,7 +35,7 @@ def services(clock: FakeClock, files: FakeFiles) -> Services:
 @pytest.fixture
 def console(services: Services) -> Iterator[Callable[[], Client]]:
     """Opens browsers on one running app, each with cookies of its own."""
-    with TestClient(create_app(services=services), base_url=LOCAL) as running:
+    with serving(services) as running:
 
         def browser() -> Client:
             transport = TestClientTransport(client=running)

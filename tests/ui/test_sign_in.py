@@ -7,13 +7,12 @@ from http.cookies import SimpleCookie
 
 import httpx
 import pytest
-from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application import Services
 from service.application.auth import OPEN
 from service.ui.session import COOKIE
 from tests.api.conftest import fake_services
+from tests.apps import serving
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, AS_AGENT, LOCAL
 from tests.ui.conftest import SECRET, Client, sign_in, token
@@ -117,7 +116,7 @@ def test_a_bearer_script_posts_forms_without_a_token(
 
 @pytest.fixture
 def over_https(services: Services) -> Iterator[Client]:
-    with TestClient(create_app(services=services), base_url="https://strata.example") as client:
+    with serving(services, base_url="https://strata.example") as client:
         yield client
 
 
@@ -134,7 +133,7 @@ def test_over_https_the_cookie_is_secure(over_https: Client) -> None:
 def open_console(clock: FakeClock, files: FakeFiles) -> Iterator[Client]:
     """No keys: every caller on loopback is an admin."""
     services = fake_services(clock, files, ui_secret=SECRET)
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    with serving(services) as client:
         yield client
 
 
@@ -175,7 +174,7 @@ def test_with_a_list_of_origins_the_console_still_posts_to_itself(
         ui_secret=SECRET,
         allowed_origins="https://a.example",
     )
-    with TestClient(create_app(services=services), base_url="https://strata.example") as client:
+    with serving(services, base_url="https://strata.example") as client:
         sign_in(client, ADMIN)
         page = client.get("/ui/jobs")
         sent = {"csrf": token(page)}

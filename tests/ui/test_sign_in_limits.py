@@ -9,12 +9,11 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from litestar.testing import TestClient
 
-from service.app import create_app
 from tests.api.conftest import fake_services
+from tests.apps import serving
 from tests.fakes import FakeClock, FakeFiles
-from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, KEYS, LOCAL, at_address
+from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, KEYS, at_address
 from tests.ui.conftest import SECRET, token
 
 WRONG = "not-a-key-of-this-service"
@@ -34,7 +33,7 @@ def browser(clock: FakeClock, files: FakeFiles) -> Iterator[Browser]:
         sign_in_failures_per_minute="3",
         requests_per_second='{"agent": 3}',
     )
-    with TestClient(create_app(services=services), base_url=LOCAL) as running:
+    with serving(services) as running:
         yield lambda address: at_address(running, address, follow_redirects=True)
 
 
