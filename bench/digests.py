@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from bench.common import machine_info
 from service.domain.digests import MAX_LINES, build_day, digest_id, group_of
-from service.domain.models import DIGEST, Entry, Filters, Hit, StoredEntry, Tier
+from service.domain.entries import DIGEST, Entry, StoredEntry, Tier
+from service.domain.search.query import Filters, Hit
 from service.domain.tiers import DAY
 from service.settings import ChunkingSettings
 

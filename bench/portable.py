@@ -39,7 +39,7 @@ import numpy as np
 
 from bench.common import REPO_ROOT
 from bench.load.workload import Workload
-from service.domain.models import ArchivedEntry, Chunk, Entry, HistoryEvent, StoredEntry
+from service.domain.entries import ArchivedEntry, Chunk, Entry, HistoryEvent, StoredEntry
 from service.lifespan import open_services
 from service.settings import Settings
 from service.testing.engines import free_port

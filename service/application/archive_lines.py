@@ -10,8 +10,7 @@ from array import array
 from schemas import wire
 from service.domain.bounds import breaches
 from service.domain.collections import Collection, IndexedFile
-from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import (
+from service.domain.entries import (
     EMBEDDED_TIERS,
     ArchivedEntry,
     Chunk,
@@ -23,6 +22,7 @@ from service.domain.models import (
     entry_key,
     key_id,
 )
+from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.settings import ChunkingSettings
 
 

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from service.application.auth import Principal
-from service.domain.engines import EngineState
-from service.domain.models import Quarantined, key_namespace
+from service.domain.entries import Quarantined, key_namespace
 from service.domain.ports import Embedder, Entries, IndexState, Inventory, KeywordStore, VectorStore
 from service.domain.recall import UpstreamRecall, UpstreamSnapshot
 from service.domain.replication import Follower, Lag
@@ -16,6 +15,7 @@ from service.domain.retrieval import Retriever
 from service.domain.stats import Stats, summarize
 from service.domain.usage import ReadModelUsage
 from service.jobs.scheduler import Scheduler
+from service.lib.engines import EngineState
 
 
 class StatusLedger(Entries, IndexState, Inventory, Protocol):

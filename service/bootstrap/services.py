@@ -26,23 +26,23 @@ from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
 from service.application.status import Replica, StatusUseCases
 from service.domain.answer import Answerer
-from service.domain.breaker import CircuitBreaker
-from service.domain.cache import QueryCache
 from service.domain.collections import Collections
-from service.domain.engines import Engines
 from service.domain.folders import SYSTEM_FOLDERS, FolderRules
 from service.domain.memory import Memory
-from service.domain.models import SearchOutcome
 from service.domain.ports import Upstream
 from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.replication import Follower
 from service.domain.retrieval import Retriever, Weighting
+from service.domain.search.query import SearchOutcome
 from service.domain.tiers import ExpiryPolicy
 from service.domain.tokens import CharacterTokens, ModelTokens
 from service.domain.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
+from service.lib.breaker import CircuitBreaker
+from service.lib.cache import QueryCache
+from service.lib.engines import Engines
 from service.settings import Settings
 from service.telemetry import Telemetry
 from service.telemetry.engines import instrumented

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from service.domain.bounds import unit
 from service.domain.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
+from service.domain.entries import TIERS, Entry
 from service.domain.interactions import Interaction, InteractionResult
-from service.domain.models import TIERS, Entry, Filters, SearchQuery, SearchResult
 from service.domain.ports import Embedder, InteractionLog
 from service.domain.ranking import above
 from service.domain.retrieval import Retriever, cosine
+from service.domain.search.query import Filters, SearchQuery, SearchResult
 from service.settings import AnswerSettings
 
 PATTERNS = 4

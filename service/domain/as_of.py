@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from service.domain.models import Entry, HistoryEvent
+from service.domain.entries import Entry, HistoryEvent
 
 
 def as_it_was(entry: Entry, events: Sequence[HistoryEvent], moment: float) -> Entry | None:

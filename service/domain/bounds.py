@@ -33,7 +33,7 @@ from schemas.vocabulary import (
 )
 from service.domain.chunking import chunk_count
 from service.domain.digests import ID_PREFIX as DIGEST_ID_PREFIX
-from service.domain.models import DIGEST, EARLIEST_TIME, LATEST_TIME, TIERS, Entry
+from service.domain.entries import DIGEST, EARLIEST_TIME, LATEST_TIME, TIERS, Entry
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.domain.models import SearchResult
+from service.domain.search.query import SearchResult
 from service.errors import ConfigError
 
 FEATURES = (

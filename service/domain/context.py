@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from service.domain.entries import Tier
 from service.domain.excerpts import excerpt, one_line
 from service.domain.folding import Folded, fold
-from service.domain.models import Tier
 from service.domain.snippets import query_terms
 from service.domain.tokens import TokenCounter
 

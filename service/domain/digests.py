@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from service.domain.confidence import STOPWORDS
-from service.domain.models import DIGEST, Entry
+from service.domain.entries import DIGEST, Entry
 from service.domain.tiers import DAY
 
 MAX_LINES = 20

@@ -7,7 +7,7 @@ import hashlib
 import re
 import unicodedata
 
-from service.domain.models import Entry
+from service.domain.entries import Entry
 
 SPACES = re.compile(r"\s+")
 

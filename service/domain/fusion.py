@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from service.domain.models import Hit, ListExplain
+from service.domain.search.query import Hit, ListExplain
 from service.domain.similarity import Matrix, best_cosines
 
 if TYPE_CHECKING:

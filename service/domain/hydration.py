@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.as_of import as_it_was
+from service.domain.entries import Entry
 from service.domain.fusion import FusedHit, Fusion
-from service.domain.models import Entry, Filters, ListExplain, SearchQuery
 from service.domain.ports import Passages, Relations
+from service.domain.search.query import Filters, ListExplain, SearchQuery
 from service.domain.snippets import best_chunk, query_terms
 from service.domain.texts import found_by_passage
 

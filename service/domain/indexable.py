@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from service.domain.models import EARLIEST_TIME, LATEST_TIME, StoredEntry
+from service.domain.entries import EARLIEST_TIME, LATEST_TIME, StoredEntry
 from service.domain.texts import keyword_texts
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.models import Entry
+from service.domain.entries import Entry
 
 MemoryKind = Literal["decision", "log", "discussion", "fact"]
 KINDS: tuple[MemoryKind, ...] = ("decision", "log", "discussion", "fact")

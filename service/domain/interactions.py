@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from schemas.vocabulary import Rating as Rating
-from service.domain.models import HistoryEvent
+from service.domain.entries import HistoryEvent
 
 
 @dataclass(frozen=True)

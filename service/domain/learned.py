@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from service.domain.answerable import AnswerableModel, answerable_features
 from service.domain.confidence import content_terms, finite, read_weights, sigmoid
+from service.domain.entries import Entry
 from service.domain.fusion import (
     ChunkVectors,
     Fused,
@@ -40,7 +41,7 @@ from service.domain.fusion import (
     ledger_cosines,
 )
 from service.domain.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
-from service.domain.models import Entry, Hit, ListExplain
+from service.domain.search.query import Hit, ListExplain
 from service.errors import ConfigError
 
 if TYPE_CHECKING:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from service.domain.entries import Erasure
 from service.domain.memory import Transfer
-from service.domain.models import Erasure
 from service.domain.ports import Compaction, NamespaceCatalog, NamespaceInteractions
 
 

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from service.domain.chunking import chunk_text
 from service.domain.digests import is_digest, passages
-from service.domain.models import Chunk, EngineUnavailable, Entry, StoredEntry
+from service.domain.entries import Chunk, Entry, StoredEntry
+from service.domain.errors import EngineUnavailable
 from service.domain.ports import Embedder
 from service.domain.texts import embedding_input, turn_text
 from service.settings import ChunkingSettings

@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.domain.diversity import diversify
+from service.domain.entries import Entry
 from service.domain.hydration import Candidate
-from service.domain.models import Entry, ListExplain, SearchQuery, SearchResult
 from service.domain.ports import Reranker
+from service.domain.search.query import ListExplain, SearchQuery, SearchResult
 from service.domain.snippets import query_terms, snippet
 
 PASSAGE_CHARS = 600

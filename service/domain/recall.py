@@ -15,8 +15,8 @@ from random import random as uniform
 from typing import TYPE_CHECKING, Literal
 
 from service.domain.bounds import fitted, unit
-from service.domain.breaker import BreakerSnapshot, CircuitBreaker
-from service.domain.models import Entry
+from service.domain.entries import Entry
+from service.lib.breaker import BreakerSnapshot, CircuitBreaker
 
 if TYPE_CHECKING:
     from service.domain.ports import Upstream

@@ -14,24 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from service.domain.cache import QueryCache
-from service.domain.engines import Engines
+from service.domain.entries import EMBEDDED_TIERS, TIERS, Entry, Mode, Tier
+from service.domain.errors import EngineUnavailable
 from service.domain.fusion import Fusion, RankFusion, ScoreFusion
 from service.domain.hydration import hydrate
 from service.domain.learned import SHIPPED, LearnedFusion, RankingModel
-from service.domain.models import (
-    EMBEDDED_TIERS,
-    TIERS,
-    EngineUnavailable,
-    Entry,
-    Filters,
-    Hit,
-    Mode,
-    SearchOutcome,
-    SearchQuery,
-    SearchResult,
-    Tier,
-)
 from service.domain.ports import (
     Embedder,
     KeywordStore,
@@ -41,11 +28,14 @@ from service.domain.ports import (
     VectorStore,
 )
 from service.domain.ranking import Weighting, above, retrieval_trust, score
+from service.domain.search.query import Filters, Hit, SearchOutcome, SearchQuery, SearchResult
 from service.domain.similarity import best_cosines, cosine
-from service.domain.stopwatch import Stopwatch
 from service.domain.unembedded import QueryTimeCosines
 from service.domain.usage import ReadModelUsage
 from service.errors import InvalidInput
+from service.lib.cache import QueryCache
+from service.lib.engines import Engines
+from service.lib.stopwatch import Stopwatch
 from service.settings import SearchSettings
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from service.domain.models import DIGEST, EARLIEST_TIME, LATEST_TIME, Entry, StoredEntry
+from service.domain.entries import DIGEST, EARLIEST_TIME, LATEST_TIME, Entry, StoredEntry
 
 CONTEXT_CHARS = 1000
 """Most of the previous turn kept as an entry's context."""

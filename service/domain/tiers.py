@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from service.domain.models import Tier
+from service.domain.entries import Tier
 
 DAY = 86_400.0
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from service.domain.models import key_namespace
+from service.domain.entries import key_namespace
 
 CountTokens = Callable[[Sequence[str]], list[int]]
 """Model tokens of each text (``Embedder.count_tokens``)."""

@@ -33,9 +33,10 @@ from service.application.auth import OPEN
 from service.application.services import Services
 from service.bootstrap import load_reranker
 from service.domain.confidence import content_terms
+from service.domain.entries import TIERS
 from service.domain.intent import MemoryKind, asks_for_decision, kind_of
 from service.domain.learned import LearnedFusion, RankingModel, entry_features
-from service.domain.models import TIERS, Filters
+from service.domain.search.query import Filters
 from service.evaluation.beir import (
     Query,
     load_corpus,

@@ -9,8 +9,8 @@ from typing import Any
 
 from service.domain.collections import Collections
 from service.domain.digests import build_day, day_bounds, group_of, summarized
+from service.domain.entries import DIGEST, Entry
 from service.domain.memory import IndexRepair, Lifecycle, Writer
-from service.domain.models import DIGEST, Entry
 from service.domain.ports import ChangeLog, Entries, Inventory
 from service.domain.tiers import DAY
 from service.errors import Conflict

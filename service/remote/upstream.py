@@ -12,7 +12,7 @@ import httpx
 import msgspec
 
 from schemas.vocabulary import RECALL_HEADER, TIERS
-from service.domain.models import Entry
+from service.domain.entries import Entry
 from service.domain.recall import UpstreamError, UpstreamHit
 
 MAX_BODY_BYTES = 8 * 1024 * 1024

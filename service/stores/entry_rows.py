@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from service.domain.duplicates import fingerprint
-from service.domain.models import Entry, StoredEntry
+from service.domain.entries import Entry, StoredEntry
 from service.domain.similarity import Matrix
 from service.stores.tables import entries
 

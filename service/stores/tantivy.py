@@ -16,7 +16,8 @@ from typing import Any
 import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
-from service.domain.models import Filters, Hit, StoredEntry
+from service.domain.entries import StoredEntry
+from service.domain.search.query import Filters, Hit
 from service.domain.texts import keyword_texts
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import tantivy
 
-from service.domain.models import DIGEST, Chunk, StoredEntry
+from service.domain.entries import DIGEST, Chunk, StoredEntry
 from service.domain.preparation import prepare
 from service.settings import ChunkingSettings
 from service.stores.tantivy import TantivyKeywordStore

@@ -9,17 +9,17 @@ from typing import Any
 import pytest
 
 from service.cli import USAGE, main
+from service.domain.cluster.changes import JobRun
 from service.domain.collections import Collection, IndexedFile
-from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import (
+from service.domain.entries import (
     Chunk,
     Erasure,
     HistoryEvent,
-    JobRun,
     Quarantined,
     StoredEntry,
     Supersession,
 )
+from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.errors import ConfigError
 from service.stores.copying import migrate
 from service.stores.durable import DurableStores, open_postgres, open_sqlite

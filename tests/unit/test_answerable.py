@@ -12,7 +12,7 @@ from service.domain.answerable import ANSWERABLE_FEATURES, AnswerableModel, answ
 from service.domain.fusion import ScoreFusion
 from service.domain.hydration import Candidate
 from service.domain.learned import FEATURES, LearnedFusion, RankingModel
-from service.domain.models import Hit
+from service.domain.search.query import Hit
 from service.errors import ConfigError
 from service.evaluation.answerable_fit import fit_answerable, holds_answer, settled_features
 from service.evaluation.workbench import Candidates

@@ -11,7 +11,7 @@ from service.domain.confidence import (
     content_terms,
     gather,
 )
-from service.domain.models import ListExplain, SearchResult
+from service.domain.search.query import ListExplain, SearchResult
 from tests.fakes import make_entry
 
 

@@ -20,7 +20,7 @@ from service.domain.digests import (
     digest_id,
     group_of,
 )
-from service.domain.models import Entry
+from service.domain.entries import Entry
 from service.domain.preparation import prepare
 from service.domain.tiers import DAY
 from service.settings import ChunkingSettings

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from service.domain.fusion import ChunkVectors, Fused, FusedHit, RankFusion, ScoreFusion, fuse
-from service.domain.models import Hit
+from service.domain.search.query import Hit
 from service.domain.similarity import Matrix
 
 K = 60.0

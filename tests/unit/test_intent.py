@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from service.domain.entries import Tier
 from service.domain.fusion import ScoreFusion
 from service.domain.hydration import Candidate
 from service.domain.intent import (
@@ -20,7 +21,7 @@ from service.domain.intent import (
     kind_of,
 )
 from service.domain.learned import LIST_FEATURES, LearnedFusion, RankingModel, with_log_odds
-from service.domain.models import Hit, Tier
+from service.domain.search.query import Hit
 from service.errors import ConfigError
 from tests.fakes import make_entry
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from service.domain.entries import Entry
 from service.domain.fusion import ScoreFusion
 from service.domain.hydration import Candidate
 from service.domain.learned import (
@@ -24,7 +25,7 @@ from service.domain.learned import (
     rank_feature,
     text_features,
 )
-from service.domain.models import Entry, Hit
+from service.domain.search.query import Hit
 from service.domain.similarity import Matrix
 from service.errors import ConfigError
 

@@ -9,10 +9,11 @@ import pytest
 
 from service.domain.collections import Collection, Collections, IndexedFile
 from service.domain.digests import digest_id, group_of
+from service.domain.entries import Entry, HistoryEvent, Tier
 from service.domain.memory import Memory
 from service.domain.memory import lifecycle as lifecycle_part
-from service.domain.models import Entry, Filters, HistoryEvent, SearchQuery, Tier
 from service.domain.retrieval import Retriever
+from service.domain.search.query import Filters, SearchQuery
 from service.domain.tiers import DAY
 from service.errors import InvalidInput
 from service.jobs import lifecycle

@@ -12,8 +12,8 @@ import pytest
 
 from service.domain import fusion as fusion_module
 from service.domain.fusion import VECTOR_BATCH
-from service.domain.models import SearchQuery
 from service.domain.retrieval import Retriever
+from service.domain.search.query import SearchQuery
 from service.domain.similarity import Matrix, best_cosines
 from service.settings import ChunkingSettings
 from tests.fakes import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.models import Tier
+from service.domain.entries import Tier
 from service.domain.tiers import DAY, ExpiryPolicy, is_live
 from tests.settings import expiry_policy
 

@@ -14,20 +14,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from service.domain.entries import ArchivedEntry, Entry, Erasure, StoredEntry
 from service.domain.memory.indexes import Indexes
 from service.domain.memory.lifecycle import BATCH, Lifecycle
+from service.domain.memory.outcomes import Committed, Recovered, WriteOutcome
 from service.domain.memory.repair import IndexRepair, Progress
 from service.domain.memory.transfer import Restored, Transfer
 from service.domain.memory.writing import Writer
-from service.domain.models import (
-    ArchivedEntry,
-    Committed,
-    Entry,
-    Erasure,
-    Recovered,
-    StoredEntry,
-    WriteOutcome,
-)
 from service.domain.ports import Embedder, Entries, KeywordStore, Ledger, VectorStore
 from service.settings import ChunkingSettings
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.bounds import require_bounds
+from service.domain.entries import ArchivedEntry, Erasure, Supersession
 from service.domain.memory.indexes import Indexes
-from service.domain.models import ArchivedEntry, Erasure, Supersession
 from service.domain.ports import (
     Embedder,
     Entries,

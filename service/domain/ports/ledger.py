@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
-from service.domain.models import (
+from service.domain.cluster.changes import Change, ChangeBounds
+from service.domain.entries import (
     ArchivedEntry,
-    Change,
-    ChangeBounds,
     Entry,
     Erasure,
     HistoryEvent,

@@ -7,7 +7,7 @@ from dataclasses import astuple
 
 from sqlalchemy import delete, select
 
-from service.domain.models import ArchivedEntry, Supersession, entry_key
+from service.domain.entries import ArchivedEntry, Supersession, entry_key
 from service.stores.entry_rows import entry_values, pack
 from service.stores.ledger.core import HISTORY, LedgerCore, past
 from service.stores.ledger.statements import ENTRY, LIVE, WRITTEN, E, S

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from service.domain.models import Entry, StoredEntry, Supersession, key_id
+from service.domain.entries import Entry, StoredEntry, Supersession, key_id
 from service.domain.similarity import Matrix
 from tests.fakes.ledger.state import LedgerState
 

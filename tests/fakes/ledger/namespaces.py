@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from service.domain.models import (
+from service.domain.entries import (
     ArchivedEntry,
     Erasure,
     RemovedEntry,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.domain.duplicates import fingerprint
-from service.domain.models import Entry, HistoryEvent, Supersession, key_namespace
+from service.domain.entries import Entry, HistoryEvent, Supersession, key_namespace
 from tests.fakes.ledger.state import LedgerState
 
 

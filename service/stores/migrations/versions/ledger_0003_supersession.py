@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from service.domain.duplicates import fingerprint
-from service.domain.models import Entry
+from service.domain.entries import Entry
 
 revision = "ledger_0003_supersession"
 down_revision = "ledger_0002"
