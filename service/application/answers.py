@@ -12,11 +12,11 @@ from service.application.auth import Principal
 from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import moment, not_blank
 from service.application.recall import Recall, RecallCases
-from service.domain.answer import Answer, Answered, Answerer, RoutineCheck
-from service.domain.interactions import DailyReport, Feedback, daily_report
+from service.domain.answers.answer import Answer, Answered, Answerer, RoutineCheck
+from service.domain.answers.interactions import DailyReport, Feedback, daily_report
 from service.domain.ports import InteractionLog
-from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
+from service.domain.search.recall import Recalled
 from service.errors import InvalidInput, NotFound
 from service.telemetry import NONE, Telemetry
 

@@ -8,8 +8,8 @@ import math
 from array import array
 
 from schemas import wire
-from service.domain.bounds import breaches
-from service.domain.collections import Collection, IndexedFile
+from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
+from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import (
     EMBEDDED_TIERS,
     ArchivedEntry,
@@ -22,7 +22,7 @@ from service.domain.entries import (
     entry_key,
     key_id,
 )
-from service.domain.interactions import Feedback, Interaction, InteractionResult
+from service.domain.memory.bounds import breaches
 from service.settings import ChunkingSettings
 
 

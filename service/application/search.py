@@ -10,8 +10,8 @@ from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import to_query
 from service.application.recall import Recall, RecallCases
-from service.domain.retrieval import Retriever
 from service.domain.search.query import SearchOutcome
+from service.domain.search.retrieval import Retriever
 from service.telemetry.tracing import OFF, Tracing
 
 

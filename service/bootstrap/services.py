@@ -25,18 +25,18 @@ from service.application.recall import RecallCases
 from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
 from service.application.status import Replica, StatusUseCases
-from service.domain.answer import Answerer
-from service.domain.collections import Collections
-from service.domain.folders import SYSTEM_FOLDERS, FolderRules
+from service.domain.answers.answer import Answerer
+from service.domain.answers.tokens import CharacterTokens, ModelTokens
+from service.domain.cluster.replication import Follower
+from service.domain.collections.catalog import Collections
+from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
+from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Memory
 from service.domain.ports import Upstream
-from service.domain.recall import RetryPolicy, UpstreamRecall
-from service.domain.replication import Follower
-from service.domain.retrieval import Retriever, Weighting
 from service.domain.search.query import SearchOutcome
-from service.domain.tiers import ExpiryPolicy
-from service.domain.tokens import CharacterTokens, ModelTokens
-from service.domain.usage import ReadModelUsage
+from service.domain.search.recall import RetryPolicy, UpstreamRecall
+from service.domain.search.retrieval import Retriever, Weighting
+from service.domain.search.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler

@@ -17,8 +17,8 @@ import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from service.domain.entries import StoredEntry
+from service.domain.memory.texts import keyword_texts
 from service.domain.search.query import Filters, Hit
-from service.domain.texts import keyword_texts
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from service.domain.entries import Entry
-from service.domain.recall import UpstreamError, UpstreamHit
+from service.domain.search.recall import UpstreamError, UpstreamHit
 from tests.fakes.entries import words
 
 

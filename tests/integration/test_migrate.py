@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from service.cli import USAGE, main
+from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
 from service.domain.cluster.changes import JobRun
-from service.domain.collections import Collection, IndexedFile
+from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import (
     Chunk,
     Erasure,
@@ -19,7 +20,6 @@ from service.domain.entries import (
     StoredEntry,
     Supersession,
 )
-from service.domain.interactions import Feedback, Interaction, InteractionResult
 from service.errors import ConfigError
 from service.stores.copying import migrate
 from service.stores.durable import DurableStores, open_postgres, open_sqlite

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from service.domain.cluster.replication import Follower
 from service.domain.memory import Memory
 from service.domain.ports import Ledger
-from service.domain.replication import Follower
 from service.domain.search.query import Filters
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.durable import open_postgres, open_sqlite

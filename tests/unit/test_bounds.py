@@ -12,9 +12,9 @@ import pytest
 
 from schemas import wire
 from service.application.archive_lines import entry_line
-from service.domain.answer import AnswerPolicy
-from service.domain.bounds import breaches, fitted
+from service.domain.answers.answer import AnswerPolicy
 from service.domain.entries import ArchivedEntry, Entry, StoredEntry
+from service.domain.memory.bounds import breaches, fitted
 from service.settings import ChunkingSettings
 from tests.settings import CHUNKING, answer_settings
 

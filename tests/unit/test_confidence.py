@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.confidence import (
+from service.domain.answers.confidence import (
     NO_EVIDENCE,
     Calibration,
     Evidence,

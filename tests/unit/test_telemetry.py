@@ -13,9 +13,9 @@ from service.domain.cluster.changes import JobRun
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.errors import EngineUnavailable
 from service.domain.memory.outcomes import Committed
-from service.domain.recall import UpstreamSnapshot
-from service.domain.retrieval import NO_EMBEDDER, NO_RERANKER
 from service.domain.search.query import SearchOutcome
+from service.domain.search.recall import UpstreamSnapshot
+from service.domain.search.retrieval import NO_EMBEDDER, NO_RERANKER
 from service.lib.breaker import BreakerSnapshot
 from service.lib.engines import Engines
 from service.telemetry.engines import instrumented

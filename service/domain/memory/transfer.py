@@ -7,9 +7,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from service.domain.bounds import require_bounds
 from service.domain.entries import ArchivedEntry, Erasure, Supersession
+from service.domain.memory.bounds import require_bounds
 from service.domain.memory.indexes import Indexes
+from service.domain.memory.preparation import prepare_kept
 from service.domain.ports import (
     Embedder,
     Entries,
@@ -18,7 +19,6 @@ from service.domain.ports import (
     Relations,
     VectorStore,
 )
-from service.domain.preparation import prepare_kept
 from service.settings import ChunkingSettings
 
 

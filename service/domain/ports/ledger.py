@@ -16,8 +16,8 @@ from service.domain.entries import (
     StoredEntry,
     Supersession,
 )
-from service.domain.similarity import Matrix
-from service.domain.stats import StoredCounts
+from service.domain.namespaces.stats import StoredCounts
+from service.domain.search.similarity import Matrix
 
 
 class Entries(Protocol):
@@ -161,7 +161,7 @@ class Relations(Protocol):
 
     def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
         """For each entry of ``wanted`` repeating a live entry of its namespace (same tier,
-        speaker and normalised text, ``service.domain.duplicates``) under another key, the
+        speaker and normalised text, ``service.domain.memory.duplicates``) under another key, the
         id of the one written first."""
         ...
 

@@ -26,7 +26,7 @@ class Filters:
     include_superseded: bool = False
     """Superseded entries are left out unless asked for (then shown marked)."""
     as_of: float | None = None
-    """Memory as it held at this moment (``service.domain.as_of``); None: as it is now."""
+    """Memory as it held at this moment (``service.domain.search.as_of``); None: as it is now."""
 
 
 @dataclass(frozen=True)

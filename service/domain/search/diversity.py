@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from service.domain.snippets import query_terms
+from service.domain.search.snippets import query_terms
 
 
 class Scored(Protocol):

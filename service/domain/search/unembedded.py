@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from service.domain.memory.texts import embedding_input
 from service.domain.ports import Embedder, Passages
-from service.domain.snippets import best_chunk, query_terms
-from service.domain.texts import embedding_input
-from service.domain.usage import ReadModelUsage
+from service.domain.search.snippets import best_chunk, query_terms
+from service.domain.search.usage import ReadModelUsage
 
 PASSAGES_KEPT = 4096
 """Passage vectors kept between searches (about 1.5 kB each at 384 dimensions)."""

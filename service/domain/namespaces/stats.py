@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from service.domain.usage import ModelWork, ReadUsage
+from service.domain.search.usage import ModelWork, ReadUsage
 
 
 @dataclass(frozen=True)

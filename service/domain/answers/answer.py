@@ -10,14 +10,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from service.domain.bounds import unit
-from service.domain.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
+from service.domain.answers.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
+from service.domain.answers.interactions import Interaction, InteractionResult
 from service.domain.entries import TIERS, Entry
-from service.domain.interactions import Interaction, InteractionResult
+from service.domain.memory.bounds import unit
 from service.domain.ports import Embedder, InteractionLog
-from service.domain.ranking import above
-from service.domain.retrieval import Retriever, cosine
 from service.domain.search.query import Filters, SearchQuery, SearchResult
+from service.domain.search.ranking import above
+from service.domain.search.retrieval import Retriever, cosine
 from service.settings import AnswerSettings
 
 PATTERNS = 4

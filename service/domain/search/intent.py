@@ -6,7 +6,7 @@ bucket?" asks about the log; both name the same things as the discussions around
 small logistic head per kind over the query's vector gives the probability that the
 question is answered by that kind of entry (``IntentHead``, fitted by ``strata calibrate``
 on question sets with known answers); the learned fusion weighs each candidate's kind by it
-(``service.domain.learned``), so a decision rises for a question that asks for one and a
+(``service.domain.search.learned``), so a decision rises for a question that asks for one and a
 commit for a question about a change, and nothing moves for a question that asks neither.
 A word of deciding in the question (``DECISION_CUES``) is one more input the fit weighs.
 """

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from random import random as uniform
 from typing import TYPE_CHECKING, Literal
 
-from service.domain.bounds import fitted, unit
 from service.domain.entries import Entry
+from service.domain.memory.bounds import fitted, unit
 from service.lib.breaker import BreakerSnapshot, CircuitBreaker
 
 if TYPE_CHECKING:

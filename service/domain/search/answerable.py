@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.domain.confidence import sigmoid
+from service.domain.answers.confidence import sigmoid
 
 ANSWERABLE_FEATURES = ("cosine_best", "keyword_best", "coverage_best")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from service.domain.entries import EARLIEST_TIME, LATEST_TIME, StoredEntry
-from service.domain.texts import keyword_texts
+from service.domain.memory.texts import keyword_texts
 
 
 def problem(stored: StoredEntry) -> str | None:

@@ -31,9 +31,9 @@ from schemas.vocabulary import (
     TEXT_CHARS,
     VARIANT_CHARS,
 )
-from service.domain.chunking import chunk_count
-from service.domain.digests import ID_PREFIX as DIGEST_ID_PREFIX
 from service.domain.entries import DIGEST, EARLIEST_TIME, LATEST_TIME, TIERS, Entry
+from service.domain.lifecycle.digests import ID_PREFIX as DIGEST_ID_PREFIX
+from service.domain.memory.chunking import chunk_count
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from schemas.vocabulary import METADATA_VALUE_CHARS
-from service.domain.bounds import breaches
+from service.domain.collections.folders import LEAVES, FolderRules, Listing
+from service.domain.collections.markdown import chunk_markdown, title_of
 from service.domain.entries import Entry, entry_key
-from service.domain.folders import LEAVES, FolderRules, Listing
-from service.domain.markdown import chunk_markdown, title_of
 from service.domain.memory import Lifecycle, Writer
+from service.domain.memory.bounds import breaches
 from service.domain.ports import Catalog, Files
 from service.errors import Conflict, Forbidden
 from service.settings import ChunkingSettings

@@ -7,12 +7,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from service.domain.diversity import diversify
 from service.domain.entries import Entry
-from service.domain.hydration import Candidate
 from service.domain.ports import Reranker
+from service.domain.search.diversity import diversify
+from service.domain.search.hydration import Candidate
 from service.domain.search.query import ListExplain, SearchQuery, SearchResult
-from service.domain.snippets import query_terms, snippet
+from service.domain.search.snippets import query_terms, snippet
 
 PASSAGE_CHARS = 600
 """The cross-encoder reads a window of the best chunk around the query's first term, about
@@ -23,7 +23,7 @@ this long (cost grows with length; the model's token limit cuts it further)."""
 class Weighting:
     """Scoring layers after fusion: a weight per tier (divided by the largest, so scores
     stay in [0, 1]); for tier C, decay exp(-age_days / c_recency_days). What a question asks
-    for is weighed by the fusion itself (``service.domain.intent``)."""
+    for is weighed by the fusion itself (``service.domain.search.intent``)."""
 
     tier_weights: Mapping[str, float]
     c_recency_days: float

@@ -14,7 +14,7 @@ It runs in two stages, with the same ledger queries as a plain hybrid search: th
 features order the whole pool (by weights of their own, fitted on them alone) and pick the
 candidates to load (``SETTLED`` at least); once their entries are loaded, the text features
 (coverage of the question's words, length) and the kind features (the candidate's kind
-against what the question asks for, ``service.domain.intent``) complete each score.
+against what the question asks for, ``service.domain.search.intent``) complete each score.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.answerable import AnswerableModel, answerable_features
-from service.domain.confidence import content_terms, finite, read_weights, sigmoid
+from service.domain.answers.confidence import content_terms, finite, read_weights, sigmoid
 from service.domain.entries import Entry
-from service.domain.fusion import (
+from service.domain.search.answerable import AnswerableModel, answerable_features
+from service.domain.search.fusion import (
     ChunkVectors,
     Fused,
     FusedHit,
@@ -40,12 +40,12 @@ from service.domain.fusion import (
     explained,
     ledger_cosines,
 )
-from service.domain.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
+from service.domain.search.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
 from service.domain.search.query import Hit, ListExplain
 from service.errors import ConfigError
 
 if TYPE_CHECKING:
-    from service.domain.hydration import Candidate
+    from service.domain.search.hydration import Candidate
 
 LIST_FEATURES = (
     "keyword",
@@ -363,7 +363,7 @@ class LearnedFusion:
         self, scored: Sequence[tuple[Candidate, Mapping[str, float]]], explain: bool
     ) -> None:
         """Each scored candidate's probability of relevance times the probability that the
-        candidates hold an answer at all (``service.domain.answerable``): the same factor
+        candidates hold an answer at all (``service.domain.search.answerable``): the same factor
         for every candidate, so their order stands."""
         answerable = self.model.answerable
         held = 1.0

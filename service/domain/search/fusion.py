@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from service.domain.search.query import Hit, ListExplain
-from service.domain.similarity import Matrix, best_cosines
+from service.domain.search.similarity import Matrix, best_cosines
 
 if TYPE_CHECKING:
-    from service.domain.hydration import Candidate
+    from service.domain.search.hydration import Candidate
 
 ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
 """The ledger's chunk vectors of entries, by key (``Passages.vectors``)."""

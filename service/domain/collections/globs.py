@@ -10,7 +10,7 @@ A pattern is split at ``/`` into components (empty and ``.`` components are drop
 
 Matching runs over the components as a set of pattern positions, so its cost is at most
 the path's components times the pattern's, whatever the pattern; each component is matched
-without backtracking (``service.domain.wildcards``). A glob a caller gives is at most
+without backtracking (``service.domain.collections.wildcards``). A glob a caller gives is at most
 ``MAX_GLOB_LENGTH`` characters.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from schemas.vocabulary import GLOB_CHARS
-from service.domain.wildcards import compile_component
+from service.domain.collections.wildcards import compile_component
 
 GLOBSTAR = "**"
 MAX_GLOB_LENGTH = GLOB_CHARS

@@ -16,9 +16,6 @@ from pathlib import Path
 
 from service.domain.entries import EMBEDDED_TIERS, TIERS, Entry, Mode, Tier
 from service.domain.errors import EngineUnavailable
-from service.domain.fusion import Fusion, RankFusion, ScoreFusion
-from service.domain.hydration import hydrate
-from service.domain.learned import SHIPPED, LearnedFusion, RankingModel
 from service.domain.ports import (
     Embedder,
     KeywordStore,
@@ -27,11 +24,14 @@ from service.domain.ports import (
     Reranker,
     VectorStore,
 )
-from service.domain.ranking import Weighting, above, retrieval_trust, score
+from service.domain.search.fusion import Fusion, RankFusion, ScoreFusion
+from service.domain.search.hydration import hydrate
+from service.domain.search.learned import SHIPPED, LearnedFusion, RankingModel
 from service.domain.search.query import Filters, Hit, SearchOutcome, SearchQuery, SearchResult
-from service.domain.similarity import best_cosines, cosine
-from service.domain.unembedded import QueryTimeCosines
-from service.domain.usage import ReadModelUsage
+from service.domain.search.ranking import Weighting, above, retrieval_trust, score
+from service.domain.search.similarity import best_cosines, cosine
+from service.domain.search.unembedded import QueryTimeCosines
+from service.domain.search.usage import ReadModelUsage
 from service.errors import InvalidInput
 from service.lib.cache import QueryCache
 from service.lib.engines import Engines

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from service.domain.answers.excerpts import excerpt, one_line
+from service.domain.answers.folding import Folded, fold
+from service.domain.answers.tokens import TokenCounter
 from service.domain.entries import Tier
-from service.domain.excerpts import excerpt, one_line
-from service.domain.folding import Folded, fold
-from service.domain.snippets import query_terms
-from service.domain.tokens import TokenCounter
+from service.domain.search.snippets import query_terms
 
 Style = Literal["markdown", "text"]
 MIN_EXCERPT = 12

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from service.domain.as_of import as_it_was
 from service.domain.entries import Entry
-from service.domain.fusion import FusedHit, Fusion
+from service.domain.memory.texts import found_by_passage
 from service.domain.ports import Passages, Relations
+from service.domain.search.as_of import as_it_was
+from service.domain.search.fusion import FusedHit, Fusion
 from service.domain.search.query import Filters, ListExplain, SearchQuery
-from service.domain.snippets import best_chunk, query_terms
-from service.domain.texts import found_by_passage
+from service.domain.search.snippets import best_chunk, query_terms
 
 
 @dataclass

@@ -7,12 +7,12 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from service.domain.chunking import chunk_text
-from service.domain.digests import is_digest, passages
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.errors import EngineUnavailable
+from service.domain.lifecycle.digests import is_digest, passages
+from service.domain.memory.chunking import chunk_text
+from service.domain.memory.texts import embedding_input, turn_text
 from service.domain.ports import Embedder
-from service.domain.texts import embedding_input, turn_text
 from service.settings import ChunkingSettings
 
 log = logging.getLogger(__name__)
