@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 
 from schemas import wire
-from service.application import archive_lines as lines
+from service.application import export_lines as lines
 from service.application.auth import Principal
 from service.application.importing import Importer, ImportReport
 from service.domain.entries import Erasure, key_id

@@ -59,7 +59,7 @@ class Recall:
         return said
 
 
-class RecallCases:
+class RecallUseCases:
     def __init__(self, recall: UpstreamRecall, events: EventUseCases, *, keep: bool) -> None:
         self.recall = recall
         self.events = events

@@ -21,7 +21,7 @@ from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
-from service.application.recall import RecallCases
+from service.application.recall import RecallUseCases
 from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
 from service.application.status import Replica, StatusUseCases
@@ -204,7 +204,7 @@ def build_services(
     upstream = upstream_recall(settings, stores.upstream, clock)
     recall = None
     if upstream is not None:
-        recall = RecallCases(upstream, events, keep=s.upstream.store == "on")
+        recall = RecallUseCases(upstream, events, keep=s.upstream.store == "on")
     if metrics is not None:
         metrics.watch(
             Readings(

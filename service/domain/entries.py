@@ -147,7 +147,7 @@ class Supersession:
 
 
 @dataclass(frozen=True)
-class ArchivedEntry:
+class ExportedEntry:
     """An entry whole, as an export carries it and an import restores it: its chunks
     (with their vectors) and its history."""
 

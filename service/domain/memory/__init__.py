@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.domain.entries import ArchivedEntry, Entry, Erasure, StoredEntry
+from service.domain.entries import Entry, Erasure, ExportedEntry, StoredEntry
 from service.domain.memory.indexes import Indexes
 from service.domain.memory.lifecycle import BATCH, Lifecycle
 from service.domain.memory.outcomes import Committed, Recovered, WriteOutcome
@@ -123,7 +123,7 @@ class Memory:
     def indexes_match_ledger(self) -> bool:
         return self.repair.indexes_match_ledger()
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         self.transfer.restore(items)
 
     def erase_namespace(self, namespace: str, actor: str, counted: Mapping[str, int]) -> Erasure:

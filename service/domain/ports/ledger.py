@@ -7,9 +7,9 @@ from typing import Protocol
 
 from service.domain.cluster.changes import Change, ChangeBounds
 from service.domain.entries import (
-    ArchivedEntry,
     Entry,
     Erasure,
+    ExportedEntry,
     HistoryEvent,
     Quarantined,
     RemovedEntry,
@@ -188,13 +188,13 @@ class ChangeLog(Protocol):
 class NamespaceEntries(Protocol):
     """A namespace's entries whole: exported, restored from an export, erased."""
 
-    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ExportedEntry]:
         """The live entries of ``namespace`` whose id comes after ``after`` (byte order;
         "" for the first page), at most ``limit``, by id, with their chunks, vectors and
         history."""
         ...
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         """Write entries as pending indexing with exactly the given history (what the keys
         had before is replaced), one change each, in one transaction."""
         ...

@@ -12,9 +12,9 @@ from service.domain.answers.interactions import Feedback, Interaction, Interacti
 from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import (
     EMBEDDED_TIERS,
-    ArchivedEntry,
     Chunk,
     Entry,
+    ExportedEntry,
     HistoryEvent,
     RemovedEntry,
     StoredEntry,
@@ -26,7 +26,7 @@ from service.domain.memory.bounds import breaches
 from service.settings import ChunkingSettings
 
 
-def entry_line(item: ArchivedEntry, *, vectors: bool) -> wire.EntryLine:
+def entry_line(item: ExportedEntry, *, vectors: bool) -> wire.EntryLine:
     """An entry's line; with ``vectors``, its chunks and their vectors when it has them."""
     s, e = item.stored, item.stored.entry
     chunks = None
@@ -126,7 +126,7 @@ def line_entry(line: wire.EntryLine, namespace: str) -> Entry:
 
 def archived_entry(
     line: wire.EntryLine, namespace: str, *, reuse_vectors: bool, actor: str
-) -> ArchivedEntry:
+) -> ExportedEntry:
     """The entry of a line, in ``namespace``; its chunks only when ``reuse_vectors`` (else
     it is chunked and embedded again). A line without history is given one: created at its
     time by ``actor``."""
@@ -145,7 +145,7 @@ def archived_entry(
         if r.id != line.id
     )
     stored = StoredEntry(entry, chunks, line.tokens if chunks else 0)
-    return ArchivedEntry(stored, history, supersedes)
+    return ExportedEntry(stored, history, supersedes)
 
 
 def collection_line(c: Collection) -> wire.CollectionLine:
