@@ -18,7 +18,7 @@ evidence includes a tier E turn twice, 10 results each: as by default (digests, 
 archived original) and with ``include_archived`` (the originals). It prints how often the
 top 10 holds a digest quoting an evidence turn, a digest of an evidence turn's day and
 thread, or (with ``include_archived``) an evidence turn itself; and how many evidence turns
-the digests quote, with the line choice of ``service.domain.digests`` and with the first
+the digests quote, with the line choice of ``service.domain.lifecycle.digests`` and with the first
 lines of each group. It then deletes the originals (as ``STRATA_E_DELETE_DAYS`` does) and
 asks the default searches again. For each round of default searches it prints their
 latency (median and 95th percentile, one search at a time) and searches per second.
@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.common import machine_info
-from service.domain.digests import MAX_LINES, build_day, digest_id, group_of
-from service.domain.models import DIGEST, Entry, Filters, Hit, StoredEntry, Tier
-from service.domain.tiers import DAY
+from service.domain.entries import DIGEST, Entry, StoredEntry, Tier
+from service.domain.lifecycle.digests import MAX_LINES, build_day, digest_id, group_of
+from service.domain.lifecycle.tiers import DAY
+from service.domain.search.query import Filters, Hit
 from service.settings import ChunkingSettings
 
 if TYPE_CHECKING:
@@ -136,8 +137,8 @@ def size(args: argparse.Namespace) -> None:
     from bench.load.workload import Workload
     from schemas import wire
     from service.application.inputs import to_entries
+    from service.domain.lifecycle.tiers import ExpiryPolicy
     from service.domain.memory import Memory
-    from service.domain.tiers import ExpiryPolicy
     from service.jobs.lifecycle import archive_e_tier, optimize_indexes
     from service.stores.durable import LEDGER, open_sqlite
     from service.stores.tantivy import TantivyKeywordStore

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from service.domain.models import Chunk, Entry, StoredEntry
+from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.ports import Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from service.testing.engines import TemporaryPostgres, find_binaries

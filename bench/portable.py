@@ -39,7 +39,7 @@ import numpy as np
 
 from bench.common import REPO_ROOT
 from bench.load.workload import Workload
-from service.domain.models import ArchivedEntry, Chunk, Entry, HistoryEvent, StoredEntry
+from service.domain.entries import Chunk, Entry, ExportedEntry, HistoryEvent, StoredEntry
 from service.lifespan import open_services
 from service.settings import Settings
 from service.testing.engines import free_port
@@ -75,7 +75,7 @@ def fill(data: Path, entries: int) -> None:
     assert embedder is not None, "the bench needs the embedding model for its name and size"
     rng = np.random.default_rng(7)
     workload = Workload(entries, seed=11, namespaces=1, days=60, prefix="p", now=time.time())
-    batch: list[ArchivedEntry] = []
+    batch: list[ExportedEntry] = []
     started = time.perf_counter()
     for event in workload.events():
         batch.append(_archived(event, rng, embedder.dimension))
@@ -87,7 +87,7 @@ def fill(data: Path, entries: int) -> None:
     print(f"filled {entries} entries in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
-def _archived(event: dict[str, Any], rng: np.random.Generator, dimension: int) -> ArchivedEntry:
+def _archived(event: dict[str, Any], rng: np.random.Generator, dimension: int) -> ExportedEntry:
     timestamp = datetime.fromisoformat(event["timestamp"]).timestamp()
     entry = Entry(
         id=event["id"],
@@ -108,7 +108,7 @@ def _archived(event: dict[str, Any], rng: np.random.Generator, dimension: int) -
         vector = tuple(float(x) for x in drawn / np.linalg.norm(drawn))
     chunk = Chunk(entry.key, 0, f"{entry.speaker}: {entry.text}", vector)
     history = (HistoryEvent(timestamp, "created", "bench"),)
-    return ArchivedEntry(StoredEntry(entry, (chunk,), len(entry.text.split())), history)
+    return ExportedEntry(StoredEntry(entry, (chunk,), len(entry.text.split())), history)
 
 
 @contextlib.contextmanager

@@ -38,7 +38,7 @@ GLOB_CHARS = 1000
 of paths may be longer."""
 
 # What an entry may hold, whoever writes it: the wire types state these bounds and the
-# service checks every entry it stores against them (service/domain/bounds.py).
+# service checks every entry it stores against them (service/domain/memory/bounds.py).
 TEXT_CHARS = 1_000_000
 """Longest text of an entry (and of the thread context kept with it)."""
 LABEL_CHARS = 200

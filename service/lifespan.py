@@ -13,9 +13,9 @@ from contextlib import asynccontextmanager
 from service.application import Services
 from service.bootstrap import build_services, load_reranker, open_stores
 from service.bootstrap import new_id as fresh_id
+from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair
 from service.domain.ports import Embedder
-from service.domain.replication import Follower
 from service.settings import Settings
 
 log = logging.getLogger("strata")

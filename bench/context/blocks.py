@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from service.domain.excerpts import ELLIPSIS, one_line
-from service.domain.tokens import TokenCounter
+from service.domain.answers.excerpts import ELLIPSIS, one_line
+from service.domain.answers.tokens import TokenCounter
 
 BULLET = "- "
 

@@ -16,7 +16,7 @@ from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.openapi import problems
 from service.api.params import NamespaceName
 from service.application.importing import ImportReport
-from service.domain.models import Erasure
+from service.domain.entries import Erasure
 from service.errors import PayloadTooLarge
 from service.present.times import format_time
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from litestar.params import PathParameter, QueryParameter
 
-from service.domain.models import ID_PATTERN, NAMESPACE_PATTERN
+from service.domain.entries import ID_PATTERN, NAMESPACE_PATTERN
 
 LINE_LIMIT = 1_000_000_000
 """Highest line number a document request may name."""

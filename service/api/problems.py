@@ -12,7 +12,7 @@ from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import wire
 from service.api.observe import identify
-from service.domain.models import EngineUnavailable
+from service.domain.errors import EngineUnavailable
 from service.errors import StrataError, TooManyRequests
 
 log = logging.getLogger("strata")

@@ -11,12 +11,12 @@ from schemas import wire
 from service.application.auth import Principal
 from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import moment, not_blank
-from service.application.recall import Recall, RecallCases
-from service.domain.answer import Answer, Answered, Answerer, RoutineCheck
-from service.domain.interactions import DailyReport, Feedback, daily_report
-from service.domain.models import SearchResult
+from service.application.recall import Recall, RecallUseCases
+from service.domain.answers.answer import Answer, Answered, Answerer, RoutineCheck
+from service.domain.answers.interactions import DailyReport, Feedback, daily_report
 from service.domain.ports import InteractionLog
-from service.domain.recall import Recalled
+from service.domain.search.query import SearchResult
+from service.domain.search.recall import Recalled
 from service.errors import InvalidInput, NotFound
 from service.telemetry import NONE, Telemetry
 
@@ -57,7 +57,7 @@ class AnswerUseCases:
         text_chars: int,
         clock: Callable[[], float],
         telemetry: Telemetry = NONE,
-        recall: RecallCases | None = None,
+        recall: RecallUseCases | None = None,
         recall_when_weak: bool = False,
         ledger: ChainSource | None = None,
     ) -> None:

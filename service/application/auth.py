@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from service.domain.models import DEFAULT_NAMESPACE
+from service.domain.entries import DEFAULT_NAMESPACE
 from service.errors import ConfigError, Forbidden, Unauthorized
 
 Role = Literal["agent", "admin"]

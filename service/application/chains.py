@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from service.domain.models import Entry, Supersession
+from service.domain.entries import Entry, Supersession
 from service.domain.ports import Passages, Relations
 
 

@@ -11,9 +11,9 @@ from schemas import wire
 from service.application.auth import Principal
 from service.application.chains import ChainSource, chains
 from service.application.inputs import not_blank, to_query
-from service.domain.answer import Answer, Answered, Answerer
-from service.domain.context import Block, Source, assemble
-from service.domain.tokens import TokenCounter
+from service.domain.answers.answer import Answer, Answered, Answerer
+from service.domain.answers.context import Block, Source, assemble
+from service.domain.answers.tokens import TokenCounter
 from service.telemetry import NONE, Telemetry
 
 BY_CHARACTER = "embedding model unavailable: context tokens counted one per character"

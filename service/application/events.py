@@ -10,11 +10,12 @@ from service.application.auth import Principal
 from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import to_entries
 from service.application.limits import Limits
-from service.domain.chunking import chunk_count
+from service.domain.entries import Entry, HistoryEvent, entry_key
+from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Lifecycle, Writer
-from service.domain.models import Entry, HistoryEvent, WriteOutcome, entry_key
+from service.domain.memory.chunking import chunk_count
+from service.domain.memory.outcomes import WriteOutcome
 from service.domain.ports import Entries, History
-from service.domain.tiers import ExpiryPolicy
 from service.errors import NotFound, PayloadTooLarge
 from service.settings import ChunkingSettings
 from service.telemetry.tracing import OFF, Tracing

@@ -19,7 +19,7 @@ from pathlib import Path
 import msgspec
 
 from schemas import wire
-from service.application import archive_lines as lines
+from service.application import export_lines as lines
 from service.application.import_lines import TOO_LONG, BadLines, read_lines
 from service.domain.memory import Transfer
 from service.domain.ports import Catalog, Embedder, InteractionLog, NamespaceEntries

@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from schemas import wire
-from service.domain.bounds import TIME_RANGE, breaches
-from service.domain.models import EARLIEST_TIME, LATEST_TIME, TIERS, Entry, Filters, SearchQuery
-from service.domain.tiers import ExpiryPolicy
+from service.domain.entries import EARLIEST_TIME, LATEST_TIME, TIERS, Entry
+from service.domain.lifecycle.tiers import ExpiryPolicy
+from service.domain.memory.bounds import TIME_RANGE, breaches
+from service.domain.search.query import Filters, SearchQuery
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings
 

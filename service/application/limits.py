@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from service.application.auth import ROLES, Principal, Role
-from service.domain.buckets import Buckets
 from service.errors import TooManyRequests
+from service.lib.buckets import Buckets
 from service.settings import LimitSettings
 
 MINUTE = 60.0

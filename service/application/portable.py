@@ -17,12 +17,13 @@ from pathlib import Path
 import msgspec
 
 from schemas import wire
-from service.application import archive_lines as lines
+from service.application import export_lines as lines
 from service.application.auth import Principal
 from service.application.importing import Importer, ImportReport
+from service.domain.entries import Erasure, key_id
+from service.domain.errors import EngineUnavailable
 from service.domain.memory import Transfer
-from service.domain.models import EngineUnavailable, Erasure, key_id
-from service.domain.portability import erase_namespace
+from service.domain.namespaces.portability import erase_namespace
 from service.domain.ports import (
     Catalog,
     Compaction,

@@ -13,9 +13,9 @@ from schemas import wire
 from schemas.vocabulary import ID_PATTERN, METADATA_VALUE_CHARS
 from service.application.auth import Principal
 from service.application.events import EventUseCases
-from service.domain.bounds import fitted
-from service.domain.models import EngineUnavailable
-from service.domain.recall import Recalled, RecallReport, UpstreamRecall
+from service.domain.errors import EngineUnavailable
+from service.domain.memory.bounds import fitted
+from service.domain.search.recall import Recalled, RecallReport, UpstreamRecall
 from service.errors import InvalidInput, StrataError
 
 log = logging.getLogger("strata")
@@ -59,7 +59,7 @@ class Recall:
         return said
 
 
-class RecallCases:
+class RecallUseCases:
     def __init__(self, recall: UpstreamRecall, events: EventUseCases, *, keep: bool) -> None:
         self.recall = recall
         self.events = events

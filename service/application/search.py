@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import to_query
-from service.application.recall import Recall, RecallCases
-from service.domain.models import SearchOutcome
-from service.domain.retrieval import Retriever
+from service.application.recall import Recall, RecallUseCases
+from service.domain.search.query import SearchOutcome
+from service.domain.search.retrieval import Retriever
 from service.telemetry.tracing import OFF, Tracing
 
 
@@ -37,7 +37,7 @@ class SearchUseCase:
         text_chars: int,
         clock: Callable[[], float],
         tracing: Tracing = OFF,
-        recall: RecallCases | None = None,
+        recall: RecallUseCases | None = None,
     ) -> None:
         """``recall``: the upstream asked when a search finds nothing; None: none."""
         self.tracing = tracing

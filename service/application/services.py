@@ -17,6 +17,7 @@ from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
 from service.application.search import SearchUseCase
 from service.application.status import StatusUseCases
+from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair, Memory
 from service.domain.ports import (
     Catalog,
@@ -33,9 +34,8 @@ from service.domain.ports import (
     Upstream,
     VectorStore,
 )
-from service.domain.recall import UpstreamRecall
-from service.domain.replication import Follower
-from service.domain.retrieval import Retriever
+from service.domain.search.recall import UpstreamRecall
+from service.domain.search.retrieval import Retriever
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
 from service.settings import Settings

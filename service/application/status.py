@@ -7,15 +7,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from service.application.auth import Principal
-from service.domain.engines import EngineState
-from service.domain.models import Quarantined, key_namespace
+from service.domain.cluster.replication import Follower, Lag
+from service.domain.entries import Quarantined, key_namespace
+from service.domain.namespaces.stats import Stats, summarize
 from service.domain.ports import Embedder, Entries, IndexState, Inventory, KeywordStore, VectorStore
-from service.domain.recall import UpstreamRecall, UpstreamSnapshot
-from service.domain.replication import Follower, Lag
-from service.domain.retrieval import Retriever
-from service.domain.stats import Stats, summarize
-from service.domain.usage import ReadModelUsage
+from service.domain.search.recall import UpstreamRecall, UpstreamSnapshot
+from service.domain.search.retrieval import Retriever
+from service.domain.search.usage import ReadModelUsage
 from service.jobs.scheduler import Scheduler
+from service.lib.engines import EngineState
 
 
 class StatusLedger(Entries, IndexState, Inventory, Protocol):

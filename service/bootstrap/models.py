@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from service.domain.ports import Embedder
-from service.domain.retrieval import Retriever
+from service.domain.search.retrieval import Retriever
 from service.settings import Settings
 
 log = logging.getLogger("strata")

@@ -21,28 +21,28 @@ from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
-from service.application.recall import RecallCases
+from service.application.recall import RecallUseCases
 from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
 from service.application.status import Replica, StatusUseCases
-from service.domain.answer import Answerer
-from service.domain.breaker import CircuitBreaker
-from service.domain.cache import QueryCache
-from service.domain.collections import Collections
-from service.domain.engines import Engines
-from service.domain.folders import SYSTEM_FOLDERS, FolderRules
+from service.domain.answers.answer import Answerer
+from service.domain.answers.tokens import CharacterTokens, ModelTokens
+from service.domain.cluster.replication import Follower
+from service.domain.collections.catalog import Collections
+from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
+from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Memory
-from service.domain.models import SearchOutcome
 from service.domain.ports import Upstream
-from service.domain.recall import RetryPolicy, UpstreamRecall
-from service.domain.replication import Follower
-from service.domain.retrieval import Retriever, Weighting
-from service.domain.tiers import ExpiryPolicy
-from service.domain.tokens import CharacterTokens, ModelTokens
-from service.domain.usage import ReadModelUsage
+from service.domain.search.query import SearchOutcome
+from service.domain.search.recall import RetryPolicy, UpstreamRecall
+from service.domain.search.retrieval import Retriever, Weighting
+from service.domain.search.usage import ReadModelUsage
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
+from service.lib.breaker import CircuitBreaker
+from service.lib.cache import QueryCache
+from service.lib.engines import Engines
 from service.settings import Settings
 from service.telemetry import Telemetry
 from service.telemetry.engines import instrumented
@@ -204,7 +204,7 @@ def build_services(
     upstream = upstream_recall(settings, stores.upstream, clock)
     recall = None
     if upstream is not None:
-        recall = RecallCases(upstream, events, keep=s.upstream.store == "on")
+        recall = RecallUseCases(upstream, events, keep=s.upstream.store == "on")
     if metrics is not None:
         metrics.watch(
             Readings(

@@ -19,7 +19,7 @@ from service.settings import Settings
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    from service.domain.learned import LearnedFusion
+    from service.domain.search.learned import LearnedFusion
     from service.evaluation import calibrate, ranking_fit
     from service.evaluation.workbench import Workbench
 

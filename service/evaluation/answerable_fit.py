@@ -1,4 +1,4 @@
-"""The answerable model (``service.domain.answerable``), fitted on each set's questions asked
+"""The answerable model (``service.domain.search.answerable``), fitted on each set's questions asked
 where they belong and, when a set holds several namespaces, once more in the next one, where
 nothing answers them (``Workbench.candidates``).
 
@@ -15,8 +15,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from service.domain.answerable import ANSWERABLE_FEATURES, AnswerableModel, answerable_features
-from service.domain.learned import LIST_FEATURES, SETTLED, settled_rows
+from service.domain.search.answerable import (
+    ANSWERABLE_FEATURES,
+    AnswerableModel,
+    answerable_features,
+)
+from service.domain.search.learned import LIST_FEATURES, SETTLED, settled_rows
 from service.evaluation.fitting import logistic
 from service.evaluation.workbench import Candidates
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from service.domain.confidence import FEATURES, Calibration
+from service.domain.answers.confidence import FEATURES, Calibration
 from service.evaluation.fitting import logistic
 from service.evaluation.verdict import Bin, auc, best_cut, calibration_error, reliability, youden_at
 from service.evaluation.workbench import Observation

@@ -1,6 +1,6 @@
 """The intent head, fitted on question sets with known answers (``Workbench.candidates``):
 for each kind a question may ask for, a logistic regression over the query's vector of
-"an entry of that kind answers it" (``service.domain.intent``).
+"an entry of that kind answers it" (``service.domain.search.intent``).
 
 The ranking model is fitted on what the head says of questions it has not seen: each
 question's probabilities come from a head fitted without its fold (``cross_fitted``; a fold
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from service.domain.intent import ASKED_KINDS, IntentHead
+from service.domain.search.intent import ASKED_KINDS, IntentHead
 from service.evaluation.fitting import logistic
 from service.evaluation.workbench import Candidates
 

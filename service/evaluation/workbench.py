@@ -32,10 +32,11 @@ from schemas import wire
 from service.application.auth import OPEN
 from service.application.services import Services
 from service.bootstrap import load_reranker
-from service.domain.confidence import content_terms
-from service.domain.intent import MemoryKind, asks_for_decision, kind_of
-from service.domain.learned import LearnedFusion, RankingModel, entry_features
-from service.domain.models import TIERS, Filters
+from service.domain.answers.confidence import content_terms
+from service.domain.entries import TIERS
+from service.domain.search.intent import MemoryKind, asks_for_decision, kind_of
+from service.domain.search.learned import LearnedFusion, RankingModel, entry_features
+from service.domain.search.query import Filters
 from service.evaluation.beir import (
     Query,
     load_corpus,
@@ -77,7 +78,7 @@ class Candidates:
     """``FEATURES``, with what the question asks for unknown (``kind_features``)."""
     relevant: list[bool]
     kinds: list[MemoryKind] = field(default_factory=list)
-    """Each candidate's kind (``service.domain.intent.kind_of``)."""
+    """Each candidate's kind (``service.domain.search.intent.kind_of``)."""
     vector: tuple[float, ...] = ()
     """The question's vector."""
     group: str = ""

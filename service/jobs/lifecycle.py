@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from service.domain.collections import Collections
-from service.domain.digests import build_day, day_bounds, group_of, summarized
+from service.domain.collections.catalog import Collections
+from service.domain.entries import DIGEST, Entry
+from service.domain.lifecycle.digests import build_day, day_bounds, group_of, summarized
+from service.domain.lifecycle.tiers import DAY
 from service.domain.memory import IndexRepair, Lifecycle, Writer
-from service.domain.models import DIGEST, Entry
 from service.domain.ports import ChangeLog, Entries, Inventory
-from service.domain.tiers import DAY
 from service.errors import Conflict
 from service.jobs.scheduler import Scheduler
 from service.settings import LifecycleSettings

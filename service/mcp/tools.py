@@ -16,7 +16,7 @@ from pydantic import Field
 
 from schemas import wire
 from service import VERSION
-from service.domain.models import EngineUnavailable
+from service.domain.errors import EngineUnavailable
 from service.errors import StrataError
 from service.mcp.arguments import convert, like
 from service.mcp.gateways import Gateway, Json

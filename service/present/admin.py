@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schemas import wire
 from service.application.admin import JobView, Promoted
-from service.domain.models import Quarantined, key_namespace
+from service.domain.entries import Quarantined, key_namespace
 from service.jobs.rebuild import RebuildStatus
 from service.present.times import format_time
 

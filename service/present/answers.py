@@ -9,9 +9,9 @@ from typing import Any
 from schemas import wire
 from service.application.answers import Retrieved, RoutineReport
 from service.application.chains import Chain
-from service.domain.answer import Answered
-from service.domain.interactions import DailyReport, Feedback
-from service.domain.recall import Recalled
+from service.domain.answers.answer import Answered
+from service.domain.answers.interactions import DailyReport, Feedback
+from service.domain.search.recall import Recalled
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, upstream_ref
 from service.present.times import format_time

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schemas import wire
 from service.application.context import Contextualised
-from service.domain.context import Included
+from service.domain.answers.context import Included
 from service.present.times import format_time
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from schemas import wire
 from service.application.recall import Recall
 from service.application.search import Searched
-from service.domain.models import SearchResult
-from service.domain.recall import Recalled
+from service.domain.search.query import SearchResult
+from service.domain.search.recall import Recalled
 from service.present.events import entry_fields, file_fields
 
 

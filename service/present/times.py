@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from service.domain.models import EARLIEST_TIME, LATEST_TIME
+from service.domain.entries import EARLIEST_TIME, LATEST_TIME
 
 
 def format_time(seconds: float | None) -> str | None:

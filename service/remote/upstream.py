@@ -12,8 +12,8 @@ import httpx
 import msgspec
 
 from schemas.vocabulary import RECALL_HEADER, TIERS
-from service.domain.models import Entry
-from service.domain.recall import UpstreamError, UpstreamHit
+from service.domain.entries import Entry
+from service.domain.search.recall import UpstreamError, UpstreamHit
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest answer read from the upstream; a longer one is a failure."""

@@ -20,16 +20,9 @@ import httpx
 from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import InternalError, NotFoundError
 
-from service.domain.models import (
-    EMBEDDED_TIERS,
-    Chunk,
-    EngineUnavailable,
-    Filters,
-    Hit,
-    StoredEntry,
-    Tier,
-    key_namespace,
-)
+from service.domain.entries import EMBEDDED_TIERS, Chunk, StoredEntry, Tier, key_namespace
+from service.domain.errors import EngineUnavailable
+from service.domain.search.query import Filters, Hit
 
 P = ParamSpec("P")
 R = TypeVar("R")

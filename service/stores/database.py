@@ -23,7 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from service.domain.models import EngineUnavailable
+from service.domain.errors import EngineUnavailable
 
 Row = tuple[Any, ...]
 Upsert = sqlite.Insert | postgresql.Insert

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from service.domain.models import EngineUnavailable
+from service.domain.errors import EngineUnavailable
 from service.stores.onnx_export import UnsupportedModel, export_onnx
 from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
 

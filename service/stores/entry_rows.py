@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from service.domain.duplicates import fingerprint
-from service.domain.models import Entry, StoredEntry
-from service.domain.similarity import Matrix
+from service.domain.entries import Entry, StoredEntry
+from service.domain.memory.duplicates import fingerprint
+from service.domain.search.similarity import Matrix
 from service.stores.tables import entries
 
 LEDGER_OWN = ("state", "written", "superseded_by", "fingerprint")

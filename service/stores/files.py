@@ -7,9 +7,9 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
-from service.domain.collections import leaves_root
-from service.domain.folders import LEAVES, Listing
-from service.domain.globs import glob_match, may_contain
+from service.domain.collections.catalog import leaves_root
+from service.domain.collections.folders import LEAVES, Listing
+from service.domain.collections.globs import glob_match, may_contain
 from service.errors import Forbidden
 
 NOT_REGULAR = "not a regular file"

@@ -75,7 +75,8 @@ entries = Table(
     Column("thread", Text),
     Column("context", Text),
     Column("tokens", Integer, nullable=False, server_default="0"),
-    # Tier, speaker and normalised text digested (service.domain.duplicates): repeats share it.
+    # Tier, speaker and normalised text digested (service.domain.memory.duplicates): repeats
+    # share it.
     Column("fingerprint", Text),
     Column("state", Text, nullable=False),
     # Grows with every write: the entry written last has the highest.

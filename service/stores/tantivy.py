@@ -16,8 +16,9 @@ from typing import Any
 import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
-from service.domain.models import Filters, Hit, StoredEntry
-from service.domain.texts import keyword_texts
+from service.domain.entries import StoredEntry
+from service.domain.memory.texts import keyword_texts
+from service.domain.search.query import Filters, Hit
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 from opentelemetry.trace import SpanKind, Tracer
 
-from service.domain.engines import Engines
-from service.domain.models import EngineUnavailable
+from service.domain.errors import EngineUnavailable
+from service.lib.engines import Engines
 from service.telemetry.metrics import Metrics
 
 T = TypeVar("T")

@@ -24,7 +24,9 @@ from prometheus_client import (
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
 
-from service.domain.models import Committed, JobRun, SearchOutcome
+from service.domain.cluster.changes import JobRun
+from service.domain.memory.outcomes import Committed
+from service.domain.search.query import SearchOutcome
 from service.telemetry.readings import Readings, StateCollector
 
 log = logging.getLogger("strata")

@@ -10,7 +10,7 @@ import msgspec
 from litestar.datastructures import MultiDict
 
 from schemas import wire
-from service.domain.models import TIERS
+from service.domain.entries import TIERS
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 LIMITS = (10, 20, 50, 100)

@@ -12,7 +12,7 @@ import re
 
 from markupsafe import Markup, escape
 
-from service.domain.confidence import STOPWORDS, content_terms
+from service.domain.answers.confidence import STOPWORDS, content_terms
 
 _WORD = re.compile(r"\w+")
 STEM_SLACK = 3

@@ -14,8 +14,8 @@ from litestar.testing import TestClient
 
 from schemas import wire
 from service.application import Services
-from service.domain.collections import Collection, IndexedFile
-from service.domain.interactions import Feedback, Interaction
+from service.domain.answers.interactions import Feedback, Interaction
+from service.domain.collections.catalog import Collection, IndexedFile
 from tests.api.conftest import serve
 from tests.fakes import FakeCatalog, FakeKeywordStore, FakeVectorStore
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem, write

@@ -13,7 +13,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from schemas import wire
-from service.domain.models import ID_PATTERN
+from service.domain.entries import ID_PATTERN
 from tests.http import problem
 
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}

@@ -12,7 +12,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.application import Services
-from service.domain.models import EngineUnavailable, Filters, Hit, StoredEntry, Tier
+from service.domain.entries import StoredEntry, Tier
+from service.domain.errors import EngineUnavailable
+from service.domain.search.query import Filters, Hit
 from service.settings import Settings
 from tests.api.conftest import fake_stores, numbered
 from tests.apps import serving

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.models import Change
+from service.domain.cluster.changes import Change
 from service.domain.ports import Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.contracts.test_ledger import stored

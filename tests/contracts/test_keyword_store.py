@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.domain.models import Chunk, Entry, StoredEntry, Tier
+from service.domain.entries import Chunk, Entry, StoredEntry, Tier
 from service.domain.ports import KeywordStore
 from service.stores.tantivy import TantivyKeywordStore
 from tests.fakes import T0, FakeKeywordStore, make_entry, make_filters

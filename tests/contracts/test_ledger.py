@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from service.domain.models import Chunk, Quarantined, StoredEntry, Supersession, Tier
+from service.domain.entries import Chunk, Quarantined, StoredEntry, Supersession, Tier
+from service.domain.namespaces.stats import StoredCounts
 from service.domain.ports import Ledger
-from service.domain.stats import StoredCounts
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry
 from tests.postgres import POSTGRES

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.collections import Collection, IndexedFile
-from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import ArchivedEntry, Chunk, HistoryEvent, StoredEntry, Supersession
+from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
+from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.entries import Chunk, ExportedEntry, HistoryEvent, StoredEntry, Supersession
 from service.domain.ports import Catalog, InteractionLog, Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog, FakeInteractionLog, FakeLedger, make_entry
@@ -39,11 +39,11 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
     durable.close()
 
 
-def archived(id: str, namespace: str = "ns", *events: str) -> ArchivedEntry:
+def archived(id: str, namespace: str = "ns", *events: str) -> ExportedEntry:
     e = make_entry(id, f"text {id}", "A", namespace, tags=("t",), metadata={"n": 1})
     chunks = (Chunk(e.key, 0, e.text, (0.5, -0.25)), Chunk(e.key, 1, "more", (0.25, 0.5)))
     history = tuple(HistoryEvent(T0 + n, action, "ann") for n, action in enumerate(events))
-    return ArchivedEntry(StoredEntry(e, chunks, 7), history or (HistoryEvent(T0, "created", "a"),))
+    return ExportedEntry(StoredEntry(e, chunks, 7), history or (HistoryEvent(T0, "created", "a"),))
 
 
 def test_restored_entries_read_back_whole_with_their_history(stores: Stores) -> None:
@@ -65,7 +65,7 @@ def test_restored_entries_read_back_whole_with_their_history(stores: Stores) -> 
 def test_supersessions_are_restored_whichever_entry_comes_first(stores: Stores) -> None:
     ledger = stores.ledger
     newer = archived("new", "ns", "created")
-    newer = ArchivedEntry(
+    newer = ExportedEntry(
         newer.stored, newer.history, (Supersession("ns:old", "ns:new", T0 + 1, "ann"),)
     )
     older = archived("old", "ns", "created", "superseded")

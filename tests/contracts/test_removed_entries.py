@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.models import HistoryEvent, RemovedEntry, StoredEntry
+from service.domain.entries import HistoryEvent, RemovedEntry, StoredEntry
 from service.domain.ports import Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry

@@ -9,7 +9,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.domain.models import Entry
+from service.domain.entries import Entry
 from service.domain.ports import Upstream
 from service.remote.upstream import HttpUpstream
 from tests.api.conftest import fake_services, serve

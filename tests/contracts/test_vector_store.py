@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from service.domain.models import Chunk, StoredEntry, Tier
+from service.domain.entries import Chunk, StoredEntry, Tier
 from service.domain.ports import VectorStore
 from service.stores.chroma import ChromaVectorStore
 from tests.fakes import T0, FakeVectorStore, make_entry, make_filters

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.confidence import FEATURES, Calibration
-from service.domain.learned import FEATURES as RANKING_FEATURES
-from service.domain.learned import RankingModel
+from service.domain.answers.confidence import FEATURES, Calibration
+from service.domain.search.learned import FEATURES as RANKING_FEATURES
+from service.domain.search.learned import RankingModel
 from service.testing.engines import free_port
 from tests.e2e.test_server import Server
 

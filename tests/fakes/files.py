@@ -6,16 +6,16 @@ import posixpath
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from service.domain.collections import leaves_root
-from service.domain.folders import Listing
-from service.domain.globs import glob_match
+from service.domain.collections.catalog import leaves_root
+from service.domain.collections.folders import Listing
+from service.domain.collections.globs import glob_match
 from service.errors import Forbidden
 
 
 class FakeFiles:
     """``{root: {relative path: bytes}}``; the folders are the roots, the folders that hold
     them and the folders their files' paths imply. Masks are read by
-    ``service.domain.globs``, as the real store does.
+    ``service.domain.collections.globs``, as the real store does.
 
     For tests of what a scan meets on a real disk: ``failing`` maps ``root/relative`` to the
     OSError reading it raises (permission denied), and ``after_list``, when set, is called

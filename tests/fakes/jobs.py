@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from service.domain.models import JobRun
+from service.domain.cluster.changes import JobRun
 
 
 class FakeRunLog:

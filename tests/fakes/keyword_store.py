@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from service.domain.models import Filters, Hit, StoredEntry
-from service.domain.texts import keyword_texts
+from service.domain.entries import StoredEntry
+from service.domain.memory.texts import keyword_texts
+from service.domain.search.query import Filters, Hit
 from service.stores.tantivy import QUERY_STOPWORDS
 from tests.fakes.entries import matches, words
 

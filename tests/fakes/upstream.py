@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from service.domain.models import Entry
-from service.domain.recall import UpstreamError, UpstreamHit
+from service.domain.entries import Entry
+from service.domain.search.recall import UpstreamError, UpstreamHit
 from tests.fakes.entries import words
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.domain.models import EMBEDDED_TIERS, Chunk, Entry, Filters, Hit, StoredEntry, Tier
+from service.domain.entries import EMBEDDED_TIERS, Chunk, Entry, StoredEntry, Tier
+from service.domain.search.query import Filters, Hit
 from tests.fakes.entries import common
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from service.domain.learned import SHIPPED
+from service.domain.search.learned import SHIPPED
 from service.settings import Settings
 from tests.http import ids, retrieve, search, write
 from tests.integration.test_intent import LEDGER, PLAIN, OpenStores, client_for, settings

@@ -13,7 +13,8 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
-from service.domain.models import Entry, WriteOutcome
+from service.domain.entries import Entry
+from service.domain.memory.outcomes import WriteOutcome
 from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 
 from schemas import wire
 from service.app import create_app
-from service.domain.globs import MAX_GLOB_LENGTH
+from service.domain.collections.globs import MAX_GLOB_LENGTH
 from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from service.domain.models import TIERS, Entry, Filters, SearchQuery
+from service.domain.entries import TIERS, Entry
+from service.domain.search.query import Filters, SearchQuery
 from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

@@ -21,8 +21,8 @@ from schemas import wire
 from service.app import create_app
 from service.application import Services
 from service.application.auth import OPEN
-from service.domain.bounds import breaches
-from service.domain.models import Entry
+from service.domain.entries import Entry
+from service.domain.memory.bounds import breaches
 from service.errors import InvalidInput
 from service.lifespan import open_services
 from service.mcp import LocalGateway, build_server

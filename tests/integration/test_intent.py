@@ -14,8 +14,8 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
-from service.domain.intent import KIND_FEATURES
-from service.domain.learned import SHIPPED
+from service.domain.search.intent import KIND_FEATURES
+from service.domain.search.learned import SHIPPED
 from service.settings import Settings
 from tests.http import LOCAL, ids, retrieve, search, write
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import tantivy
 
-from service.domain.models import DIGEST, Chunk, StoredEntry
-from service.domain.preparation import prepare
+from service.domain.entries import DIGEST, Chunk, StoredEntry
+from service.domain.memory.preparation import prepare
 from service.settings import ChunkingSettings
 from service.stores.tantivy import TantivyKeywordStore
 from tests.fakes import make_entry, make_filters

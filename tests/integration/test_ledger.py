@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from service.domain.models import Chunk, Entry, StoredEntry
+from service.domain.entries import Chunk, Entry, StoredEntry
 from service.stores.durable import open_sqlite
 from tests.fakes import T0, make_entry
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from service.cli import USAGE, main
-from service.domain.collections import Collection, IndexedFile
-from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import (
+from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
+from service.domain.cluster.changes import JobRun
+from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.entries import (
     Chunk,
     Erasure,
     HistoryEvent,
-    JobRun,
     Quarantined,
     StoredEntry,
     Supersession,

@@ -14,9 +14,10 @@ import psycopg
 import pytest
 from alembic import command
 
-from service.domain.collections import Collection, IndexedFile
-from service.domain.interactions import Feedback, Interaction, InteractionResult
-from service.domain.models import Change, HistoryEvent, Quarantined, StoredEntry
+from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
+from service.domain.cluster.changes import Change
+from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.entries import HistoryEvent, Quarantined, StoredEntry
 from service.stores.durable import FILES, DurableStores, open_postgres, open_sqlite
 from service.stores.entry_rows import pack
 from service.stores.schema import SchemaTooNew, head

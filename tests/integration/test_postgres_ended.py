@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from sqlalchemy import Connection, select
 
-from service.domain.models import EngineUnavailable
+from service.domain.errors import EngineUnavailable
 from service.stores.durable import open_postgres
 from service.stores.postgres import PostgresDatabase
 from service.stores.tables import entries

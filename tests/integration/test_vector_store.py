@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from service.domain.models import Chunk, StoredEntry, Tier
+from service.domain.entries import Chunk, StoredEntry, Tier
 from service.stores.chroma import ChromaVectorStore
 from tests.fakes import make_entry, make_filters
 

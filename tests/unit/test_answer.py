@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from service.domain.answer import NO_ROUTINE_CHECK, Answerer, AnswerPolicy
-from service.domain.interactions import Feedback, daily_report
-from service.domain.retrieval import Retriever
+from service.domain.answers.answer import NO_ROUTINE_CHECK, Answerer, AnswerPolicy
+from service.domain.answers.interactions import Feedback, daily_report
+from service.domain.search.retrieval import Retriever
 from tests.fakes import (
     T0,
     FakeInteractionLog,

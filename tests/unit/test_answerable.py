@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.answerable import ANSWERABLE_FEATURES, AnswerableModel, answerable_features
-from service.domain.fusion import ScoreFusion
-from service.domain.hydration import Candidate
-from service.domain.learned import FEATURES, LearnedFusion, RankingModel
-from service.domain.models import Hit
+from service.domain.search.answerable import (
+    ANSWERABLE_FEATURES,
+    AnswerableModel,
+    answerable_features,
+)
+from service.domain.search.fusion import ScoreFusion
+from service.domain.search.hydration import Candidate
+from service.domain.search.learned import FEATURES, LearnedFusion, RankingModel
+from service.domain.search.query import Hit
 from service.errors import ConfigError
 from service.evaluation.answerable_fit import fit_answerable, holds_answer, settled_features
 from service.evaluation.workbench import Candidates

@@ -11,10 +11,10 @@ import msgspec
 import pytest
 
 from schemas import wire
-from service.application.archive_lines import entry_line
-from service.domain.answer import AnswerPolicy
-from service.domain.bounds import breaches, fitted
-from service.domain.models import ArchivedEntry, Entry, StoredEntry
+from service.application.export_lines import entry_line
+from service.domain.answers.answer import AnswerPolicy
+from service.domain.entries import Entry, ExportedEntry, StoredEntry
+from service.domain.memory.bounds import breaches, fitted
 from service.settings import ChunkingSettings
 from tests.settings import CHUNKING, answer_settings
 
@@ -93,7 +93,7 @@ def test_only_a_digest_has_a_digest_id_and_nested_metadata() -> None:
 
 def test_an_entry_within_bounds_is_an_export_line_that_decodes() -> None:
     """What the domain lets in, an export carries and an import reads back."""
-    line = entry_line(ArchivedEntry(StoredEntry(AT_BOUNDS, ()), (), ()), vectors=False)
+    line = entry_line(ExportedEntry(StoredEntry(AT_BOUNDS, ()), (), ()), vectors=False)
     decoded = msgspec.json.decode(msgspec.json.encode(line), type=wire.ExportLine)
     assert decoded == line
 

@@ -3,7 +3,7 @@ cooldown, closes on the trial's success and opens again on its failure."""
 
 from __future__ import annotations
 
-from service.domain.breaker import CircuitBreaker
+from service.lib.breaker import CircuitBreaker
 from tests.fakes import CLOCK_START, FakeClock
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.domain.buckets import Buckets, TokenBucket
+from service.lib.buckets import Buckets, TokenBucket
 
 rates = st.floats(min_value=0.01, max_value=1000)
 capacities = st.floats(min_value=1, max_value=10_000)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.cache import QueryCache
+from service.lib.cache import QueryCache
 from tests.fakes import FakeClock
 
 

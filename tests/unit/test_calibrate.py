@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.confidence import SHIPPED, Calibration
+from service.domain.answers.confidence import SHIPPED, Calibration
 from service.errors import ConfigError
 from service.evaluation.calibrate import assess, fit, report
 from service.evaluation.workbench import Observation

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from service.domain.chunking import chunk_count, chunk_text
+from service.domain.memory.chunking import chunk_count, chunk_text
 
 
 def numbered(n: int) -> str:

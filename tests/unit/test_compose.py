@@ -15,10 +15,13 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.domain.breaker import BreakerSnapshot
-from service.domain.models import Chunk, Committed, Entry, JobRun, SearchOutcome, StoredEntry
-from service.domain.recall import UpstreamSnapshot
-from service.domain.usage import ModelWork
+from service.domain.cluster.changes import JobRun
+from service.domain.entries import Chunk, Entry, StoredEntry
+from service.domain.memory.outcomes import Committed
+from service.domain.search.query import SearchOutcome
+from service.domain.search.recall import UpstreamSnapshot
+from service.domain.search.usage import ModelWork
+from service.lib.breaker import BreakerSnapshot
 from service.telemetry.metrics import Metrics
 from service.telemetry.readings import Readings
 

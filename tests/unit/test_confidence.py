@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.confidence import (
+from service.domain.answers.confidence import (
     NO_EVIDENCE,
     Calibration,
     Evidence,
     content_terms,
     gather,
 )
-from service.domain.models import ListExplain, SearchResult
+from service.domain.search.query import ListExplain, SearchResult
 from tests.fakes import make_entry
 
 

@@ -8,9 +8,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain.context import NOTHING, Source, assemble, citation
-from service.domain.excerpts import excerpt
-from service.domain.tokens import CharacterTokens, ModelTokens, pieces
+from service.domain.answers.context import NOTHING, Source, assemble, citation
+from service.domain.answers.excerpts import excerpt
+from service.domain.answers.tokens import CharacterTokens, ModelTokens, pieces
 from tests.fakes import FakeEmbedder
 
 DAY = 86_400

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from schemas.vocabulary import ID_PATTERN
-from service.domain import digests
-from service.domain.digests import (
+from service.domain.entries import Entry
+from service.domain.lifecycle import digests
+from service.domain.lifecycle.digests import (
     MAX_LINES,
     MAX_TERMS,
     MAX_TEXT_CHARS,
@@ -20,9 +21,8 @@ from service.domain.digests import (
     digest_id,
     group_of,
 )
-from service.domain.models import Entry
-from service.domain.preparation import prepare
-from service.domain.tiers import DAY
+from service.domain.lifecycle.tiers import DAY
+from service.domain.memory.preparation import prepare
 from service.settings import ChunkingSettings
 from tests.fakes import make_entry
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.domain.diversity import diversify, overlap
+from service.domain.search.diversity import diversify, overlap
 
 
 @dataclass

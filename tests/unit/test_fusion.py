@@ -7,9 +7,16 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from service.domain.fusion import ChunkVectors, Fused, FusedHit, RankFusion, ScoreFusion, fuse
-from service.domain.models import Hit
-from service.domain.similarity import Matrix
+from service.domain.search.fusion import (
+    ChunkVectors,
+    Fused,
+    FusedHit,
+    RankFusion,
+    ScoreFusion,
+    fuse,
+)
+from service.domain.search.query import Hit
+from service.domain.search.similarity import Matrix
 
 K = 60.0
 
@@ -123,7 +130,7 @@ def test_empty_list_searched_still_counts_in_the_best_possible() -> None:
 
 
 def test_blend_mixes_keyword_and_similarity_by_share() -> None:
-    from service.domain.fusion import blend
+    from service.domain.search.fusion import blend
 
     lists = {"bm25": ["a", "b"], "vector": ["b", "c"]}
     fused = blend(lists, {"a": 1.0, "b": 0.5}, {"b": 0.9, "c": 0.8, "a": 0.1}, 0.7)
@@ -134,7 +141,7 @@ def test_blend_mixes_keyword_and_similarity_by_share() -> None:
 
 
 def test_blend_with_one_list_is_that_lists_score_clipped() -> None:
-    from service.domain.fusion import blend
+    from service.domain.search.fusion import blend
 
     only_keyword = blend({"bm25": ["a"]}, {"a": 1.7}, {"a": 0.9}, 0.7)
     assert only_keyword[0].score == 1.0

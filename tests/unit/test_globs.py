@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 
 import pytest
 
-from service.domain.globs import glob_match, may_contain
+from service.domain.collections.globs import glob_match, may_contain
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from service.domain.fusion import FusedHit, RankFusion, ScoreFusion
-from service.domain.hydration import hydrate
-from service.domain.models import DIGEST, Chunk, Entry, Hit, ListExplain, SearchQuery, StoredEntry
+from service.domain.entries import DIGEST, Chunk, Entry, StoredEntry
+from service.domain.search.fusion import FusedHit, RankFusion, ScoreFusion
+from service.domain.search.hydration import hydrate
+from service.domain.search.query import Hit, ListExplain, SearchQuery
 from tests.fakes import FakeLedger, make_entry, make_filters
 
 SCORE = ScoreFusion(0.7, lambda text: 1.0, lambda keys: {})

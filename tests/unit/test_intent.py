@@ -10,17 +10,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.domain.fusion import ScoreFusion
-from service.domain.hydration import Candidate
-from service.domain.intent import (
+from service.domain.entries import Tier
+from service.domain.search.fusion import ScoreFusion
+from service.domain.search.hydration import Candidate
+from service.domain.search.intent import (
     KIND_FEATURES,
     IntentHead,
     asks_for_decision,
     kind_features,
     kind_of,
 )
-from service.domain.learned import LIST_FEATURES, LearnedFusion, RankingModel, with_log_odds
-from service.domain.models import Hit, Tier
+from service.domain.search.learned import LIST_FEATURES, LearnedFusion, RankingModel, with_log_odds
+from service.domain.search.query import Hit
 from service.errors import ConfigError
 from tests.fakes import make_entry
 

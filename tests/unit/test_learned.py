@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from service.domain.fusion import ScoreFusion
-from service.domain.hydration import Candidate
-from service.domain.learned import (
+from service.domain.entries import Entry
+from service.domain.search.fusion import ScoreFusion
+from service.domain.search.hydration import Candidate
+from service.domain.search.learned import (
     FEATURES,
     LIST_FEATURES,
     SETTLED,
@@ -24,8 +25,8 @@ from service.domain.learned import (
     rank_feature,
     text_features,
 )
-from service.domain.models import Entry, Hit
-from service.domain.similarity import Matrix
+from service.domain.search.query import Hit
+from service.domain.search.similarity import Matrix
 from service.errors import ConfigError
 
 VECTORS: dict[str, list[list[float]]] = {"embedded-alone": [[0.2, 0.98]]}

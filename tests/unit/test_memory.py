@@ -6,8 +6,9 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from service.domain.entries import Entry, HistoryEvent
 from service.domain.memory import Memory
-from service.domain.models import Entry, HistoryEvent, Recovered, WriteOutcome
+from service.domain.memory.outcomes import Recovered, WriteOutcome
 from service.settings import ChunkingSettings
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
 from tests.settings import CHUNKING

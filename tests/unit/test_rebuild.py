@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import pytest
 
+from service.domain.entries import Chunk, StoredEntry, Tier
 from service.domain.memory import Memory
-from service.domain.models import Chunk, StoredEntry, Tier
 from service.errors import Conflict
 from service.jobs.rebuild import Rebuilder
 from service.settings import ChunkingSettings

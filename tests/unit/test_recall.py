@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from service.domain.breaker import CircuitBreaker
-from service.domain.recall import RetryPolicy, UpstreamError, UpstreamRecall, backoff_delay
+from service.domain.search.recall import RetryPolicy, UpstreamError, UpstreamRecall, backoff_delay
+from service.lib.breaker import CircuitBreaker
 from tests.fakes import FakeClock, FakeUpstream, make_entry
 
 POLICY = RetryPolicy(budget=1.0, retries=2, backoff=0.05)

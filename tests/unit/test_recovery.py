@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 import pytest
 
+from service.domain.entries import Quarantined, StoredEntry
+from service.domain.errors import IndexUnavailable
 from service.domain.memory import Memory
-from service.domain.models import IndexUnavailable, Quarantined, Recovered, StoredEntry
+from service.domain.memory.outcomes import Recovered
 from service.jobs import lifecycle
 from service.lifespan import catch_up
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.domain.models import SearchQuery
-from service.domain.retrieval import NO_RERANKER, Retriever, retrieval_trust
+from service.domain.search.query import SearchQuery
+from service.domain.search.retrieval import NO_RERANKER, Retriever, retrieval_trust
 from tests.fakes import (
     fake_memory,
     make_entry,

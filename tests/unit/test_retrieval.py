@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from service.domain.cache import QueryCache
+from service.domain.entries import Mode, Tier
 from service.domain.memory import Memory
-from service.domain.models import Filters, Hit, Mode, SearchOutcome, SearchQuery, Tier
-from service.domain.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
+from service.domain.search.query import Filters, Hit, SearchOutcome, SearchQuery
+from service.domain.search.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
 from service.errors import InvalidInput
+from service.lib.cache import QueryCache
 from service.settings import ChunkingSettings
 from tests.fakes import (
     FakeKeywordStore,

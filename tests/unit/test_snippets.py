@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.snippets import SNIPPET_CHARS, best_chunk, query_terms, snippet
+from service.domain.search.snippets import SNIPPET_CHARS, best_chunk, query_terms, snippet
 
 
 def filler(n: int, word: str = "lorem") -> str:

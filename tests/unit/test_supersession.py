@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from service.domain.as_of import as_it_was
-from service.domain.models import HistoryEvent, SearchQuery
-from service.domain.retrieval import Retriever
+from service.domain.entries import HistoryEvent
+from service.domain.search.as_of import as_it_was
+from service.domain.search.query import SearchQuery
+from service.domain.search.retrieval import Retriever
 from service.errors import InvalidInput
 from service.settings import ChunkingSettings
 from tests.fakes import FakeStores, fake_memory, make_entry, make_filters

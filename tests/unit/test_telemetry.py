@@ -9,19 +9,15 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.domain.breaker import BreakerSnapshot
-from service.domain.engines import Engines
-from service.domain.models import (
-    Chunk,
-    Committed,
-    EngineUnavailable,
-    Entry,
-    JobRun,
-    SearchOutcome,
-    StoredEntry,
-)
-from service.domain.recall import UpstreamSnapshot
-from service.domain.retrieval import NO_EMBEDDER, NO_RERANKER
+from service.domain.cluster.changes import JobRun
+from service.domain.entries import Chunk, Entry, StoredEntry
+from service.domain.errors import EngineUnavailable
+from service.domain.memory.outcomes import Committed
+from service.domain.search.query import SearchOutcome
+from service.domain.search.recall import UpstreamSnapshot
+from service.domain.search.retrieval import NO_EMBEDDER, NO_RERANKER
+from service.lib.breaker import BreakerSnapshot
+from service.lib.engines import Engines
 from service.telemetry.engines import instrumented
 from service.telemetry.logs import REQUEST_ID, JsonFormatter, RequestIdFilter, request_id
 from service.telemetry.metrics import Metrics, degraded_reason

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.texts import CONTEXT_CHARS, embedding_input, keyword_text, turn_text
+from service.domain.memory.texts import CONTEXT_CHARS, embedding_input, keyword_text, turn_text
 from tests.fakes import T0, make_entry
 
 

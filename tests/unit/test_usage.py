@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from service.domain.models import SearchQuery
-from service.domain.retrieval import Retriever
-from service.domain.stats import StoredCounts, avoided, summarize
-from service.domain.usage import ModelWork, ReadModelUsage, ReadUsage
+from service.domain.namespaces.stats import StoredCounts, avoided, summarize
+from service.domain.search.query import SearchQuery
+from service.domain.search.retrieval import Retriever
+from service.domain.search.usage import ModelWork, ReadModelUsage, ReadUsage
 from tests.fakes import (
     FakeClock,
     FakeEmbedder,

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from service.domain.globs import glob_match
-from service.domain.wildcards import compile_component
+from service.domain.collections.globs import glob_match
+from service.domain.collections.wildcards import compile_component
 
 PATTERN_CHARS = "ab-!]^[*?\\"
 NAME_CHARS = "ab-!]^[\\\n"

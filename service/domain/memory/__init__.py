@@ -14,20 +14,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from service.domain.entries import Entry, Erasure, ExportedEntry, StoredEntry
 from service.domain.memory.indexes import Indexes
 from service.domain.memory.lifecycle import BATCH, Lifecycle
+from service.domain.memory.outcomes import Committed, Recovered, WriteOutcome
 from service.domain.memory.repair import IndexRepair, Progress
 from service.domain.memory.transfer import Restored, Transfer
 from service.domain.memory.writing import Writer
-from service.domain.models import (
-    ArchivedEntry,
-    Committed,
-    Entry,
-    Erasure,
-    Recovered,
-    StoredEntry,
-    WriteOutcome,
-)
 from service.domain.ports import Embedder, Entries, KeywordStore, Ledger, VectorStore
 from service.settings import ChunkingSettings
 
@@ -130,7 +123,7 @@ class Memory:
     def indexes_match_ledger(self) -> bool:
         return self.repair.indexes_match_ledger()
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         self.transfer.restore(items)
 
     def erase_namespace(self, namespace: str, actor: str, counted: Mapping[str, int]) -> Erasure:

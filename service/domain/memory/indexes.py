@@ -7,8 +7,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from service.domain import indexable
-from service.domain.models import EngineUnavailable, StoredEntry, key_namespace
+from service.domain.entries import StoredEntry, key_namespace
+from service.domain.errors import EngineUnavailable
+from service.domain.memory import indexable
 from service.domain.ports import Entries, IndexState, KeywordStore, VectorStore
 
 

@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from service.domain.bounds import require_bounds
+from service.domain.entries import Entry, Kind, StoredEntry, Tier
+from service.domain.memory.bounds import require_bounds
 from service.domain.memory.indexes import Indexes
-from service.domain.models import Entry, Kind, StoredEntry, Tier
 from service.domain.ports import Entries, IndexState, Inventory, KeywordStore, VectorStore
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings

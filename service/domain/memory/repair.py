@@ -7,11 +7,13 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 
-from service.domain import indexable
+from service.domain.entries import StoredEntry
+from service.domain.errors import EngineUnavailable, IndexUnavailable
+from service.domain.memory import indexable
 from service.domain.memory.indexes import Indexes
-from service.domain.models import EngineUnavailable, IndexUnavailable, Recovered, StoredEntry
+from service.domain.memory.outcomes import Recovered
+from service.domain.memory.preparation import prepare
 from service.domain.ports import Embedder, Entries, IndexState, KeywordStore, VectorStore
-from service.domain.preparation import prepare
 from service.settings import ChunkingSettings
 
 log = logging.getLogger(__name__)

@@ -7,9 +7,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from service.domain.bounds import require_bounds
+from service.domain.entries import Erasure, ExportedEntry, Supersession
+from service.domain.memory.bounds import require_bounds
 from service.domain.memory.indexes import Indexes
-from service.domain.models import ArchivedEntry, Erasure, Supersession
+from service.domain.memory.preparation import prepare_kept
 from service.domain.ports import (
     Embedder,
     Entries,
@@ -18,7 +19,6 @@ from service.domain.ports import (
     Relations,
     VectorStore,
 )
-from service.domain.preparation import prepare_kept
 from service.settings import ChunkingSettings
 
 
@@ -57,7 +57,7 @@ class Transfer:
         self.chunking = chunking
         self.clock = clock
 
-    def restore_entries(self, items: Sequence[ArchivedEntry]) -> Restored:
+    def restore_entries(self, items: Sequence[ExportedEntry]) -> Restored:
         """Write exported entries with their history, ids and times as they were.
 
         An entry given with chunks keeps them, vectors included; one without is chunked
@@ -92,7 +92,7 @@ class Transfer:
         embedded = sum(1 for i in bare if i.stored.entry.embedded)
         return Restored(len(ready), len(items) - len(ready), embedded)
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         """Write entries whole, chunks and history as given (an import), and index them;
         InvalidInput, and nothing written, for an entry out of bounds."""
         require_bounds([i.stored.entry for i in items], self.chunking, "entries")

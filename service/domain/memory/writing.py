@@ -7,24 +7,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from service.domain.bounds import require_bounds
-from service.domain.duplicates import fingerprint
-from service.domain.group_commit import GroupCommit, Pending
+from service.domain.entries import EMBEDDED_TIERS, Entry, StoredEntry, entry_key
+from service.domain.errors import EngineUnavailable
+from service.domain.memory.bounds import require_bounds
+from service.domain.memory.duplicates import fingerprint
 from service.domain.memory.indexes import Indexes
-from service.domain.models import (
-    EMBEDDED_TIERS,
-    Committed,
-    EngineUnavailable,
-    Entry,
-    Filters,
-    Similar,
-    StoredEntry,
-    WriteOutcome,
-    entry_key,
-)
+from service.domain.memory.outcomes import Committed, Similar, WriteOutcome
+from service.domain.memory.preparation import in_threads, prepare, prepare_kept
 from service.domain.ports import Embedder, Entries, Passages, Relations, VectorStore
-from service.domain.preparation import in_threads, prepare, prepare_kept
+from service.domain.search.query import Filters
 from service.errors import FieldError, InvalidInput
+from service.lib.group_commit import GroupCommit, Pending
 from service.settings import ChunkingSettings
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 what a cluster shares (``cluster``), compaction, the upstream service, and the providers
 of time and ids. Adapters live in ``service.stores``."""
 
-from service.domain.models import Chunk
+from service.domain.entries import Chunk
 from service.domain.ports.catalog import Catalog, Files, NamespaceCatalog
 from service.domain.ports.cluster import Checkpoint, Coordination, RunLog, SignedOutSessions
 from service.domain.ports.compaction import Compaction

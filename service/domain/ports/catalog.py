@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from service.domain.collections import Collection, IndexedFile
-    from service.domain.folders import Listing
+    from service.domain.collections.catalog import Collection, IndexedFile
+    from service.domain.collections.folders import Listing
 
 
 class NamespaceCatalog(Protocol):
@@ -76,8 +76,8 @@ class Files(Protocol):
 
     def list(self, root: str, mask: str, *, limit: int | None = None) -> Listing:
         """The regular files under ``root`` matching the glob ``mask`` (as
-        ``service.domain.globs`` reads it), as relative POSIX paths, sorted; those whose real
-        location is outside ``root``, and what cannot be listed, are ``skipped`` with the
+        ``service.domain.collections.globs`` reads it), as relative POSIX paths, sorted; those
+        whose real location is outside ``root``, and what cannot be listed, are ``skipped`` with the
         reason. With ``limit``, the listing stops once more than ``limit`` paths (listed or
         skipped) match, and is not ``complete``; which paths it then holds is undefined."""
         ...

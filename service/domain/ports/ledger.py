@@ -5,20 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
-from service.domain.models import (
-    ArchivedEntry,
-    Change,
-    ChangeBounds,
+from service.domain.cluster.changes import Change, ChangeBounds
+from service.domain.entries import (
     Entry,
     Erasure,
+    ExportedEntry,
     HistoryEvent,
     Quarantined,
     RemovedEntry,
     StoredEntry,
     Supersession,
 )
-from service.domain.similarity import Matrix
-from service.domain.stats import StoredCounts
+from service.domain.namespaces.stats import StoredCounts
+from service.domain.search.similarity import Matrix
 
 
 class Entries(Protocol):
@@ -162,7 +161,7 @@ class Relations(Protocol):
 
     def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
         """For each entry of ``wanted`` repeating a live entry of its namespace (same tier,
-        speaker and normalised text, ``service.domain.duplicates``) under another key, the
+        speaker and normalised text, ``service.domain.memory.duplicates``) under another key, the
         id of the one written first."""
         ...
 
@@ -189,13 +188,13 @@ class ChangeLog(Protocol):
 class NamespaceEntries(Protocol):
     """A namespace's entries whole: exported, restored from an export, erased."""
 
-    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ExportedEntry]:
         """The live entries of ``namespace`` whose id comes after ``after`` (byte order;
         "" for the first page), at most ``limit``, by id, with their chunks, vectors and
         history."""
         ...
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         """Write entries as pending indexing with exactly the given history (what the keys
         had before is replaced), one change each, in one transaction."""
         ...

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from service.domain.models import Filters, Hit, StoredEntry, Tier
+from service.domain.entries import StoredEntry, Tier
+from service.domain.search.query import Filters, Hit
 
 
 class Embedder(Protocol):

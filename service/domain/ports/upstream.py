@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from service.domain.recall import UpstreamHit
+    from service.domain.search.recall import UpstreamHit
 
 
 class Upstream(Protocol):
@@ -17,6 +17,6 @@ class Upstream(Protocol):
 
     def search(self, namespace: str, query: str, limit: int, timeout: float) -> list[UpstreamHit]:
         """Its best ``limit`` hits for ``query`` in its ``namespace``, best first, answered
-        within ``timeout`` seconds; raises ``UpstreamError`` (``service.domain.recall``)
+        within ``timeout`` seconds; raises ``UpstreamError`` (``service.domain.search.recall``)
         when it does not answer in time, cannot be reached or refuses."""
         ...

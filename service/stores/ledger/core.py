@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table
 
-from service.domain.models import Chunk, HistoryEvent, StoredEntry
+from service.domain.entries import Chunk, HistoryEvent, StoredEntry
 from service.stores.database import Database
 from service.stores.entry_rows import row_entry, unpack
 from service.stores.ledger.statements import Statements

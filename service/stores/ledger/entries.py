@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from sqlalchemy import bindparam, func, select
 
-from service.domain.models import Entry, StoredEntry
+from service.domain.entries import Entry, StoredEntry
 from service.stores.entry_rows import entry_values, pack, row_entry
 from service.stores.ledger.core import HISTORY, LedgerCore
 from service.stores.ledger.statements import ENTRY, LIVE, WRITTEN, E

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from sqlalchemy import ColumnElement, delete, select
 
-from service.domain.models import Erasure, erasure_key
+from service.domain.entries import Erasure, erasure_key
 from service.stores.ledger.core import LedgerCore, past
 from service.stores.tables import (
     changes,

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from sqlalchemy import func, select
 
-from service.domain.models import Quarantined, StoredEntry
+from service.domain.entries import Quarantined, StoredEntry
 from service.stores.ledger.core import LedgerCore
 from service.stores.ledger.statements import ENTRY, INDEXED_TIERS, LIVE, C, E
 from service.stores.tables import chunks, entries, quarantine

@@ -7,7 +7,7 @@ from dataclasses import astuple
 
 from sqlalchemy import delete, select
 
-from service.domain.models import ArchivedEntry, Supersession, entry_key
+from service.domain.entries import ExportedEntry, Supersession, entry_key
 from service.stores.entry_rows import entry_values, pack
 from service.stores.ledger.core import HISTORY, LedgerCore, past
 from service.stores.ledger.statements import ENTRY, LIVE, WRITTEN, E, S
@@ -18,7 +18,7 @@ from service.stores.tables import chunks, history, quarantine, supersessions
 class SqlNamespaceEntries(LedgerCore):
     """A namespace's live entries, paged and restored."""
 
-    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ExportedEntry]:
         """Live entries of the namespace after ``after``, by key (within a namespace, the
         order of ids), read through the primary key."""
         query = (
@@ -41,11 +41,11 @@ class SqlNamespaceEntries(LedgerCore):
                 for row in conn.execute(query, self._keys(list(hydrated))):
                     replaced.setdefault(row.by_key, []).append(Supersession(*row))
         return [
-            ArchivedEntry(s, tuple(events.get(k, ())), tuple(replaced.get(k, ())))
+            ExportedEntry(s, tuple(events.get(k, ())), tuple(replaced.get(k, ())))
             for k, s in hydrated.items()
         ]
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         """Write entries (a key given twice is written as given last) with their history."""
         if not items:
             return

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import groupby
 
-from service.domain.models import Entry
-from service.domain.similarity import Matrix
+from service.domain.entries import Entry
+from service.domain.search.similarity import Matrix
 from service.stores.entry_rows import matrix, row_entry
 from service.stores.ledger.core import LedgerCore
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import bindparam, or_, select
 
-from service.domain.duplicates import fingerprint
-from service.domain.models import Entry, HistoryEvent, Supersession
+from service.domain.entries import Entry, HistoryEvent, Supersession
+from service.domain.memory.duplicates import fingerprint
 from service.stores.ledger.core import LedgerCore
 from service.stores.ledger.statements import LIVE, E, S
 from service.stores.tables import history

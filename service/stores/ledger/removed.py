@@ -8,7 +8,7 @@ from dataclasses import astuple
 
 from sqlalchemy import exists, select
 
-from service.domain.models import RemovedEntry, entry_key
+from service.domain.entries import RemovedEntry, entry_key
 from service.stores.ledger.core import HISTORY, LedgerCore, past
 from service.stores.ledger.statements import E
 from service.stores.tables import history

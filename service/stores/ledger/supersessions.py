@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, or_, select, update
 
-from service.domain.models import key_id
+from service.domain.entries import key_id
 from service.stores.database import Database
 from service.stores.ledger.core import HISTORY
 from service.stores.ledger.statements import E, S

@@ -10,8 +10,8 @@ from litestar.response import Template
 
 from schemas import wire
 from service.api.deps import PrincipalDep, ServicesDep
-from service.domain.models import TIERS
-from service.domain.stats import avoided
+from service.domain.entries import TIERS
+from service.domain.namespaces.stats import avoided
 from service.present.status import stats_out
 from service.ui.pages import page
 

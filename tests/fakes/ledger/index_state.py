@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from service.domain.models import EMBEDDED_TIERS, Quarantined, StoredEntry
+from service.domain.entries import EMBEDDED_TIERS, Quarantined, StoredEntry
 from tests.fakes.ledger.state import LedgerState
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service.domain.models import Entry
-from service.domain.stats import StoredCounts
+from service.domain.entries import Entry
+from service.domain.namespaces.stats import StoredCounts
 from tests.fakes.ledger.state import LedgerState
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from service.domain.models import (
-    ArchivedEntry,
+from service.domain.entries import (
     Erasure,
+    ExportedEntry,
     RemovedEntry,
     entry_key,
     erasure_key,
@@ -18,13 +18,13 @@ from tests.fakes.ledger.state import LedgerState
 class FakeNamespaceEntries(LedgerState):
     """A namespace's entries whole (``NamespaceEntries``)."""
 
-    def entry_page(self, namespace: str, after: str, limit: int) -> list[ArchivedEntry]:
+    def entry_page(self, namespace: str, after: str, limit: int) -> list[ExportedEntry]:
         start = entry_key(namespace, after)
         keys = sorted(
             k for k in self.entries if self._live(k) and key_namespace(k) == namespace and k > start
         )[:limit]
         return [
-            ArchivedEntry(
+            ExportedEntry(
                 self.entries[k],
                 tuple(self.events.get(k, ())),
                 tuple(sorted((r for r in self.relations if r.newer == k), key=lambda r: r.at)),
@@ -32,7 +32,7 @@ class FakeNamespaceEntries(LedgerState):
             for k in keys
         ]
 
-    def restore(self, items: Sequence[ArchivedEntry]) -> None:
+    def restore(self, items: Sequence[ExportedEntry]) -> None:
         for item in items:
             key = item.stored.entry.key
             self.entries.pop(key, None)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.domain.duplicates import fingerprint
-from service.domain.models import Entry, HistoryEvent, Supersession, key_namespace
+from service.domain.entries import Entry, HistoryEvent, Supersession, key_namespace
+from service.domain.memory.duplicates import fingerprint
 from tests.fakes.ledger.state import LedgerState
 
 

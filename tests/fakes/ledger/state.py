@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from service.domain.models import (
-    Change,
+from service.domain.cluster.changes import Change
+from service.domain.entries import (
     Erasure,
     HistoryEvent,
     Quarantined,

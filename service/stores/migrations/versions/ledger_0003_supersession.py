@@ -9,8 +9,8 @@ Revises: ledger_0002
 import sqlalchemy as sa
 from alembic import op
 
-from service.domain.duplicates import fingerprint
-from service.domain.models import Entry
+from service.domain.entries import Entry
+from service.domain.memory.duplicates import fingerprint
 
 revision = "ledger_0003_supersession"
 down_revision = "ledger_0002"

@@ -1,0 +1,299 @@
+"""The agent's answer path: retrieve (best grounded entries, a strong-match verdict and the
+reasoning patterns that apply) and the routine check. Read-only: nothing here writes
+knowledge; each retrieve is logged as an interaction."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from service.domain.answers.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
+from service.domain.answers.interactions import Interaction, InteractionResult
+from service.domain.entries import TIERS, Entry
+from service.domain.memory.bounds import unit
+from service.domain.ports import Embedder, InteractionLog
+from service.domain.search.query import Filters, SearchQuery, SearchResult
+from service.domain.search.ranking import above
+from service.domain.search.retrieval import Retriever, cosine
+from service.settings import AnswerSettings
+
+PATTERNS = 4
+"""Most reasoning patterns a retrieve returns."""
+ROUTINE_CANDIDATES = 100
+"""Tier E executions, best by BM25, compared with a task by the routine check."""
+UNKNOWN_TYPE = 0.5
+"""Type weight of an entry without a type, or of a type not configured."""
+UNKNOWN_CONFIDENCE = 0.5
+"""Confidence of an entry recorded without one."""
+NO_RELEVANCE = "embedding model unavailable: relevance is the fused retrieval score"
+NO_ROUTINE_CHECK = "embedding model unavailable: routine check not possible"
+
+
+@dataclass(frozen=True)
+class AnswerPolicy:
+    """How an entry's final score blends relevance, type, confidence and freshness, how
+    sure an answer is, and the confidence that makes a strong match."""
+
+    settings: AnswerSettings
+    calibration: Calibration
+
+    @classmethod
+    def of(cls, settings: AnswerSettings) -> AnswerPolicy:
+        """The policy of the settings, with their calibration (the shipped one when none
+        is named)."""
+        path = Path(settings.calibration) if settings.calibration else SHIPPED
+        return cls(settings, Calibration.load(path))
+
+    @property
+    def threshold(self) -> float:
+        chosen = self.settings.strong_match_threshold
+        return self.calibration.threshold if chosen is None else chosen
+
+    def parts(self, entry: Entry, match: float, now: float) -> dict[str, float]:
+        """The four parts of an entry's score. Its relevance part is ``match``, the score
+        the retrieval stages gave it (fusion of BM25 and vectors, the reranker's blend
+        when reranked): ordering by the raw cosine instead measured R@5 0.337 against
+        0.479 on locomo-dev (300 questions)."""
+        types = self.settings.type_weights
+        age_days = max(0.0, now - entry.timestamp) / 86_400
+        confidence = UNKNOWN_CONFIDENCE if entry.confidence is None else entry.confidence
+        # Each part is held to [0, 1], whatever an entry holds (one kept from elsewhere).
+        return {
+            "relevance": unit(match, 0.0),
+            "type": types.get(entry.type, UNKNOWN_TYPE) if entry.type else UNKNOWN_TYPE,
+            "confidence": unit(confidence, UNKNOWN_CONFIDENCE),
+            "freshness": unit(math.exp(-age_days / self.settings.freshness_days), 0.0),
+        }
+
+    def score(self, parts: Mapping[str, float]) -> float:
+        """Weighted mean of the parts, in [0, 1] (weights are normalised to sum to 1; each
+        part is held to [0, 1])."""
+        weights = self.settings.weights
+        total = sum(weights.values()) or 1.0
+        mean = sum(weights.get(name, 0.0) * unit(v, 0.0) for name, v in parts.items()) / total
+        return unit(mean, 0.0)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One entry of an answer."""
+
+    result: SearchResult
+    relevance: float
+    score: float
+    parts: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Answer:
+    interaction_id: str
+    entries: list[Answered]
+    patterns: list[Answered]
+    strong_match: bool
+    """``confidence`` reaches the policy's threshold."""
+    confidence: float
+    """The calibrated probability that a relevant entry is among ``entries``."""
+    evidence: Evidence
+    best_relevance: float
+    took_ms: float
+    degraded: list[str]
+
+
+@dataclass(frozen=True)
+class RoutineCheck:
+    similar: int
+    is_routine: bool
+    examples: list[tuple[SearchResult, float]]
+    """The most similar executions (at most 5), with their cosine similarity."""
+    degraded: list[str]
+
+
+class Answerer:
+    def __init__(
+        self,
+        retriever: Retriever,
+        embedder: Embedder | None,
+        log: InteractionLog,
+        settings: AnswerSettings,
+        *,
+        new_id: Callable[[], str],
+    ) -> None:
+        self.retriever = retriever
+        self.embedder = embedder
+        self.log = log
+        self.policy = AnswerPolicy.of(settings)
+        self.new_id = new_id
+        self.routine_similarity = settings.routine_similarity
+        self.routine_min_similar = settings.routine_min_similar
+
+    def retrieve(
+        self,
+        question: str,
+        namespace: str,
+        now: float,
+        *,
+        top_n: int = 5,
+        asker: str | None = None,
+        as_of: float | None = None,
+        include_superseded: bool = False,
+        record: bool = True,
+        within: Filters | None = None,
+    ) -> Answer:
+        """The best entries for ``question``: of memory as it is, or as it held ``as_of``
+        a moment; superseded entries left out unless ``include_superseded``, and those
+        scoring below the relevance floor (none left: no strong match, confidence 0).
+        Logged as an interaction unless ``record`` is False (a preview: its
+        ``interaction_id`` is empty, as there is nothing to give feedback on). ``within``:
+        the conditions the entries meet (its namespace, moment and ``include_superseded``
+        are those given here); None: every tier. Reasoning patterns are of every tier."""
+        started = time.perf_counter()
+        everything = Filters(
+            namespace=namespace,
+            tiers=TIERS,
+            now=now,
+            include_superseded=include_superseded,
+            as_of=as_of,
+        )
+        searched = everything
+        if within is not None:
+            searched = replace(
+                within,
+                namespace=namespace,
+                now=now,
+                include_superseded=include_superseded,
+                as_of=as_of,
+            )
+        pool = self.retriever.search(
+            SearchQuery(question, searched, limit=max(3 * top_n, 20), explain=True)
+        )
+        found = [r for r in pool.results if r.entry.kind != "pattern"]
+        # The evidence is of the whole pool, as calibrated; the answer only of what is
+        # relevant enough. Patterns have no floor: one tells how to think about a question,
+        # it is rarely its answer, and the ranking model scores how likely an answer is.
+        relevant = above(found, self.retriever.min_score)
+        patterns = self.retriever.search(
+            SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
+        )
+        degraded = list(dict.fromkeys([*pool.degraded, *patterns.degraded]))
+        relevances = self._relevances(question, [*relevant, *patterns.results], degraded)
+        answered = [
+            self._answered(result, relevance, now)
+            for result, relevance in zip(relevant, relevances, strict=False)
+        ]
+        answered.sort(key=lambda a: -a.score)
+        entries = answered[:top_n]
+        best = max((a.relevance for a in entries), default=0.0)
+        evidence = (
+            gather(
+                question,
+                found,
+                [a.result for a in entries],
+                self.retriever.keywords.score_bound(question),
+            )
+            if entries
+            else NO_EVIDENCE
+        )
+        confidence = self.policy.calibration.confidence(evidence) if entries else 0.0
+        pattern_answers = [
+            self._answered(result, relevance, now)
+            for result, relevance in zip(patterns.results, relevances[len(relevant) :], strict=True)
+        ]
+        took = round((time.perf_counter() - started) * 1000, 2)
+        answer = Answer(
+            interaction_id=self.new_id() if record else "",
+            entries=entries,
+            patterns=pattern_answers,
+            strong_match=bool(entries) and confidence >= self.policy.threshold,
+            confidence=round(confidence, 6),
+            evidence=evidence,
+            best_relevance=round(best, 6),
+            took_ms=took,
+            degraded=degraded,
+        )
+        if not record:
+            return answer
+        self.log.record(
+            Interaction(
+                id=answer.interaction_id,
+                at=now,
+                namespace=namespace,
+                asker=asker,
+                question=question,
+                results=[
+                    InteractionResult(a.result.entry.id, a.relevance, a.score) for a in entries
+                ],
+                strong_match=answer.strong_match,
+                best_relevance=answer.best_relevance,
+                took_ms=took,
+                answer_confidence=answer.confidence,
+            )
+        )
+        return answer
+
+    def routine_check(self, task: str, namespace: str, now: float) -> RoutineCheck:
+        """How many tier E executions resemble ``task`` (cosine at or above the bar)."""
+        executions = self.retriever.search(
+            SearchQuery(
+                task, Filters(namespace, ("E",), now), mode="bm25", limit=ROUTINE_CANDIDATES
+            )
+        )
+        if self.embedder is None:
+            return RoutineCheck(0, False, [], [*executions.degraded, NO_ROUTINE_CHECK])
+        if not executions.results:
+            return RoutineCheck(0, False, [], executions.degraded)
+        task_vector = self.retriever.embed_query(task)
+        vectors = self._embed_passages(executions.results)
+        similar = [
+            (result, round(_cosine(task_vector, vector), 6))
+            for result, vector in zip(executions.results, vectors, strict=True)
+        ]
+        similar = sorted(
+            (pair for pair in similar if pair[1] >= self.routine_similarity), key=lambda p: -p[1]
+        )
+        return RoutineCheck(
+            similar=len(similar),
+            is_routine=len(similar) >= self.routine_min_similar,
+            examples=similar[:5],
+            degraded=executions.degraded,
+        )
+
+    def _answered(self, result: SearchResult, relevance: float, now: float) -> Answered:
+        parts = self.policy.parts(result.entry, result.score, now)
+        return Answered(result, round(relevance, 6), round(self.policy.score(parts), 6), parts)
+
+    def _embed_passages(self, results: Sequence[SearchResult]) -> list[tuple[float, ...]]:
+        """The passages of ``results`` embedded now (read-time model work, counted)."""
+        assert self.embedder is not None
+        passages = [r.passage for r in results]
+        vectors = self.embedder.embed(passages)
+        if self.retriever.usage is not None:
+            self.retriever.usage.passages_embedded(passages, [r.entry.key for r in results])
+        return vectors
+
+    def _relevances(
+        self, question: str, results: Sequence[SearchResult], degraded: list[str]
+    ) -> list[float]:
+        """Each result's relevance: as the search measured it, else the cosine of question
+        and best chunk, computed now (tier E entries have no stored vector)."""
+        missing = [n for n, r in enumerate(results) if r.relevance is None]
+        computed: dict[int, float] = {}
+        if missing and self.embedder is not None:
+            question_vector = self.retriever.embed_query(question)
+            vectors = self._embed_passages([results[n] for n in missing])
+            computed = {
+                n: max(0.0, _cosine(question_vector, v))
+                for n, v in zip(missing, vectors, strict=True)
+            }
+        elif missing:
+            degraded.append(NO_RELEVANCE)
+        return [
+            r.relevance if r.relevance is not None else computed.get(n, r.score)
+            for n, r in enumerate(results)
+        ]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return cosine(a, b) or 0.0

@@ -1,0 +1,222 @@
+"""An agent's context block: the entries an answer ranks first, each cited, within a budget
+of model tokens.
+
+Entries come in the answer's order; one another entry replaces is never shown, and one that
+replaces others says so; near-repeats are folded into the best ranked; a long entry is cut
+to whole sentences around its best passage. The budget is shared so that every entry shown
+gets a fair part of it (no entry is cut below ``MIN_EXCERPT`` tokens to make room: the
+lowest ranked are left out first); reasoning patterns follow when whole ones still fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from service.domain.answers.excerpts import excerpt, one_line
+from service.domain.answers.folding import Folded, fold
+from service.domain.answers.tokens import TokenCounter
+from service.domain.entries import Tier
+from service.domain.search.snippets import query_terms
+
+Style = Literal["markdown", "text"]
+MIN_EXCERPT = 12
+"""Fewest tokens of an entry's text worth showing when it must be cut."""
+NOTHING = "Nothing relevant in memory."
+HEADINGS: dict[Style, tuple[str, str, str]] = {
+    # (memory heading, patterns heading, bullet)
+    "markdown": ("### Memory", "### Reasoning patterns", "- "),
+    "text": ("Memory:", "Reasoning patterns:", ""),
+}
+_FIRST_DAY, _LAST_DAY = -62_135_596_800, 253_402_214_399
+"""0001-01-01 and 9999-12-31 (UTC), the dates a citation can show."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """An entry offered to the block, as ranked."""
+
+    id: str
+    tier: Tier
+    timestamp: float
+    speaker: str | None
+    text: str
+    replaces: tuple[str, ...] = ()
+    """Ids of the entries it superseded."""
+    score: float = 0.0
+    """The answer's score, by which it was ranked."""
+    type: str | None = None
+
+
+@dataclass(frozen=True)
+class Included:
+    """An entry as the block shows it."""
+
+    source: Source
+    citation: str
+    text: str
+    """Its text as shown: whole, or cut (``…`` where text is left out)."""
+    cut: bool
+    folded: tuple[str, ...] = ()
+    """Ids of near-repeats it stands for."""
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    tokens: int
+    entries: list[Included]
+    patterns: list[Included]
+    left_out: list[str]
+    """Ids of entries offered but not shown (no room left), best ranked first, with the
+    near-repeats of each."""
+    nothing_relevant: bool
+    """No entry was offered: the block says so."""
+
+
+def citation(source: Source) -> str:
+    """``[id · tier · date · speaker]`` (no speaker part when there is none)."""
+    day = datetime.fromtimestamp(min(max(source.timestamp, _FIRST_DAY), _LAST_DAY), UTC)
+    parts = [source.id, source.tier, day.date().isoformat(), *[source.speaker or ""]]
+    return "[" + " · ".join(p for p in parts if p) + "]"
+
+
+def assemble(
+    question: str,
+    entries: Sequence[Source],
+    patterns: Sequence[Source],
+    counter: TokenCounter,
+    max_tokens: int,
+    style: Style = "markdown",
+) -> Block:
+    """The block of ``entries`` (best first) and ``patterns`` for ``question``, never more
+    than ``max_tokens`` tokens as ``counter`` counts them."""
+    heading, _, bullet = HEADINGS[style]
+    replaced = {r for s in entries for r in s.replaces}
+    groups = fold([s for s in entries if s.id not in replaced], lambda s: s.text)
+    if not groups:
+        return _nothing(heading, counter, max_tokens)
+    terms = query_terms(question)
+    fixed = [_fixed(bullet, g) for g in groups]
+    fixed_costs = counter.count(fixed)
+    needs = counter.count([one_line(g.kept.text) for g in groups])
+    (head,) = counter.count([heading])
+    shares = _fair_shares(fixed_costs, needs, max_tokens - head)
+    chosen: list[Included] = []
+    spare = 0
+    for n, share in enumerate(shares):
+        group = groups[n]
+        cut = excerpt(group.kept.text, terms, share + spare, counter)
+        if not cut.text:
+            spare += share + fixed_costs[n]
+            continue
+        spare = share + spare - cut.tokens
+        chosen.append(_included(group, cut.text, cut.cut))
+    shown = {i.source.id for i in chosen}
+    left = [s.id for g in groups if g.kept.id not in shown for s in [g.kept, *g.repeats]]
+    return _fitted(chosen, patterns, left, style, counter, max_tokens)
+
+
+def _fair_shares(fixed: list[int], needs: list[int], room: int) -> list[int]:
+    """Tokens of text for each of the first entries that fit: as many entries as can show
+    at least ``MIN_EXCERPT`` tokens (or all their text), then each given the same level of
+    text (all of it when it needs less), the highest level that fits in ``room``."""
+    count, used = 0, 0
+    for cost, need in zip(fixed, needs, strict=True):
+        least = cost + min(need, MIN_EXCERPT)
+        if used + least > room:
+            break
+        used += least
+        count += 1
+    if count == 0 and fixed and fixed[0] < room:
+        # Too little room for a fair excerpt: the best entry gets what there is.
+        return [min(needs[0], room - fixed[0])]
+    fixed, needs = fixed[:count], needs[:count]
+    low, high = min(MIN_EXCERPT, max(needs, default=0)), max(needs, default=0)
+    while low < high:
+        level = (low + high + 1) // 2
+        if sum(fixed) + sum(min(need, level) for need in needs) <= room:
+            low = level
+        else:
+            high = level - 1
+    return [min(need, low) for need in needs]
+
+
+def _fitted(
+    chosen: list[Included],
+    patterns: Sequence[Source],
+    left_out: list[str],
+    style: Style,
+    counter: TokenCounter,
+    max_tokens: int,
+) -> Block:
+    """The block of ``chosen`` and the whole patterns that still fit; should the counter
+    count the whole block above the sum of its parts, the last entries are left out."""
+    heading, pattern_heading, bullet = HEADINGS[style]
+    chosen = list(chosen)
+    while True:
+        body = _render(heading, chosen, bullet)
+        (tokens,) = counter.count([body])
+        if tokens <= max_tokens or not chosen:
+            break
+        dropped = chosen.pop()
+        left_out[:0] = [dropped.source.id, *dropped.folded]
+    if not chosen:
+        return Block("", 0, [], [], left_out, nothing_relevant=False)
+    shown: list[Included] = []
+    for pattern in patterns:
+        candidate = _included(Folded(pattern), one_line(pattern.text), False)
+        text = _render(heading, chosen, bullet, pattern_heading, [*shown, candidate])
+        (total,) = counter.count([text])
+        if total <= max_tokens:
+            shown.append(candidate)
+    text = _render(heading, chosen, bullet, pattern_heading, shown)
+    (tokens,) = counter.count([text])
+    return Block(text, tokens, chosen, shown, left_out, nothing_relevant=False)
+
+
+def _nothing(heading: str, counter: TokenCounter, max_tokens: int) -> Block:
+    """The block that says memory holds nothing relevant, as much of it as fits."""
+    for text in (f"{heading}\n{NOTHING}", NOTHING, ""):
+        (tokens,) = counter.count([text])
+        if tokens <= max_tokens:
+            return Block(text, tokens, [], [], [], nothing_relevant=True)
+    return Block("", 0, [], [], [], nothing_relevant=True)  # pragma: no cover
+
+
+def _render(
+    heading: str,
+    entries: Sequence[Included],
+    bullet: str,
+    pattern_heading: str = "",
+    patterns: Sequence[Included] = (),
+) -> str:
+    lines = [heading, *(_line(bullet, i) for i in entries)]
+    if patterns:
+        lines += ["", pattern_heading, *(_line(bullet, i) for i in patterns)]
+    return "\n".join(lines)
+
+
+def _line(bullet: str, item: Included) -> str:
+    return f"{bullet}{item.citation} {item.text}{_notes(item.source.replaces, item.folded)}"
+
+
+def _fixed(bullet: str, group: Folded[Source]) -> str:
+    """What an entry's line holds beside its text."""
+    folded = tuple(r.id for r in group.repeats)
+    return f"{bullet}{citation(group.kept)}{_notes(group.kept.replaces, folded)}"
+
+
+def _notes(replaces: Sequence[str], folded: Sequence[str]) -> str:
+    notes = [
+        *([f"replaces {', '.join(replaces)}"] if replaces else []),
+        *([f"also {', '.join(folded)}"] if folded else []),
+    ]
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _included(group: Folded[Source], text: str, cut: bool) -> Included:
+    source = group.kept
+    return Included(source, citation(source), text, cut, tuple(r.id for r in group.repeats))

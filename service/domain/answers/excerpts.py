@@ -1,0 +1,96 @@
+"""An entry cut to a token allowance: whole sentences around its best passage, the one
+sharing the most words with the question (as snippets pick a chunk), never just its start."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from service.domain.answers.tokens import TokenCounter
+from service.domain.search.snippets import best_chunk
+
+ELLIPSIS = "…"
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n\s*")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    text: str
+    tokens: int
+    cut: bool
+    """Part of the entry's text is left out (marked ``…`` where it is)."""
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of white space made one space, trimmed."""
+    return _SPACES.sub(" ", text).strip()
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (split after ``.``, ``!``, ``?`` or ``…``, and at line
+    breaks), each on one line."""
+    return [s for s in (one_line(part) for part in _SENTENCE_END.split(text)) if s]
+
+
+def excerpt(text: str, terms: set[str], allowance: int, counter: TokenCounter) -> Excerpt:
+    """``text`` on one line if it fits in ``allowance`` tokens, else the sentences around
+    the best one that fit, ``…`` where text is left out; the best sentence alone too long,
+    its words around the first of ``terms``. Empty when not even that fits."""
+    whole = one_line(text)
+    (total,) = counter.count([whole])
+    if total <= allowance:
+        return Excerpt(whole, total, False)
+    parts = sentences(text)
+    if not parts:
+        return Excerpt("", 0, bool(whole))
+    mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
+    costs = counter.count(parts)
+    best = best_chunk(parts, terms)
+
+    def marks(start: int, end: int) -> int:
+        return mark * ((start > 0) + (end < len(parts)))
+
+    if costs[best] + marks(best, best + 1) > allowance:
+        return _words(parts[best], terms, allowance, counter, mark)
+    start, end, used = best, best + 1, costs[best]
+    # Grow by whole sentences, the one after first (it tends to explain), then the one before.
+    grown = True
+    while grown:
+        grown = False
+        if end < len(parts) and used + costs[end] + marks(start, end + 1) <= allowance:
+            used, end, grown = used + costs[end], end + 1, True
+        if start > 0 and used + costs[start - 1] + marks(start - 1, end) <= allowance:
+            used, start, grown = used + costs[start - 1], start - 1, True
+    return _joined(parts[start:end], start > 0, end < len(parts), counter)
+
+
+def _words(
+    sentence: str, terms: set[str], allowance: int, counter: TokenCounter, mark: int
+) -> Excerpt:
+    """Words of one sentence around the first of ``terms`` (its start when none is
+    there), within ``allowance`` with the marks."""
+    words = sentence.split(" ")
+    costs = counter.count(words)
+    first = next((n for n, w in enumerate(words) if _bare(w) in terms), 0)
+    start, end, used = first, first, 0
+    budget = allowance - 2 * mark
+    # From the term on, then what led to it, while the words fit.
+    while end < len(words) and used + costs[end] <= budget:
+        used += costs[end]
+        end += 1
+    while start > 0 and used + costs[start - 1] <= budget:
+        start -= 1
+        used += costs[start]
+    if end == start:
+        return Excerpt("", 0, True)
+    return _joined([" ".join(words[start:end])], start > 0, end < len(words), counter)
+
+
+def _joined(kept: list[str], before: bool, after: bool, counter: TokenCounter) -> Excerpt:
+    text = " ".join([*([ELLIPSIS] if before else []), *kept, *([ELLIPSIS] if after else [])])
+    return Excerpt(text, counter.count([text])[0], before or after)
+
+
+def _bare(word: str) -> str:
+    return re.sub(r"\W+", "", word).lower()

@@ -1,0 +1,1 @@
+"""Replicas: the change log they follow, and how each brings its indexes up to it."""

@@ -1,0 +1,248 @@
+"""A replica's own keyword index, kept up with the shared ledger through its change log.
+
+Every replica of a cluster keeps a Tantivy index of its own. A write is indexed at once by
+the replica that acknowledges it (``Memory``: a client reads its own writes); what the other
+replicas change reaches this index through the ledger's change log, read by ``Follower``.
+
+The follower polls (every STRATA_REPLICA_POLL_MS) rather than waiting for LISTEN/NOTIFY:
+the change log is itself the record of what to apply, so one indexed query
+(``seq > checkpoint``, nothing when nothing changed) loses nothing across dropped
+connections, restarts or a database fail-over, where notifications sent meanwhile are gone
+and that query would be needed to catch up anyway.
+
+A change is applied as the entry's current state in the ledger, never as what the change
+did (but for a namespace's erasure, logged under a key of no entry, ``erasure_key``: the
+index is then rebuilt, so that no segment file keeps the namespace's terms): a live entry
+is written to the index, any other key removed from it. So applying a
+change twice, or a later one before an earlier, leaves the index equal to the ledger all
+the same, and the checkpoint (the last change applied, kept in the replica's data
+directory) need not be saved with the index.
+
+It runs only in a cluster. In one process, ``Memory`` applies every change to the index
+before it is acknowledged and recovery at start finishes what a crash interrupted, so
+following the log would index each write a second time for nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from service.domain.cluster.changes import ChangeBounds
+from service.domain.entries import StoredEntry, erased_namespace, key_namespace
+from service.domain.memory import indexable
+from service.domain.ports import Checkpoint, FollowedLedger, KeywordStore
+
+log = logging.getLogger(__name__)
+
+BATCH = 500
+"""Changes applied in one commit of the index."""
+BOUNDS_EVERY = 50
+"""Polls between two checks that no change the index lacks was trimmed from the log (also
+checked whenever the log skips a sequence number)."""
+
+
+@dataclass(frozen=True)
+class Lag:
+    """How far a replica's index is behind the ledger."""
+
+    seconds: float
+    """Since the oldest change not applied yet; 0 when caught up."""
+    changes: int
+    """Changes committed since the last one applied (at most: sequence numbers may skip)."""
+    checkpoint: int
+    """The last change applied."""
+
+
+class Follower:
+    """Applies the ledger's change log to this replica's keyword index.
+
+    ``lock`` is held while a batch is read from the ledger and applied, the lock this
+    process's own writes hold while they index: a write made here is never overtaken by
+    an older state of the same entry. ``on_change`` is told the namespaces each batch
+    touched, as ``Memory`` tells it of its own writes (the query caches drop them)."""
+
+    def __init__(
+        self,
+        ledger: FollowedLedger,
+        keywords: KeywordStore,
+        checkpoint: Checkpoint,
+        *,
+        lock: AbstractContextManager[Any] | None = None,
+        on_change: Callable[[Iterable[str]], None] | None = None,
+        clock: Callable[[], float] = time.time,
+        batch: int = BATCH,
+    ) -> None:
+        self.ledger = ledger
+        self.keywords = keywords
+        self.checkpoint = checkpoint
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+        self.on_change = on_change
+        self.clock = clock
+        self.batch = batch
+        self.applied = 0
+        """The last change applied to the index."""
+        self.changes_applied = 0
+        """Changes applied by polling since the process started."""
+        self.problem: str | None = None
+        """Why the last poll failed, until one succeeds."""
+        self._polls = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start_up(self) -> int:
+        """Bring the index up to the ledger: rebuilt from it when the change log cannot
+        (no checkpoint, one below the log's horizon or past its latest change, an empty
+        index), then caught up. Returns the changes applied after any rebuild."""
+        saved = self.checkpoint.load()
+        reason = self._rebuild_reason(saved, self.ledger.change_bounds())
+        if reason is not None or saved is None:
+            log.warning("rebuilding the keyword index from the ledger: %s", reason)
+            self.rebuild()
+        else:
+            self.applied = saved
+        return self.catch_up()
+
+    def _rebuild_reason(self, saved: int | None, bounds: ChangeBounds) -> str | None:
+        if saved is None:
+            return "no checkpoint in the data directory"
+        if saved < bounds.horizon:
+            return (
+                f"its checkpoint {saved} is below the change log's horizon {bounds.horizon}: "
+                "changes it lacks were trimmed"
+            )
+        if saved > bounds.latest:
+            return (
+                f"its checkpoint {saved} is past the ledger's latest change {bounds.latest} "
+                "(a ledger other than the one it followed)"
+            )
+        if self.keywords.count() == 0 and any(self.ledger.count().values()):
+            return "the index is empty"
+        return None
+
+    def rebuild(self) -> int:
+        """Replace the index with every live entry of the ledger (nothing is embedded);
+        the checkpoint becomes the latest change committed before the ledger was read, so
+        whatever is committed while it reads is applied after. Returns the entries indexed."""
+        latest = self.ledger.change_bounds().latest
+        total = 0
+        seen: set[str] = set()
+
+        def batches() -> Iterator[list[StoredEntry]]:
+            nonlocal total
+            for scanned in self.ledger.scan():
+                # What no index can take is the leader's to set aside (recover_pending).
+                batch = [s for s in scanned if indexable.problem(s) is None]
+                seen.update(s.entry.namespace for s in batch)
+                total += len(batch)
+                yield batch
+
+        self.keywords.replace_all(batches())
+        self._applied_up_to(latest)
+        self._changed(seen)
+        log.info("keyword index rebuilt from the ledger: %d entries, at change %d", total, latest)
+        return total
+
+    def poll(self) -> int:
+        """Apply the next batch of changes, if any; returns how many were applied (a
+        rebuild, when changes the index lacks were trimmed, counts as none)."""
+        after = self.applied
+        changes = self.ledger.changes(after, self.batch)
+        self._polls += 1
+        skipped = bool(changes) and changes[0].seq > after + 1
+        if (skipped or self._polls % BOUNDS_EVERY == 0) and self._trimmed(after):
+            self.rebuild()
+            return 0
+        if not changes:
+            return 0
+        if any(erased_namespace(c.key) for c in changes):
+            self._erased(changes[-1].seq)
+            return len(changes)
+        keys = list(dict.fromkeys(c.key for c in changes))
+        with self.lock:
+            live = self.ledger.get(keys)
+            upserts = [
+                s for k in keys if (s := live.get(k)) is not None and not indexable.problem(s)
+            ]
+            indexed = {s.entry.key for s in upserts}
+            self.keywords.apply(upserts, [k for k in keys if k not in indexed])
+        self._applied_up_to(changes[-1].seq)
+        self.changes_applied += len(changes)
+        self._changed(key_namespace(k) for k in keys)
+        return len(changes)
+
+    def _erased(self, seq: int) -> None:
+        """A namespace was erased: its documents leave this index, and their terms its
+        files, by rebuilding it from the ledger (which holds the changes up to ``seq``
+        and any after) and collecting the files no longer used."""
+        with self.lock:
+            self.rebuild()
+            self.keywords.optimize()
+        self._applied_up_to(max(seq, self.applied))
+
+    def _trimmed(self, after: int) -> bool:
+        horizon = self.ledger.change_bounds().horizon
+        if horizon > after:
+            log.warning(
+                "changes after %d were trimmed from the log (horizon %d): rebuilding",
+                after,
+                horizon,
+            )
+            return True
+        return False
+
+    def catch_up(self) -> int:
+        """Apply changes until none is left; returns how many were applied."""
+        total = 0
+        while True:
+            applied = self.poll()
+            total += applied
+            if applied < self.batch:
+                return total
+
+    def lag(self) -> Lag:
+        applied = self.applied
+        oldest = self.ledger.changes(applied, 1)
+        seconds = max(0.0, self.clock() - oldest[0].at) if oldest else 0.0
+        behind = max(0, self.ledger.change_bounds().latest - applied) if oldest else 0
+        return Lag(seconds, behind, applied)
+
+    def start(self, interval: float) -> None:
+        """Poll every ``interval`` seconds on a thread of its own until ``stop``."""
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=self._follow, args=(interval,), name="replica-follower", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _follow(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.catch_up()
+            except Exception as exc:  # the ledger may be away for a while: keep trying
+                if self.problem is None:
+                    log.exception("following the ledger's change log failed; retrying")
+                self.problem = f"{type(exc).__name__}: {exc}"
+            else:
+                if self.problem is not None:
+                    log.info("following the ledger's change log again")
+                self.problem = None
+
+    def _applied_up_to(self, seq: int) -> None:
+        self.checkpoint.save(seq)
+        self.applied = seq
+
+    def _changed(self, namespaces: Iterable[str]) -> None:
+        if self.on_change is not None:
+            self.on_change(set(namespaces))

@@ -1,0 +1,66 @@
+"""Whether a search's candidates hold an answer at all.
+
+The ranking model's probability is fitted on questions whose answer is in memory, over
+features that are mostly relative to the question's own candidates (ranks, scores over the
+best): it says which candidate answers *if one does*, and the best candidate of a question
+memory never recorded looks much like the best of one it did. What tells the two apart is
+absolute evidence of the best candidates: how close the closest vector is, how much of the
+question's words the best-covered entry holds, how high the best keyword score reaches
+against its bound. ``AnswerableModel`` is a logistic model over those, fitted by ``strata
+calibrate`` on questions asked where they belong and where they do not; a candidate's score
+is the ranking model's probability times this one, so that "relevant" means relevant, not
+"the best of what there was".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.domain.answers.confidence import sigmoid
+
+ANSWERABLE_FEATURES = ("cosine_best", "keyword_best", "coverage_best")
+
+
+def answerable_features(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """The features of a search's scored candidates (rows of the learned fusion's features):
+    the best cosine, the best bounded keyword score and the best coverage of the question's
+    content words; 0 each when there is no candidate."""
+    return {
+        "cosine_best": max((row.get("cosine", 0.0) for row in rows), default=0.0),
+        "keyword_best": max((row.get("keyword", 0.0) for row in rows), default=0.0),
+        "coverage_best": max((row.get("coverage", 0.0) for row in rows), default=0.0),
+    }
+
+
+@dataclass(frozen=True)
+class AnswerableModel:
+    """The probability that a search's candidates hold an answer, from
+    ``answerable_features``."""
+
+    weights: Mapping[str, float]
+    bias: float
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        logit = self.bias + sum(
+            self.weights.get(name, 0.0) * value for name, value in features.items()
+        )
+        return sigmoid(logit)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"weights": dict(self.weights), "bias": self.bias}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> AnswerableModel:
+        """The model of a ranking file; ValueError naming what is wrong."""
+        weights = {str(k): float(v) for k, v in raw["weights"].items()}
+        unknown = sorted(set(weights) - set(ANSWERABLE_FEATURES))
+        if unknown:
+            raise ValueError(
+                f"answerable: unknown features {unknown}; known: {list(ANSWERABLE_FEATURES)}"
+            )
+        bias = float(raw["bias"])
+        if any(v != v or abs(v) == float("inf") for v in (*weights.values(), bias)):
+            raise ValueError("answerable: weights and bias must be finite numbers")
+        return cls(weights, bias)

@@ -1,0 +1,121 @@
+"""Fused candidates loaded from the ledger: each one's entry, best chunk and relevance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from service.domain.entries import Entry
+from service.domain.memory.texts import found_by_passage
+from service.domain.ports import Passages, Relations
+from service.domain.search.as_of import as_it_was
+from service.domain.search.fusion import FusedHit, Fusion
+from service.domain.search.query import Filters, ListExplain, SearchQuery
+from service.domain.search.snippets import best_chunk, query_terms
+
+
+@dataclass
+class Candidate:
+    """A result in the making: the scoring layers scale its score and add to its explain."""
+
+    entry: Entry
+    passage: str
+    """The chunk that matched best."""
+    score: float
+    explain: dict[str, ListExplain]
+    relevance: float | None = None
+    features: Mapping[str, float] | None = None
+    """What the fusion knew of it before it was loaded (a learned fusion's list features)."""
+
+
+def hydrate(
+    ledger: Passages,
+    fused: Sequence[FusedHit],
+    query: SearchQuery,
+    vector: Sequence[float] | None,
+    fusion: Fusion,
+    history: Relations | None = None,
+    superseded: list[Entry] | None = None,
+) -> list[Candidate]:
+    """The fused candidates' current entries (with ``as_of``: as they were then, read from
+    ``history``), in fused order, each with the chunk that matched (the vector store's,
+    else, for an entry found by passage, the keyword store's, else the one holding most
+    query terms). ``superseded`` is given the candidates left out
+    as superseded, in fused order."""
+    found = ledger.passages([f.key for f in fused])
+    moment = query.filters.as_of
+    if moment is not None and history is not None:
+        found = then(found, history, moment)
+    # An entry deleted between ranking and hydration is not found, and never shown.
+    kept = [f for f in fused if f.key in found and shown(found[f.key][0], query.filters)]
+    if superseded is not None and not query.filters.include_superseded:
+        # Left out for being superseded alone: shown were it not (not archived, say).
+        every = replace(query.filters, include_superseded=True)
+        superseded.extend(
+            entry
+            for f in fused
+            if f.key in found
+            and (entry := found[f.key][0]).superseded_by is not None
+            and shown(entry, every)
+        )
+    relevances = fusion.relevances(kept, vector)
+    terms = query_terms(query.text)
+    candidates: list[Candidate] = []
+    for item in kept:
+        entry, chunks = found[item.key]
+        texts = chunks or (entry.text,)
+        if item.vector_hit:
+            chunk = item.vector_hit.chunk
+        elif item.keyword_hit and found_by_passage(entry) and len(texts) > 1:
+            chunk = item.keyword_hit.chunk  # the passage BM25 scored
+        else:
+            chunk = best_chunk(texts, terms)
+        chunk = min(chunk, len(texts) - 1)
+        candidates.append(
+            Candidate(
+                entry,
+                texts[chunk],
+                item.score,
+                dict(item.explain),
+                relevances[item.key],
+                item.features,
+            )
+        )
+    return candidates
+
+
+def then(
+    found: dict[str, tuple[Entry, tuple[str, ...]]], history: Relations, moment: float
+) -> dict[str, tuple[Entry, tuple[str, ...]]]:
+    """The entries of ``found`` as memory held them at ``moment``; those not recorded yet
+    left out."""
+    events = history.histories(list(found))
+    kept = {}
+    for key, (entry, chunks) in found.items():
+        was = as_it_was(entry, events.get(key, []), moment)
+        if was is not None:
+            kept[key] = (was, chunks)
+    return kept
+
+
+def shown(entry: Entry, filters: Filters) -> bool:
+    """Whether a search may show the entry: one of another namespace never (a defensive
+    check), nor one expired whose vector the job has not pruned yet, nor one superseded
+    unless asked. With ``as_of`` (the entry as it was then), the tiers and archived state
+    are checked here: the stores were searched over every tier, archived or not."""
+    if entry.namespace != filters.namespace:
+        return False
+    if entry.superseded_by is not None and not filters.include_superseded:
+        return False
+    if filters.as_of is not None:
+        return entry.tier in filters.tiers and (filters.include_archived or not entry.archived)
+    return not expired(entry, filters)
+
+
+def expired(entry: Entry, filters: Filters) -> bool:
+    """Past its lifetime, in a search of live entries only."""
+    return (
+        not filters.include_archived
+        and entry.expires_at is not None
+        and entry.expires_at <= filters.now
+    )

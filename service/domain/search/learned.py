@@ -1,0 +1,378 @@
+"""Learned fusion: one score per candidate from evidence every tier has, so an entry with no
+vector (tier E, archived tier C) competes fairly with embedded ones and nothing is embedded
+at query time.
+
+A blend of BM25 and cosine reads a missing cosine as 0, and a keyword-only candidate sinks
+below every embedded entry that merely shares a word with the query. Here the cosine is one
+feature among others, with an indicator of its absence, so the model learns how far keyword
+evidence alone should carry an entry (``FEATURES``). The weights come from ``strata
+calibrate``, fitted on question sets with known answers (a softmax over each question's
+candidates: a listwise ranking loss), and a logistic map of the weighted sum to the
+probability that a candidate is relevant, so the score means the same across queries.
+
+It runs in two stages, with the same ledger queries as a plain hybrid search: the list
+features order the whole pool (by weights of their own, fitted on them alone) and pick the
+candidates to load (``SETTLED`` at least); once their entries are loaded, the text features
+(coverage of the question's words, length) and the kind features (the candidate's kind
+against what the question asks for, ``service.domain.search.intent``) complete each score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from service.domain.answers.confidence import content_terms, finite, read_weights, sigmoid
+from service.domain.entries import Entry
+from service.domain.search.answerable import AnswerableModel, answerable_features
+from service.domain.search.fusion import (
+    ChunkVectors,
+    Fused,
+    FusedHit,
+    ScoreFusion,
+    explained,
+    ledger_cosines,
+)
+from service.domain.search.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
+from service.domain.search.query import Hit, ListExplain
+from service.errors import ConfigError
+
+if TYPE_CHECKING:
+    from service.domain.search.hydration import Candidate
+
+LIST_FEATURES = (
+    "keyword",
+    "keyword_top",
+    "cosine",
+    "cosine_top",
+    "unembedded",
+    "keyword_unembedded",
+    "keyword_top_unembedded",
+    "bm25_rank",
+    "vector_rank",
+    "bm25_rank_unembedded",
+)
+"""Known from the result lists (and the ledger's stored vectors) before any entry is loaded."""
+TEXT_FEATURES = ("coverage", "coverage_unembedded", "length")
+"""Known once the candidate's text is loaded."""
+ENTRY_FEATURES = TEXT_FEATURES + KIND_FEATURES
+"""Known once the candidate's entry is loaded: its text, and its kind against what the
+question asks for."""
+FEATURES = LIST_FEATURES + ENTRY_FEATURES
+ASKED_FEATURES = ("decision_asked", "log_asked", "discussion_asked", "decision_cued")
+"""The kind features that depend on the question: all that weighs a search of one list."""
+SETTLED = 30
+"""Fewest candidates loaded and scored with their text features: those features can lift a
+candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
+settled, 0.662 with 30)."""
+LENGTH_WORDS = 150
+"""``length`` counts words up to one chunk's worth: the sets the model learned from hold
+turns and sentences, so what it says of length is not stretched to long documents (a long
+entry is matched by its best chunk anyway)."""
+LENGTH_SCALE = 5.0
+"""``length`` is log(1 + words) / this: about 1 at ``LENGTH_WORDS``."""
+
+
+@dataclass(frozen=True)
+class RankingModel:
+    """Feature weights and the logistic map of their sum to a probability of relevance."""
+
+    weights: Mapping[str, float]
+    """By feature of ``FEATURES``; a feature without a weight does not count."""
+    scale: float
+    bias: float
+    source: str = ""
+    """What it was fitted on."""
+    list_weights: Mapping[str, float] | None = None
+    """By feature of ``LIST_FEATURES``: the weights that order the pool before any entry is
+    loaded, fitted on the list features alone; None: ``weights``' own."""
+    intent: IntentHead | None = None
+    """What kind of memory a question asks for; None: unknown (the kind features that
+    need it count 0)."""
+    answerable: AnswerableModel | None = None
+    """Whether a search's candidates hold an answer at all; None: taken as certain."""
+
+    def logit(self, features: Mapping[str, float]) -> float:
+        return sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+
+    def probability(self, logit: float) -> float:
+        return sigmoid(self.scale * logit + self.bias)
+
+    @property
+    def pool_weights(self) -> Mapping[str, float]:
+        """The weights that order the pool."""
+        return self.weights if self.list_weights is None else self.list_weights
+
+    def to_json(self) -> str:
+        fields: dict[str, object] = {
+            "weights": dict(self.weights),
+            "list_weights": None if self.list_weights is None else dict(self.list_weights),
+            "scale": self.scale,
+            "bias": self.bias,
+            "source": self.source,
+        }
+        if self.intent is not None:
+            fields["intent"] = self.intent.to_dict()
+        if self.answerable is not None:
+            fields["answerable"] = self.answerable.to_dict()
+        return json.dumps(fields, indent=1) + "\n"
+
+    @classmethod
+    def load(cls, path: Path) -> RankingModel:
+        """A model written by ``strata calibrate``; ConfigError naming what is wrong."""
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            weights = read_weights(raw, FEATURES)
+            listed = raw.get("list_weights")
+            pool = None if listed is None else read_weights({"weights": listed}, LIST_FEATURES)
+            intent = IntentHead.from_dict(raw["intent"]) if raw.get("intent") else None
+            answerable = (
+                AnswerableModel.from_dict(raw["answerable"]) if raw.get("answerable") else None
+            )
+            scale, bias = finite(raw["scale"]), finite(raw["bias"])
+            source = str(raw.get("source", ""))
+            return cls(weights, scale, bias, source, pool, intent, answerable)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"ranking model {path}: {exc}") from exc
+
+
+SHIPPED = Path(__file__).with_name("ranking.json")
+"""The model fitted on the development sets (see docs/benchmarks.md)."""
+
+
+def with_log_odds(probability: float, shift: float) -> float:
+    """``probability`` with ``shift`` added to its log-odds: still in [0, 1], 0 and 1 kept."""
+    if shift == 0 or probability <= 0.0 or probability >= 1.0:
+        return probability
+    return sigmoid(math.log(probability / (1 - probability)) + shift)
+
+
+def settled_rows(logits: npt.NDArray[np.float64], count: int) -> list[int]:
+    """The rows of a pool a search loads and settles: the ``count`` of highest pool logit,
+    ties in list order."""
+    return np.argsort(-logits, kind="stable")[:count].tolist()  # type: ignore[no-any-return]
+
+
+def rank_feature(rank: int) -> float:
+    """1 at rank 1, falling slowly (1 / (1 + log2 rank)); 0 when the list did not rank it."""
+    return 1 / (1 + math.log2(rank)) if rank > 0 else 0.0
+
+
+def first_ranks(hits: Sequence[Hit]) -> dict[str, int]:
+    """Each key's 1-based rank in a list sorted best first, at its first appearance."""
+    ranks: dict[str, int] = {}
+    for n, hit in enumerate(hits, start=1):
+        ranks.setdefault(hit.key, n)
+    return ranks
+
+
+@dataclass(frozen=True)
+class ListFeatures:
+    """The list features of a search's candidates: a row of ``LIST_FEATURES`` per key."""
+
+    keys: list[str]
+    matrix: npt.NDArray[np.float64]
+
+    def of(self, row: int) -> dict[str, float]:
+        return dict(zip(LIST_FEATURES, self.matrix[row].tolist(), strict=True))
+
+
+def list_features(
+    bm25: Sequence[Hit], bound: float, cosines: Mapping[str, float], vector: Sequence[Hit]
+) -> ListFeatures:
+    """The list features of every candidate of the two lists (each sorted best first), in
+    the order the lists give them. ``cosines``: each candidate's cosine with the query where
+    it is known (the vector list's, else from the ledger's vectors)."""
+    bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)
+    keys = list(dict.fromkeys([*bm25_ranks, *vector_ranks]))
+    keyword: dict[str, float] = {}
+    for hit in bm25:
+        keyword.setdefault(hit.key, hit.score)
+    # Read to six places, as the lists are sorted: an index rebuilt from the same vectors may
+    # differ in the last bits of a cosine, and a ranking must not.
+    score = np.round(np.array([keyword.get(k, 0.0) for k in keys]), 6)
+    cosine = np.round(np.array([cosines.get(k, 0.0) for k in keys]), 6).clip(0.0)
+    unembedded = np.array([k not in cosines for k in keys], dtype=np.float64)
+    best_keyword, best_cosine = score.max(initial=0.0), cosine.max(initial=0.0)
+    bounded = (score / bound).clip(max=1.0) if bound > 0 else np.zeros(len(keys))
+    relative = score / best_keyword if best_keyword > 0 else np.zeros(len(keys))
+    bm25_rank = np.array([rank_feature(bm25_ranks.get(k, 0)) for k in keys])
+    columns = {
+        "keyword": bounded,
+        "keyword_top": relative,
+        "cosine": cosine,
+        "cosine_top": cosine / best_cosine if best_cosine > 0 else np.zeros(len(keys)),
+        "unembedded": unembedded,
+        "keyword_unembedded": unembedded * bounded,
+        "keyword_top_unembedded": unembedded * relative,
+        "bm25_rank": bm25_rank,
+        "vector_rank": np.array([rank_feature(vector_ranks.get(k, 0)) for k in keys]),
+        "bm25_rank_unembedded": unembedded * bm25_rank,
+    }
+    matrix = (
+        np.column_stack([columns[name] for name in LIST_FEATURES])
+        if keys
+        else np.zeros((0, len(LIST_FEATURES)))
+    )
+    return ListFeatures(keys, matrix)
+
+
+def entry_features(
+    terms: set[str],
+    entry: Entry,
+    unembedded: float,
+    asked: Mapping[str, float],
+    cued: bool,
+) -> dict[str, float]:
+    """The entry features of a loaded candidate: its text's (``terms``: the question's
+    content words) and its kind's against what the question asks (``asked``: the
+    probability of each kind; ``cued``: the question names deciding)."""
+    return {**text_features(terms, entry, unembedded), **kind_features(entry, asked, cued)}
+
+
+def text_features(asked: set[str], entry: Entry, unembedded: float) -> dict[str, float]:
+    """The text features of a loaded candidate; ``asked``: the question's content words."""
+    held = content_terms(f"{entry.speaker or ''} {entry.text}")
+    coverage = len(asked & held) / len(asked) if asked else 0.0
+    return {
+        "coverage": coverage,
+        "coverage_unembedded": unembedded * coverage,
+        "length": math.log1p(min(len(entry.text.split()), LENGTH_WORDS)) / LENGTH_SCALE,
+    }
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A search's candidates before any is loaded."""
+
+    features: ListFeatures
+    cosines: Mapping[str, float]
+    """The cosines known, from the vector list or the ledger's vectors."""
+
+
+class LearnedFusion:
+    """Fusion by ``RankingModel`` when both lists were searched; a search of one list is
+    scored as ``ScoreFusion`` scores it (the BM25 score over its bound, or the cosine)."""
+
+    def __init__(
+        self,
+        model: RankingModel,
+        single: ScoreFusion,
+        chunk_vectors: ChunkVectors,
+    ) -> None:
+        self.model = model
+        self.single = single
+        """Scores a search of one list."""
+        self.chunk_vectors = chunk_vectors
+
+    def pool(self, text: str, lists: Mapping[str, Sequence[Hit]], vector: Sequence[float]) -> Pool:
+        """Every candidate's list features; the cosines of BM25 candidates the vector list
+        did not find come from the ledger's vectors (none is embedded now)."""
+        bm25, found = lists.get("bm25", []), lists.get("vector", [])
+        cosines = {h.key: h.score for h in found}
+        alone = [h.key for h in bm25 if h.key not in cosines]
+        cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
+        bound = self.single.score_bound(text)
+        return Pool(list_features(bm25, bound, cosines, found), cosines)
+
+    def fuse(
+        self,
+        text: str,
+        lists: Mapping[str, Sequence[Hit]],
+        vector: Sequence[float] | None,
+        limit: int,
+    ) -> list[FusedHit]:
+        if len(lists) < 2 or vector is None:
+            return self.single.fuse(text, lists, vector, limit)
+        pool = self.pool(text, lists, vector)
+        # Entry features are not known yet: the list features order the pool, by weights
+        # fitted on them alone (until ``settle`` completes each score).
+        weights = np.array([self.model.pool_weights.get(name, 0.0) for name in LIST_FEATURES])
+        logits = pool.features.matrix @ weights
+        order = settled_rows(logits, max(limit, SETTLED))
+        ranks = {name: first_ranks(hits) for name, hits in lists.items()}
+        keys = pool.features.keys
+        fused = [
+            Fused(
+                keys[row],
+                self.model.probability(float(logits[row])),
+                {name: found[keys[row]] for name, found in ranks.items() if keys[row] in found},
+            )
+            for row in order
+        ]
+        return [
+            replace(hit, features=pool.features.of(row))
+            for hit, row in zip(explained(fused, lists, pool.cosines), order, strict=True)
+        ]
+
+    def relevances(
+        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
+    ) -> dict[str, float | None]:
+        return {hit.key: hit.score for hit in hits}
+
+    def settle(
+        self,
+        text: str,
+        candidates: list[Candidate],
+        explain: bool,
+        vector: Sequence[float] | None = None,
+    ) -> list[Candidate]:
+        """The loaded candidates scored with every feature, best first; with ``explain``,
+        each feature's part of the logit is in their ``explain`` (``model.<feature>``), and
+        the parts of the kind features together as ``intent``. A candidate of a search of
+        one list (no list features: ``bm25`` mode, or a search without the model) keeps that
+        list's score, its odds moved by what the question asks of its kind (``ASKED_FEATURES``)
+        as the model weighs it."""
+        terms = content_terms(text)
+        asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
+        cued = asks_for_decision(text)
+        scored: list[tuple[Candidate, dict[str, float]]] = []
+        for candidate in candidates:
+            listed = candidate.features
+            kinds = kind_features(candidate.entry, asked, cued)
+            # Only what the question asks moves a list's own score: the kinds' own weights
+            # were fitted beside the list features, which a search of one list lacks.
+            moving = KIND_FEATURES if listed is not None else ASKED_FEATURES
+            intent = sum(self.model.weights.get(name, 0.0) * kinds[name] for name in moving)
+            if intent and explain:
+                candidate.explain["intent"] = ListExplain(0, round(intent, 6))
+            if listed is None:
+                candidate.score = with_log_odds(candidate.score, self.model.scale * intent)
+                continue
+            features = {**listed, **text_features(terms, candidate.entry, listed["unembedded"])}
+            logit = 0.0
+            for name, value in {**features, **kinds}.items():
+                part = self.model.weights.get(name, 0.0) * value
+                if part and explain:
+                    candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
+                logit += part
+            candidate.score = self.model.probability(logit)
+            scored.append((candidate, features))
+        self._weigh_answerable(scored, explain)
+        candidates.sort(key=lambda c: -c.score)
+        return candidates
+
+    def _weigh_answerable(
+        self, scored: Sequence[tuple[Candidate, Mapping[str, float]]], explain: bool
+    ) -> None:
+        """Each scored candidate's probability of relevance times the probability that the
+        candidates hold an answer at all (``service.domain.search.answerable``): the same factor
+        for every candidate, so their order stands."""
+        answerable = self.model.answerable
+        held = 1.0
+        # Its evidence is mostly the closest vector: among candidates none of which has one
+        # (a namespace of tier E alone), it has nothing to say and leaves the scores be.
+        if answerable is not None and any(f["unembedded"] == 0 for _, f in scored):
+            held = answerable.probability(answerable_features([f for _, f in scored]))
+        for candidate, _ in scored:
+            candidate.score *= held
+            candidate.relevance = candidate.score
+            if explain and held != 1.0:
+                candidate.explain["answerable"] = ListExplain(0, round(held, 6))

@@ -1,0 +1,2 @@
+"""Generic mechanisms the service is built with, not its domain: a circuit breaker, token
+buckets, a bounded cache, engine states, group commit, a stopwatch."""
