@@ -100,15 +100,16 @@ def assemble(
         return _nothing(heading, counter, max_tokens)
     terms = query_terms(question)
     fixed = [_fixed(bullet, g) for g in groups]
-    fixed_costs = counter.count(fixed)
-    needs = counter.count([one_line(g.kept.text) for g in groups])
-    (head,) = counter.count([heading])
+    texts = [one_line(g.kept.text) for g in groups]
+    # One count of every part: a text's count is passed on, never counted again.
+    head, *costs = counter.count([heading, *fixed, *texts])
+    fixed_costs, needs = costs[: len(groups)], costs[len(groups) :]
     shares = _fair_shares(fixed_costs, needs, max_tokens - head)
     chosen: list[Included] = []
     spare = 0
     for n, share in enumerate(shares):
         group = groups[n]
-        cut = excerpt(group.kept.text, terms, share + spare, counter)
+        cut = excerpt(group.kept.text, terms, share + spare, counter, whole=(texts[n], needs[n]))
         if not cut.text:
             spare += share + fixed_costs[n]
             continue

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from service.domain.context import NOTHING, Source, assemble, citation
 from service.domain.excerpts import excerpt
-from service.domain.tokens import CharacterTokens, ModelTokens, pieces
+from service.domain.tokens import CharacterTokens, ModelTokens, words
 from tests.fakes import FakeEmbedder
 
 DAY = 86_400
@@ -181,12 +181,29 @@ def test_model_tokens_count_a_text_past_the_window_whole() -> None:
     assert model.count_tokens([long]) == [128]
 
 
-def test_pieces_stay_inside_a_window_cutting_long_words_after_punctuation() -> None:
+def test_long_words_are_cut_to_stay_inside_a_window_after_punctuation() -> None:
     url = "https://example.org/" + "/".join(["segment"] * 40)
-    cut = pieces(f"see {url} now")
-    assert all(len(p) <= 120 for p in cut)
-    assert "".join(cut).replace(" ", "") == f"see{url}now"
-    assert all(p.endswith("/") for p in cut[:-1])
+    cut = words(f"see {url} now")
+    assert all(len(w) <= 120 for w in cut)
+    assert "".join(cut) == f"see{url}now"
+    assert all(w.endswith("/") for w in cut[1:-2])
+
+
+def test_model_tokens_ask_the_tokenizer_once_for_each_new_word() -> None:
+    model = FakeEmbedder()
+    counter = ModelTokens(model.count_tokens)
+    assert counter.count(["the ledger, the cache", "ledger"]) == [4, 1]
+    assert counter.count(["cache the ledger again"]) == [4]
+    asked = [w for call in model.token_calls for w in call if w]
+    assert sorted(asked) == ["again", "cache", "ledger", "ledger,", "the"]
+
+
+def test_model_tokens_forget_words_past_their_limit_and_count_alike() -> None:
+    model = FakeEmbedder()
+    counter = ModelTokens(model.count_tokens, kept=3)
+    texts = ["one two three", "four five six seven", "one two three four"]
+    assert [counter.count([t])[0] for t in texts] == [3, 4, 4]
+    assert counter.count(texts) == [3, 4, 4]
 
 
 def test_character_tokens_bound_any_tokenizer_from_above() -> None:
