@@ -1,11 +1,12 @@
 """An agent's context block: the entries an answer ranks first, each cited, within a budget
 of model tokens.
 
-Entries come in the answer's order; one another entry replaces is never shown, and one that
-replaces others says so; near-repeats are folded into the best ranked; a long entry is cut
-to whole sentences around its best passage. The budget is shared so that every entry shown
-gets a fair part of it (no entry is cut below ``MIN_EXCERPT`` tokens to make room: the
-lowest ranked are left out first); reasoning patterns follow when whole ones still fit.
+Entries are kept most relevant first and shown in the answer's order; one another entry
+replaces is never shown, and one that replaces others says so; near-repeats are folded into
+the most relevant; a long entry is cut to whole sentences around its best passage. The
+budget is shared so that every entry shown gets a fair part of it (no entry is cut below
+``MIN_EXCERPT`` tokens to make room: the least relevant are left out first); reasoning
+patterns follow when whole ones still fit.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from service.domain.snippets import query_terms
 from service.domain.tokens import TokenCounter
 
 Style = Literal["markdown", "text"]
-MIN_EXCERPT = 12
+MIN_EXCERPT = 10
 """Fewest tokens of an entry's text worth showing when it must be cut."""
 NOTHING = "Nothing relevant in memory."
 HEADINGS: dict[Style, tuple[str, str, str]] = {
@@ -77,10 +78,10 @@ class Block:
 
 
 def citation(source: Source) -> str:
-    """``[id · tier · date · speaker]`` (no speaker part when there is none)."""
+    """``[id tier date speaker]`` (no speaker part when there is none)."""
     day = datetime.fromtimestamp(min(max(source.timestamp, _FIRST_DAY), _LAST_DAY), UTC)
     parts = [source.id, source.tier, day.date().isoformat(), *[source.speaker or ""]]
-    return "[" + " · ".join(p for p in parts if p) + "]"
+    return "[" + " ".join(p for p in parts if p) + "]"
 
 
 def assemble(
@@ -91,8 +92,10 @@ def assemble(
     max_tokens: int,
     style: Style = "markdown",
 ) -> Block:
-    """The block of ``entries`` (best first) and ``patterns`` for ``question``, never more
-    than ``max_tokens`` tokens as ``counter`` counts them."""
+    """The block of ``entries`` and ``patterns`` for ``question``, never more than
+    ``max_tokens`` tokens as ``counter`` counts them. ``entries`` come in the order they are
+    kept (the last left out first when the budget cannot hold them all); those kept are
+    shown best ``score`` first, in that order among equal scores."""
     heading, _, bullet = HEADINGS[style]
     replaced = {r for s in entries for r in s.replaces}
     groups = fold([s for s in entries if s.id not in replaced], lambda s: s.text)
@@ -115,6 +118,7 @@ def assemble(
             continue
         spare = share + spare - cut.tokens
         chosen.append(_included(group, cut.text, cut.cut))
+    chosen.sort(key=lambda i: -i.source.score)
     shown = {i.source.id for i in chosen}
     left = [s.id for g in groups if g.kept.id not in shown for s in [g.kept, *g.repeats]]
     return _fitted(chosen, patterns, left, style, counter, max_tokens)

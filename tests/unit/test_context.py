@@ -8,6 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.application.context import considered
 from service.domain.context import NOTHING, Source, assemble, citation
 from service.domain.excerpts import excerpt
 from service.domain.tokens import CharacterTokens, ModelTokens, words
@@ -68,7 +69,7 @@ def test_the_block_never_exceeds_its_budget_and_cites_what_it_holds(
     shown = [i.source.id for i in [*block.entries, *block.patterns]]
     for item in [*block.entries, *block.patterns]:
         assert item.citation in block.text
-        assert item.citation.startswith(f"[{item.source.id} · {item.source.tier} · ")
+        assert item.citation.startswith(f"[{item.source.id} {item.source.tier} ")
     for old in replaced:
         assert old not in shown
         assert f"[{old} ·" not in block.text
@@ -102,13 +103,13 @@ def test_a_budget_smaller_than_any_citation_gives_an_empty_block() -> None:
         entry(1, "We keep the billing ledger in Postgres.", speaker="alice"),
         entry(2, "Redis caches the sessions.", speaker="bob"),
     ]
-    # "[e-1 · A · 2023-11-15 · alice]" is 7 words, and the heading one more.
+    # "[e-1 A 2023-11-15 alice]" is 7 words, and the heading one more.
     for budget in range(0, 9):
         block = assemble("ledger", found, [], counter, budget)
         assert block.text == "" and block.tokens == 0 and block.entries == []
         assert block.left_out == ["e-1", "e-2"] and not block.nothing_relevant
     first = assemble("ledger", found, [], counter, 9)
-    assert first.text == "### Memory\n- [e-1 · A · 2023-11-15 · alice] … ledger …"
+    assert first.text == "### Memory\n- [e-1 A 2023-11-15 alice] … ledger …"
 
 
 def test_a_superseded_entry_is_never_shown_and_its_replacement_says_so() -> None:
@@ -149,8 +150,8 @@ def test_entries_come_in_the_order_given_each_on_its_own_cited_line() -> None:
     block = assemble("what did we decide?", found, [], words_counter(), 512)
     assert block.text.splitlines() == [
         "### Memory",
-        "- [e-1 · A · 2023-11-15 · alice] We decided on Postgres.",
-        "- [e-2 · A · 2023-11-16] Redis caches sessions.",
+        "- [e-1 A 2023-11-15 alice] We decided on Postgres.",
+        "- [e-2 A 2023-11-16] Redis caches sessions.",
     ]
 
 
@@ -159,7 +160,7 @@ def test_patterns_follow_when_whole_ones_fit() -> None:
     pattern = Source("how", "A", 1.7e9, None, "Weigh transactions before speed.")
     roomy = assemble("which store?", found, [pattern], words_counter(), 512)
     assert roomy.text.endswith(
-        "### Reasoning patterns\n- [how · A · 2023-11-14] Weigh transactions before speed."
+        "### Reasoning patterns\n- [how A 2023-11-14] Weigh transactions before speed."
     )
     tight = assemble("which store?", found, [pattern], words_counter(), 14)
     assert tight.patterns == [] and "Reasoning patterns" not in tight.text
@@ -217,5 +218,23 @@ def test_excerpt_falls_back_to_words_around_the_question_when_a_sentence_is_too_
 
 
 def test_citation_without_a_speaker_has_three_parts() -> None:
-    assert citation(entry(0, "x")) == "[e-0 · A · 2023-11-14]"
-    assert citation(entry(0, "x", speaker="bob")) == "[e-0 · A · 2023-11-14 · bob]"
+    assert citation(entry(0, "x")) == "[e-0 A 2023-11-14]"
+    assert citation(entry(0, "x", speaker="bob")) == "[e-0 A 2023-11-14 bob]"
+
+
+def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -> None:
+    # Offered most relevant first; the answer's scores order what is shown.
+    found = [
+        Source("e-1", "A", 1.7e9, None, "Billing runs on Postgres.", score=0.2),
+        Source("e-2", "A", 1.7e9, None, "We decided billing keeps invoices.", score=0.9),
+        Source("e-3", "A", 1.7e9, None, "Redis caches the billing sessions nightly.", score=0.95),
+    ]
+    # The heading is a word, "[e-1 A 2023-11-14]" six, e-1's text four and e-2's five.
+    block = assemble("billing", found, [], words_counter(), 22)
+    assert [i.source.id for i in block.entries] == ["e-2", "e-1"]
+    assert block.left_out == ["e-3"] and not any(i.cut for i in block.entries)
+
+
+def test_entries_considered_grow_with_the_budget_unless_the_caller_sets_them() -> None:
+    assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 21, 42, 50]
+    assert considered(4096, 5) == 5 and considered(32, 30) == 30
