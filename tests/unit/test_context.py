@@ -40,7 +40,14 @@ speaker = st.sampled_from([None, "alice", "bob"])
 def sources(draw: st.DrawFn) -> list[Source]:
     texts = draw(st.lists(text, max_size=8))
     made = [
-        Source(f"e-{n}", draw(st.sampled_from(["A", "C", "E"])), 1.7e9 + n, draw(speaker), t)
+        Source(
+            f"e-{n}",
+            draw(st.sampled_from(["A", "C", "E"])),
+            1.7e9 + n,
+            draw(speaker),
+            t,
+            score=draw(st.sampled_from([0.0, 0.5, 1.0])),
+        )
         for n, t in enumerate(texts)
     ]
     if len(made) >= 2 and draw(st.booleans()):
@@ -70,6 +77,9 @@ def test_the_block_never_exceeds_its_budget_and_cites_what_it_holds(
     for item in [*block.entries, *block.patterns]:
         assert item.citation in block.text
         assert item.citation.startswith(f"[{item.source.id} {item.source.tier} ")
+    # Shown best score first, in the order offered among equal scores.
+    order = [(-i.source.score, found.index(i.source)) for i in block.entries]
+    assert order == sorted(order)
     for old in replaced:
         assert old not in shown
         assert f"[{old} ·" not in block.text
