@@ -246,5 +246,5 @@ def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -
 
 
 def test_entries_considered_grow_with_the_budget_unless_the_caller_sets_them() -> None:
-    assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 21, 42, 50]
+    assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 16, 32, 50]
     assert considered(4096, 5) == 5 and considered(32, 30) == 30
