@@ -248,3 +248,18 @@ def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -
 def test_entries_considered_grow_with_the_budget_unless_the_caller_sets_them() -> None:
     assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 16, 32, 50]
     assert considered(4096, 5) == 5 and considered(32, 30) == 30
+
+
+def test_the_most_relevant_entry_is_given_up_to_half_of_the_budget() -> None:
+    counter = words_counter()
+    long = [
+        entry(n, " ".join(f"Item {n}x{m} of the billing ledger." for m in range(100)))
+        for n in range(1, 6)
+    ]
+    block = assemble("billing ledger", long, [], counter, 200)
+    first, *others = block.entries
+    assert first.source.id == "e-1" and first.cut and len(others) >= 3
+    # The room is 199 tokens; the first line's citation is 6 of its half.
+    (shown,) = counter.count([first.text])
+    assert 99 - 6 - 6 <= shown <= 99 - 6
+    assert all(counter.count([o.text])[0] < shown for o in others)
