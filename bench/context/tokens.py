@@ -13,8 +13,8 @@ from service.stores.embedder import default_model_path, stay_offline
 from service.stores.onnx_runtime import load_tokenizer
 
 WINDOW = 512
-"""Tokens past which the tokenizer truncates. ``ModelTokens`` sends pieces of at most
-``PIECE_CHARS`` characters, far fewer tokens than any window, so it never cuts one."""
+"""Tokens past which the tokenizer truncates. ``ModelTokens`` sends words of at most
+``WORD_CHARS`` characters, far fewer tokens than any window, so it never cuts one."""
 
 
 def model_tokens(environ: Mapping[str, str] = os.environ) -> ModelTokens:

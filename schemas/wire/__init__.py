@@ -62,6 +62,7 @@ from schemas.wire.collections import (
 )
 from schemas.wire.context import (
     MAX_TOKENS,
+    MOST_ENTRIES,
     TOKEN_BOUNDS,
     ContextFormat,
     ContextItem,
@@ -156,6 +157,7 @@ __all__ = [
     "ID_PATTERN",
     "MAX_TOKENS",
     "METADATA_VALUE_CHARS",
+    "MOST_ENTRIES",
     "NAMESPACE_PATTERN",
     "NOT_BLANK",
     "SPACE",

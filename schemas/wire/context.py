@@ -14,6 +14,9 @@ MAX_TOKENS = 512
 TOKEN_BOUNDS = (32, 32_768)
 """The least and the most tokens a context block may be asked for."""
 
+MOST_ENTRIES = 50
+"""The most entries a context block considers."""
+
 ContextFormat = Literal["markdown", "text"]
 
 
@@ -24,8 +27,9 @@ class ContextRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     """The most tokens ``context`` may hold, counted with the embedding model's tokenizer."""
     format: ContextFormat = "markdown"
     """``markdown``: headings and a bullet per entry; ``text``: plain lines."""
-    max_entries: Annotated[int, Meta(ge=1, le=50)] = 10
-    """The most entries considered (best first), before the budget leaves some out."""
+    max_entries: Annotated[int, Meta(ge=1, le=MOST_ENTRIES)] | None = None
+    """The most entries considered (best first), before the budget leaves some out; unset:
+    as many as the budget may hold (more for a larger budget), at most 50."""
     asker: Label | None = None
     """Who asks (an agent's name); kept in the interaction log."""
     tiers: Annotated[list[Tier], Meta(min_length=1)] | None = None
@@ -47,7 +51,7 @@ class ContextItem(Struct, kw_only=True, omit_defaults=True):
     tier: Tier
     timestamp: str
     citation: str
-    """``[id · tier · date · speaker]``, as the block cites it."""
+    """``[id tier date speaker]``, as the block cites it."""
     text: str
     """The entry's text as the block shows it: whole, or cut at sentence boundaries around
     its best passage (``…`` where text is left out)."""

@@ -161,13 +161,13 @@ def test_cli_context_prints_the_cited_block_within_its_budget(tmp_path: Path) ->
         assert made.returncode == 0, made.stderr
         heading, first, *_ = made.stdout.splitlines()
         assert heading == "### Memory"
-        assert first.startswith("- [inv-2 · A · ") and first.endswith(
-            " · alice] We moved the invoices to PostgreSQL. (replaces inv-1)"
+        assert first.startswith("- [inv-2 A ") and first.endswith(
+            " alice] We moved the invoices to PostgreSQL. (replaces inv-1)"
         )
         assert "MySQL" not in made.stdout
         assert "/48 tokens; interaction " in made.stderr
         plain = strata(url, "context", "where do we keep invoices?", "--text")
-        assert plain.stdout.startswith("Memory:\n[inv-2 · A · ")
+        assert plain.stdout.startswith("Memory:\n[inv-2 A ")
         found = json.loads(strata(url, "context", "invoices", "--json", "-t", "32").stdout)
         assert found["tokens"] <= found["max_tokens"] == 32
         assert [e["id"] for e in found["entries"]] == ["inv-2"]

@@ -68,7 +68,7 @@ def test_the_block_cites_the_decision_first_and_says_what_it_replaces(
     assert made["tokens"] == tokens(tokenizer, block) <= made["max_tokens"] == 512
     first = made["entries"][0]
     assert first["id"] == "db-2" and first["replaces"] == ["db-1"]
-    assert first["citation"].startswith("[db-2 · A · ") and first["citation"].endswith(" · alice]")
+    assert first["citation"].startswith("[db-2 A ") and first["citation"].endswith(" alice]")
     assert block.startswith("### Memory\n- " + first["citation"] + " " + DECISIONS[0]["text"])
     assert "(replaces db-1)" in block
     assert "MySQL" not in block and "[db-1 ·" not in block
@@ -109,11 +109,40 @@ def test_the_block_never_exceeds_a_small_budget(
     assert shown | set(made["left_out"]) >= {"db", "notes"}
 
 
+def test_a_larger_budget_considers_more_entries_unless_the_caller_caps_them(
+    client: TestClient[Litestar], tokenizer: Tokenizer
+) -> None:
+    rooms = ["north", "south", "east", "west", "upper", "lower", "inner", "outer"]
+    people = ["alice", "bob", "carol", "dave", "erin"]
+    days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    # No two texts share more than one of room, person and day: none is a near-repeat.
+    write(
+        client,
+        *(
+            {
+                "id": f"batch-{n}",
+                "tier": "A",
+                "text": f"Invoice batch {n} is kept in the {rooms[n % 8]} vault, "
+                f"checked by {people[n % 5]} every {days[n % 7]}.",
+            }
+            for n in range(30)
+        ),
+    )
+    question = "Where is each invoice batch kept?"
+    small = context(client, question, max_tokens=256)
+    large = context(client, question, max_tokens=2048)
+    capped = context(client, question, max_tokens=2048, max_entries=10)
+    assert tokens(tokenizer, large["context"]) == large["tokens"] <= 2048
+    assert len(small["entries"]) <= 10 < len(large["entries"])
+    assert len(capped["entries"]) + len(capped["left_out"]) <= 10
+    assert not any(e.get("cut") for e in large["entries"])
+
+
 def test_filters_narrow_what_the_block_holds(client: TestClient[Litestar]) -> None:
     write(client, *DECISIONS, {"id": "notes", "tier": "C", "text": LONG})
     made = context(client, "billing invoices database", tiers=["C"], format="text")
     assert [e["id"] for e in made["entries"]] == ["notes"]
-    assert made["context"].startswith("Memory:\n[notes · C · ")
+    assert made["context"].startswith("Memory:\n[notes C ")
 
 
 def test_nothing_relevant_gives_the_empty_block(client: TestClient[Litestar]) -> None:

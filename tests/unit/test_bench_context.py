@@ -43,7 +43,7 @@ def test_a_naive_block_too_small_for_the_best_text_is_empty() -> None:
 
 
 def test_a_whole_text_is_inside_when_the_block_holds_it_on_one_line() -> None:
-    block = "### Memory\n- [d1 · A · 2026-01-02] We chose Postgres. It has partitions."
+    block = "### Memory\n- [d1 A 2026-01-02] We chose Postgres. It has partitions."
     assert holds_whole(block, "We chose Postgres.\nIt has partitions.")
     assert not holds_whole(block, "We chose Postgres. It has no partitions.")
     assert not holds_whole(block, "  ")
@@ -66,7 +66,7 @@ def test_inside_tells_whole_documents_from_those_only_cut() -> None:
         "d2": "Beta one. Beta two. Beta three.",
         "d3": "Gamma is absent.",
     }
-    block = "### Memory\n- [d1 · A] Alpha is here.\n- [d2 · A] … Beta two. …"
+    block = "### Memory\n- [d1 A] Alpha is here.\n- [d2 A] … Beta two. …"
     entries = [Shown("d1", "Alpha is here."), Shown("d2", "… Beta two. …")]
     found = inside(block, relevant, entries)
     assert found.whole == {"d1"}

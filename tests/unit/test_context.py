@@ -8,9 +8,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.application.context import considered
 from service.domain.answers.context import NOTHING, Source, assemble, citation
 from service.domain.answers.excerpts import excerpt
-from service.domain.answers.tokens import CharacterTokens, ModelTokens, pieces
+from service.domain.answers.tokens import CharacterTokens, ModelTokens, words
 from tests.fakes import FakeEmbedder
 
 DAY = 86_400
@@ -39,7 +40,14 @@ speaker = st.sampled_from([None, "alice", "bob"])
 def sources(draw: st.DrawFn) -> list[Source]:
     texts = draw(st.lists(text, max_size=8))
     made = [
-        Source(f"e-{n}", draw(st.sampled_from(["A", "C", "E"])), 1.7e9 + n, draw(speaker), t)
+        Source(
+            f"e-{n}",
+            draw(st.sampled_from(["A", "C", "E"])),
+            1.7e9 + n,
+            draw(speaker),
+            t,
+            score=draw(st.sampled_from([0.0, 0.5, 1.0])),
+        )
         for n, t in enumerate(texts)
     ]
     if len(made) >= 2 and draw(st.booleans()):
@@ -68,7 +76,10 @@ def test_the_block_never_exceeds_its_budget_and_cites_what_it_holds(
     shown = [i.source.id for i in [*block.entries, *block.patterns]]
     for item in [*block.entries, *block.patterns]:
         assert item.citation in block.text
-        assert item.citation.startswith(f"[{item.source.id} · {item.source.tier} · ")
+        assert item.citation.startswith(f"[{item.source.id} {item.source.tier} ")
+    # Shown best score first, in the order offered among equal scores.
+    order = [(-i.source.score, found.index(i.source)) for i in block.entries]
+    assert order == sorted(order)
     for old in replaced:
         assert old not in shown
         assert f"[{old} ·" not in block.text
@@ -102,13 +113,13 @@ def test_a_budget_smaller_than_any_citation_gives_an_empty_block() -> None:
         entry(1, "We keep the billing ledger in Postgres.", speaker="alice"),
         entry(2, "Redis caches the sessions.", speaker="bob"),
     ]
-    # "[e-1 · A · 2023-11-15 · alice]" is 7 words, and the heading one more.
+    # "[e-1 A 2023-11-15 alice]" is 7 words, and the heading one more.
     for budget in range(0, 9):
         block = assemble("ledger", found, [], counter, budget)
         assert block.text == "" and block.tokens == 0 and block.entries == []
         assert block.left_out == ["e-1", "e-2"] and not block.nothing_relevant
     first = assemble("ledger", found, [], counter, 9)
-    assert first.text == "### Memory\n- [e-1 · A · 2023-11-15 · alice] … ledger …"
+    assert first.text == "### Memory\n- [e-1 A 2023-11-15 alice] … ledger …"
 
 
 def test_a_superseded_entry_is_never_shown_and_its_replacement_says_so() -> None:
@@ -149,8 +160,8 @@ def test_entries_come_in_the_order_given_each_on_its_own_cited_line() -> None:
     block = assemble("what did we decide?", found, [], words_counter(), 512)
     assert block.text.splitlines() == [
         "### Memory",
-        "- [e-1 · A · 2023-11-15 · alice] We decided on Postgres.",
-        "- [e-2 · A · 2023-11-16] Redis caches sessions.",
+        "- [e-1 A 2023-11-15 alice] We decided on Postgres.",
+        "- [e-2 A 2023-11-16] Redis caches sessions.",
     ]
 
 
@@ -159,7 +170,7 @@ def test_patterns_follow_when_whole_ones_fit() -> None:
     pattern = Source("how", "A", 1.7e9, None, "Weigh transactions before speed.")
     roomy = assemble("which store?", found, [pattern], words_counter(), 512)
     assert roomy.text.endswith(
-        "### Reasoning patterns\n- [how · A · 2023-11-14] Weigh transactions before speed."
+        "### Reasoning patterns\n- [how A 2023-11-14] Weigh transactions before speed."
     )
     tight = assemble("which store?", found, [pattern], words_counter(), 14)
     assert tight.patterns == [] and "Reasoning patterns" not in tight.text
@@ -181,12 +192,29 @@ def test_model_tokens_count_a_text_past_the_window_whole() -> None:
     assert model.count_tokens([long]) == [128]
 
 
-def test_pieces_stay_inside_a_window_cutting_long_words_after_punctuation() -> None:
+def test_long_words_are_cut_to_stay_inside_a_window_after_punctuation() -> None:
     url = "https://example.org/" + "/".join(["segment"] * 40)
-    cut = pieces(f"see {url} now")
-    assert all(len(p) <= 120 for p in cut)
-    assert "".join(cut).replace(" ", "") == f"see{url}now"
-    assert all(p.endswith("/") for p in cut[:-1])
+    cut = words(f"see {url} now")
+    assert all(len(w) <= 120 for w in cut)
+    assert "".join(cut) == f"see{url}now"
+    assert all(w.endswith("/") for w in cut[1:-2])
+
+
+def test_model_tokens_ask_the_tokenizer_once_for_each_new_word() -> None:
+    model = FakeEmbedder()
+    counter = ModelTokens(model.count_tokens)
+    assert counter.count(["the ledger, the cache", "ledger"]) == [4, 1]
+    assert counter.count(["cache the ledger again"]) == [4]
+    asked = [w for call in model.token_calls for w in call if w]
+    assert sorted(asked) == ["again", "cache", "ledger", "ledger,", "the"]
+
+
+def test_model_tokens_forget_words_past_their_limit_and_count_alike() -> None:
+    model = FakeEmbedder()
+    counter = ModelTokens(model.count_tokens, kept=3)
+    texts = ["one two three", "four five six seven", "one two three four"]
+    assert [counter.count([t])[0] for t in texts] == [3, 4, 4]
+    assert counter.count(texts) == [3, 4, 4]
 
 
 def test_character_tokens_bound_any_tokenizer_from_above() -> None:
@@ -200,5 +228,38 @@ def test_excerpt_falls_back_to_words_around_the_question_when_a_sentence_is_too_
 
 
 def test_citation_without_a_speaker_has_three_parts() -> None:
-    assert citation(entry(0, "x")) == "[e-0 · A · 2023-11-14]"
-    assert citation(entry(0, "x", speaker="bob")) == "[e-0 · A · 2023-11-14 · bob]"
+    assert citation(entry(0, "x")) == "[e-0 A 2023-11-14]"
+    assert citation(entry(0, "x", speaker="bob")) == "[e-0 A 2023-11-14 bob]"
+
+
+def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -> None:
+    # Offered most relevant first; the answer's scores order what is shown.
+    found = [
+        Source("e-1", "A", 1.7e9, None, "Billing runs on Postgres.", score=0.2),
+        Source("e-2", "A", 1.7e9, None, "We decided billing keeps invoices.", score=0.9),
+        Source("e-3", "A", 1.7e9, None, "Redis caches the billing sessions nightly.", score=0.95),
+    ]
+    # The heading is a word, "[e-1 A 2023-11-14]" six, e-1's text four and e-2's five.
+    block = assemble("billing", found, [], words_counter(), 22)
+    assert [i.source.id for i in block.entries] == ["e-2", "e-1"]
+    assert block.left_out == ["e-3"] and not any(i.cut for i in block.entries)
+
+
+def test_entries_considered_grow_with_the_budget_unless_the_caller_sets_them() -> None:
+    assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 16, 32, 50]
+    assert considered(4096, 5) == 5 and considered(32, 30) == 30
+
+
+def test_the_most_relevant_entry_is_given_up_to_half_of_the_budget() -> None:
+    counter = words_counter()
+    long = [
+        entry(n, " ".join(f"Item {n}x{m} of the billing ledger." for m in range(100)))
+        for n in range(1, 6)
+    ]
+    block = assemble("billing ledger", long, [], counter, 200)
+    first, *others = block.entries
+    assert first.source.id == "e-1" and first.cut and len(others) >= 3
+    # The room is 199 tokens; the first line's citation is 6 of its half.
+    (shown,) = counter.count([first.text])
+    assert 99 - 6 - 6 <= shown <= 99 - 6
+    assert all(counter.count([o.text])[0] < shown for o in others)

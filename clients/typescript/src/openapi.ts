@@ -80,8 +80,8 @@ export interface ContextRequest {
   max_tokens?: number;
   /** Default: `"markdown"`. */
   format?: "markdown" | "text";
-  /** >= 1, <= 50. Default: `10`. */
-  max_entries?: number;
+  /** >= 1, <= 50. Default: `null`. */
+  max_entries?: number | null;
   /** length >= 1, length <= 200. Default: `null`. */
   asker?: string | null;
   /** items >= 1. Default: `null`. */

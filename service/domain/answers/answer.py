@@ -141,6 +141,7 @@ class Answerer:
         include_superseded: bool = False,
         record: bool = True,
         within: Filters | None = None,
+        pool_size: int | None = None,
     ) -> Answer:
         """The best entries for ``question``: of memory as it is, or as it held ``as_of``
         a moment; superseded entries left out unless ``include_superseded``, and those
@@ -148,7 +149,9 @@ class Answerer:
         Logged as an interaction unless ``record`` is False (a preview: its
         ``interaction_id`` is empty, as there is nothing to give feedback on). ``within``:
         the conditions the entries meet (its namespace, moment and ``include_superseded``
-        are those given here); None: every tier. Reasoning patterns are of every tier."""
+        are those given here); None: every tier. Reasoning patterns are of every tier.
+        ``pool_size``: how many search results the entries are ranked from; None: three for
+        every entry asked for (at least 20)."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -167,7 +170,7 @@ class Answerer:
                 as_of=as_of,
             )
         pool = self.retriever.search(
-            SearchQuery(question, searched, limit=max(3 * top_n, 20), explain=True)
+            SearchQuery(question, searched, limit=pool_size or max(3 * top_n, 20), explain=True)
         )
         found = [r for r in pool.results if r.entry.kind != "pattern"]
         # The evidence is of the whole pool, as calibrated; the answer only of what is

@@ -1,11 +1,13 @@
 """An agent's context block: the entries an answer ranks first, each cited, within a budget
 of model tokens.
 
-Entries come in the answer's order; one another entry replaces is never shown, and one that
-replaces others says so; near-repeats are folded into the best ranked; a long entry is cut
-to whole sentences around its best passage. The budget is shared so that every entry shown
-gets a fair part of it (no entry is cut below ``MIN_EXCERPT`` tokens to make room: the
-lowest ranked are left out first); reasoning patterns follow when whole ones still fit.
+Entries are kept most relevant first and shown in the answer's order; one another entry
+replaces is never shown, and one that replaces others says so; near-repeats are folded into
+the most relevant; a long entry is cut to whole sentences around its best passage. The most
+relevant entry is given up to half of the budget, and the others share the rest so that
+every one shown gets a fair part of it (no entry is cut below ``MIN_EXCERPT`` tokens to make
+room: the least relevant are left out first); reasoning patterns follow when whole ones
+still fit.
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ from service.domain.entries import Tier
 from service.domain.search.snippets import query_terms
 
 Style = Literal["markdown", "text"]
-MIN_EXCERPT = 12
+MIN_EXCERPT = 10
 """Fewest tokens of an entry's text worth showing when it must be cut."""
+LEAD_SHARE = 0.5
+"""Most of the room the most relevant entry is given before the others share the rest: the
+entry likeliest to answer is read whole or nearly. Shared fairly alone, a budget of 512
+tokens cut an ADR of adr-dev to a phrase of ten tokens beside thirteen others."""
 NOTHING = "Nothing relevant in memory."
 HEADINGS: dict[Style, tuple[str, str, str]] = {
     # (memory heading, patterns heading, bullet)
@@ -77,10 +83,10 @@ class Block:
 
 
 def citation(source: Source) -> str:
-    """``[id · tier · date · speaker]`` (no speaker part when there is none)."""
+    """``[id tier date speaker]`` (no speaker part when there is none)."""
     day = datetime.fromtimestamp(min(max(source.timestamp, _FIRST_DAY), _LAST_DAY), UTC)
     parts = [source.id, source.tier, day.date().isoformat(), *[source.speaker or ""]]
-    return "[" + " · ".join(p for p in parts if p) + "]"
+    return "[" + " ".join(p for p in parts if p) + "]"
 
 
 def assemble(
@@ -91,8 +97,10 @@ def assemble(
     max_tokens: int,
     style: Style = "markdown",
 ) -> Block:
-    """The block of ``entries`` (best first) and ``patterns`` for ``question``, never more
-    than ``max_tokens`` tokens as ``counter`` counts them."""
+    """The block of ``entries`` and ``patterns`` for ``question``, never more than
+    ``max_tokens`` tokens as ``counter`` counts them. ``entries`` come in the order they are
+    kept (the last left out first when the budget cannot hold them all); those kept are
+    shown best ``score`` first, in that order among equal scores."""
     heading, _, bullet = HEADINGS[style]
     replaced = {r for s in entries for r in s.replaces}
     groups = fold([s for s in entries if s.id not in replaced], lambda s: s.text)
@@ -100,29 +108,51 @@ def assemble(
         return _nothing(heading, counter, max_tokens)
     terms = query_terms(question)
     fixed = [_fixed(bullet, g) for g in groups]
-    fixed_costs = counter.count(fixed)
-    needs = counter.count([one_line(g.kept.text) for g in groups])
-    (head,) = counter.count([heading])
-    shares = _fair_shares(fixed_costs, needs, max_tokens - head)
+    texts = [one_line(g.kept.text) for g in groups]
+    # One count of every part: a text's count is passed on, never counted again.
+    head, *costs = counter.count([heading, *fixed, *texts])
+    fixed_costs, needs = costs[: len(groups)], costs[len(groups) :]
+    shares = _shares(fixed_costs, needs, max_tokens - head)
     chosen: list[Included] = []
     spare = 0
     for n, share in enumerate(shares):
         group = groups[n]
-        cut = excerpt(group.kept.text, terms, share + spare, counter)
+        cut = excerpt(group.kept.text, terms, share + spare, counter, whole=(texts[n], needs[n]))
         if not cut.text:
             spare += share + fixed_costs[n]
             continue
         spare = share + spare - cut.tokens
         chosen.append(_included(group, cut.text, cut.cut))
+    chosen.sort(key=lambda i: -i.source.score)
     shown = {i.source.id for i in chosen}
     left = [s.id for g in groups if g.kept.id not in shown for s in [g.kept, *g.repeats]]
     return _fitted(chosen, patterns, left, style, counter, max_tokens)
 
 
-def _fair_shares(fixed: list[int], needs: list[int], room: int) -> list[int]:
+def _shares(fixed: list[int], needs: list[int], room: int) -> list[int]:
+    """Tokens of text for each of the first entries that fit: the first (most relevant)
+    given up to ``LEAD_SHARE`` of ``room`` (all its text when it needs less) and what the
+    others leave, the others fair shares of the rest; fair shares of all of it when the
+    first would show no more than ``MIN_EXCERPT`` tokens so."""
+    if not fixed:
+        return []
+    lead = min(needs[0], int(room * LEAD_SHARE) - fixed[0])
+    if lead <= MIN_EXCERPT:
+        return _fair_shares(fixed, needs, room)
+    rest = room - fixed[0] - lead
+    shares = _fair_shares(fixed[1:], needs[1:], rest, fallback=False)
+    # What the others leave (there are none, or all fit whole) goes back to the first.
+    unused = rest - sum(fixed[1 : 1 + len(shares)]) - sum(shares)
+    return [min(needs[0], lead + unused), *shares]
+
+
+def _fair_shares(
+    fixed: list[int], needs: list[int], room: int, *, fallback: bool = True
+) -> list[int]:
     """Tokens of text for each of the first entries that fit: as many entries as can show
     at least ``MIN_EXCERPT`` tokens (or all their text), then each given the same level of
-    text (all of it when it needs less), the highest level that fits in ``room``."""
+    text (all of it when it needs less), the highest level that fits in ``room``.
+    ``fallback``: when not even one fits so, the first is given what there is."""
     count, used = 0, 0
     for cost, need in zip(fixed, needs, strict=True):
         least = cost + min(need, MIN_EXCERPT)
@@ -130,7 +160,7 @@ def _fair_shares(fixed: list[int], needs: list[int], room: int) -> list[int]:
             break
         used += least
         count += 1
-    if count == 0 and fixed and fixed[0] < room:
+    if count == 0 and fallback and fixed and fixed[0] < room:
         # Too little room for a fair excerpt: the best entry gets what there is.
         return [min(needs[0], room - fixed[0])]
     fixed, needs = fixed[:count], needs[:count]

@@ -33,17 +33,27 @@ def sentences(text: str) -> list[str]:
     return [s for s in (one_line(part) for part in _SENTENCE_END.split(text)) if s]
 
 
-def excerpt(text: str, terms: set[str], allowance: int, counter: TokenCounter) -> Excerpt:
+def excerpt(
+    text: str,
+    terms: set[str],
+    allowance: int,
+    counter: TokenCounter,
+    *,
+    whole: tuple[str, int] | None = None,
+) -> Excerpt:
     """``text`` on one line if it fits in ``allowance`` tokens, else the sentences around
     the best one that fit, ``…`` where text is left out; the best sentence alone too long,
-    its words around the first of ``terms``. Empty when not even that fits."""
-    whole = one_line(text)
-    (total,) = counter.count([whole])
+    its words around the first of ``terms``. Empty when not even that fits. ``whole``:
+    ``text`` on one line and its tokens, when already counted."""
+    if whole is None:
+        line = one_line(text)
+        whole = line, counter.count([line])[0]
+    line, total = whole
     if total <= allowance:
-        return Excerpt(whole, total, False)
+        return Excerpt(line, total, False)
     parts = sentences(text)
     if not parts:
-        return Excerpt("", 0, bool(whole))
+        return Excerpt("", 0, bool(line))
     mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
     costs = counter.count(parts)
     best = best_chunk(parts, terms)

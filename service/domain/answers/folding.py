@@ -40,5 +40,8 @@ def fold(items: Sequence[T], text: Callable[[T], str], near: float = NEAR) -> li
 
 def similar(a: frozenset[str], b: frozenset[str], near: float = NEAR) -> bool:
     """The word sets share at least ``near`` of their union (two empty ones are alike)."""
+    small, large = sorted((len(a), len(b)))
+    if small < near * large:
+        return False  # they share at most the smaller set, their union is at least the larger
     union = len(a | b)
     return union == 0 or len(a & b) / union >= near

@@ -2,19 +2,22 @@
 
 A context block is held to a budget of model tokens. The embedder counts what it would
 read (``Embedder.count_tokens``: special tokens included, nothing past the model's window);
-``ModelTokens`` counts a whole text of any length with it, by pieces short enough that no
-window cuts them. Without a model, ``CharacterTokens`` bounds the count from above.
+``ModelTokens`` counts a whole text of any length with it, word by word, each word counted
+once and then remembered. Without a model, ``CharacterTokens`` bounds the count from above.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-PIECE_CHARS = 120
-"""Most characters of a piece counted at once: a WordPiece token covers at least one
-character, so a piece is at most this many tokens, well inside a 256-token window."""
+WORD_CHARS = 120
+"""Most characters of a word counted at once: a WordPiece token covers at least one
+character, so a word is at most this many tokens, well inside a 256-token window."""
+WORDS_KEPT = 200_000
+"""Words whose counts are remembered: the vocabulary of a large memory, a few tens of MB."""
 _WORD = re.compile(r"\S+")
 _BREAK = re.compile(r"[^\w\s]")
 
@@ -29,25 +32,44 @@ class TokenCounter(Protocol):
 
 class ModelTokens:
     """The model's tokenizer over whole texts. The model's tokenizers split words at white
-    space before anything else, so the tokens of a text are the sum of those of its
-    white-space separated pieces; a piece longer than the window allows is split at a
-    punctuation mark where it has one."""
+    space before anything else, so the tokens of a text are the sum of those of its words;
+    each word is counted once (a word longer than ``WORD_CHARS`` in parts, cut at a
+    punctuation mark where it has one) and its count kept, so a block counted again, or a
+    text cut to a passage, costs no tokenizer call for the words already seen."""
 
-    def __init__(self, count_tokens: Callable[[Sequence[str]], list[int]]) -> None:
+    def __init__(
+        self, count_tokens: Callable[[Sequence[str]], list[int]], *, kept: int = WORDS_KEPT
+    ) -> None:
         """``count_tokens``: the embedder's (special tokens included, up to its window)."""
         self._count_tokens = count_tokens
         self._specials: int | None = None
+        self._kept = kept
+        self._known: dict[str, int] = {}
+        self._lock = threading.Lock()
 
     def count(self, texts: Sequence[str]) -> list[int]:
-        if not texts:
-            return []
-        split = [pieces(text) for text in texts]
-        flat = [p for ps in split for p in ps]
+        split = [words(text) for text in texts]
+        # Counts are only ever added to this dict; when full, a new one replaces it, so
+        # the one read here holds what it held while another call counts.
+        known = self._known
+        new = list(dict.fromkeys(w for ws in split for w in ws if w not in known))
+        if not new:
+            return [sum(map(known.__getitem__, ws)) for ws in split]
+        fresh = self._counted(new)
+        return [sum(fresh[w] if w in fresh else known[w] for w in ws) for ws in split]
+
+    def _counted(self, new: list[str]) -> dict[str, int]:
+        """Tokens of each of the ``new`` words (one tokenizer call), kept for later."""
         if self._specials is None:
             self._specials = self._count_tokens([""])[0]
-        counts = iter(self._count_tokens(flat) if flat else [])
         specials = self._specials
-        return [sum(max(0, next(counts) - specials) for _ in ps) for ps in split]
+        counts = self._count_tokens(new)
+        counted = {w: max(0, n - specials) for w, n in zip(new, counts, strict=True)}
+        with self._lock:
+            if len(self._known) + len(counted) > self._kept:
+                self._known = {}
+            self._known.update(counted)
+        return counted
 
 
 class CharacterTokens:
@@ -58,22 +80,13 @@ class CharacterTokens:
         return [sum(len(w) for w in _WORD.findall(text)) for text in texts]
 
 
-def pieces(text: str, most: int = PIECE_CHARS) -> list[str]:
-    """``text`` as runs of whole words of at most ``most`` characters; a longer word is cut
-    after a punctuation mark near the limit, else at the limit."""
-    out: list[str] = []
-    run: list[str] = []
-    size = 0
-    for word in _WORD.findall(text):
-        for part in _cut(word, most):
-            if run and size + 1 + len(part) > most:
-                out.append(" ".join(run))
-                run, size = [], 0
-            run.append(part)
-            size += len(part) + (1 if size else 0)
-    if run:
-        out.append(" ".join(run))
-    return out
+def words(text: str, most: int = WORD_CHARS) -> list[str]:
+    """The white-space separated words of ``text``, a word longer than ``most`` characters
+    cut after a punctuation mark near the limit, else at the limit."""
+    found = _WORD.findall(text)
+    if max(map(len, found), default=0) <= most:
+        return found
+    return [part for word in found for part in _cut(word, most)]
 
 
 def _cut(word: str, most: int) -> list[str]:
