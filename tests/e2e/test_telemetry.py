@@ -217,13 +217,15 @@ class OtlpHttpReceiver:
             for scope in resource.scope_spans:
                 self.spans.extend(scope.spans)
 
-    def wait_for(self, trace_id: str, name: str) -> list[Any]:
+    def wait_for(self, trace_id: str, *names: str) -> list[Any]:
+        """The trace's spans once a span of each name has arrived: a span ends, and
+        is exported, after its children, so they may come in separate batches."""
         for _ in range(100):
             found = [s for s in self.spans if s.trace_id.hex() == trace_id]
-            if any(s.name.startswith(name) for s in found):
+            if all(any(s.name.startswith(name) for s in found) for name in names):
                 return found
             threading.Event().wait(0.1)
-        raise AssertionError(f"no span {name!r} of trace {trace_id} among {len(self.spans)}")
+        raise AssertionError(f"no spans {names!r} of trace {trace_id} among {len(self.spans)}")
 
 
 def attributes(span: Any) -> dict[str, Any]:
@@ -252,7 +254,14 @@ def test_spans_of_a_search_continue_the_callers_trace_over_otlp_http(tmp_path: P
             headers={"traceparent": traceparent},
         )
         assert found.json()["results"][0]["id"] == "adr-1"
-        spans = receiver.wait_for(TRACE_ID, "search_memory")
+        spans = receiver.wait_for(
+            TRACE_ID,
+            "search_memory",
+            "POST /v1/search",
+            "keyword index",
+            "model embed",
+            "vector store",
+        )
         by_name = {s.name: s for s in spans}
         request = by_name["POST /v1/search"]
         assert request.parent_span_id.hex() == CALLER_SPAN
@@ -274,7 +283,7 @@ def test_spans_of_a_search_continue_the_callers_trace_over_otlp_http(tmp_path: P
                 assert not result.is_error
 
         anyio.run(over_mcp)
-        spans = receiver.wait_for(MCP_TRACE_ID, "search_memory")
+        spans = receiver.wait_for(MCP_TRACE_ID, "search_memory", "tools/call search")
         names = {s.name for s in spans}
         assert "tools/call search" in names and "search_memory default" in names
     finally:
