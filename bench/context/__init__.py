@@ -17,7 +17,7 @@ question with a relevant document, one call at a time:
 3. ``POST /v1/search`` (the default mode) with ``limit`` 50, whose results make the naive
    block at each budget: whole texts on one line each, ``- text``, best first, until the
    next would pass the budget, counted with the service's counter
-   (``service.domain.answers.tokens.ModelTokens``) over the embedding model's tokenizer read from
+   (``service.domain.tokens.ModelTokens``) over the embedding model's tokenizer read from
    disk.
 
 The service keeps the vectors of recent questions, so a question's first call embeds it;

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from service.domain.answers.excerpts import ELLIPSIS, one_line
-from service.domain.answers.tokens import TokenCounter
+from service.domain.tokens import TokenCounter
 
 BULLET = "- "
 

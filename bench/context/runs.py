@@ -25,7 +25,7 @@ from bench.context.scores import (
 )
 from bench.quality.runs import check
 from bench.quality.sets import Dataset
-from service.domain.answers.tokens import TokenCounter
+from service.domain.tokens import TokenCounter
 from service.evaluation.beir import Doc, namespace_for, to_event
 
 BUDGETS = (256, 512, 1024)

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from service.domain.answers.tokens import ModelTokens
+from service.domain.tokens import ModelTokens
 from service.stores.embedder import default_model_path, stay_offline
 from service.stores.onnx_runtime import load_tokenizer
 

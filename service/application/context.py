@@ -13,7 +13,7 @@ from service.application.chains import ChainSource, chains
 from service.application.inputs import not_blank, to_query
 from service.domain.answers.answer import Answer, Answered, Answerer
 from service.domain.answers.context import Block, Source, assemble
-from service.domain.answers.tokens import TokenCounter
+from service.domain.tokens import TokenCounter
 from service.telemetry import NONE, Telemetry
 
 BY_CHARACTER = "embedding model unavailable: context tokens counted one per character"

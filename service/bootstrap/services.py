@@ -26,7 +26,6 @@ from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
 from service.application.status import Replica, StatusUseCases
 from service.domain.answers.answer import Answerer
-from service.domain.answers.tokens import CharacterTokens, ModelTokens
 from service.domain.cluster.replication import Follower
 from service.domain.collections.catalog import Collections
 from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
@@ -37,6 +36,7 @@ from service.domain.search.query import SearchOutcome
 from service.domain.search.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.retrieval import Retriever, Weighting
 from service.domain.search.usage import ReadModelUsage
+from service.domain.tokens import CharacterTokens
 from service.jobs.lifecycle import lifecycle_jobs
 from service.jobs.rebuild import Rebuilder
 from service.jobs.scheduler import Scheduler
@@ -247,7 +247,7 @@ def build_services(
         ),
         context=ContextUseCase(
             answerer,
-            ModelTokens(stores.embedder.count_tokens) if stores.embedder else CharacterTokens(),
+            stores.embedder.tokens if stores.embedder else CharacterTokens(),
             degraded,
             clock=clock,
             ledger=stores.ledger,

@@ -3,8 +3,12 @@ history, and what is archived, removed, erased or set aside."""
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 # The vocabulary the wire contract shares with the domain, defined in schemas/vocabulary.py.
@@ -24,6 +28,9 @@ EARLIEST_TIME = 0.0
 """1970-01-01T00:00:00Z: the earliest time an entry may carry."""
 LATEST_TIME = 253_402_300_799.0
 """9999-12-31T23:59:59Z: the latest time an entry may carry, its expiry included."""
+
+
+SPACES = re.compile(r"\s+")
 
 
 def entry_key(namespace: str, entry_id: str) -> str:
@@ -84,13 +91,27 @@ class Entry:
     """The id of the entry that replaced it (the latest, when several did); kept by the
     ledger from the writes that name it in ``supersedes``, ignored when an entry is written."""
 
-    @property
+    @cached_property
     def key(self) -> str:
         return entry_key(self.namespace, self.id)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """What repeats of the entry share within its namespace (two events record the same
+        thing): a digest of its tier, speaker and normalised text. A repeat written without
+        an id is not stored twice."""
+        parts = "\0".join((self.tier, self.speaker or "", normalised(self.text)))
+        return hashlib.blake2b(parts.encode(), digest_size=16).hexdigest()
 
     @property
     def embedded(self) -> bool:
         return self.tier in EMBEDDED_TIERS
+
+
+def normalised(text: str) -> str:
+    """A text as compared for repeats: Unicode NFKC, case folded, runs of white space made
+    one space, trimmed."""
+    return SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
 @dataclass(frozen=True)

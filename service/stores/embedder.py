@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from service.domain.errors import EngineUnavailable
+from service.domain.tokens import ModelTokens
 from service.stores.onnx_export import UnsupportedModel, export_onnx
 from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
 
@@ -94,6 +95,7 @@ class SentenceTransformerEmbedder:
         self._model = SentenceTransformer(model or default_model_path(), device="cpu")
         self.dimension = int(self._model.get_embedding_dimension() or 0)
         self.batch_size = batch_size
+        self.tokens = ModelTokens(self._tokenized)
 
     @model_call
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
@@ -107,11 +109,13 @@ class SentenceTransformerEmbedder:
         return [tuple(v.tolist()) for v in vectors]
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.tokens.read(texts, int(self._model.max_seq_length or 512))
+
+    def _tokenized(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        window = int(self._model.max_seq_length or 512)
         encoded = self._model.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
-        return [min(len(ids), window) for ids in encoded]
+        return [len(ids) for ids in encoded]
 
 
 class OnnxEmbedder:
@@ -141,7 +145,9 @@ class OnnxEmbedder:
         # search under concurrent load (measured at 100k entries, 8 concurrent searches).
         self._single = open_session(graph, 1)
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = load_tokenizer(model_dir, _max_length(model_dir))
+        self._window = _max_length(model_dir)
+        self._tokenizer = load_tokenizer(model_dir, self._window)
+        self.tokens = ModelTokens(self._tokenized)
         self.name = name
         self.backend = "onnx-int8" if quantized else "onnx"
         self.batch_size = batch_size
@@ -165,7 +171,10 @@ class OnnxEmbedder:
         return vectors
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
+        return self.tokens.read(texts, self._window)
+
+    def _tokenized(self, texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in self._tokenizer.encode_batch_fast(list(texts))]
 
 
 def _check_mean_pooling(model_dir: Path) -> None:

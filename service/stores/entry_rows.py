@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from service.domain.entries import Entry, StoredEntry
-from service.domain.memory.duplicates import fingerprint
 from service.domain.search.similarity import Matrix
 from service.stores.tables import entries
 
@@ -48,7 +47,7 @@ def entry_values(s: StoredEntry) -> tuple[Any, ...]:
         "thread": e.thread,
         "context": e.context,
         "tokens": s.tokens,
-        "fingerprint": fingerprint(e),
+        "fingerprint": e.fingerprint,
     }
     return IN_ORDER(values)  # type: ignore[no-any-return]
 

@@ -63,6 +63,16 @@ def test_tokens_count_the_special_tokens_and_grow_with_the_text(model: Embedder)
     assert all(a < b for a, b in itertools.pairwise(counts))
 
 
+def test_a_text_s_tokens_are_what_the_model_reads_of_it_but_its_special_tokens(
+    model: Embedder,
+) -> None:
+    texts = [*TEXTS, "Ünïcode, punctuation—and   spaces:\tthe ledger's 2nd try (v1.2.3)!", ""]
+    specials = model.count_tokens([""])[0]
+    assert [n + specials for n in model.tokens.count(texts)] == model.count_tokens(texts)
+    # Counted again from what is remembered: the same.
+    assert [n + specials for n in model.tokens.count(texts)] == model.count_tokens(texts)
+
+
 def test_no_texts_cost_no_tokens(model: Embedder) -> None:
     assert model.count_tokens([]) == []
 

@@ -6,6 +6,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 
+from service.domain.tokens import ModelTokens
 from tests.fakes.entries import words
 
 
@@ -23,6 +24,7 @@ class FakeEmbedder:
         self.calls: list[list[str]] = []
         """Texts of every ``embed`` call, in order (``count_tokens`` is not recorded here)."""
         self.token_calls: list[list[str]] = []
+        self.tokens = ModelTokens(self.count_tokens)
 
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         self.calls.append(list(texts))
@@ -31,10 +33,10 @@ class FakeEmbedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Words plus the two special tokens a BERT-style model adds, up to the window."""
         self.token_calls.append(list(texts))
-        return [min(self.tokens(t), self.window) for t in texts]
+        return [min(self.token_count(t), self.window) for t in texts]
 
     @staticmethod
-    def tokens(text: str) -> int:
+    def token_count(text: str) -> int:
         return len(words(text)) + 2
 
     @property

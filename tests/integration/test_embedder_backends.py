@@ -53,6 +53,29 @@ def test_onnx_gives_the_vectors_torch_gives(
     assert cosines(vectors, alone).min() > 0.9999
 
 
+def test_tokens_counted_word_by_word_are_the_tokenizer_s_count_of_the_whole_text(
+    embedder: SentenceTransformerEmbedder, cache: Path
+) -> None:
+    onnx = OnnxEmbedder(Path(default_model_path()), cache)
+    texts = [
+        *TEXTS,
+        "Ünïcode, punctuation—and   spaces:\tthe ledger's 2nd try (v1.2.3)!\nDone.",
+        "数据库 迁移 完成 on 2024-05-01; see https://example.org/a/b?c=d&e=f#g",
+        "x" * 90 + " " + "deploy " * 400,
+        "",
+    ]
+    tokenizer = embedder._model.tokenizer
+    whole = [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]
+    read = [min(n, 256) for n in whole]
+    assert embedder.count_tokens(texts) == read
+    assert onnx.count_tokens(texts) == read
+    assert [n + 2 for n in onnx.tokens.count(texts)] == whole
+    # A word of more than 100 characters is one unknown token to the tokenizer; counted in
+    # parts, it is never fewer.
+    long_word = "x" * 400
+    assert onnx.count_tokens([long_word]) >= embedder.count_tokens([long_word])
+
+
 def test_int8_is_close_to_torch(embedder: SentenceTransformerEmbedder, cache: Path) -> None:
     int8 = OnnxEmbedder(Path(default_model_path()), cache, quantized=True)
     assert int8.backend == "onnx-int8"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bench.context.blocks import Hit, Inside, Shown, holds_cut, holds_whole, inside, naive_block
 from bench.context.runs import call_order, relevant_texts
 from bench.context.scores import BlockTally, CallTally, score_block, score_calls
-from service.domain.answers.tokens import CharacterTokens
+from service.domain.tokens import CharacterTokens
 from service.evaluation.beir import Doc
 
 COUNTER = CharacterTokens()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from service.application.context import considered
 from service.domain.answers.context import NOTHING, Source, assemble, citation
 from service.domain.answers.excerpts import excerpt
-from service.domain.answers.tokens import CharacterTokens, ModelTokens, words
+from service.domain.tokens import CharacterTokens, ModelTokens, words
 from tests.fakes import FakeEmbedder
 
 DAY = 86_400

@@ -91,7 +91,9 @@ def test_a_search_counts_its_query_once_and_a_cached_query_vector_costs_nothing(
     search(retriever, "kubernetes upgrade")
     search(retriever, "kubernetes upgrade")
     assert model.calls == [["kubernetes upgrade"]]
-    assert usage.snapshot().queries == ModelWork(1, 1, FakeEmbedder.tokens("kubernetes upgrade"))
+    assert usage.snapshot().queries == ModelWork(
+        1, 1, FakeEmbedder.token_count("kubernetes upgrade")
+    )
     assert usage.snapshot().passages == {}
 
 
@@ -100,7 +102,7 @@ def test_passages_embedded_at_query_time_are_counted_once_each() -> None:
     search(retriever, "kubernetes upgrade")
     passages = model.calls[1]
     assert len(passages) == 3
-    expected = ModelWork(1, 3, sum(FakeEmbedder.tokens(p) for p in passages))
+    expected = ModelWork(1, 3, sum(FakeEmbedder.token_count(p) for p in passages))
     assert usage.snapshot().passages == {"ns": expected}
     # Another query with the same candidates: their passage vectors are kept, no model call.
     search(retriever, "upgrade kubernetes")

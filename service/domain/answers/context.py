@@ -19,9 +19,9 @@ from typing import Literal
 
 from service.domain.answers.excerpts import excerpt, one_line
 from service.domain.answers.folding import Folded, fold
-from service.domain.answers.tokens import TokenCounter
 from service.domain.entries import Tier
 from service.domain.search.snippets import query_terms
+from service.domain.tokens import TokenCounter
 
 Style = Literal["markdown", "text"]
 MIN_EXCERPT = 10

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from service.domain.answers.tokens import TokenCounter
 from service.domain.search.snippets import best_chunk
+from service.domain.tokens import TokenCounter
 
 ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n\s*")

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from service.domain.memory.duplicates import normalised
+from service.domain.entries import normalised
 
 NEAR = 0.8
 """Share of words (Jaccard) from which two texts are one: "Deploys go out on Tuesdays."

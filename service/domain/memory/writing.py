@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from service.domain.entries import EMBEDDED_TIERS, Entry, StoredEntry, entry_key
 from service.domain.errors import EngineUnavailable
 from service.domain.memory.bounds import require_bounds
-from service.domain.memory.duplicates import fingerprint
 from service.domain.memory.indexes import Indexes
 from service.domain.memory.outcomes import Committed, Similar, WriteOutcome
 from service.domain.memory.preparation import in_threads, prepare, prepare_kept
@@ -143,7 +142,7 @@ class Writer:
                     pending.error = error
                     continue
                 for s in written.stored:
-                    seen.setdefault((s.entry.namespace, fingerprint(s.entry)), s.entry.id)
+                    seen.setdefault((s.entry.namespace, s.entry.fingerprint), s.entry.id)
                 pending.result = [written]
                 durable.extend(written.stored)
             # The writes are durable: they are acknowledged whatever befalls the indexes.
@@ -169,7 +168,7 @@ class Writer:
         duplicate_of: dict[int, str] = {}
         local: dict[tuple[str, str], str] = {}
         for n, e in enumerate(entries):
-            mark = (e.namespace, fingerprint(e))
+            mark = (e.namespace, e.fingerprint)
             existing = repeats.get(e.key) or seen.get(mark) or local.get(mark)
             if e.key in write.once and existing is not None:
                 duplicate_of[n] = existing

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from service.domain.entries import StoredEntry, Tier
 from service.domain.search.query import Filters, Hit
+from service.domain.tokens import TokenCounter
 
 
 class Embedder(Protocol):
@@ -20,8 +21,14 @@ class Embedder(Protocol):
         """Unit-length vectors, one per text, in order."""
         ...
 
+    @property
+    def tokens(self) -> TokenCounter:
+        """The model's tokenizer over whole texts: no special tokens, no window."""
+        ...
+
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Model tokens each text costs to embed (up to the model's window)."""
+        """Model tokens each text costs to embed: its special tokens included, none past the
+        model's window."""
         ...
 
 

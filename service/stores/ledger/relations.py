@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from sqlalchemy import bindparam, or_, select
 
 from service.domain.entries import Entry, HistoryEvent, Supersession
-from service.domain.memory.duplicates import fingerprint
 from service.stores.ledger.core import LedgerCore
 from service.stores.ledger.statements import LIVE, E, S
 from service.stores.tables import history
@@ -65,7 +64,7 @@ class SqlRelations(LedgerCore):
         found: dict[str, str] = {}
         by_print: dict[tuple[str, str], list[Entry]] = {}
         for e in wanted:
-            by_print.setdefault((e.namespace, fingerprint(e)), []).append(e)
+            by_print.setdefault((e.namespace, e.fingerprint), []).append(e)
         if not by_print:
             return found
         query = (

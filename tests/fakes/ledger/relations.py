@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.domain.entries import Entry, HistoryEvent, Supersession, key_namespace
-from service.domain.memory.duplicates import fingerprint
 from tests.fakes.ledger.state import LedgerState
 
 
@@ -38,9 +37,9 @@ class FakeHistory(LedgerState):
     def duplicates(self, wanted: Sequence[Entry]) -> dict[str, str]:
         found: dict[str, str] = {}
         for e in wanted:
-            mine = (e.namespace, fingerprint(e))
+            mine = (e.namespace, e.fingerprint)
             for key, s in self.entries.items():
-                same = (s.entry.namespace, fingerprint(s.entry)) == mine
+                same = (s.entry.namespace, s.entry.fingerprint) == mine
                 if same and key != e.key and self._live(key):
                     found[e.key] = s.entry.id
                     break

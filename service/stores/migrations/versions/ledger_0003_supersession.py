@@ -10,7 +10,6 @@ import sqlalchemy as sa
 from alembic import op
 
 from service.domain.entries import Entry
-from service.domain.memory.duplicates import fingerprint
 
 revision = "ledger_0003_supersession"
 down_revision = "ledger_0002"
@@ -51,9 +50,9 @@ def _fill_fingerprints() -> None:
             [
                 {
                     "key": row.key,
-                    "fingerprint": fingerprint(
-                        Entry(row.id, row.namespace, row.tier, row.text, 0.0, row.speaker)
-                    ),
+                    "fingerprint": Entry(
+                        row.id, row.namespace, row.tier, row.text, 0.0, row.speaker
+                    ).fingerprint,
                 }
                 for row in rows
             ],

@@ -1,9 +1,10 @@
-"""How many tokens a text is: the embedding model's tokenizer, without its window.
+"""How many tokens a text is, by the embedding model's tokenizer.
 
-A context block is held to a budget of model tokens. The embedder counts what it would
-read (``Embedder.count_tokens``: special tokens included, nothing past the model's window);
-``ModelTokens`` counts a whole text of any length with it, word by word, each word counted
-once and then remembered. Without a model, ``CharacterTokens`` bounds the count from above.
+``ModelTokens`` counts a whole text of any length word by word, each word counted once by
+the tokenizer and then remembered: a context block is held to a budget of such tokens, and
+what the model reads of a text it embeds (``Embedder.count_tokens``: special tokens
+included, nothing past the model's window) is counted so at every write. Without a model,
+``CharacterTokens`` bounds the count from above.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class ModelTokens:
     def __init__(
         self, count_tokens: Callable[[Sequence[str]], list[int]], *, kept: int = WORDS_KEPT
     ) -> None:
-        """``count_tokens``: the embedder's (special tokens included, up to its window)."""
+        """``count_tokens``: the tokenizer's count of each text, special tokens included
+        (up to the model's window, which no word of ``WORD_CHARS`` reaches)."""
         self._count_tokens = count_tokens
         self._specials: int | None = None
         self._kept = kept
@@ -58,11 +60,20 @@ class ModelTokens:
         fresh = self._counted(new)
         return [sum(fresh[w] if w in fresh else known[w] for w in ws) for ws in split]
 
-    def _counted(self, new: list[str]) -> dict[str, int]:
-        """Tokens of each of the ``new`` words (one tokenizer call), kept for later."""
+    def read(self, texts: Sequence[str], window: int) -> list[int]:
+        """Tokens the model reads of each text: its special tokens added, none past
+        ``window``."""
+        specials = self._special_tokens()
+        return [min(window, specials + n) for n in self.count(texts)]
+
+    def _special_tokens(self) -> int:
         if self._specials is None:
             self._specials = self._count_tokens([""])[0]
-        specials = self._specials
+        return self._specials
+
+    def _counted(self, new: list[str]) -> dict[str, int]:
+        """Tokens of each of the ``new`` words (one tokenizer call), kept for later."""
+        specials = self._special_tokens()
         counts = self._count_tokens(new)
         counted = {w: max(0, n - specials) for w, n in zip(new, counts, strict=True)}
         with self._lock:
