@@ -28,14 +28,13 @@ EXACT = 2**53
 """Largest integral float taken as an integer: beyond it a float is not exact."""
 
 
-def check_body(body: bytes, annotation: Any) -> None:
-    """Whether ``body`` is a JSON document of type ``annotation``: MalformedRequest (400) when
-    it is not readable JSON, ValidationException (422) naming the first field its type
-    refuses."""
+def read_body(body: bytes, annotation: Any) -> Any:
+    """``body`` as a value of type ``annotation``: MalformedRequest (400) when it is not
+    readable JSON, ValidationException (422) naming the first field its type refuses."""
     if not body.strip():
         raise ValidationException(extra=[{"key": "data", "message": "a JSON body is required"}])
     try:
-        msgspec.convert(decode(body), annotation, strict=True)
+        return msgspec.convert(decode(body), annotation, strict=True)
     except msgspec.ValidationError as exc:
         message, _, where = str(exc).partition(" - at `")
         key = where.rstrip("`") or "data"

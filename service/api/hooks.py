@@ -1,5 +1,5 @@
 """What runs before every handler: ``OPTIONS`` answered for the whole path, and JSON bodies
-checked (``service/api/bodies.py``).
+read (``service/api/bodies.py``).
 
 Litestar gives each path an ``OPTIONS`` handler bound to the first route built for it; a
 controller serving two methods on one path (``GET`` and ``POST /v1/admin/rebuild``) builds
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response
+from litestar.utils.scope.state import ScopeState
 
 from service.api import bodies
 
@@ -19,7 +20,7 @@ from service.api import bodies
 async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
     if request.method == "OPTIONS":
         return allowed_methods(request)
-    await check_body(request)
+    await read_body(request)
     return None
 
 
@@ -31,9 +32,12 @@ def allowed_methods(request: Request[Any, Any, Any]) -> Response[None]:
     return Response(None, status_code=204, headers={"Allow": ", ".join(sorted(served))})
 
 
-async def check_body(request: Request[Any, Any, Any]) -> None:
-    """The body of a handler that takes one, checked before the handler (and its caller's
-    key) is: 400 when it is not readable JSON, 422 naming the first field its type refuses."""
+async def read_body(request: Request[Any, Any, Any]) -> None:
+    """The body of a handler that takes one, read before the handler (and its caller's key)
+    is: 400 when it is not readable JSON, 422 naming the first field its type refuses.
+    Read once: the value of its type is where Litestar takes the request's JSON from, so
+    the handler's ``data`` is that value, not a second decoding of the body."""
     data = request.route_handler.parsed_fn_signature.parameters.get("data")
     if data is not None:
-        bodies.check_body(await request.body(), data.annotation)
+        value = bodies.read_body(await request.body(), data.annotation)
+        ScopeState.from_scope(request.scope).json = value

@@ -8,6 +8,7 @@ import pytest
 
 from bench import cost
 from bench.common import search_fields
+from bench.ingest import report, tier_e_events
 from bench.load.report import model_tokens
 from bench.quality.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
 from bench.quality.runs import CostRun
@@ -160,3 +161,21 @@ def test_questions_of_a_past_moment_fall_between_two_versions() -> None:
     now, then = corpus.questions(found, 4)
     assert [q.version for q in now] == [t.revisions for t in found]
     assert all(q.as_of_round == q.version < found[q.topic].revisions for q in then)
+
+
+def test_the_ingest_benchmark_sends_tier_e_log_lines_and_reports_ratios_to_the_first() -> None:
+    events = tier_e_events(50)
+    assert len(events) == 50 and {e["tier"] for e in events} == {"E"}
+    assert len({e["id"] for e in events}) == 50
+    assert events == tier_e_events(50)  # the same events every run
+    figures = {
+        "before": [{"events_per_s": 100.0, "cpu_us_per_event": 400.0}] * 3,
+        "after": [
+            {"events_per_s": 90.0, "cpu_us_per_event": 300.0},
+            {"events_per_s": 120.0, "cpu_us_per_event": 360.0},
+            {"events_per_s": 110.0, "cpu_us_per_event": 500.0},
+        ],
+    }
+    table = report(figures, 9000, 500)
+    assert "| before | 100 | 1.000 | 400 | 1.000 |" in table
+    assert "| after | 110 | 1.100 | 360 | 0.900 |" in table
