@@ -1,3 +1,3 @@
 """Answers built on a search: retrieve's verdict and its confidence, the context block
-within a token budget (``context``, ``excerpts``, ``folding``, ``tokens``), and the interactions
+within a token budget (``context``, ``excerpts``, ``folding``), and the interactions
 logged with their feedback."""
