@@ -174,7 +174,7 @@ class OnnxEmbedder:
         return self.tokens.read(texts, self._window)
 
     def _tokenized(self, texts: Sequence[str]) -> list[int]:
-        return [len(e.ids) for e in self._tokenizer.encode_batch_fast(list(texts))]
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
 
 
 def _check_mean_pooling(model_dir: Path) -> None:
