@@ -32,7 +32,7 @@ from schemas import wire
 from service.application.auth import OPEN
 from service.application.services import Services
 from service.bootstrap import load_reranker
-from service.domain.answers.confidence import content_terms
+from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
 from service.domain.search.intent import MemoryKind, asks_for_decision, kind_of
 from service.domain.search.learned import LearnedFusion, RankingModel, entry_features
@@ -183,6 +183,7 @@ class Workbench:
         pool = fusion.pool(query.text, lists, vector).features
         loaded = retriever.ledger.passages(pool.keys)
         terms, cued = content_terms(query.text), asks_for_decision(query.text)
+        named = named_terms(query.text)
         relevant = set() if elsewhere else self._relevant(query)
         rows, truth, kinds = [], [], []
         for row, key in enumerate(pool.keys):
@@ -190,7 +191,7 @@ class Workbench:
                 continue
             entry, listed = loaded[key][0], pool.of(row)
             unembedded = listed["unembedded"]
-            rows.append({**listed, **entry_features(terms, entry, unembedded, {}, cued)})
+            rows.append({**listed, **entry_features(terms, entry, unembedded, {}, cued, named)})
             truth.append(self.source.get((namespace, entry.id)) in relevant)
             kinds.append(kind_of(entry))
         return Candidates(rows, truth, kinds, tuple(vector), namespace, elsewhere)

@@ -39,6 +39,58 @@ def test_a_question_memory_never_recorded_gets_nothing(
             assert answer["entries"] == [] and answer["strong_match"] is False
 
 
+CONVERSATION = [
+    {
+        "id": "turn-1",
+        "tier": "E",
+        "speaker": "Melanie",
+        "text": "I finally opened my pottery studio last week, the kiln arrived on Monday.",
+        "timestamp": "2026-05-04T18:00:00Z",
+    },
+    {
+        "id": "turn-2",
+        "tier": "C",
+        "speaker": "Caroline",
+        "text": "Congratulations! I went to the support group yesterday, it was so powerful.",
+        "timestamp": "2026-05-04T18:01:00Z",
+    },
+    {
+        "id": "fact-1",
+        "tier": "A",
+        "speaker": "Melanie",
+        "text": "Melanie runs a pottery studio and teaches a class on Saturdays.",
+        "timestamp": "2026-05-05T09:00:00Z",
+    },
+]
+
+
+def test_a_question_about_someone_memory_never_recorded_is_told_from_one_it_answers(
+    settings: Settings, open_stores: OpenStores
+) -> None:
+    """The same question about the one who said it and about a stranger: the stranger's
+    name is in no entry, so memory is far less likely to hold the answer, though every other
+    word matches; asked about something else too, it gets nothing."""
+    for client in client_for(open_stores(settings)):
+        # A namespace of its own: the other tests here share a Chroma server on Postgres.
+        write(client, *({**event, "namespace": "talks"} for event in CONVERSATION))
+        known = search(
+            client, "When did Melanie open her pottery studio?", explain=True, namespace="talks"
+        )
+        assert ids(known)[0] == "turn-1"
+        held = known["results"][0]["explain"]["answerable"]["score"]
+        assert held > 0.9
+        stranger = search(
+            client, "When did Gina open her pottery studio?", explain=True, namespace="talks"
+        )
+        assert stranger["results"][0]["explain"]["answerable"]["score"] < held / 2
+        assert stranger["results"][0]["score"] < known["results"][0]["score"] / 2
+        elsewhere = "Where did Gina go on holiday?"
+        found = search(client, elsewhere, namespace="talks")
+        assert found["results"] == [] and found["dropped"] > 0
+        answer = retrieve(client, elsewhere, namespace="talks")
+        assert answer["entries"] == [] and answer["strong_match"] is False
+
+
 def test_without_the_answerable_model_the_same_questions_get_a_page(
     settings: Settings, open_stores: OpenStores, tmp_path: Path
 ) -> None:

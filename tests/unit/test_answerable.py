@@ -25,13 +25,14 @@ from tests.fakes import make_entry
 
 def test_the_features_are_the_best_of_the_candidates_and_zero_without_any() -> None:
     rows = [
-        {"cosine": 0.2, "keyword": 0.9, "coverage": 0.1},
-        {"cosine": 0.7, "keyword": 0.1, "coverage": 0.5},
+        {"cosine": 0.2, "keyword": 0.9, "coverage": 0.1, "names": 0.0},
+        {"cosine": 0.7, "keyword": 0.1, "coverage": 0.5, "names": 0.5},
     ]
     assert answerable_features(rows) == {
         "cosine_best": 0.7,
         "keyword_best": 0.9,
         "coverage_best": 0.5,
+        "names_best": 0.5,
     }
     assert answerable_features([]) == dict.fromkeys(ANSWERABLE_FEATURES, 0.0)
 

@@ -10,6 +10,7 @@ from service.domain.answers.confidence import (
     Evidence,
     content_terms,
     gather,
+    named_terms,
 )
 from service.domain.search.query import ListExplain, SearchResult
 from tests.fakes import make_entry
@@ -43,6 +44,25 @@ def test_content_terms_leave_out_function_words_and_short_words() -> None:
         "support",
         "group",
     }
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("When did Caroline go to the LGBTQ support group?", {"caroline", "lgbtq"}),
+        ("Which registry holds our ECR images for GOV.UK Forms?", {"ecr", "gov", "forms"}),
+        ('Who wrote "Orion" (the pager)?', {"orion"}),
+        ("how is the walrus cluster backed up?", set()),
+        ("Caroline left. Where did Melanie go? Paris!", {"melanie"}),
+        ("Why? Ask Melanie: she knows.", {"melanie"}),
+        ("", set()),
+    ],
+)
+def test_named_terms_are_the_capitalised_content_words_where_no_sentence_begins(
+    question: str, named: set[str]
+) -> None:
+    assert named_terms(question) == named
+    assert named_terms(question) <= content_terms(question)
 
 
 def test_the_margin_is_the_best_score_above_the_mean_of_the_next_nine() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from service.domain.entries import Entry
 from service.domain.search.fusion import ScoreFusion
 from service.domain.search.hydration import Candidate
 from service.domain.search.learned import (
+    ANSWERABLE_TEXT_FEATURES,
     FEATURES,
     LIST_FEATURES,
     SETTLED,
@@ -68,7 +70,7 @@ def test_list_features_mark_a_candidate_without_a_cosine_as_unembedded() -> None
     assert features["fact"]["vector_rank"] == 1.0
     assert features["fact"]["bm25_rank"] == pytest.approx(rank_feature(2))
     loaded = entry_features(set(), entry("x", "y"), 1.0, {}, cued=False)
-    assert set(features["log"]) | set(loaded) == set(FEATURES)
+    assert set(features["log"]) | set(loaded) == {*FEATURES, *ANSWERABLE_TEXT_FEATURES}
 
 
 def test_a_key_listed_twice_keeps_its_first_rank() -> None:
@@ -91,6 +93,15 @@ def test_text_features_cover_the_questions_content_words() -> None:
     assert found["coverage"] == pytest.approx(2 / 3)
     assert found["coverage_unembedded"] == 0.0
     assert found["length"] == pytest.approx(math.log1p(5) / 5)
+
+
+def test_names_is_the_share_of_the_questions_names_an_entry_holds() -> None:
+    text = replace(entry("x", "Caroline joined the support group"), speaker="Melanie")
+    assert text_features(set(), text, 0.0, {"caroline", "gina"})["names"] == 0.5
+    assert text_features(set(), text, 0.0, {"melanie"})["names"] == 1.0
+    assert text_features(set(), text, 0.0, {"orion"})["names"] == 0.0
+    assert text_features(set(), text, 0.0, set())["names"] == 1.0
+    assert text_features(set(), text, 0.0)["names"] == 1.0
 
 
 def test_length_counts_no_more_than_a_chunk() -> None:

@@ -67,6 +67,25 @@ def content_terms(text: str) -> set[str]:
     return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2} - STOPWORDS
 
 
+_TOKEN = re.compile(r"\S+")
+_QUOTES = "\"'()[]{}<>,;\u201c\u201d\u2018\u2019"
+_SENTENCE_ENDS = (".", "?", "!", ":")
+
+
+def named_terms(text: str) -> set[str]:
+    """The content words of ``text`` written with a capital where no sentence begins
+    ("Caroline", "ECR", "GOV.UK"): the names a question asks about. A question about a
+    person, a product or a place memory never recorded names what no entry holds."""
+    named: set[str] = set()
+    begins = True
+    for token in _TOKEN.findall(text):
+        word = token.strip(_QUOTES)
+        if not begins and any(c.isupper() for c in word):
+            named |= content_terms(word)
+        begins = token.rstrip(_QUOTES).endswith(_SENTENCE_ENDS)
+    return named
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What a retrieve's search says of its own success, each in [0, 1] (``rerank``: None
