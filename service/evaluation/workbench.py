@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
+import numpy as np
 
 from schemas import wire
 from service.application.auth import OPEN
@@ -34,8 +35,16 @@ from service.application.services import Services
 from service.bootstrap import load_reranker
 from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
+from service.domain.search.hydration import replaced_matches
 from service.domain.search.intent import MemoryKind, asks_for_decision, kind_of
-from service.domain.search.learned import LearnedFusion, RankingModel, entry_features
+from service.domain.search.learned import (
+    LIST_FEATURES,
+    SETTLED,
+    LearnedFusion,
+    RankingModel,
+    entry_features,
+    settled_rows,
+)
 from service.domain.search.query import Filters
 from service.evaluation.beir import (
     Query,
@@ -182,6 +191,13 @@ class Workbench:
             raise ValueError("the ranking model is fitted with an embedding model")
         pool = fusion.pool(query.text, lists, vector).features
         loaded = retriever.ledger.passages(pool.keys)
+        # What a search settles (and so learns what each candidate replaced from): the
+        # pool's first by the configured model's pool weights.
+        weights = np.array([fusion.model.pool_weights.get(name, 0.0) for name in LIST_FEATURES])
+        settled = settled_rows(pool.matrix @ weights, SETTLED)
+        replaced = replaced_matches(
+            (loaded[pool.keys[row]][0], pool.of(row)) for row in settled if pool.keys[row] in loaded
+        )
         terms, cued = content_terms(query.text), asks_for_decision(query.text)
         named = named_terms(query.text)
         relevant = set() if elsewhere else self._relevant(query)
@@ -191,7 +207,14 @@ class Workbench:
                 continue
             entry, listed = loaded[key][0], pool.of(row)
             unembedded = listed["unembedded"]
-            rows.append({**listed, **entry_features(terms, entry, unembedded, {}, cued, named)})
+            rows.append(
+                {
+                    **listed,
+                    **entry_features(
+                        terms, entry, unembedded, {}, cued, named, replaced.get(entry.id, 0.0)
+                    ),
+                }
+            )
             truth.append(self.source.get((namespace, entry.id)) in relevant)
             kinds.append(kind_of(entry))
         return Candidates(rows, truth, kinds, tuple(vector), namespace, elsewhere)

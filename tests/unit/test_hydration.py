@@ -123,3 +123,25 @@ def test_a_digest_shows_the_passage_bm25_scored() -> None:
     # the digest's line BM25 found, though another holds more query terms; any other
     # entry's chunk is the one with most query terms
     assert [c.passage for c in candidates] == [second, "a billing"]
+
+
+def test_an_entry_is_given_how_well_the_best_of_those_it_replaced_matched() -> None:
+    ledger = FakeLedger()
+    for name in ("notify", "smtp", "other"):
+        put(ledger, make_entry(name, "send by email"))
+    ses = make_entry("ses", "use Amazon SES")
+    ledger.put([StoredEntry(ses, ())], supersedes=[("ns:notify", "ns:ses"), ("ns:smtp", "ns:ses")])
+    features = {
+        "ns:notify": {"cosine_top": 0.9, "keyword_top": 0.4},
+        "ns:smtp": {"cosine_top": 0.2, "keyword_top": 0.6},
+        "ns:ses": {"cosine_top": 0.5, "keyword_top": 0.5},
+    }
+    hits = [
+        dataclasses.replace(hit, features=features.get(hit.key))
+        for hit in fused("ns:notify", "ns:ses", "ns:smtp", "ns:other")
+    ]
+    candidates = hydrate(ledger, hits, query(), None, SCORE)
+    assert {c.entry.id: c.replaced_match for c in candidates} == {"ses": 0.9, "other": 0.0}
+    # Another fusion knows no list features: nothing is said of what an entry replaced.
+    plain = hydrate(ledger, fused("ns:notify", "ns:ses"), query(), None, SCORE)
+    assert [c.replaced_match for c in plain] == [0.0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.entries import Entry
@@ -26,6 +26,9 @@ class Candidate:
     relevance: float | None = None
     features: Mapping[str, float] | None = None
     """What the fusion knew of it before it was loaded (a learned fusion's list features)."""
+    replaced_match: float = 0.0
+    """How well the best of the entries it replaced matched the question, among the
+    candidates (``replaced_matches``); 0 when it replaced none of them."""
 
 
 def hydrate(
@@ -59,6 +62,7 @@ def hydrate(
             and shown(entry, every)
         )
     relevances = fusion.relevances(kept, vector)
+    replaced = replaced_matches((found[f.key][0], f.features) for f in fused if f.key in found)
     terms = query_terms(query.text)
     candidates: list[Candidate] = []
     for item in kept:
@@ -79,9 +83,27 @@ def hydrate(
                 dict(item.explain),
                 relevances[item.key],
                 item.features,
+                replaced.get(entry.id, 0.0),
             )
         )
     return candidates
+
+
+def replaced_matches(found: Iterable[tuple[Entry, Mapping[str, float] | None]]) -> dict[str, float]:
+    """By id of the entry that replaced them, how well the superseded candidates of
+    ``found`` (each entry with what the fusion knew of it) matched the question: the best of
+    their ``cosine_top`` and ``keyword_top`` (a learned fusion's list features; none for
+    another fusion). A question worded as the replaced decision was ("sending submissions
+    through GOV.UK Notify") is answered by the one that replaced it ("Use Amazon SES"),
+    which a search shows in its place."""
+    matches: dict[str, float] = {}
+    for entry, features in found:
+        successor = entry.superseded_by
+        if successor is None or not features:
+            continue
+        match = max(features.get("cosine_top", 0.0), features.get("keyword_top", 0.0))
+        matches[successor] = max(matches.get(successor, 0.0), match)
+    return matches
 
 
 def then(

@@ -72,9 +72,13 @@ ANSWERABLE_TEXT_FEATURES = ("names",)
 """Given with the text features for the answerable model (``service.domain.search.answerable``);
 the ranking does not weigh them: as a ranking feature, ``names`` moved no dev set's R@10 by
 more than 0.001."""
-ENTRY_FEATURES = TEXT_FEATURES + KIND_FEATURES
-"""Known once the candidate's entry is loaded: its text, and its kind against what the
-question asks for."""
+REVISION_FEATURES = ("replaces",)
+"""How well the entries a candidate replaced matched the question (``replaced_match`` of
+``service.domain.search.hydration``): superseded entries are never shown, and the one that
+replaced them answers for them."""
+ENTRY_FEATURES = TEXT_FEATURES + KIND_FEATURES + REVISION_FEATURES
+"""Known once the candidate's entry is loaded: its text, its kind against what the
+question asks for, and what it replaced."""
 FEATURES = LIST_FEATURES + ENTRY_FEATURES
 ASKED_FEATURES = ("decision_asked", "log_asked", "discussion_asked", "decision_cued")
 """The kind features that depend on the question: all that weighs a search of one list."""
@@ -241,13 +245,16 @@ def entry_features(
     asked: Mapping[str, float],
     cued: bool,
     named: set[str] | None = None,
+    replaced: float = 0.0,
 ) -> dict[str, float]:
     """The entry features of a loaded candidate: its text's (``terms``: the question's
-    content words; ``named``: its names) and its kind's against what the question asks
-    (``asked``: the probability of each kind; ``cued``: the question names deciding)."""
+    content words; ``named``: its names), its kind's against what the question asks
+    (``asked``: the probability of each kind; ``cued``: the question names deciding) and
+    how well what it replaced matched (``replaced``)."""
     return {
         **text_features(terms, entry, unembedded, named),
         **kind_features(entry, asked, cued),
+        "replaces": replaced,
     }
 
 
@@ -366,7 +373,11 @@ class LearnedFusion:
                 candidate.score = with_log_odds(candidate.score, self.model.scale * intent)
                 continue
             unembedded = listed["unembedded"]
-            features = {**listed, **text_features(terms, candidate.entry, unembedded, named)}
+            features = {
+                **listed,
+                **text_features(terms, candidate.entry, unembedded, named),
+                "replaces": candidate.replaced_match,
+            }
             logit = 0.0
             for name, value in {**features, **kinds}.items():
                 part = self.model.weights.get(name, 0.0) * value
