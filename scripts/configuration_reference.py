@@ -19,6 +19,7 @@ from pathlib import Path
 from msgspec import inspect as types
 from msgspec.structs import fields
 
+from service.domain.answers.confidence import SHIPPED, Calibration
 from service.settings import EMPTY_MEANS_OFF, Group, Settings, variable
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "configuration.md"
@@ -80,7 +81,8 @@ EXTRA = {
     "query_cache_bytes": "An outcome heavier than that is not cached.",
     "max_chunks": "That is about 240,000 words at the default 150/30; the refusal names the "
     "event's `text`, and nothing of its batch is written.",
-    "strong_match_threshold": "The shipped calibration recommends 0.66.",
+    "strong_match_threshold": "The shipped calibration recommends "
+    f"{Calibration.load(SHIPPED).threshold:g}.",
 }
 """What the page adds to a docstring: figures and details an operator looks for here."""
 
