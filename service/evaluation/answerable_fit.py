@@ -17,6 +17,7 @@ import numpy as np
 
 from service.domain.search.answerable import (
     ANSWERABLE_FEATURES,
+    EVIDENCE_FEATURES,
     AnswerableModel,
     answerable_features,
 )
@@ -60,9 +61,17 @@ def fit_answerable(
                 share.append(weight / len(group))
     if len(set(truth)) < 2:
         return None
-    beta = logistic(np.array(rows), np.array(truth), np.array(share), l2=ANSWERABLE_L2)
+    x, y, w = np.array(rows), np.array(truth), np.array(share)
+    evidence = len(EVIDENCE_FEATURES)
+    beta = logistic(x[:, :evidence], y, w, l2=ANSWERABLE_L2)
+    # Then the names alone, from where the evidence left each question, with no bias of
+    # their own: a question naming nothing, or only what a candidate holds, is judged by
+    # the evidence as it was; missing names only ever lower the probability.
+    start = beta[0] + x[:, :evidence] @ beta[1:]
+    (missing,) = logistic(x[:, evidence:], y, w, l2=ANSWERABLE_L2, offset=start, intercept=False)
+    weights = [*beta[1:], min(float(missing), 0.0)]
     return AnswerableModel(
-        weights={f: round(float(w), 4) for f, w in zip(ANSWERABLE_FEATURES, beta[1:], strict=True)},
+        weights={f: round(float(v), 4) for f, v in zip(ANSWERABLE_FEATURES, weights, strict=True)},
         bias=round(float(beta[0]), 4),
     )
 

@@ -17,14 +17,26 @@ LISTWISE_RATE = 0.05
 LISTWISE_L2 = 1e-3
 
 
-def logistic(x: Array, y: Array, weights: Array, l2: float = 1e-5) -> Array:
-    """Bias and coefficients maximising the weighted log-likelihood of ``y`` over ``x``."""
-    design = np.c_[np.ones(len(x)), x]
-    penalty = l2 * np.diag(np.r_[0.0, np.ones(x.shape[1])])
+def logistic(
+    x: Array,
+    y: Array,
+    weights: Array,
+    l2: float = 1e-5,
+    *,
+    offset: Array | None = None,
+    intercept: bool = True,
+) -> Array:
+    """Bias and coefficients maximising the weighted log-likelihood of ``y`` over ``x``;
+    ``offset``: a log-odds each row starts from (a model fitted before, say); without
+    ``intercept``, the coefficients alone."""
+    design = np.c_[np.ones(len(x)), x] if intercept else np.asarray(x, dtype=np.float64)
+    penalised = np.r_[0.0, np.ones(x.shape[1])] if intercept else np.ones(x.shape[1])
+    penalty = l2 * np.diag(penalised)
+    start = np.zeros(len(x)) if offset is None else offset
     beta = np.zeros(design.shape[1])
     total = weights.sum() or 1.0
     for _ in range(NEWTON_STEPS):
-        p = 1 / (1 + np.exp(-np.clip(design @ beta, -40, 40)))
+        p = 1 / (1 + np.exp(-np.clip(start + design @ beta, -40, 40)))
         gradient = design.T @ (weights * (p - y)) / total + penalty @ beta
         hessian = (design.T * (weights * p * (1 - p))) @ design / total + penalty
         step = np.linalg.solve(hessian, gradient)

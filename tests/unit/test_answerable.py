@@ -32,9 +32,11 @@ def test_the_features_are_the_best_of_the_candidates_and_zero_without_any() -> N
         "cosine_best": 0.7,
         "keyword_best": 0.9,
         "coverage_best": 0.5,
-        "names_best": 0.5,
+        "names_missing": 0.5,
     }
     assert answerable_features([]) == dict.fromkeys(ANSWERABLE_FEATURES, 0.0)
+    named_nothing = [{"cosine": 0.7, "keyword": 0.1, "coverage": 0.5, "names": 1.0}]
+    assert answerable_features(named_nothing)["names_missing"] == 0.0
 
 
 def test_the_model_round_trips_through_the_ranking_file(tmp_path: Path) -> None:
@@ -95,6 +97,39 @@ def test_the_fit_tells_questions_memory_answers_from_those_it_cannot() -> None:
     home = [model.probability(settled_features(c, pool)) for c in found if not c.elsewhere]
     away = [model.probability(settled_features(c, pool)) for c in found if c.elsewhere]
     assert min(home) > 0.9 and max(away) < 0.1
+
+
+def named(found: Candidates, held: float) -> Candidates:
+    """``found`` for a question naming something its candidates hold (1) or lack (0)."""
+    rows = [{**row, "names": held} for row in found.features]
+    return Candidates(rows, found.relevant, elsewhere=found.elsewhere)
+
+
+def test_missing_names_only_lower_the_probability_the_evidence_gives() -> None:
+    rng = random.Random(11)
+    found = [question(rng, home=n % 2 == 0) for n in range(80)]
+    # Half the questions asked elsewhere look answerable by their evidence, but name what
+    # no candidate holds.
+    blurred = [
+        named(question(rng, home=True), 1.0) if c.elsewhere and n % 4 == 1 else c
+        for n, c in enumerate(found)
+    ]
+    tricked = [
+        Candidates(c.features, [False] * len(c.relevant), elsewhere=True)
+        if c.elsewhere or n % 4 == 1
+        else c
+        for n, c in enumerate(blurred)
+    ]
+    missing = [named(c, 0.0) if c.elsewhere else named(c, 1.0) for c in tricked]
+    pool = {"vector_rank": 1.0}
+    model = fit_answerable({"set": missing}, pool)
+    without = fit_answerable({"set": [named(c, 1.0) for c in tricked]}, pool)
+    assert model is not None and without is not None
+    assert model.weights["names_missing"] < 0
+    assert without.weights["names_missing"] == 0
+    evidence = [f for f in ANSWERABLE_FEATURES if f != "names_missing"]
+    assert [model.weights[f] for f in evidence] == [without.weights[f] for f in evidence]
+    assert model.bias == without.bias
 
 
 def test_without_questions_asked_elsewhere_there_is_nothing_to_fit() -> None:

@@ -6,10 +6,11 @@ best): it says which candidate answers *if one does*, and the best candidate of 
 memory never recorded looks much like the best of one it did. What tells the two apart is
 absolute evidence of the best candidates: how close the closest vector is, how much of the
 question's words the best-covered entry holds, how high the best keyword score reaches
-against its bound, and whether the best candidate holds the names the question asks about
-(a person, a product, a place: "Caroline", "ECR"). ``AnswerableModel`` is a logistic model
-over those, fitted by ``strata calibrate`` on questions asked where they belong and where
-they do not; a candidate's score
+against its bound. ``AnswerableModel`` is a logistic model over those, fitted by ``strata
+calibrate`` on questions asked where they belong and where they do not; a question that
+names a person, a product or a place ("Caroline", "ECR") that even the best candidate does
+not hold is then told less likely to be answered (``names_missing``, fitted after the rest,
+so a question that names nothing is judged as without it). A candidate's score
 is the ranking model's probability times this one, so that "relevant" means relevant, not
 "the best of what there was".
 """
@@ -22,19 +23,21 @@ from typing import Any
 
 from service.domain.answers.confidence import sigmoid
 
-ANSWERABLE_FEATURES = ("cosine_best", "keyword_best", "coverage_best", "names_best")
+EVIDENCE_FEATURES = ("cosine_best", "keyword_best", "coverage_best")
+"""What the candidates' closeness says."""
+ANSWERABLE_FEATURES = (*EVIDENCE_FEATURES, "names_missing")
 
 
 def answerable_features(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """The features of a search's scored candidates (rows of the learned fusion's features):
     the best cosine, the best bounded keyword score, the best coverage of the question's
-    content words and of its names (1 when it names nothing); 0 each when there is no
-    candidate."""
+    content words, and the share of its names that even the best candidate lacks (0 when it
+    names nothing); 0 each when there is no candidate."""
     return {
         "cosine_best": max((row.get("cosine", 0.0) for row in rows), default=0.0),
         "keyword_best": max((row.get("keyword", 0.0) for row in rows), default=0.0),
         "coverage_best": max((row.get("coverage", 0.0) for row in rows), default=0.0),
-        "names_best": max((row.get("names", 1.0) for row in rows), default=0.0),
+        "names_missing": 1.0 - max((row.get("names", 1.0) for row in rows), default=1.0),
     }
 
 
