@@ -21,7 +21,8 @@ from service.domain.search.answerable import (
     AnswerableModel,
     answerable_features,
 )
-from service.domain.search.learned import LIST_FEATURES, SETTLED, settled_rows
+from service.domain.search.learned import SETTLED, settled_rows
+from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.fitting import logistic
 from service.evaluation.workbench import Candidates
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from service.domain.search.intent import ASKED_KINDS
-from service.domain.search.learned import FEATURES, LIST_FEATURES, RankingModel
+from service.domain.search.learned import FEATURES, RankingModel
+from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.answerable_fit import fit_answerable, settled_features
 from service.evaluation.fitting import listwise, logistic
 from service.evaluation.intent_fit import cross_fitted, fit_head

@@ -38,13 +38,13 @@ from service.domain.entries import TIERS
 from service.domain.search.hydration import replaced_matches
 from service.domain.search.intent import MemoryKind, asks_for_decision, kind_of
 from service.domain.search.learned import (
-    LIST_FEATURES,
     SETTLED,
     LearnedFusion,
     RankingModel,
     entry_features,
     settled_rows,
 )
+from service.domain.search.list_features import LIST_FEATURES
 from service.domain.search.query import Filters
 from service.evaluation.beir import (
     Query,

@@ -20,7 +20,8 @@ from service.domain.search.intent import (
     kind_features,
     kind_of,
 )
-from service.domain.search.learned import LIST_FEATURES, LearnedFusion, RankingModel, with_log_odds
+from service.domain.search.learned import LearnedFusion, RankingModel, with_log_odds
+from service.domain.search.list_features import LIST_FEATURES
 from service.domain.search.query import Hit
 from service.errors import ConfigError
 from tests.fakes import make_entry

@@ -16,16 +16,18 @@ from service.domain.search.hydration import Candidate
 from service.domain.search.learned import (
     ANSWERABLE_TEXT_FEATURES,
     FEATURES,
-    LIST_FEATURES,
     SETTLED,
     SHIPPED,
     LearnedFusion,
-    ListFeatures,
     RankingModel,
     entry_features,
+    text_features,
+)
+from service.domain.search.list_features import (
+    LIST_FEATURES,
+    ListFeatures,
     list_features,
     rank_feature,
-    text_features,
 )
 from service.domain.search.query import Hit
 from service.domain.search.similarity import Matrix

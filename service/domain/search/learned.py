@@ -47,25 +47,18 @@ from service.domain.search.fusion import (
     ledger_cosines,
 )
 from service.domain.search.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
+from service.domain.search.list_features import (
+    LIST_FEATURES,
+    ListFeatures,
+    first_ranks,
+    list_features,
+)
 from service.domain.search.query import Hit, ListExplain
 from service.errors import ConfigError
 
 if TYPE_CHECKING:
     from service.domain.search.hydration import Candidate
 
-LIST_FEATURES = (
-    "keyword",
-    "keyword_top",
-    "cosine",
-    "cosine_top",
-    "unembedded",
-    "keyword_unembedded",
-    "keyword_top_unembedded",
-    "bm25_rank",
-    "vector_rank",
-    "bm25_rank_unembedded",
-)
-"""Known from the result lists (and the ledger's stored vectors) before any entry is loaded."""
 TEXT_FEATURES = ("coverage", "coverage_unembedded", "length")
 """Known once the candidate's text is loaded."""
 ANSWERABLE_TEXT_FEATURES = ("names",)
@@ -172,70 +165,6 @@ def settled_rows(logits: npt.NDArray[np.float64], count: int) -> list[int]:
     """The rows of a pool a search loads and settles: the ``count`` of highest pool logit,
     ties in list order."""
     return np.argsort(-logits, kind="stable")[:count].tolist()  # type: ignore[no-any-return]
-
-
-def rank_feature(rank: int) -> float:
-    """1 at rank 1, falling slowly (1 / (1 + log2 rank)); 0 when the list did not rank it."""
-    return 1 / (1 + math.log2(rank)) if rank > 0 else 0.0
-
-
-def first_ranks(hits: Sequence[Hit]) -> dict[str, int]:
-    """Each key's 1-based rank in a list sorted best first, at its first appearance."""
-    ranks: dict[str, int] = {}
-    for n, hit in enumerate(hits, start=1):
-        ranks.setdefault(hit.key, n)
-    return ranks
-
-
-@dataclass(frozen=True)
-class ListFeatures:
-    """The list features of a search's candidates: a row of ``LIST_FEATURES`` per key."""
-
-    keys: list[str]
-    matrix: npt.NDArray[np.float64]
-
-    def of(self, row: int) -> dict[str, float]:
-        return dict(zip(LIST_FEATURES, self.matrix[row].tolist(), strict=True))
-
-
-def list_features(
-    bm25: Sequence[Hit], bound: float, cosines: Mapping[str, float], vector: Sequence[Hit]
-) -> ListFeatures:
-    """The list features of every candidate of the two lists (each sorted best first), in
-    the order the lists give them. ``cosines``: each candidate's cosine with the query where
-    it is known (the vector list's, else from the ledger's vectors)."""
-    bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)
-    keys = list(dict.fromkeys([*bm25_ranks, *vector_ranks]))
-    keyword: dict[str, float] = {}
-    for hit in bm25:
-        keyword.setdefault(hit.key, hit.score)
-    # Read to six places, as the lists are sorted: an index rebuilt from the same vectors may
-    # differ in the last bits of a cosine, and a ranking must not.
-    score = np.round(np.array([keyword.get(k, 0.0) for k in keys]), 6)
-    cosine = np.round(np.array([cosines.get(k, 0.0) for k in keys]), 6).clip(0.0)
-    unembedded = np.array([k not in cosines for k in keys], dtype=np.float64)
-    best_keyword, best_cosine = score.max(initial=0.0), cosine.max(initial=0.0)
-    bounded = (score / bound).clip(max=1.0) if bound > 0 else np.zeros(len(keys))
-    relative = score / best_keyword if best_keyword > 0 else np.zeros(len(keys))
-    bm25_rank = np.array([rank_feature(bm25_ranks.get(k, 0)) for k in keys])
-    columns = {
-        "keyword": bounded,
-        "keyword_top": relative,
-        "cosine": cosine,
-        "cosine_top": cosine / best_cosine if best_cosine > 0 else np.zeros(len(keys)),
-        "unembedded": unembedded,
-        "keyword_unembedded": unembedded * bounded,
-        "keyword_top_unembedded": unembedded * relative,
-        "bm25_rank": bm25_rank,
-        "vector_rank": np.array([rank_feature(vector_ranks.get(k, 0)) for k in keys]),
-        "bm25_rank_unembedded": unembedded * bm25_rank,
-    }
-    matrix = (
-        np.column_stack([columns[name] for name in LIST_FEATURES])
-        if keys
-        else np.zeros((0, len(LIST_FEATURES)))
-    )
-    return ListFeatures(keys, matrix)
 
 
 def entry_features(
