@@ -19,11 +19,11 @@ from service.telemetry import NONE, Telemetry
 BY_CHARACTER = "embedding model unavailable: context tokens counted one per character"
 FEWEST_CONSIDERED = 10
 """Entries a block considers at the least when the caller sets no ``max_entries``."""
-TOKENS_PER_ENTRY = 32
+TOKENS_PER_ENTRY = 24
 """Budget per entry considered when the caller sets no ``max_entries``: about the least an
 entry takes in a block (its citation and a short excerpt), so the candidates can fill it.
-On locomo-tiers-dev one for every 24 tokens held no more evidence at 512 and 1,024 tokens
-and made more excerpts to cut."""
+On locomo-tiers-dev's conversation turns a block of 1,024 tokens shows about 36 entries;
+one considered for every 32 tokens left it fewer than it had room for."""
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ from service.domain.search.snippets import query_terms
 from service.domain.tokens import TokenCounter
 
 Style = Literal["markdown", "text"]
-MIN_EXCERPT = 10
-"""Fewest tokens of an entry's text worth showing when it must be cut."""
+MIN_EXCERPT = 8
+"""Fewest tokens of an entry's text worth showing when it must be cut: the words around the
+question's first term in it, at the least."""
 LEAD_SHARE = 0.5
 """Most of the room the most relevant entry is given before the others share the rest: the
 entry likeliest to answer is read whole or nearly. Shared fairly alone, a budget of 512
@@ -36,6 +37,9 @@ HEADINGS: dict[Style, tuple[str, str, str]] = {
     "markdown": ("### Memory", "### Reasoning patterns", "- "),
     "text": ("Memory:", "Reasoning patterns:", ""),
 }
+SECTIONS: dict[Tier, str] = {"A": "Decisions and facts", "C": "Discussions", "E": "Logs"}
+"""What each tier's entries are headed, in place of a tier on every line."""
+_SECTION_FORMAT: dict[Style, str] = {"markdown": "### {}", "text": "{}:"}
 _FIRST_DAY, _LAST_DAY = -62_135_596_800, 253_402_214_399
 """0001-01-01 and 9999-12-31 (UTC), the dates a citation can show."""
 
@@ -83,10 +87,15 @@ class Block:
 
 
 def citation(source: Source) -> str:
-    """``[id tier date speaker]`` (no speaker part when there is none)."""
+    """``[id date speaker]`` (``[db-2 2 Mar 2026 alice]``; no speaker part when there is
+    none): the tier is the heading of the entry's section."""
     day = datetime.fromtimestamp(min(max(source.timestamp, _FIRST_DAY), _LAST_DAY), UTC)
-    parts = [source.id, source.tier, day.date().isoformat(), *[source.speaker or ""]]
+    parts = [source.id, f"{day.day} {day:%b} {day.year}", *[source.speaker or ""]]
     return "[" + " ".join(p for p in parts if p) + "]"
+
+
+def section(tier: Tier, style: Style) -> str:
+    return _SECTION_FORMAT[style].format(SECTIONS[tier])
 
 
 def assemble(
@@ -109,9 +118,14 @@ def assemble(
     terms = query_terms(question)
     fixed = [_fixed(bullet, g) for g in groups]
     texts = [one_line(g.kept.text) for g in groups]
+    heads = [section(tier, style) for tier in dict.fromkeys(g.kept.tier for g in groups)]
     # One count of every part: a text's count is passed on, never counted again.
-    head, *costs = counter.count([heading, *fixed, *texts])
-    fixed_costs, needs = costs[: len(groups)], costs[len(groups) :]
+    costs = counter.count([*heads, *fixed, *texts])
+    head = sum(costs[: len(heads)])
+    fixed_costs, needs = (
+        costs[len(heads) : len(heads) + len(groups)],
+        costs[len(heads) + len(groups) :],
+    )
     shares = _shares(fixed_costs, needs, max_tokens - head)
     chosen: list[Included] = []
     spare = 0
@@ -184,10 +198,10 @@ def _fitted(
 ) -> Block:
     """The block of ``chosen`` and the whole patterns that still fit; should the counter
     count the whole block above the sum of its parts, the last entries are left out."""
-    heading, pattern_heading, bullet = HEADINGS[style]
+    _, pattern_heading, bullet = HEADINGS[style]
     chosen = list(chosen)
     while True:
-        body = _render(heading, chosen, bullet)
+        body = _render(style, chosen, bullet)
         (tokens,) = counter.count([body])
         if tokens <= max_tokens or not chosen:
             break
@@ -198,11 +212,11 @@ def _fitted(
     shown: list[Included] = []
     for pattern in patterns:
         candidate = _included(Folded(pattern), one_line(pattern.text), False)
-        text = _render(heading, chosen, bullet, pattern_heading, [*shown, candidate])
+        text = _render(style, chosen, bullet, pattern_heading, [*shown, candidate])
         (total,) = counter.count([text])
         if total <= max_tokens:
             shown.append(candidate)
-    text = _render(heading, chosen, bullet, pattern_heading, shown)
+    text = _render(style, chosen, bullet, pattern_heading, shown)
     (tokens,) = counter.count([text])
     return Block(text, tokens, chosen, shown, left_out, nothing_relevant=False)
 
@@ -217,13 +231,18 @@ def _nothing(heading: str, counter: TokenCounter, max_tokens: int) -> Block:
 
 
 def _render(
-    heading: str,
+    style: Style,
     entries: Sequence[Included],
     bullet: str,
     pattern_heading: str = "",
     patterns: Sequence[Included] = (),
 ) -> str:
-    lines = [heading, *(_line(bullet, i) for i in entries)]
+    """The entries under their tiers' headings, the sections in the order of their first
+    entries, then the patterns."""
+    lines: list[str] = []
+    for tier in dict.fromkeys(i.source.tier for i in entries):
+        lines += [*([""] if lines else []), section(tier, style)]
+        lines += [_line(bullet, i) for i in entries if i.source.tier == tier]
     if patterns:
         lines += ["", pattern_heading, *(_line(bullet, i) for i in patterns)]
     return "\n".join(lines)
