@@ -51,7 +51,7 @@ class ContextItem(Struct, kw_only=True, omit_defaults=True):
     tier: Tier
     timestamp: str
     citation: str
-    """``[id tier date speaker]``, as the block cites it."""
+    """``[id date speaker]``, as the block cites it under its tier's heading."""
     text: str
     """The entry's text as the block shows it: whole, or cut at sentence boundaries around
     its best passage (``…`` where text is left out)."""

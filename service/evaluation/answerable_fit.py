@@ -21,7 +21,7 @@ from service.domain.search.answerable import (
     AnswerableModel,
     answerable_features,
 )
-from service.domain.search.learned import SETTLED, settled_rows
+from service.domain.search.learned import SETTLED, pool_logits, settled_rows
 from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.fitting import logistic
 from service.evaluation.workbench import Candidates
@@ -78,9 +78,9 @@ def fit_answerable(
 
 
 def _order(found: Candidates, pool_weights: Mapping[str, float]) -> list[int]:
-    weights = np.array([pool_weights.get(f, 0.0) for f in LIST_FEATURES])
+    """The candidates a search settles, as ``Workbench`` and the learned fusion order them."""
     rows = np.array([[row.get(f, 0.0) for f in LIST_FEATURES] for row in found.features])
-    return settled_rows(rows @ weights, SETTLED) if len(rows) else []
+    return settled_rows(pool_logits(rows, pool_weights), SETTLED) if len(rows) else []
 
 
 def _settled(found: Candidates, pool_weights: Mapping[str, float]) -> list[dict[str, float]]:

@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
-import numpy as np
 
 from schemas import wire
 from service.application.auth import OPEN
@@ -42,9 +41,9 @@ from service.domain.search.learned import (
     LearnedFusion,
     RankingModel,
     entry_features,
+    pool_logits,
     settled_rows,
 )
-from service.domain.search.list_features import LIST_FEATURES
 from service.domain.search.query import Filters
 from service.evaluation.beir import (
     Query,
@@ -193,8 +192,7 @@ class Workbench:
         loaded = retriever.ledger.passages(pool.keys)
         # What a search settles (and so learns what each candidate replaced from): the
         # pool's first by the configured model's pool weights.
-        weights = np.array([fusion.model.pool_weights.get(name, 0.0) for name in LIST_FEATURES])
-        settled = settled_rows(pool.matrix @ weights, SETTLED)
+        settled = settled_rows(pool_logits(pool.matrix, fusion.model.pool_weights), SETTLED)
         replaced = replaced_matches(
             (loaded[pool.keys[row]][0], pool.of(row)) for row in settled if pool.keys[row] in loaded
         )

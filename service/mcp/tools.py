@@ -165,7 +165,8 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         ] = None,
     ) -> Json:
         """Memory for a question as one markdown block (`context`) that fits `max_tokens`:
-        the entries a retrieve ranks first, each cited `[id tier date speaker]`,
+        the entries a retrieve ranks first under their tiers' headings, each cited
+        `[id date speaker]`,
         replaced entries left out (the replacement says "replaces ..."), near-repeats
         folded ("also ..."), long entries cut around their best passage, then the
         reasoning patterns that fit. `entries` lists what it holds; `left_out` what did

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -160,14 +161,14 @@ def test_cli_context_prints_the_cited_block_within_its_budget(tmp_path: Path) ->
         made = strata(url, "context", "where do we keep invoices?", "--max-tokens", "48")
         assert made.returncode == 0, made.stderr
         heading, first, *_ = made.stdout.splitlines()
-        assert heading == "### Memory"
-        assert first.startswith("- [inv-2 A ") and first.endswith(
+        assert re.fullmatch(r"### Decisions and facts \(\d{4}\)", heading)
+        assert first.startswith("- [inv-2 ") and first.endswith(
             " alice] We moved the invoices to PostgreSQL. (replaces inv-1)"
         )
         assert "MySQL" not in made.stdout
         assert "/48 tokens; interaction " in made.stderr
         plain = strata(url, "context", "where do we keep invoices?", "--text")
-        assert plain.stdout.startswith("Memory:\n[inv-2 A ")
+        assert re.match(r"Decisions and facts \(\d{4}\):\n\[inv-2 ", plain.stdout)
         found = json.loads(strata(url, "context", "invoices", "--json", "-t", "32").stdout)
         assert found["tokens"] <= found["max_tokens"] == 32
         assert [e["id"] for e in found["entries"]] == ["inv-2"]

@@ -29,7 +29,9 @@ class Ids:
         return f"i{self.n}"
 
 
-def answerer(*, threshold: float = 0.6, embedder: bool = True, floor: float = 0.01) -> Answerer:
+def answerer(
+    *, threshold: float = 0.6, embedder: bool = True, floor: float = 0.01, **settings: object
+) -> Answerer:
     stores = fake_memory()
     model = stores.embedder
     stores.memory.write(
@@ -57,7 +59,7 @@ def answerer(*, threshold: float = 0.6, embedder: bool = True, floor: float = 0.
         retriever,
         model if embedder else None,
         FakeInteractionLog(),
-        answer_settings(strong_match_threshold=threshold),
+        answer_settings(strong_match_threshold=threshold, **settings),
         new_id=Ids(),
     )
 
@@ -90,6 +92,23 @@ def test_retrieve_keeps_patterns_apart_and_gives_every_entry_a_relevance() -> No
     scores = [a.score for a in found.entries]
     assert scores == sorted(scores, reverse=True)
     assert found.best_relevance == max(a.relevance for a in found.entries)
+
+
+def test_by_relevance_the_entries_are_the_most_relevant_given_best_blend_first() -> None:
+    # A blend of the type alone, which puts the decision last.
+    service = answerer(
+        weights={"relevance": 0.0, "type": 1.0, "confidence": 0.0, "freshness": 0.0},
+        type_weights={"decision": 0.0},
+    )
+    question = "we decided on postgres for billing"
+    every = service.retrieve(question, "ns", T0 + 1, top_n=5, by_relevance=True)
+    relevant = sorted(every.entries, key=lambda a: -a.result.score)
+    assert relevant[0].result.entry.id == "pg"
+    assert [a.result.entry.id for a in every.entries][-1] == "pg"
+    assert service.retrieve(question, "ns", T0 + 1, top_n=1).entries[0].result.entry.id != "pg"
+    two = service.retrieve(question, "ns", T0 + 1, top_n=2, by_relevance=True).entries
+    assert {a.result.entry.id for a in two} == {a.result.entry.id for a in relevant[:2]}
+    assert [a.result.entry.id for a in two][-1] == "pg", "given best blend first"
 
 
 def test_strong_match_follows_the_threshold() -> None:

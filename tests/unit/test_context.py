@@ -4,17 +4,19 @@ entries, repeats folded, long entries cut around their best passage."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.application.context import considered
-from service.domain.answers.context import NOTHING, Source, assemble, citation
+from service.domain.answers.context import NOTHING, SECTIONS, Source, assemble, citation
 from service.domain.answers.excerpts import excerpt
 from service.domain.tokens import CharacterTokens, ModelTokens, words
 from tests.fakes import FakeEmbedder
 
 DAY = 86_400
+HEADING = re.compile(r"(?:### )?(Decisions and facts|Discussions|Logs)(?: \((\d{4})\))?:?")
 WORDS = ["ledger", "postgres", "billing", "deploy", "tuesday", "alice", "cache", "redis"]
 
 
@@ -43,7 +45,7 @@ def sources(draw: st.DrawFn) -> list[Source]:
         Source(
             f"e-{n}",
             draw(st.sampled_from(["A", "C", "E"])),
-            1.7e9 + n,
+            draw(st.sampled_from([1.7e9, 1.75e9])) + n,  # 2023 or 2025
             draw(speaker),
             t,
             score=draw(st.sampled_from([0.0, 0.5, 1.0])),
@@ -76,7 +78,26 @@ def test_the_block_never_exceeds_its_budget_and_cites_what_it_holds(
     shown = [i.source.id for i in [*block.entries, *block.patterns]]
     for item in [*block.entries, *block.patterns]:
         assert item.citation in block.text
-        assert item.citation.startswith(f"[{item.source.id} {item.source.tier} ")
+        assert item.citation.startswith(f"[{item.source.id} ")
+    # Each entry under its tier's heading, each heading once; the year in the headings when
+    # every entry has it, else in each date.
+    headings = [HEADING.fullmatch(line) for line in block.text.splitlines()]
+    named = [h.group(1) for h in headings if h]
+    assert len(named) == len(set(named)) == len({i.source.tier for i in block.entries})
+    section, year, under = "", None, []
+    for line in block.text.splitlines() if block.entries else []:
+        if line.removeprefix("### ").removesuffix(":") == "Reasoning patterns":
+            break
+        if heading := HEADING.fullmatch(line):
+            section, year = heading.group(1), heading.group(2)
+        elif line:
+            cited = [i for i in block.entries if line.removeprefix("- ").startswith(i.citation)]
+            assert len(cited) == 1 and SECTIONS[cited[0].source.tier] == section
+            shown_year = datetime.fromtimestamp(cited[0].source.timestamp, UTC).year
+            assert (f" {shown_year}" in cited[0].citation) is (year is None)
+            assert year is None or int(year) == shown_year
+            under.append(cited[0])
+    assert sorted(under, key=block.entries.index) == block.entries
     # Shown best score first, in the order offered among equal scores.
     order = [(-i.source.score, found.index(i.source)) for i in block.entries]
     assert order == sorted(order)
@@ -113,13 +134,13 @@ def test_a_budget_smaller_than_any_citation_gives_an_empty_block() -> None:
         entry(1, "We keep the billing ledger in Postgres.", speaker="alice"),
         entry(2, "Redis caches the sessions.", speaker="bob"),
     ]
-    # "[e-1 A 2023-11-15 alice]" is 7 words, and the heading one more.
-    for budget in range(0, 9):
+    # "- [e-1 15 Nov alice] … ledger …" is 6 tokens, and the heading 4 more.
+    for budget in range(0, 10):
         block = assemble("ledger", found, [], counter, budget)
         assert block.text == "" and block.tokens == 0 and block.entries == []
         assert block.left_out == ["e-1", "e-2"] and not block.nothing_relevant
-    first = assemble("ledger", found, [], counter, 9)
-    assert first.text == "### Memory\n- [e-1 A 2023-11-15 alice] … ledger …"
+    first = assemble("ledger", found, [], counter, 10)
+    assert first.text == "### Decisions and facts (2023)\n- [e-1 15 Nov alice] … ledger …"
 
 
 def test_a_superseded_entry_is_never_shown_and_its_replacement_says_so() -> None:
@@ -159,9 +180,37 @@ def test_entries_come_in_the_order_given_each_on_its_own_cited_line() -> None:
     ]
     block = assemble("what did we decide?", found, [], words_counter(), 512)
     assert block.text.splitlines() == [
-        "### Memory",
-        "- [e-1 A 2023-11-15 alice] We decided on Postgres.",
-        "- [e-2 A 2023-11-16] Redis caches sessions.",
+        "### Decisions and facts (2023)",
+        "- [e-1 15 Nov alice] We decided on Postgres.",
+        "- [e-2 16 Nov] Redis caches sessions.",
+    ]
+
+
+def test_each_tier_is_headed_once_in_the_order_of_its_best_entry() -> None:
+    found = [
+        Source("run-9", "E", 1.7e9, None, "deploy 412 rolled back the ledger", score=0.9),
+        Source("db-2", "A", 1.7e9, "alice", "The ledger stays in Postgres.", score=0.8),
+        Source("run-8", "E", 1.7e9, None, "deploy 411 migrated the ledger", score=0.7),
+        Source("talk-1", "C", 1.72e9, "bob", "Should the ledger move?", score=0.6),
+    ]
+    markdown = assemble("which deploy rolled back the ledger?", found, [], words_counter(), 512)
+    assert markdown.text.splitlines() == [
+        "### Logs",
+        "- [run-9 14 Nov 2023] deploy 412 rolled back the ledger",
+        "- [run-8 14 Nov 2023] deploy 411 migrated the ledger",
+        "",
+        "### Decisions and facts",
+        "- [db-2 14 Nov 2023 alice] The ledger stays in Postgres.",
+        "",
+        "### Discussions",
+        "- [talk-1 3 Jul 2024 bob] Should the ledger move?",
+    ]
+    assert [i.source.id for i in markdown.entries] == ["run-9", "db-2", "run-8", "talk-1"]
+    # Entries of one year: the headings say it, the dates do not.
+    text = assemble("which deploy?", found[:2], [], words_counter(), 512, "text")
+    assert text.text.splitlines()[:2] == [
+        "Logs (2023):",
+        "[run-9 14 Nov] deploy 412 rolled back the ledger",
     ]
 
 
@@ -170,7 +219,7 @@ def test_patterns_follow_when_whole_ones_fit() -> None:
     pattern = Source("how", "A", 1.7e9, None, "Weigh transactions before speed.")
     roomy = assemble("which store?", found, [pattern], words_counter(), 512)
     assert roomy.text.endswith(
-        "### Reasoning patterns\n- [how A 2023-11-14] Weigh transactions before speed."
+        "### Reasoning patterns\n- [how 14 Nov 2023] Weigh transactions before speed."
     )
     tight = assemble("which store?", found, [pattern], words_counter(), 14)
     assert tight.patterns == [] and "Reasoning patterns" not in tight.text
@@ -228,8 +277,8 @@ def test_excerpt_falls_back_to_words_around_the_question_when_a_sentence_is_too_
 
 
 def test_citation_without_a_speaker_has_three_parts() -> None:
-    assert citation(entry(0, "x")) == "[e-0 A 2023-11-14]"
-    assert citation(entry(0, "x", speaker="bob")) == "[e-0 A 2023-11-14 bob]"
+    assert citation(entry(0, "x")) == "[e-0 14 Nov 2023]"
+    assert citation(entry(0, "x", speaker="bob")) == "[e-0 14 Nov 2023 bob]"
 
 
 def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -> None:
@@ -246,7 +295,7 @@ def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -
 
 
 def test_entries_considered_grow_with_the_budget_unless_the_caller_sets_them() -> None:
-    assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 16, 32, 50]
+    assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 21, 42, 50]
     assert considered(4096, 5) == 5 and considered(32, 30) == 30
 
 
@@ -259,7 +308,8 @@ def test_the_most_relevant_entry_is_given_up_to_half_of_the_budget() -> None:
     block = assemble("billing ledger", long, [], counter, 200)
     first, *others = block.entries
     assert first.source.id == "e-1" and first.cut and len(others) >= 3
-    # The room is 199 tokens; the first line's citation is 6 of its half.
+    # The room is 196 tokens (the heading takes 4); the first line's citation is 4 of its
+    # half, and the others' fair shares may leave it less than a token each.
     (shown,) = counter.count([first.text])
-    assert 99 - 6 - 6 <= shown <= 99 - 6
+    assert 98 - 4 - 6 <= shown <= 98 - 4 + len(others)
     assert all(counter.count([o.text])[0] < shown for o in others)

@@ -103,7 +103,7 @@ test("context gives one cited block within its budget, and its answer can be rat
   assert.ok(made.tokens <= 64 && made.max_tokens === 64);
   assert.equal(made.entries[0]?.id, "ts-billing-db");
   assert.ok(made.context.includes(made.entries[0]?.citation ?? "?"));
-  assert.ok(made.context.startsWith("### Memory\n- [ts-billing-db A "));
+  assert.match(made.context, /^### Decisions and facts \(\d{4}\)\n- \[ts-billing-db /);
   const rated = await alice.feedback(made.interaction_id, "down");
   assert.equal(rated.interaction_id, made.interaction_id);
   assert.equal((await failure(alice.context("x", { max_tokens: 8 }))).status, 422);

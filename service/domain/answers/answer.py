@@ -142,6 +142,7 @@ class Answerer:
         record: bool = True,
         within: Filters | None = None,
         pool_size: int | None = None,
+        by_relevance: bool = False,
     ) -> Answer:
         """The best entries for ``question``: of memory as it is, or as it held ``as_of``
         a moment; superseded entries left out unless ``include_superseded``, and those
@@ -151,7 +152,9 @@ class Answerer:
         the conditions the entries meet (its namespace, moment and ``include_superseded``
         are those given here); None: every tier. Reasoning patterns are of every tier.
         ``pool_size``: how many search results the entries are ranked from; None: three for
-        every entry asked for (at least 20)."""
+        every entry asked for (at least 20). ``by_relevance``: the entries are the most
+        relevant (the search's score), not the best by the answer's blend; they are still
+        given best blend first."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -186,7 +189,11 @@ class Answerer:
             self._answered(result, relevance, now)
             for result, relevance in zip(relevant, relevances, strict=False)
         ]
-        answered.sort(key=lambda a: -a.score)
+        if by_relevance:
+            answered.sort(key=lambda a: -a.result.score)
+            answered[:top_n] = sorted(answered[:top_n], key=lambda a: -a.score)
+        else:
+            answered.sort(key=lambda a: -a.score)
         entries = answered[:top_n]
         best = max((a.relevance for a in entries), default=0.0)
         evidence = (

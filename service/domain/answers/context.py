@@ -1,13 +1,14 @@
 """An agent's context block: the entries an answer ranks first, each cited, within a budget
 of model tokens.
 
-Entries are kept most relevant first and shown in the answer's order; one another entry
-replaces is never shown, and one that replaces others says so; near-repeats are folded into
-the most relevant; a long entry is cut to whole sentences around its best passage. The most
-relevant entry is given up to half of the budget, and the others share the rest so that
-every one shown gets a fair part of it (no entry is cut below ``MIN_EXCERPT`` tokens to make
-room: the least relevant are left out first); reasoning patterns follow when whole ones
-still fit.
+Entries are kept most relevant first and shown in the answer's order under their tiers'
+headings (each tier headed once, where its best entry comes), so a line cites only the
+entry's id, day and speaker; one another entry replaces is never shown, and one that
+replaces others says so; near-repeats are folded into the most relevant; a long entry is cut
+to whole sentences around its best passage. The most relevant entry is given up to half of
+the budget, and the others share the rest so that every one shown gets a fair part of it (no
+entry is cut below ``MIN_EXCERPT`` tokens to make room: the least relevant are left out
+first); reasoning patterns follow when whole ones still fit.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from service.domain.search.snippets import query_terms
 from service.domain.tokens import TokenCounter
 
 Style = Literal["markdown", "text"]
-MIN_EXCERPT = 8
+MIN_EXCERPT = 6
 """Fewest tokens of an entry's text worth showing when it must be cut: the words around the
 question's first term in it, at the least."""
 LEAD_SHARE = 0.5
@@ -86,16 +87,30 @@ class Block:
     """No entry was offered: the block says so."""
 
 
-def citation(source: Source) -> str:
+def citation(source: Source, year: int | None = None) -> str:
     """``[id date speaker]`` (``[db-2 2 Mar 2026 alice]``; no speaker part when there is
-    none): the tier is the heading of the entry's section."""
-    day = datetime.fromtimestamp(min(max(source.timestamp, _FIRST_DAY), _LAST_DAY), UTC)
-    parts = [source.id, f"{day.day} {day:%b} {day.year}", *[source.speaker or ""]]
+    none): the tier is the heading of the entry's section. ``year``: the year the headings
+    say, left out of the date when it is the entry's (``[db-2 2 Mar alice]``)."""
+    day = _day(source)
+    date = f"{day.day} {day:%b}" + ("" if day.year == year else f" {day.year}")
+    parts = [source.id, date, *[source.speaker or ""]]
     return "[" + " ".join(p for p in parts if p) + "]"
 
 
-def section(tier: Tier, style: Style) -> str:
-    return _SECTION_FORMAT[style].format(SECTIONS[tier])
+def section(tier: Tier, style: Style, year: int | None = None) -> str:
+    """The heading of a tier's entries, with the year of every entry when they share one."""
+    name = SECTIONS[tier] + ("" if year is None else f" ({year})")
+    return _SECTION_FORMAT[style].format(name)
+
+
+def _day(source: Source) -> datetime:
+    return datetime.fromtimestamp(min(max(source.timestamp, _FIRST_DAY), _LAST_DAY), UTC)
+
+
+def _one_year(sources: Sequence[Source]) -> int | None:
+    """The year of every one of ``sources`` when they share one: the headings say it once."""
+    years = {_day(s).year for s in sources}
+    return years.pop() if len(years) == 1 else None
 
 
 def assemble(
@@ -116,17 +131,22 @@ def assemble(
     if not groups:
         return _nothing(heading, counter, max_tokens)
     terms = query_terms(question)
-    fixed = [_fixed(bullet, g) for g in groups]
+    year = _one_year([g.kept for g in groups])
+    fixed = [_fixed(bullet, g, year) for g in groups]
     texts = [one_line(g.kept.text) for g in groups]
-    heads = [section(tier, style) for tier in dict.fromkeys(g.kept.tier for g in groups)]
+    tiers = list(dict.fromkeys(g.kept.tier for g in groups))
+    heads = [section(t, style, year) for t in tiers]
     # One count of every part: a text's count is passed on, never counted again.
     costs = counter.count([*heads, *fixed, *texts])
-    head = sum(costs[: len(heads)])
+    head_costs = dict(zip(tiers, costs[: len(heads)], strict=True))
     fixed_costs, needs = (
         costs[len(heads) : len(heads) + len(groups)],
         costs[len(heads) + len(groups) :],
     )
-    shares = _shares(fixed_costs, needs, max_tokens - head)
+    # A tier's heading is paid by its first entry: it is only shown with one.
+    for n, group in enumerate(groups):
+        fixed_costs[n] += head_costs.pop(group.kept.tier, 0)
+    shares = _shares(fixed_costs, needs, max_tokens)
     chosen: list[Included] = []
     spare = 0
     for n, share in enumerate(shares):
@@ -136,11 +156,11 @@ def assemble(
             spare += share + fixed_costs[n]
             continue
         spare = share + spare - cut.tokens
-        chosen.append(_included(group, cut.text, cut.cut))
+        chosen.append(_included(group, cut.text, cut.cut, year))
     chosen.sort(key=lambda i: -i.source.score)
     shown = {i.source.id for i in chosen}
     left = [s.id for g in groups if g.kept.id not in shown for s in [g.kept, *g.repeats]]
-    return _fitted(chosen, patterns, left, style, counter, max_tokens)
+    return _fitted(chosen, patterns, left, style, counter, max_tokens, year)
 
 
 def _shares(fixed: list[int], needs: list[int], room: int) -> list[int]:
@@ -195,13 +215,15 @@ def _fitted(
     style: Style,
     counter: TokenCounter,
     max_tokens: int,
+    year: int | None,
 ) -> Block:
     """The block of ``chosen`` and the whole patterns that still fit; should the counter
-    count the whole block above the sum of its parts, the last entries are left out."""
+    count the whole block above the sum of its parts, the last entries are left out.
+    ``year``: the one year of the entries, said in the headings."""
     _, pattern_heading, bullet = HEADINGS[style]
     chosen = list(chosen)
     while True:
-        body = _render(style, chosen, bullet)
+        body = _render(style, chosen, bullet, year)
         (tokens,) = counter.count([body])
         if tokens <= max_tokens or not chosen:
             break
@@ -212,11 +234,11 @@ def _fitted(
     shown: list[Included] = []
     for pattern in patterns:
         candidate = _included(Folded(pattern), one_line(pattern.text), False)
-        text = _render(style, chosen, bullet, pattern_heading, [*shown, candidate])
+        text = _render(style, chosen, bullet, year, pattern_heading, [*shown, candidate])
         (total,) = counter.count([text])
         if total <= max_tokens:
             shown.append(candidate)
-    text = _render(style, chosen, bullet, pattern_heading, shown)
+    text = _render(style, chosen, bullet, year, pattern_heading, shown)
     (tokens,) = counter.count([text])
     return Block(text, tokens, chosen, shown, left_out, nothing_relevant=False)
 
@@ -234,14 +256,15 @@ def _render(
     style: Style,
     entries: Sequence[Included],
     bullet: str,
+    year: int | None,
     pattern_heading: str = "",
     patterns: Sequence[Included] = (),
 ) -> str:
     """The entries under their tiers' headings, the sections in the order of their first
-    entries, then the patterns."""
+    entries, then the patterns (their dates whole)."""
     lines: list[str] = []
     for tier in dict.fromkeys(i.source.tier for i in entries):
-        lines += [*([""] if lines else []), section(tier, style)]
+        lines += [*([""] if lines else []), section(tier, style, year)]
         lines += [_line(bullet, i) for i in entries if i.source.tier == tier]
     if patterns:
         lines += ["", pattern_heading, *(_line(bullet, i) for i in patterns)]
@@ -252,10 +275,10 @@ def _line(bullet: str, item: Included) -> str:
     return f"{bullet}{item.citation} {item.text}{_notes(item.source.replaces, item.folded)}"
 
 
-def _fixed(bullet: str, group: Folded[Source]) -> str:
+def _fixed(bullet: str, group: Folded[Source], year: int | None) -> str:
     """What an entry's line holds beside its text."""
     folded = tuple(r.id for r in group.repeats)
-    return f"{bullet}{citation(group.kept)}{_notes(group.kept.replaces, folded)}"
+    return f"{bullet}{citation(group.kept, year)}{_notes(group.kept.replaces, folded)}"
 
 
 def _notes(replaces: Sequence[str], folded: Sequence[str]) -> str:
@@ -266,6 +289,7 @@ def _notes(replaces: Sequence[str], folded: Sequence[str]) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _included(group: Folded[Source], text: str, cut: bool) -> Included:
+def _included(group: Folded[Source], text: str, cut: bool, year: int | None = None) -> Included:
     source = group.kept
-    return Included(source, citation(source), text, cut, tuple(r.id for r in group.repeats))
+    folded = tuple(r.id for r in group.repeats)
+    return Included(source, citation(source, year), text, cut, folded)

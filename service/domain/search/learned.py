@@ -161,6 +161,15 @@ def with_log_odds(probability: float, shift: float) -> float:
     return sigmoid(math.log(probability / (1 - probability)) + shift)
 
 
+def pool_logits(
+    matrix: npt.NDArray[np.float64], pool_weights: Mapping[str, float]
+) -> npt.NDArray[np.float64]:
+    """The pool logit of each row of ``matrix`` (a row of ``LIST_FEATURES`` per candidate)
+    by ``pool_weights`` (``RankingModel.pool_weights``)."""
+    weights = np.array([pool_weights.get(name, 0.0) for name in LIST_FEATURES])
+    return matrix @ weights  # type: ignore[no-any-return]
+
+
 def settled_rows(logits: npt.NDArray[np.float64], count: int) -> list[int]:
     """The rows of a pool a search loads and settles: the ``count`` of highest pool logit,
     ties in list order."""
@@ -249,8 +258,7 @@ class LearnedFusion:
         pool = self.pool(text, lists, vector)
         # Entry features are not known yet: the list features order the pool, by weights
         # fitted on them alone (until ``settle`` completes each score).
-        weights = np.array([self.model.pool_weights.get(name, 0.0) for name in LIST_FEATURES])
-        logits = pool.features.matrix @ weights
+        logits = pool_logits(pool.features.matrix, self.model.pool_weights)
         order = settled_rows(logits, max(limit, SETTLED))
         ranks = {name: first_ranks(hits) for name, hits in lists.items()}
         keys = pool.features.keys
