@@ -111,7 +111,12 @@ class Entry:
 def normalised(text: str) -> str:
     """A text as compared for repeats: Unicode NFKC, case folded, runs of white space made
     one space, trimmed."""
-    return SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return SPACES.sub(" ", folded_case(text)).strip()
+
+
+def folded_case(text: str) -> str:
+    """A text as compared word by word: Unicode NFKC, case folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 @dataclass(frozen=True)

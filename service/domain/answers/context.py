@@ -136,13 +136,16 @@ def assemble(
     texts = [one_line(g.kept.text) for g in groups]
     tiers = list(dict.fromkeys(g.kept.tier for g in groups))
     heads = [section(t, style, year) for t in tiers]
-    # One count of every part: a text's count is passed on, never counted again.
-    costs = counter.count([*heads, *fixed, *texts])
+    # One count of every part: a text's count is passed on, never counted again. A text of
+    # more words than the budget has tokens (a word is one at the least) is not counted:
+    # it is cut, and its excerpt counts what it shows.
+    longer = [len(t.split(" ")) > max_tokens for t in texts]
+    shorter = [t for t, long in zip(texts, longer, strict=True) if not long]
+    costs = counter.count([*heads, *fixed, *shorter])
     head_costs = dict(zip(tiers, costs[: len(heads)], strict=True))
-    fixed_costs, needs = (
-        costs[len(heads) : len(heads) + len(groups)],
-        costs[len(heads) + len(groups) :],
-    )
+    fixed_costs = costs[len(heads) : len(heads) + len(groups)]
+    counted = iter(costs[len(heads) + len(groups) :])
+    needs = [max_tokens + 1 if long else next(counted) for long in longer]
     # A tier's heading is paid by its first entry: it is only shown with one.
     for n, group in enumerate(groups):
         fixed_costs[n] += head_costs.pop(group.kept.tier, 0)

@@ -12,6 +12,7 @@ from service.domain.tokens import TokenCounter
 ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n\s*")
 _SPACES = re.compile(r"\s+")
+_NON_WORD = re.compile(r"\W+")
 
 
 @dataclass(frozen=True)
@@ -55,23 +56,30 @@ def excerpt(
     if not parts:
         return Excerpt("", 0, bool(line))
     mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
-    costs = counter.count(parts)
     best = best_chunk(parts, terms)
+    # Sentences are counted as the excerpt grows: a long entry cut to a few is never
+    # counted whole.
+    counted: dict[int, int] = {}
+
+    def cost(n: int) -> int:
+        if n not in counted:
+            (counted[n],) = counter.count([parts[n]])
+        return counted[n]
 
     def marks(start: int, end: int) -> int:
         return mark * ((start > 0) + (end < len(parts)))
 
-    if costs[best] + marks(best, best + 1) > allowance:
+    if cost(best) + marks(best, best + 1) > allowance:
         return _words(parts[best], terms, allowance, counter, mark)
-    start, end, used = best, best + 1, costs[best]
+    start, end, used = best, best + 1, cost(best)
     # Grow by whole sentences, the one after first (it tends to explain), then the one before.
     grown = True
     while grown:
         grown = False
-        if end < len(parts) and used + costs[end] + marks(start, end + 1) <= allowance:
-            used, end, grown = used + costs[end], end + 1, True
-        if start > 0 and used + costs[start - 1] + marks(start - 1, end) <= allowance:
-            used, start, grown = used + costs[start - 1], start - 1, True
+        if end < len(parts) and used + cost(end) + marks(start, end + 1) <= allowance:
+            used, end, grown = used + cost(end), end + 1, True
+        if start > 0 and used + cost(start - 1) + marks(start - 1, end) <= allowance:
+            used, start, grown = used + cost(start - 1), start - 1, True
     return _joined(parts[start:end], start > 0, end < len(parts), counter)
 
 
@@ -81,17 +89,27 @@ def _words(
     """Words of one sentence around the first of ``terms`` (its start when none is
     there), within ``allowance`` with the marks."""
     words = sentence.split(" ")
-    costs = counter.count(words)
     first = next((n for n, w in enumerate(words) if _bare(w) in terms), 0)
     start, end, used = first, first, 0
     budget = allowance - 2 * mark
+    # Words are counted as the excerpt grows, those near it at once: a long sentence cut to
+    # a few words is never counted whole.
+    costs: dict[int, int] = {}
+
+    def cost(n: int) -> int:
+        if n not in costs:
+            reach = max(budget, 0)
+            near = range(max(0, n - reach), min(len(words), n + reach + 1))
+            costs.update(zip(near, counter.count([words[m] for m in near]), strict=True))
+        return costs[n]
+
     # From the term on, then what led to it, while the words fit.
-    while end < len(words) and used + costs[end] <= budget:
-        used += costs[end]
+    while end < len(words) and used + cost(end) <= budget:
+        used += cost(end)
         end += 1
-    while start > 0 and used + costs[start - 1] <= budget:
+    while start > 0 and used + cost(start - 1) <= budget:
         start -= 1
-        used += costs[start]
+        used += cost(start)
     if end == start:
         return Excerpt("", 0, True)
     return _joined([" ".join(words[start:end])], start > 0, end < len(words), counter)
@@ -103,4 +121,4 @@ def _joined(kept: list[str], before: bool, after: bool, counter: TokenCounter) -
 
 
 def _bare(word: str) -> str:
-    return re.sub(r"\W+", "", word).lower()
+    return _NON_WORD.sub("", word).lower()

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from service.domain.entries import normalised
+from service.domain.entries import folded_case
 
 NEAR = 0.8
 """Share of words (Jaccard) from which two texts are one: "Deploys go out on Tuesdays."
@@ -29,7 +29,7 @@ def fold(items: Sequence[T], text: Callable[[T], str], near: float = NEAR) -> li
     """``items`` (best first) with each near-repeat of an earlier one folded into it."""
     kept: list[tuple[frozenset[str], Folded[T]]] = []
     for item in items:
-        words = frozenset(_WORD.findall(normalised(text(item))))
+        words = frozenset(_WORD.findall(folded_case(text(item))))
         home = next((f for w, f in kept if similar(w, words, near)), None)
         if home is None:
             kept.append((words, Folded(item)))
