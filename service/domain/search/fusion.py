@@ -107,7 +107,9 @@ UnembeddedCosines = Callable[[str, Sequence[float], Sequence[str]], Mapping[str,
 
 
 class Fusion(Protocol):
-    """How the BM25 and vector lists become one ranking, and what a result's relevance is."""
+    """How the BM25 and vector lists become one ranking, and what a result's relevance is.
+    A strategy that subclasses it has, unless it says otherwise, its fused score for the
+    relevance and loaded candidates settled as they were fused."""
 
     def fuse(
         self,
@@ -124,7 +126,7 @@ class Fusion(Protocol):
     ) -> dict[str, float | None]:
         """Each candidate's similarity to the query, before any weighting, by key; None
         where unknown."""
-        ...
+        return {hit.key: hit.score for hit in hits}
 
     def settle(
         self,
@@ -136,10 +138,10 @@ class Fusion(Protocol):
         """The loaded candidates, rescored where their entries tell more (``vector``: the
         query's, when it was embedded), best first; with ``explain``, each rescored part is in
         their ``explain``."""
-        ...
+        return candidates
 
 
-class ScoreFusion:
+class ScoreFusion(Fusion):
     """Fusion by score (``blend``): the BM25 score over its bound for the query mixed with
     the best chunk cosine. The fused score is an absolute match score, so it is the
     relevance too."""
@@ -181,22 +183,8 @@ class ScoreFusion:
         fused = blend(keys_of(lists), keyword, cosines, self.keyword_share)
         return explained(fused[:limit], lists, cosines if vector is not None else {})
 
-    def relevances(
-        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
-    ) -> dict[str, float | None]:
-        return {hit.key: hit.score for hit in hits}
 
-    def settle(
-        self,
-        text: str,
-        candidates: list[Candidate],
-        explain: bool,
-        vector: Sequence[float] | None = None,
-    ) -> list[Candidate]:
-        return candidates
-
-
-class RankFusion:
+class RankFusion(Fusion):
     """Fusion by rank (``fuse``, weighted RRF). Ranks say nothing of how well an entry
     matches, so the relevance is the cosine of query and best chunk: the vector list's, else
     one computed from the entry's vectors in the ledger; None for an entry without vectors."""
@@ -223,15 +211,6 @@ class RankFusion:
             unknown = [h.key for h in hits if h.key not in known]
             known.update(ledger_cosines(vector, unknown, self.chunk_vectors))
         return {h.key: known.get(h.key) for h in hits}
-
-    def settle(
-        self,
-        text: str,
-        candidates: list[Candidate],
-        explain: bool,
-        vector: Sequence[float] | None = None,
-    ) -> list[Candidate]:
-        return candidates
 
 
 def ledger_cosines(

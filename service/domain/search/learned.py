@@ -42,6 +42,7 @@ from service.domain.search.fusion import (
     ChunkVectors,
     Fused,
     FusedHit,
+    Fusion,
     ScoreFusion,
     explained,
     ledger_cosines,
@@ -221,7 +222,7 @@ class Pool:
     """The cosines known, from the vector list or the ledger's vectors."""
 
 
-class LearnedFusion:
+class LearnedFusion(Fusion):
     """Fusion by ``RankingModel`` when both lists were searched; a search of one list is
     scored as ``ScoreFusion`` scores it (the BM25 score over its bound, or the cosine)."""
 
@@ -274,11 +275,6 @@ class LearnedFusion:
             replace(hit, features=pool.features.of(row))
             for hit, row in zip(explained(fused, lists, pool.cosines), order, strict=True)
         ]
-
-    def relevances(
-        self, hits: Sequence[FusedHit], vector: Sequence[float] | None
-    ) -> dict[str, float | None]:
-        return {hit.key: hit.score for hit in hits}
 
     def settle(
         self,
