@@ -132,14 +132,16 @@ def assemble(
         return _nothing(heading, counter, max_tokens)
     terms = query_terms(question)
     year = _one_year([g.kept for g in groups])
-    fixed = [_fixed(bullet, g, year) for g in groups]
-    texts = [one_line(g.kept.text) for g in groups]
+    cites = [citation(g.kept, year) for g in groups]
+    fixed = [_fixed(bullet, g, cite) for g, cite in zip(groups, cites, strict=True)]
+    # A text of more words than the budget has tokens (a word is one at the least) is cut
+    # whatever its share: it is neither made one line nor counted whole, its excerpt counts
+    # what it shows.
+    longer = [len(g.kept.text.split()) > max_tokens for g in groups]
+    texts = ["" if long else one_line(g.kept.text) for g, long in zip(groups, longer, strict=True)]
     tiers = list(dict.fromkeys(g.kept.tier for g in groups))
     heads = [section(t, style, year) for t in tiers]
-    # One count of every part: a text's count is passed on, never counted again. A text of
-    # more words than the budget has tokens (a word is one at the least) is not counted:
-    # it is cut, and its excerpt counts what it shows.
-    longer = [len(t.split(" ")) > max_tokens for t in texts]
+    # One count of every part: a text's count is passed on, never counted again.
     shorter = [t for t, long in zip(texts, longer, strict=True) if not long]
     costs = counter.count([*heads, *fixed, *shorter])
     head_costs = dict(zip(tiers, costs[: len(heads)], strict=True))
@@ -154,12 +156,13 @@ def assemble(
     spare = 0
     for n, share in enumerate(shares):
         group = groups[n]
-        cut = excerpt(group.kept.text, terms, share + spare, counter, whole=(texts[n], needs[n]))
+        whole = None if longer[n] else (texts[n], needs[n])
+        cut = excerpt(group.kept.text, terms, share + spare, counter, whole=whole, longer=longer[n])
         if not cut.text:
             spare += share + fixed_costs[n]
             continue
         spare = share + spare - cut.tokens
-        chosen.append(_included(group, cut.text, cut.cut, year))
+        chosen.append(_included(group, cites[n], cut.text, cut.cut))
     chosen.sort(key=lambda i: -i.source.score)
     shown = {i.source.id for i in chosen}
     left = [s.id for g in groups if g.kept.id not in shown for s in [g.kept, *g.repeats]]
@@ -236,7 +239,7 @@ def _fitted(
         return Block("", 0, [], [], left_out, nothing_relevant=False)
     shown: list[Included] = []
     for pattern in patterns:
-        candidate = _included(Folded(pattern), one_line(pattern.text), False)
+        candidate = _included(Folded(pattern), citation(pattern), one_line(pattern.text), False)
         text = _render(style, chosen, bullet, year, pattern_heading, [*shown, candidate])
         (total,) = counter.count([text])
         if total <= max_tokens:
@@ -278,10 +281,10 @@ def _line(bullet: str, item: Included) -> str:
     return f"{bullet}{item.citation} {item.text}{_notes(item.source.replaces, item.folded)}"
 
 
-def _fixed(bullet: str, group: Folded[Source], year: int | None) -> str:
+def _fixed(bullet: str, group: Folded[Source], cite: str) -> str:
     """What an entry's line holds beside its text."""
     folded = tuple(r.id for r in group.repeats)
-    return f"{bullet}{citation(group.kept, year)}{_notes(group.kept.replaces, folded)}"
+    return f"{bullet}{cite}{_notes(group.kept.replaces, folded)}"
 
 
 def _notes(replaces: Sequence[str], folded: Sequence[str]) -> str:
@@ -292,7 +295,5 @@ def _notes(replaces: Sequence[str], folded: Sequence[str]) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _included(group: Folded[Source], text: str, cut: bool, year: int | None = None) -> Included:
-    source = group.kept
-    folded = tuple(r.id for r in group.repeats)
-    return Included(source, citation(source, year), text, cut, folded)
+def _included(group: Folded[Source], cite: str, text: str, cut: bool) -> Included:
+    return Included(group.kept, cite, text, cut, tuple(r.id for r in group.repeats))

@@ -41,20 +41,23 @@ def excerpt(
     counter: TokenCounter,
     *,
     whole: tuple[str, int] | None = None,
+    longer: bool = False,
 ) -> Excerpt:
     """``text`` on one line if it fits in ``allowance`` tokens, else the sentences around
     the best one that fit, ``…`` where text is left out; the best sentence alone too long,
     its words around the first of ``terms``. Empty when not even that fits. ``whole``:
-    ``text`` on one line and its tokens, when already counted."""
-    if whole is None:
-        line = one_line(text)
-        whole = line, counter.count([line])[0]
-    line, total = whole
-    if total <= allowance:
-        return Excerpt(line, total, False)
+    ``text`` on one line and its tokens, when already counted; ``longer``: ``text`` is
+    known to be longer than ``allowance``, and is not counted whole."""
+    if not longer:
+        if whole is None:
+            line = one_line(text)
+            whole = line, counter.count([line])[0]
+        line, total = whole
+        if total <= allowance:
+            return Excerpt(line, total, False)
     parts = sentences(text)
     if not parts:
-        return Excerpt("", 0, bool(line))
+        return Excerpt("", 0, bool(text.strip()))
     mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
     best = best_chunk(parts, terms)
     # Sentences are counted as the excerpt grows: a long entry cut to a few is never
