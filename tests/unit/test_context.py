@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.application.context import considered
+from schemas import wire
+from service.application.context import considered, pool_size
 from service.domain.answers.context import NOTHING, SECTIONS, Source, assemble, citation
 from service.domain.answers.excerpts import excerpt
 from service.domain.tokens import CharacterTokens, ModelTokens, words
@@ -297,6 +298,15 @@ def test_the_least_relevant_are_left_out_first_and_those_kept_shown_by_score() -
 def test_entries_considered_grow_with_the_budget_unless_the_caller_sets_them() -> None:
     assert [considered(n, None) for n in (32, 256, 512, 1024, 4096)] == [10, 10, 21, 42, 50]
     assert considered(4096, 5) == 5 and considered(32, 30) == 30
+
+
+def test_entries_are_chosen_from_twice_as_many_results_within_a_retrieve_and_fifty() -> None:
+    def pool(max_tokens: int, max_entries: int | None = None) -> int:
+        asked = wire.ContextRequest(question="q", max_tokens=max_tokens, max_entries=max_entries)
+        return pool_size(asked)
+
+    assert [pool(n) for n in (32, 256, 512, 1024, 4096)] == [30, 30, 42, 50, 50]
+    assert pool(4096, 5) == 30 and pool(32, 24) == 48 and pool(32, 50) == 50
 
 
 def test_the_most_relevant_entry_is_given_up_to_half_of_the_budget() -> None:
