@@ -121,3 +121,20 @@ def test_call_figures_set_each_p50_against_retrieves_and_split_by_embedding() ->
     assert scored["context@256"]["p50_ms_vector_kept"] == 15.0
     assert scored["context@256"]["model_calls_per_call"] == 0.5
     assert scored["retrieve"]["query_tokens_per_call"] == 5
+
+
+def test_the_load_run_times_a_retrieve_and_a_context_call_at_each_budget() -> None:
+    from bench.context.load import calls, ratios
+    from bench.load.queries import Query
+
+    made = {
+        name: call(Query("why postgres", "load-20000-core", "A")) for name, call in calls().items()
+    }
+    assert list(made) == ["retrieve", "context at 256", "context at 512", "context at 1024"]
+    assert made["retrieve"] == (
+        "/v1/retrieve",
+        {"question": "why postgres", "namespace": "load-20000-core", "top_n": 10},
+    )
+    assert made["context at 512"][1]["max_tokens"] == 512
+    measured = ratios({"retrieve": [0.01, 0.02, 0.03], "context at 256": [0.03, 0.04, 0.05]})
+    assert measured == {"retrieve": (20.0, 1.0), "context at 256": (40.0, 2.0)}
