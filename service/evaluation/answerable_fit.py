@@ -3,8 +3,9 @@ where they belong and, when a set holds several namespaces, once more in the nex
 nothing answers them (``Workbench.candidates``).
 
 A search settles the candidates its pool order puts first (``SETTLED`` of them at least), so
-each question's features are read from its first ``SETTLED`` candidates by the model's pool
-weights, and it counts as answerable when a relevant one is among them. Within a set, the
+each question's features are read from its first ``SETTLED`` candidates by the ranking
+model's pool weights, with their relevance by that model, and it counts as answerable when a
+relevant one is among them. Within a set, the
 questions asked elsewhere weigh as much together as those asked at home; the sets weigh
 alike unless ``set_weights`` say otherwise.
 """
@@ -21,19 +22,24 @@ from service.domain.search.answerable import (
     AnswerableModel,
     answerable_features,
 )
-from service.domain.search.learned import SETTLED, pool_logits, settled_rows
+from service.domain.search.learned import SETTLED, RankingModel, pool_logits, settled_rows
 from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.fitting import logistic
-from service.evaluation.workbench import Candidates
+from service.evaluation.workbench import Candidates, with_asked
 
 ANSWERABLE_L2 = 1e-4
 """A little shrinkage: the features are few and the classes almost apart on the dev sets,
 where an unpenalised fit would grow its weights without bound."""
 
 
-def settled_features(found: Candidates, pool_weights: Mapping[str, float]) -> dict[str, float]:
-    """``answerable_features`` of the candidates a search would settle."""
-    return answerable_features(_settled(found, pool_weights))
+def settled_features(found: Candidates, ranking: RankingModel) -> dict[str, float]:
+    """``answerable_features`` of the candidates a search would settle, by ``ranking`` (its
+    answerable part aside)."""
+    order = _order(found, ranking.pool_weights)
+    asked = ranking.intent.asked(found.vector) if ranking.intent is not None else {}
+    rows = with_asked(found, asked)
+    relevance = [ranking.probability(ranking.logit(rows[i])) for i in order]
+    return answerable_features([found.features[i] for i in order], relevance)
 
 
 def holds_answer(found: Candidates, pool_weights: Mapping[str, float]) -> bool:
@@ -44,11 +50,11 @@ def holds_answer(found: Candidates, pool_weights: Mapping[str, float]) -> bool:
 
 def fit_answerable(
     sets: Mapping[str, Sequence[Candidates]],
-    pool_weights: Mapping[str, float],
+    ranking: RankingModel,
     set_weights: Mapping[str, float] | None = None,
 ) -> AnswerableModel | None:
-    """The model, or None when the questions do not tell the two apart (none was asked
-    elsewhere, or none holds an answer)."""
+    """The model beside ``ranking``, or None when the questions do not tell the two apart
+    (none was asked elsewhere, or none holds an answer)."""
     rows, truth, share = [], [], []
     for name, found in sets.items():
         weight = (set_weights or {}).get(name, 1.0)
@@ -56,9 +62,9 @@ def fit_answerable(
         away = [c for c in found if c.elsewhere]
         for group in (home, away):
             for c in group:
-                features = settled_features(c, pool_weights)
+                features = settled_features(c, ranking)
                 rows.append([features[f] for f in ANSWERABLE_FEATURES])
-                truth.append(float(not c.elsewhere and holds_answer(c, pool_weights)))
+                truth.append(float(not c.elsewhere and holds_answer(c, ranking.pool_weights)))
                 share.append(weight / len(group))
     if len(set(truth)) < 2:
         return None
@@ -81,7 +87,3 @@ def _order(found: Candidates, pool_weights: Mapping[str, float]) -> list[int]:
     """The candidates a search settles, as ``Workbench`` and the learned fusion order them."""
     rows = np.array([[row.get(f, 0.0) for f in LIST_FEATURES] for row in found.features])
     return settled_rows(pool_logits(rows, pool_weights), SETTLED) if len(rows) else []
-
-
-def _settled(found: Candidates, pool_weights: Mapping[str, float]) -> list[dict[str, float]]:
-    return [found.features[i] for i in _order(found, pool_weights)]

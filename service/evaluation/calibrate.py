@@ -15,10 +15,13 @@ from service.evaluation.fitting import logistic
 from service.evaluation.verdict import Bin, auc, best_cut, calibration_error, reliability, youden_at
 from service.evaluation.workbench import Observation
 
-ELSEWHERE_SHARE = 0.2
+ELSEWHERE_SHARE = 0.1
 """The questions asked elsewhere weigh, together, this share of the set's own in the fit:
 enough to teach the model what "never recorded" looks like, not so much that it skews the
-probabilities of the questions agents really ask."""
+probabilities of the questions agents really ask. Most of those questions already get no
+entry (the relevance floor, with the answerable model of ``service.domain.search.answerable``),
+so a small share suffices: at 0.1 rather than 0.2 every dev set's AUC and J rose, and the
+strong matches of questions asked elsewhere stayed at 2 % or fewer."""
 THRESHOLDS = tuple(round(0.01 * n, 2) for n in range(5, 96))
 """The strong_match thresholds considered: 0.05 to 0.95."""
 

@@ -15,17 +15,16 @@ at all. The sets weigh alike unless ``set_weights`` say otherwise.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from service.domain.search.intent import ASKED_KINDS
 from service.domain.search.learned import FEATURES, RankingModel
 from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.answerable_fit import fit_answerable, settled_features
 from service.evaluation.fitting import listwise, logistic
 from service.evaluation.intent_fit import cross_fitted, fit_head
-from service.evaluation.workbench import POOL_DEPTH, Candidates
+from service.evaluation.workbench import POOL_DEPTH, Candidates, with_asked
 
 
 def fit_ranking(
@@ -62,7 +61,7 @@ def fit_ranking(
     x = np.concatenate(logits)[:, None]
     platt = logistic(x, np.concatenate(truth), np.concatenate(share))
     pool_weights = {f: round(float(w), 4) for f, w in zip(LIST_FEATURES, pool_beta, strict=True)}
-    return RankingModel(
+    ranking = RankingModel(
         weights={f: round(float(w), 4) for f, w in zip(FEATURES, beta, strict=True)},
         scale=round(float(platt[1]), 4),
         bias=round(float(platt[0]), 4),
@@ -71,20 +70,8 @@ def fit_ranking(
         ),
         list_weights=pool_weights,
         intent=head,
-        answerable=fit_answerable(everywhere, pool_weights, weights),
     )
-
-
-def with_asked(found: Candidates, asked: Mapping[str, float]) -> list[dict[str, float]]:
-    """The candidates' features with what the question asks for filled in: each kind's
-    ``<kind>_asked`` is its indicator times the probability of the kind."""
-    return [
-        {
-            **row,
-            **{f"{kind}_asked": row[kind] * asked.get(kind, 0.0) for kind in ASKED_KINDS},
-        }
-        for row in found.features
-    ]
+    return replace(ranking, answerable=fit_answerable(everywhere, ranking, weights))
 
 
 def _matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
@@ -110,8 +97,8 @@ def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingF
     recall, hits = [], []
     held: dict[bool, list[float]] = {False: [], True: []}
     for c in found:
-        if model.answerable is not None and model.list_weights is not None:
-            features = settled_features(c, model.list_weights)
+        if model.answerable is not None:
+            features = settled_features(c, model)
             held[c.elsewhere].append(model.answerable.probability(features))
         if c.elsewhere:
             continue

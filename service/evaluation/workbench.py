@@ -35,7 +35,7 @@ from service.bootstrap import load_reranker
 from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
 from service.domain.search.hydration import replaced_matches
-from service.domain.search.intent import MemoryKind, asks_for_decision, kind_of
+from service.domain.search.intent import ASKED_KINDS, MemoryKind, asks_for_decision, kind_of
 from service.domain.search.learned import (
     SETTLED,
     LearnedFusion,
@@ -94,6 +94,18 @@ class Candidates:
     elsewhere: bool = False
     """Asked in another namespace of the set, where nothing answers it (every candidate
     irrelevant)."""
+
+
+def with_asked(found: Candidates, asked: Mapping[str, float]) -> list[dict[str, float]]:
+    """The candidates' features with what the question asks for filled in: each kind's
+    ``<kind>_asked`` is its indicator times the probability of the kind."""
+    return [
+        {
+            **row,
+            **{f"{kind}_asked": row[kind] * asked.get(kind, 0.0) for kind in ASKED_KINDS},
+        }
+        for row in found.features
+    ]
 
 
 class Workbench:

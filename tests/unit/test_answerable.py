@@ -3,6 +3,7 @@ file, its fit on questions asked at home and elsewhere, and its weight on the sc
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -10,12 +11,14 @@ import pytest
 
 from service.domain.search.answerable import (
     ANSWERABLE_FEATURES,
+    RELEVANCE_BOUND,
     AnswerableModel,
     answerable_features,
 )
 from service.domain.search.fusion import ScoreFusion
 from service.domain.search.hydration import Candidate
 from service.domain.search.learned import FEATURES, LearnedFusion, RankingModel
+from service.domain.search.list_features import CLOSEST
 from service.domain.search.query import Hit
 from service.errors import ConfigError
 from service.evaluation.answerable_fit import fit_answerable, holds_answer, settled_features
@@ -28,15 +31,34 @@ def test_the_features_are_the_best_of_the_candidates_and_zero_without_any() -> N
         {"cosine": 0.2, "keyword": 0.9, "coverage": 0.1, "names": 0.0},
         {"cosine": 0.7, "keyword": 0.1, "coverage": 0.5, "names": 0.5},
     ]
-    assert answerable_features(rows) == {
+    assert answerable_features(rows, [0.2, 0.5]) == {
         "cosine_best": 0.7,
         "keyword_best": 0.9,
         "coverage_best": 0.5,
+        "relevance_best": 0.0,
         "names_missing": 0.5,
     }
-    assert answerable_features([]) == dict.fromkeys(ANSWERABLE_FEATURES, 0.0)
+    assert answerable_features([], []) == dict.fromkeys(ANSWERABLE_FEATURES, 0.0)
     named_nothing = [{"cosine": 0.7, "keyword": 0.1, "coverage": 0.5, "names": 1.0}]
-    assert answerable_features(named_nothing)["names_missing"] == 0.0
+    assert answerable_features(named_nothing, [0.9])["names_missing"] == 0.0
+
+
+def test_the_closest_vector_counts_even_when_no_candidate_scored_has_one() -> None:
+    """The pool's best cosine (``closest``) is the evidence, whichever candidates were
+    loaded: candidates all without a vector still say how near the namespace's memory comes."""
+    logs = [{"cosine": 0.0, "unembedded": 1.0, "keyword": 0.4, CLOSEST: 0.31}]
+    assert answerable_features(logs, [0.3])["cosine_best"] == 0.31
+
+
+def test_the_best_relevance_is_read_as_bounded_log_odds() -> None:
+    rows = [{"cosine": 0.5}, {"cosine": 0.4}]
+    assert answerable_features(rows, [0.1, 0.9])["relevance_best"] == pytest.approx(math.log(9))
+    assert answerable_features(rows, [0.0, 0.0])["relevance_best"] == pytest.approx(
+        math.log(RELEVANCE_BOUND / (1 - RELEVANCE_BOUND))
+    )
+    assert answerable_features(rows, [1.0, 1.0])["relevance_best"] == pytest.approx(
+        -math.log(RELEVANCE_BOUND / (1 - RELEVANCE_BOUND))
+    )
 
 
 def test_the_model_round_trips_through_the_ranking_file(tmp_path: Path) -> None:
@@ -71,6 +93,10 @@ def test_a_model_file_with_a_wrong_answerable_part_is_refused(
         RankingModel.load(path)
 
 
+RANKING = RankingModel({"vector_rank": 1.0}, 1.0, 0.0)
+"""Orders the pool by the vector list's ranks: the relevance of a candidate is its rank's."""
+
+
 def question(rng: random.Random, home: bool) -> Candidates:
     """Ten candidates. At home, one is relevant and close to the question (a high cosine
     and coverage); asked elsewhere, none is and every one is far."""
@@ -90,12 +116,11 @@ def question(rng: random.Random, home: bool) -> Candidates:
 def test_the_fit_tells_questions_memory_answers_from_those_it_cannot() -> None:
     rng = random.Random(7)
     found = [question(rng, home=n % 2 == 0) for n in range(80)]
-    pool = {"vector_rank": 1.0}
-    model = fit_answerable({"set": found}, pool)
+    model = fit_answerable({"set": found}, RANKING)
     assert model is not None
     assert model.weights["cosine_best"] > 0 and model.weights["coverage_best"] > 0
-    home = [model.probability(settled_features(c, pool)) for c in found if not c.elsewhere]
-    away = [model.probability(settled_features(c, pool)) for c in found if c.elsewhere]
+    home = [model.probability(settled_features(c, RANKING)) for c in found if not c.elsewhere]
+    away = [model.probability(settled_features(c, RANKING)) for c in found if c.elsewhere]
     assert min(home) > 0.9 and max(away) < 0.1
 
 
@@ -121,9 +146,8 @@ def test_missing_names_only_lower_the_probability_the_evidence_gives() -> None:
         for n, c in enumerate(blurred)
     ]
     missing = [named(c, 0.0) if c.elsewhere else named(c, 1.0) for c in tricked]
-    pool = {"vector_rank": 1.0}
-    model = fit_answerable({"set": missing}, pool)
-    without = fit_answerable({"set": [named(c, 1.0) for c in tricked]}, pool)
+    model = fit_answerable({"set": missing}, RANKING)
+    without = fit_answerable({"set": [named(c, 1.0) for c in tricked]}, RANKING)
     assert model is not None and without is not None
     assert model.weights["names_missing"] < 0
     assert without.weights["names_missing"] == 0
@@ -134,7 +158,7 @@ def test_missing_names_only_lower_the_probability_the_evidence_gives() -> None:
 
 def test_without_questions_asked_elsewhere_there_is_nothing_to_fit() -> None:
     rng = random.Random(5)
-    assert fit_answerable({"set": [question(rng, home=True) for _ in range(10)]}, {}) is None
+    assert fit_answerable({"set": [question(rng, home=True) for _ in range(10)]}, RANKING) is None
 
 
 def test_a_question_holds_an_answer_only_when_a_relevant_candidate_would_be_settled() -> None:
@@ -194,3 +218,23 @@ def test_among_candidates_without_a_vector_the_scores_are_left_be() -> None:
     [settled] = fusion.settle("postgres failover", [candidate], True, (1.0, 0.0))
     assert settled.score == pytest.approx(gated.probability(gated.logit({"keyword": 0.75})))
     assert "answerable" not in settled.explain
+
+
+def test_log_lines_scored_alone_are_still_weighed_by_the_closest_vector() -> None:
+    """Every candidate a search loads is a log line, but the pool held an entry with a vector
+    (far from the question): the answerable model judges by that closest vector, where a
+    namespace of tier E alone is left be (above)."""
+    answerable = AnswerableModel({"cosine_best": 20.0}, -10.0)
+    gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
+    fusion = LearnedFusion(gated, ScoreFusion(0.7, lambda _: 4.0, lambda _: {}), lambda _: {})
+    lists = {"bm25": [Hit("log", 3.0)], "vector": [Hit("far", 0.1)]}
+    hits = {hit.key: hit for hit in fusion.fuse("postgres failover", lists, (1.0, 0.0), 5)}
+    log = hits["log"]
+    entry = make_entry("log", "postgres failover log", "E")
+    candidate = Candidate(entry, entry.text, log.score, dict(log.explain), log.score, log.features)
+    [settled] = fusion.settle("postgres failover", [candidate], True, (1.0, 0.0))
+    held = answerable.probability({"cosine_best": 0.1})
+    assert settled.explain["answerable"].score == pytest.approx(held, abs=1e-6)
+    assert settled.score == pytest.approx(
+        gated.probability(gated.logit({"keyword": 0.75})) * held, abs=1e-6
+    )

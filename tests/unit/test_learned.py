@@ -24,6 +24,7 @@ from service.domain.search.learned import (
     text_features,
 )
 from service.domain.search.list_features import (
+    CLOSEST,
     LIST_FEATURES,
     ListFeatures,
     list_features,
@@ -71,8 +72,10 @@ def test_list_features_mark_a_candidate_without_a_cosine_as_unembedded() -> None
     assert features["fact"]["cosine_top"] == 1.0
     assert features["fact"]["vector_rank"] == 1.0
     assert features["fact"]["bm25_rank"] == pytest.approx(rank_feature(2))
+    # Every row carries the pool's closest vector, the log's too.
+    assert features["log"][CLOSEST] == features["fact"][CLOSEST] == 0.8
     loaded = entry_features(set(), entry("x", "y"), 1.0, {}, cued=False)
-    assert set(features["log"]) | set(loaded) == {*FEATURES, *ANSWERABLE_TEXT_FEATURES}
+    assert set(features["log"]) | set(loaded) == {*FEATURES, *ANSWERABLE_TEXT_FEATURES, CLOSEST}
 
 
 def test_a_key_listed_twice_keeps_its_first_rank() -> None:

@@ -331,10 +331,14 @@ class LearnedFusion(Fusion):
         for every candidate, so their order stands."""
         answerable = self.model.answerable
         held = 1.0
-        # Its evidence is mostly the closest vector: among candidates none of which has one
-        # (a namespace of tier E alone), it has nothing to say and leaves the scores be.
-        if answerable is not None and any(f["unembedded"] == 0 for _, f in scored):
-            held = answerable.probability(answerable_features([f for _, f in scored]))
+        if answerable is not None:
+            features = answerable_features(
+                [f for _, f in scored], [candidate.score for candidate, _ in scored]
+            )
+            # Its evidence is mostly the closest vector: in a pool without one (a namespace
+            # of tier E alone), it has nothing to say and leaves the scores be.
+            if features["cosine_best"] > 0:
+                held = answerable.probability(features)
         for candidate, _ in scored:
             candidate.score *= held
             candidate.relevance = candidate.score

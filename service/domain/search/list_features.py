@@ -27,6 +27,9 @@ LIST_FEATURES = (
     "bm25_rank_unembedded",
 )
 """Known from the result lists (and the ledger's stored vectors) before any entry is loaded."""
+CLOSEST = "closest"
+"""Beside each row's list features: the pool's best cosine (``ListFeatures.closest``), for the
+answerable model (``service.domain.search.answerable``); the ranking does not weigh it."""
 
 
 def rank_feature(rank: int) -> float:
@@ -48,9 +51,14 @@ class ListFeatures:
 
     keys: list[str]
     matrix: npt.NDArray[np.float64]
+    closest: float = 0.0
+    """The best cosine of any candidate (0: none has a vector): how near the question the
+    namespace's memory comes, whichever candidates a search goes on to load."""
 
     def of(self, row: int) -> dict[str, float]:
-        return dict(zip(LIST_FEATURES, self.matrix[row].tolist(), strict=True))
+        """The row's ``LIST_FEATURES``, and the pool's ``closest`` (``CLOSEST``)."""
+        listed = dict(zip(LIST_FEATURES, self.matrix[row].tolist(), strict=True))
+        return {**listed, CLOSEST: self.closest}
 
 
 def list_features(
@@ -90,4 +98,4 @@ def list_features(
         if keys
         else np.zeros((0, len(LIST_FEATURES)))
     )
-    return ListFeatures(keys, matrix)
+    return ListFeatures(keys, matrix, float(best_cosine))
