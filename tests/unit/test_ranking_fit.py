@@ -9,8 +9,8 @@ from service.domain.search.intent import KIND_FEATURES, MemoryKind
 from service.domain.search.learned import FEATURES
 from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.intent_fit import cross_fitted, fit_head, folds
-from service.evaluation.ranking_fit import assess_ranking, fit_ranking, with_asked
-from service.evaluation.workbench import Candidates
+from service.evaluation.ranking_fit import assess_ranking, fit_ranking
+from service.evaluation.workbench import Candidates, with_asked
 
 KINDS: tuple[MemoryKind, ...] = ("decision", "log", "discussion")
 
