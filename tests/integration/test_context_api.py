@@ -79,14 +79,21 @@ def test_the_block_cites_the_decision_first_and_says_what_it_replaces(
     assert "db-1" not in [e["id"] for e in made["entries"]] + made["left_out"]
     for item in made["entries"] + made["reasoning_patterns"]:
         assert item["citation"] in block
-    assert [p["id"] for p in made["reasoning_patterns"]] == ["how"]
+    # The discussion holding the same answer, thousands of tokens long, fills the rest of
+    # the budget: a reasoning pattern is shown only whole. With one entry asked for, the
+    # pattern that applies fits beside the decision.
+    assert "notes" in [e["id"] for e in made["entries"]]
+    one = context(client, "Which database did we pick for billing?", max_entries=1)
+    assert [e["id"] for e in one["entries"]] == ["db-2"]
+    assert [p["id"] for p in one["reasoning_patterns"]] == ["how"]
+    assert one["reasoning_patterns"][0]["citation"] in one["context"]
     assert made["degraded"] == []
     rated = client.post(
         "/v1/feedback", json={"interaction_id": made["interaction_id"], "rating": "up"}
     )
     assert rated.status_code == 201, rated.text
     report = client.get("/v1/reports/daily").json()
-    assert report["questions"] == 1 and report["feedback"]["up"] == 1
+    assert report["questions"] == 2 and report["feedback"]["up"] == 1
 
 
 def test_a_long_entry_is_cut_around_its_best_passage(
