@@ -5,9 +5,8 @@ nothing answers them (``Workbench.candidates``).
 A search settles the candidates its pool order puts first (``SETTLED`` of them at least), so
 each question's features are read from its first ``SETTLED`` candidates by the ranking
 model's pool weights, with their relevance by that model, and it counts as answerable when a
-relevant one is among them. Within a set, the
-questions asked elsewhere weigh as much together as those asked at home; the sets weigh
-alike unless ``set_weights`` say otherwise.
+relevant one is among them. Within a set, the questions asked elsewhere weigh as much
+together as those asked at home; the sets weigh alike unless ``set_weights`` say otherwise.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from service.domain.search.answerable import (
 from service.domain.search.learned import SETTLED, RankingModel, pool_logits, settled_rows
 from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.fitting import logistic
-from service.evaluation.workbench import Candidates, with_asked
+from service.evaluation.workbench import Candidates, scored_rows
 
 ANSWERABLE_L2 = 1e-4
 """A little shrinkage: the features are few and the classes almost apart on the dev sets,
@@ -36,8 +35,7 @@ def settled_features(found: Candidates, ranking: RankingModel) -> dict[str, floa
     """``answerable_features`` of the candidates a search would settle, by ``ranking`` (its
     answerable part aside)."""
     order = _order(found, ranking.pool_weights)
-    asked = ranking.intent.asked(found.vector) if ranking.intent is not None else {}
-    rows = with_asked(found, asked)
+    rows = scored_rows(found, ranking)
     relevance = [ranking.probability(ranking.logit(rows[i])) for i in order]
     return answerable_features([found.features[i] for i in order], relevance)
 

@@ -24,7 +24,7 @@ from service.domain.search.list_features import LIST_FEATURES
 from service.evaluation.answerable_fit import fit_answerable, settled_features
 from service.evaluation.fitting import listwise, logistic
 from service.evaluation.intent_fit import cross_fitted, fit_head
-from service.evaluation.workbench import POOL_DEPTH, Candidates, with_asked
+from service.evaluation.workbench import POOL_DEPTH, Candidates, scored_rows, with_asked
 
 
 def fit_ranking(
@@ -102,8 +102,7 @@ def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingF
             held[c.elsewhere].append(model.answerable.probability(features))
         if c.elsewhere:
             continue
-        asked = model.intent.asked(c.vector) if model.intent is not None else {}
-        rows = with_asked(c, asked)
+        rows = scored_rows(c, model)
         order = sorted(range(len(rows)), key=lambda i: -model.logit(rows[i]))
         relevant = sum(c.relevant)
         top = [c.relevant[i] for i in order[:10]]

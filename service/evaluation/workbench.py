@@ -108,6 +108,13 @@ def with_asked(found: Candidates, asked: Mapping[str, float]) -> list[dict[str, 
     ]
 
 
+def scored_rows(found: Candidates, ranking: RankingModel) -> list[dict[str, float]]:
+    """The candidates' features as ``ranking`` scores them in a search: what the question
+    asks for read by its intent head (unknown without one)."""
+    asked = ranking.intent.asked(found.vector) if ranking.intent is not None else {}
+    return with_asked(found, asked)
+
+
 class Workbench:
     """One set loaded into a throw-away instance, open until the ``load`` context ends."""
 
