@@ -258,3 +258,39 @@ def test_an_export_with_the_ledger_away_is_a_503_and_one_cut_later_has_no_end_li
     assert cut.status_code == 200
     records = [json.loads(line)["record"] for line in cut.text.splitlines()]
     assert records == ["header", "entry"]
+
+
+ANSWERING = ["/v1/retrieve", "/v1/context"]
+"""The endpoints that answer a question from a search."""
+
+
+@pytest.mark.parametrize("path", ANSWERING)
+@pytest.mark.parametrize("engine", ["vector store", "model"])
+def test_an_answer_without_the_vector_side_comes_from_keywords_and_says_so(
+    client: TestClient[Litestar], outage: Outage, engine: str, path: str
+) -> None:
+    write(client, "1", "we moved the billing service to postgres")
+    outage.down.add(engine)
+    response = client.post(path, json={"question": "where does the billing service live?"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert any(f"{engine} unavailable" in d for d in body["degraded"])
+    assert [e["id"] for e in body["entries"]] == ["1"]
+    outage.down.clear()
+    again = client.post(path, json={"question": "where does the billing service live?"}).json()
+    assert again["degraded"] == []
+
+
+@pytest.mark.parametrize("path", ANSWERING)
+def test_an_answer_with_the_ledger_away_is_a_503_to_retry(
+    client: TestClient[Litestar], outage: Outage, path: str
+) -> None:
+    write(client, "1", "kept before the outage")
+    outage.down.add("ledger")
+    response = client.post(path, json={"question": "what was kept before the outage?"})
+    body = problem(response, 503)
+    assert int(response.headers["Retry-After"]) >= 1
+    assert "ledger unavailable" in body["detail"]
+    outage.down.clear()
+    answered = client.post(path, json={"question": "what was kept before the outage?"})
+    assert answered.status_code == 200, answered.text

@@ -1,6 +1,7 @@
 """Engines failing under load: two replicas on a Postgres server and a Chroma server of
-their own, two writers and two searchers running steadily, then Postgres restarted, Chroma
-stopped for ten seconds and started, a replica SIGKILLed and started again.
+their own, two writers and two searchers (search, retrieve and context in turn) running
+steadily, then Postgres restarted, Chroma stopped for ten seconds and started, a replica
+SIGKILLed and started again.
 
 What must hold: no answer is a 500 and none comes past its timeout (a replica being killed
 refuses connections, which is no answer); every write acknowledged is kept and found on
@@ -11,6 +12,7 @@ each phase are printed (``pytest -s`` shows them)."""
 from __future__ import annotations
 
 import collections
+import itertools
 import os
 import signal
 import threading
@@ -30,6 +32,12 @@ pytestmark = pytest.mark.postgres
 
 TIMEOUT_S = 20.0
 """The clients' timeout: well above the service's engine timeout (3 s here)."""
+QUESTIONS = [
+    ("/v1/search", {"query": "rollout step", "mode": "hybrid"}),
+    ("/v1/retrieve", {"question": "which step of the rollout came last?"}),
+    ("/v1/context", {"question": "how far did the rollout get?", "max_tokens": 512}),
+]
+"""What the searchers ask, in turn: every endpoint that answers from a search."""
 
 
 class Load:
@@ -92,9 +100,10 @@ class Load:
             time.sleep(0.05)
 
     def _search(self, n: int) -> None:
+        asked = itertools.cycle(QUESTIONS)
         while not self.stop.is_set():
-            body = {"namespace": "faults", "query": "rollout step", "mode": "hybrid"}
-            self._call(n, "/v1/search", body)
+            path, body = next(asked)
+            self._call(n, path, {"namespace": "faults", **body})
             time.sleep(0.05)
 
 
