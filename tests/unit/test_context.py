@@ -118,9 +118,13 @@ def test_an_entry_longer_than_the_budget_is_cut_around_its_best_passage() -> Non
     filler = " ".join(f"Filler sentence {n} about nothing much." for n in range(60))
     later = " ".join(f"Closing remark {n} of the meeting." for n in range(60))
     long = f"{filler} The billing ledger lives in Postgres since May. {later}"
-    counter = words_counter()
-    block = assemble("where is the billing ledger?", [entry(1, long)], [], counter, 64)
+    model = FakeEmbedder()
+    block = assemble(
+        "where is the billing ledger?", [entry(1, long)], [], ModelTokens(model.count_tokens), 64
+    )
     (item,) = block.entries
+    counted = [text for call in model.token_calls for text in call]
+    assert counted and not any(len(text.split()) > 64 for text in counted)  # never whole
     assert block.tokens <= 64 and item.cut
     assert "The billing ledger lives in Postgres since May." in item.text
     assert item.text.startswith("… ") and item.text.endswith(" …")

@@ -135,10 +135,13 @@ def assemble(
     cites = [citation(g.kept, year) for g in groups]
     fixed = [_fixed(bullet, g, cite) for g, cite in zip(groups, cites, strict=True)]
     # A text of more words than the budget has tokens (a word is one at the least) is cut
-    # whatever its share: it is neither made one line nor counted whole, its excerpt counts
-    # what it shows.
+    # whatever its share: it is neither made one line nor counted whole (its need is above
+    # any share), its excerpt counts what it shows.
     longer = [len(g.kept.text.split()) > max_tokens for g in groups]
-    texts = ["" if long else one_line(g.kept.text) for g, long in zip(groups, longer, strict=True)]
+    texts = [
+        g.kept.text if long else one_line(g.kept.text)
+        for g, long in zip(groups, longer, strict=True)
+    ]
     tiers = list(dict.fromkeys(g.kept.tier for g in groups))
     heads = [section(t, style, year) for t in tiers]
     # One count of every part: a text's count is passed on, never counted again.
@@ -156,8 +159,7 @@ def assemble(
     spare = 0
     for n, share in enumerate(shares):
         group = groups[n]
-        whole = None if longer[n] else (texts[n], needs[n])
-        cut = excerpt(group.kept.text, terms, share + spare, counter, whole=whole, longer=longer[n])
+        cut = excerpt(group.kept.text, terms, share + spare, counter, whole=(texts[n], needs[n]))
         if not cut.text:
             spare += share + fixed_costs[n]
             continue

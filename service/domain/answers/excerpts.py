@@ -41,20 +41,18 @@ def excerpt(
     counter: TokenCounter,
     *,
     whole: tuple[str, int] | None = None,
-    longer: bool = False,
 ) -> Excerpt:
     """``text`` on one line if it fits in ``allowance`` tokens, else the sentences around
     the best one that fit, ``…`` where text is left out; the best sentence alone too long,
     its words around the first of ``terms``. Empty when not even that fits. ``whole``:
-    ``text`` on one line and its tokens, when already counted; ``longer``: ``text`` is
-    known to be longer than ``allowance``, and is not counted whole."""
-    if not longer:
-        if whole is None:
-            line = one_line(text)
-            whole = line, counter.count([line])[0]
-        line, total = whole
-        if total <= allowance:
-            return Excerpt(line, total, False)
+    ``text`` on one line and its tokens, when already counted (a count above any allowance
+    for a text known to be too long, which is then never counted whole)."""
+    if whole is None:
+        line = one_line(text)
+        whole = line, counter.count([line])[0]
+    line, total = whole
+    if total <= allowance:
+        return Excerpt(line, total, False)
     parts = sentences(text)
     if not parts:
         return Excerpt("", 0, bool(text.strip()))
