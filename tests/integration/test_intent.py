@@ -1,11 +1,13 @@
 """What a question asks for, over the real model, Tantivy and Chroma, on SQLite and Postgres:
-a decision first for a question that asks for one, plainly or in words of deciding, and the
-log line for a question about the log."""
+a decision first for a question that asks for one, plainly or in words of deciding, the log
+line for a question about the log, and the turn of the one a question names before the turn
+of someone who speaks of them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from litestar.testing import TestClient
 from service.app import create_app
 from service.application import Services
 from service.domain.search.intent import KIND_FEATURES
-from service.domain.search.learned import SHIPPED
+from service.domain.search.learned import SHIPPED, LearnedFusion
 from service.settings import Settings
 from tests.http import LOCAL, ids, retrieve, search, write
 
@@ -54,6 +56,22 @@ LEDGER = [
 PLAIN = "which database does the ledger use?"
 WORDED = "what did we decide about the ledger database?"
 ABOUT_THE_LOG = "when did writes to the ledger fail because the database was locked?"
+CONVERSATION = [
+    {
+        "id": "caroline-1",
+        "tier": "E",
+        "speaker": "Caroline",
+        "text": "I went hiking up the ridge trail yesterday, the view was worth every step.",
+    },
+    {
+        "id": "melanie-1",
+        "tier": "E",
+        "speaker": "Melanie",
+        "text": "Caroline keeps talking about hiking the ridge trail; I hiked the ridge "
+        "trail last spring with the kids.",
+    },
+]
+ABOUT_CAROLINE = "When did Caroline go hiking on the ridge trail?"
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -109,3 +127,34 @@ def test_without_the_kind_features_the_plain_question_loses_the_decision(
     for client in client_for(open_stores(settings.replace(ranking_model=str(blind)))):
         write(client, *LEDGER)
         assert ids(search(client, PLAIN))[0] != "adr-7"
+
+
+def test_a_turn_of_the_one_a_question_names_comes_before_a_turn_about_them(
+    client: TestClient[Litestar],
+) -> None:
+    write(client, *CONVERSATION)
+    found = search(client, ABOUT_CAROLINE, explain=True)
+    assert ids(found) == ["caroline-1", "melanie-1"]
+    parts = [r["explain"].get("model.speaker_named", {}).get("score", 0) for r in found["results"]]
+    assert parts[0] > 0 and parts[1] == 0
+
+
+def test_without_the_speaker_feature_her_turn_leads_by_less(
+    settings: Settings, open_stores: OpenStores
+) -> None:
+    """The same search scored by the model without ``speaker_named``: the turn of the one
+    named keeps less of a lead over the turn that speaks of her."""
+    services = open_stores(settings.replace(query_cache_size=0))
+    fusion = services.retriever.fusion
+    assert isinstance(fusion, LearnedFusion)
+
+    def lead(client: TestClient[Litestar]) -> float:
+        scores = {r["id"]: r["score"] for r in search(client, ABOUT_CAROLINE)["results"]}
+        return float(scores["caroline-1"] / scores["melanie-1"])
+
+    for client in client_for(services):
+        write(client, *CONVERSATION)
+        shipped = lead(client)
+        weights = {k: v for k, v in fusion.model.weights.items() if k != "speaker_named"}
+        fusion.model = replace(fusion.model, weights=weights)
+        assert shipped > 1 and lead(client) < shipped

@@ -109,6 +109,18 @@ def test_names_is_the_share_of_the_questions_names_an_entry_holds() -> None:
     assert text_features(set(), text, 0.0)["names"] == 1.0
 
 
+def test_speaker_named_marks_an_entry_spoken_by_someone_the_question_names() -> None:
+    turn = replace(entry("x", "I joined the support group yesterday"), speaker="Caroline")
+    assert text_features(set(), turn, 0.0, {"caroline"})["speaker_named"] == 1.0
+    assert text_features(set(), turn, 0.0, {"melanie", "caroline"})["speaker_named"] == 1.0
+    assert text_features(set(), turn, 0.0, {"melanie"})["speaker_named"] == 0.0
+    assert text_features(set(), turn, 0.0)["speaker_named"] == 0.0
+    # Named in the text is not spoken by: the text's share is ``names``.
+    about = replace(entry("y", "Caroline joined the support group"), speaker="Melanie")
+    assert text_features(set(), about, 0.0, {"caroline"})["speaker_named"] == 0.0
+    assert text_features(set(), entry("z", "no speaker"), 0.0, {"caroline"})["speaker_named"] == 0.0
+
+
 def test_length_counts_no_more_than_a_chunk() -> None:
     chunk = text_features(set(), entry("x", "word " * 150), 0.0)["length"]
     document = text_features(set(), entry("x", "word " * 5000), 0.0)["length"]

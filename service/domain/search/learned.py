@@ -60,7 +60,7 @@ from service.errors import ConfigError
 if TYPE_CHECKING:
     from service.domain.search.hydration import Candidate
 
-TEXT_FEATURES = ("coverage", "coverage_unembedded", "length")
+TEXT_FEATURES = ("coverage", "coverage_unembedded", "length", "speaker_named")
 """Known once the candidate's text is loaded."""
 ANSWERABLE_TEXT_FEATURES = ("names",)
 """Given with the text features for the answerable model (``service.domain.search.answerable``);
@@ -202,13 +202,17 @@ def text_features(
 ) -> dict[str, float]:
     """The text features of a loaded candidate; ``asked``: the question's content words,
     ``named``: those of them it names (``named_terms``), whose share the entry holds is
-    ``names`` (1 when the question names nothing)."""
+    ``names`` (1 when the question names nothing); ``speaker_named``: the entry's speaker
+    is one the question names (in conversations, the evidence for "when did Caroline go to
+    the support group?" is mostly Caroline's own turns and the facts about her)."""
     held = content_terms(f"{entry.speaker or ''} {entry.text}")
     coverage = len(asked & held) / len(asked) if asked else 0.0
+    named = named or set()
     return {
         "coverage": coverage,
         "coverage_unembedded": unembedded * coverage,
         "length": math.log1p(min(len(entry.text.split()), LENGTH_WORDS)) / LENGTH_SCALE,
+        "speaker_named": float(bool(named & content_terms(entry.speaker or ""))),
         "names": len(named & held) / len(named) if named else 1.0,
     }
 
