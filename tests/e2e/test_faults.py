@@ -32,7 +32,7 @@ pytestmark = pytest.mark.postgres
 
 TIMEOUT_S = 20.0
 """The clients' timeout: well above the service's engine timeout (3 s here)."""
-QUESTIONS = [
+QUESTIONS: list[tuple[str, dict[str, Any]]] = [
     ("/v1/search", {"query": "rollout step", "mode": "hybrid"}),
     ("/v1/retrieve", {"question": "which step of the rollout came last?"}),
     ("/v1/context", {"question": "how far did the rollout get?", "max_tokens": 512}),
