@@ -120,15 +120,17 @@ class AnswerSettings(Group, frozen=True, rename={"weights": "answer_weights"}):
     empty: the one shipped, fitted on the development sets."""
     weights: Mapping[str, Weight] = field(
         default_factory=lambda: {
-            "relevance": 0.9,
+            "relevance": 0.95,
             "type": 0.0,
             "confidence": 0.05,
-            "freshness": 0.05,
+            "freshness": 0.0,
         }
     )
     """How ``/v1/retrieve`` blends an entry's relevance, type, confidence and freshness. The
     relevance already weighs an entry's kind against what the question asks for; a type
-    weight lifts the types of ``type_weights`` for every question alike."""
+    weight lifts the types of ``type_weights`` for every question alike. Freshness is off by
+    default: the relevance is a probability, often a few hundredths in a weak pool, so any
+    fixed lift for recent entries outweighs it there."""
     type_weights: Mapping[str, Share] = field(
         default_factory=lambda: {
             "decision": 1.0,

@@ -65,7 +65,10 @@ def answerer(
 
 
 def test_policy_blends_the_four_parts_with_their_weights() -> None:
-    policy = AnswerPolicy.of(answer_settings(type_weights={"decision": 1.0}, freshness_days=10))
+    weights = {"relevance": 0.9, "type": 0.0, "confidence": 0.05, "freshness": 0.05}
+    policy = AnswerPolicy.of(
+        answer_settings(weights=weights, type_weights={"decision": 1.0}, freshness_days=10)
+    )
     entry = make_entry("x", "t", "A", type="decision", confidence=0.8)
     parts = policy.parts(entry, 0.5, T0 + 10 * DAY)
     assert parts == pytest.approx(
@@ -73,6 +76,16 @@ def test_policy_blends_the_four_parts_with_their_weights() -> None:
     )
     expected = 0.9 * 0.5 + 0.0 * 1.0 + 0.05 * 0.8 + 0.05 * math.exp(-1)
     assert policy.score(parts) == pytest.approx(expected)
+
+
+def test_by_default_a_recent_entry_does_not_pass_a_more_relevant_old_one() -> None:
+    # In a weak pool relevances are a few hundredths: a lift for recency would decide there.
+    policy = AnswerPolicy.of(answer_settings())
+    old = policy.parts(make_entry("decision", "t", "A", timestamp=T0), 0.03, T0 + 900 * DAY)
+    new = make_entry("talk", "t", "C", timestamp=T0 + 899 * DAY)
+    recent = policy.parts(new, 0.01, T0 + 900 * DAY)
+    assert recent["freshness"] > 0.9 > old["freshness"]
+    assert policy.score(old) > policy.score(recent)
 
 
 def test_unknown_type_and_missing_confidence_count_half() -> None:
