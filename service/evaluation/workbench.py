@@ -207,7 +207,7 @@ class Workbench:
         lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
         if vector is None:
             raise ValueError("the ranking model is fitted with an embedding model")
-        pool = fusion.pool(query.text, lists, vector).features
+        pool = fusion.pool(query.text, namespace, lists, vector).features
         loaded = retriever.ledger.passages(pool.keys)
         # What a search settles (and so learns what each candidate replaced from): the
         # pool's first by the configured model's pool weights.

@@ -136,10 +136,10 @@ def test_no_score_exceeds_the_bound(store: KeywordStore, speaker: str | None) ->
         *[entry(f"f{n}", f"filler text number {n}") for n in range(8)],
     )
     for text in ("hiking", "caroline hiking", "caroline", "boots trails"):
-        bound = store.score_bound(text)
+        bound = store.score_bound(text, "ns")
         hits = store.search(text, make_filters(), 10)
         assert hits and all(0 < h.score <= bound for h in hits), (text, hits, bound)
-    assert store.score_bound("") == 0
+    assert store.score_bound("", "ns") == 0
 
 
 def test_no_score_exceeds_the_bound_when_the_query_names_a_speaker(
@@ -162,7 +162,7 @@ def test_no_score_exceeds_the_bound_when_the_query_names_a_speaker(
             for n in range(20)
         ],
     )
-    bound = store.score_bound("caroline")
+    bound = store.score_bound("caroline", "ns")
     [hit] = store.search("caroline", make_filters(), 10)
     assert hit.score <= bound
 
@@ -203,3 +203,29 @@ def test_clear_empties_the_index(store: Adapter) -> None:
     store.clear()
     assert store.count() == 0
     assert search(store, "billing") == []
+
+
+def scored(store: KeywordStore, text: str, namespace: str = "ns") -> list[tuple[str, float]]:
+    hits = store.search(text, make_filters(namespace=namespace), 10)
+    return [(h.key, h.score) for h in hits]
+
+
+def test_a_namespace_scores_by_its_own_entries_alone(store: KeywordStore) -> None:
+    put(store, entry("1", "the billing export runs nightly"), entry("2", "billing is green"))
+    before = scored(store, "billing export"), store.score_bound("billing export", "ns")
+    put(store, *[entry(str(n), "billing export", namespace="other") for n in range(40)])
+    store.apply((), ["other:3"])
+    assert (scored(store, "billing export"), store.score_bound("billing export", "ns")) == before
+    assert store.score_bound("billing", "nowhere") == 0
+    assert search(store, "billing", namespace="nowhere") == []
+
+
+def test_erasing_a_namespace_leaves_the_others(store: KeywordStore) -> None:
+    put(store, entry("1", "billing"), entry("2", "billing", namespace="other"))
+    store.erase_namespace("ns")
+    store.erase_namespace("never-written")
+    assert search(store, "billing") == []
+    assert search(store, "billing", namespace="other") == ["other:2"]
+    assert store.count() == 1
+    put(store, entry("3", "billing"))  # the namespace takes writes again
+    assert search(store, "billing") == ["ns:3"]

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
 from service.domain.search.query import Filters, Hit
-from service.stores.tantivy import QUERY_STOPWORDS
+from service.stores.tantivy_index import QUERY_STOPWORDS
 from tests.fakes.entries import matches, words
 
 _STOPWORDS = frozenset(QUERY_STOPWORDS)
@@ -58,8 +58,13 @@ class FakeKeywordStore:
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]
 
-    def score_bound(self, text: str) -> float:
-        return 2.2 * len(query_terms(text))
+    def score_bound(self, text: str, namespace: str) -> float:
+        """Each query word at most 2.2; nothing in a namespace that holds nothing."""
+        held = any(s.entry.namespace == namespace for s in self.entries.values())
+        return 2.2 * len(query_terms(text)) if held else 0.0
+
+    def erase_namespace(self, namespace: str) -> None:
+        self.entries = {k: s for k, s in self.entries.items() if s.entry.namespace != namespace}
 
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
         """The new set replaces the old at once; if ``batches`` raises, the old stays."""

@@ -40,6 +40,12 @@ def test_clear_and_reopen(tmp_path: Path) -> None:
     assert TantivyKeywordStore(tmp_path / "index").count() == 0
 
 
+def documents_in(store: TantivyKeywordStore, namespace: str = "ns") -> int:
+    """Documents (passages) the namespace's index holds."""
+    index = store._index(namespace)
+    return index.index.searcher().num_docs if index is not None else 0
+
+
 def digest_of(lines: list[str]) -> StoredEntry:
     """A digest as the archive job stores it: its passages (head, then each quoted line)
     are its chunks."""
@@ -88,13 +94,13 @@ def test_deleting_a_digest_removes_every_passage(tmp_path: Path) -> None:
     store.apply([digest_of(QUOTED)], ())
     store.apply([], ["ns:digest:2020-01-01:day"])
     assert store.search("nightly build", make_filters(include_archived=True), 10) == []
-    assert store.count() == 0 and store.index.searcher().num_docs == 0
+    assert store.count() == 0 and documents_in(store) == 0
 
 
 def test_rebuilt_index_holds_the_passages(tmp_path: Path) -> None:
     store = TantivyKeywordStore(tmp_path / "index")
     store.replace_all([[digest_of(QUOTED)]])
-    assert store.count() == 1 and store.index.searcher().num_docs == 21
+    assert store.count() == 1 and documents_in(store) == 21
     hits = store.search("step 13", make_filters(include_archived=True), 10)
     assert [(h.key, h.chunk) for h in hits] == [("ns:digest:2020-01-01:day", 14)]
 
@@ -117,3 +123,72 @@ def test_an_index_of_an_older_schema_starts_anew(tmp_path: Path) -> None:
     assert store.count() == 0
     put(store, "2", "written after the upgrade")
     assert search(store, "upgrade") == ["ns:2"]
+
+
+def files_holding(root: Path, word: bytes) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and word in p.read_bytes()]
+
+
+def test_an_erased_namespace_leaves_none_of_its_words_on_disk(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index")
+    # Terms are compressed in the index's files; the stored key is there as written.
+    secret = make_entry("zyzzogeton", "quarterly forecast", "A", namespace="alice")
+    kept = make_entry("k", "quarterly forecast", "A", namespace="bob")
+    store.apply([StoredEntry(e, (Chunk(e.key, 0, e.text),)) for e in (secret, kept)], ())
+    assert files_holding(tmp_path, b"zyzzogeton")
+    store.erase_namespace("alice")
+    assert files_holding(tmp_path, b"zyzzogeton") == []
+    assert store.namespaces() == ["bob"]
+    assert store.search("forecast", make_filters(namespace="bob"), 10)[0].key == "bob:k"
+
+
+def test_a_namespace_named_like_a_path_stays_inside_the_index(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index")
+    for namespace in ("..", "."):
+        e = make_entry("1", "escape attempt", "E", namespace=namespace)
+        store.apply([StoredEntry(e, (Chunk(e.key, 0, e.text),))], ())
+    assert sorted(store.namespaces()) == [".", ".."]
+    assert [p.name for p in tmp_path.iterdir()] == ["index"]
+    store.erase_namespace("..")
+    assert store.namespaces() == ["."]
+
+
+def test_many_namespaces_hold_bounded_pools(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index", open_indexes=4, open_writers=2)
+    for n in range(12):
+        put_in(store, f"team{n}", "the deploy went out")
+        assert [h.key for h in store.search("deploy", make_filters(namespace=f"team{n}"), 5)]
+    assert len(store._indexes) <= 4 and len(store._writers) <= 2
+    # an index closed by the pool is opened again, whole
+    assert [h.key for h in store.search("deploy", make_filters(namespace="team0"), 5)] == [
+        "team0:1"
+    ]
+    assert store.count() == 12
+
+
+def put_in(store: TantivyKeywordStore, namespace: str, text: str) -> None:
+    e = make_entry("1", text, "E", namespace=namespace)
+    store.apply([StoredEntry(e, (Chunk(e.key, 0, text),))], ())
+
+
+def test_a_rebuild_switches_generations_and_drops_the_old(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index")
+    put_in(store, "a", "old words")
+    first = store.generation
+    e = make_entry("2", "new words", "E", namespace="b")
+    store.replace_all([[StoredEntry(e, (Chunk(e.key, 0, e.text),))]])
+    assert store.generation != first
+    assert not (tmp_path / "index" / first).exists()
+    assert store.namespaces() == ["b"]
+    reopened = TantivyKeywordStore(tmp_path / "index")
+    assert [h.key for h in reopened.search("words", make_filters(namespace="b"), 5)] == ["b:2"]
+
+
+def test_an_index_of_the_shared_layout_starts_empty(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    root.mkdir()
+    (root / "meta.json").write_text("{}")
+    (root / "abc.idx").write_bytes(b"old segment")
+    store = TantivyKeywordStore(root)
+    assert store.count() == 0
+    assert sorted(p.name for p in root.iterdir()) == ["1", "CURRENT"]

@@ -178,7 +178,7 @@ def settled(model: RankingModel, cosine: float) -> list[Candidate]:
         "vector": [Hit("a", cosine), Hit("b", cosine / 2)],
     }
     candidates = []
-    for hit in fusion.fuse("billing cache", lists, (1.0, 0.0), 5):
+    for hit in fusion.fuse("billing cache", "ns", lists, (1.0, 0.0), 5):
         entry = make_entry(hit.key, "billing uses redis for the cache", "A")
         candidates.append(
             Candidate(entry, entry.text, hit.score, dict(hit.explain), hit.score, hit.features)
@@ -212,7 +212,7 @@ def test_among_candidates_without_a_vector_the_scores_are_left_be() -> None:
     gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
     fusion = LearnedFusion(gated, ScoreFusion(0.7, lambda _: 4.0, lambda _: {}), lambda _: {})
     lists: dict[str, list[Hit]] = {"bm25": [Hit("a", 3.0)], "vector": []}
-    [hit] = fusion.fuse("postgres failover", lists, (1.0, 0.0), 5)
+    [hit] = fusion.fuse("postgres failover", "ns", lists, (1.0, 0.0), 5)
     entry = make_entry("a", "postgres failover log", "E")
     candidate = Candidate(entry, entry.text, hit.score, dict(hit.explain), hit.score, hit.features)
     [settled] = fusion.settle("postgres failover", [candidate], True, (1.0, 0.0))
@@ -228,7 +228,7 @@ def test_log_lines_scored_alone_are_still_weighed_by_the_closest_vector() -> Non
     gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
     fusion = LearnedFusion(gated, ScoreFusion(0.7, lambda _: 4.0, lambda _: {}), lambda _: {})
     lists = {"bm25": [Hit("log", 3.0)], "vector": [Hit("far", 0.1)]}
-    hits = {hit.key: hit for hit in fusion.fuse("postgres failover", lists, (1.0, 0.0), 5)}
+    hits = {hit.key: hit for hit in fusion.fuse("postgres failover", "ns", lists, (1.0, 0.0), 5)}
     log = hits["log"]
     entry = make_entry("log", "postgres failover log", "E")
     candidate = Candidate(entry, entry.text, log.score, dict(log.explain), log.score, log.features)

@@ -13,7 +13,7 @@ from service.domain.search.hydration import hydrate
 from service.domain.search.query import Hit, ListExplain, SearchQuery
 from tests.fakes import FakeLedger, make_entry, make_filters
 
-SCORE = ScoreFusion(0.7, lambda text: 1.0, lambda keys: {})
+SCORE = ScoreFusion(0.7, lambda text, namespace: 1.0, lambda keys: {})
 
 
 def put(ledger: FakeLedger, entry: Entry, *chunks: str) -> None:

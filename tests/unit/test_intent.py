@@ -145,7 +145,7 @@ def ranked(vector: tuple[float, ...], question: str = "billing cache") -> list[C
         "bm25": [Hit("log", 4.0), Hit("talk", 3.0), Hit("decision", 2.0)],
         "vector": [Hit("decision", 0.5)],
     }
-    fused = fusion.fuse(question, lists, vector, 5)
+    fused = fusion.fuse(question, "ns", lists, vector, 5)
     candidates = []
     for hit in fused:
         tier, type_, text = TEXTS[hit.key]
@@ -188,7 +188,7 @@ def test_a_search_of_one_list_keeps_its_score_moved_by_the_kind_s_part() -> None
     def ranked(question: str) -> list[Candidate]:
         lists = {"bm25": [Hit("log", 3.0), Hit("decision", 2.0)]}
         candidates = []
-        for hit in fusion.fuse(question, lists, None, 5):
+        for hit in fusion.fuse(question, "ns", lists, None, 5):
             tier, type_, text = TEXTS[hit.key]
             entry = make_entry(hit.key, text, tier, type=type_)
             candidates.append(Candidate(entry, text, hit.score, dict(hit.explain), hit.score))

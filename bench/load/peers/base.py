@@ -14,7 +14,7 @@ MS = 1000
 
 # The service drops these question words from BM25 queries; its peers do the same.
 try:
-    from service.stores.tantivy import QUERY_STOPWORDS as _SERVICE_STOPWORDS
+    from service.stores.tantivy_index import QUERY_STOPWORDS as _SERVICE_STOPWORDS
 
     STOPWORDS = frozenset(_SERVICE_STOPWORDS)
 except ImportError:  # pragma: no cover - the service's list moved; keep a short one

@@ -160,11 +160,13 @@ class Follower:
             return 0
         if not changes:
             return 0
-        if any(erased_namespace(c.key) for c in changes):
-            self._erased(changes[-1].seq)
-            return len(changes)
-        keys = list(dict.fromkeys(c.key for c in changes))
+        erased = {ns for c in changes if (ns := erased_namespace(c.key)) is not None}
+        keys = [k for k in dict.fromkeys(c.key for c in changes) if erased_namespace(k) is None]
         with self.lock:
+            # An erased namespace's index goes whole; what the ledger holds of it now (written
+            # after the erasure) is applied next, as every change is: from the live entry.
+            for namespace in erased:
+                self.keywords.erase_namespace(namespace)
             live = self.ledger.get(keys)
             upserts = [
                 s for k in keys if (s := live.get(k)) is not None and not indexable.problem(s)
@@ -173,17 +175,8 @@ class Follower:
             self.keywords.apply(upserts, [k for k in keys if k not in indexed])
         self._applied_up_to(changes[-1].seq)
         self.changes_applied += len(changes)
-        self._changed(key_namespace(k) for k in keys)
+        self._changed([*erased, *(key_namespace(k) for k in keys)])
         return len(changes)
-
-    def _erased(self, seq: int) -> None:
-        """A namespace was erased: its documents leave this index, and their terms its
-        files, by rebuilding it from the ledger (which holds the changes up to ``seq``
-        and any after) and collecting the files no longer used."""
-        with self.lock:
-            self.rebuild()
-            self.keywords.optimize()
-        self._applied_up_to(max(seq, self.applied))
 
     def _trimmed(self, after: int) -> bool:
         horizon = self.ledger.change_bounds().horizon

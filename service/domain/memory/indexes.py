@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from service.domain.entries import StoredEntry, key_namespace
 from service.domain.errors import EngineUnavailable
-from service.domain.memory import indexable
 from service.domain.ports import Entries, IndexState, KeywordStore, VectorStore
 
 
@@ -69,7 +68,3 @@ class Indexes:
         if self.on_change is not None:
             self.on_change(set(namespaces))
 
-    def indexable(self) -> Iterator[list[StoredEntry]]:
-        """Every live entry the indexes can hold, in batches."""
-        for scanned in self.entries.scan():
-            yield [s for s in scanned if indexable.problem(s) is None]

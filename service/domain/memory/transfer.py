@@ -102,20 +102,16 @@ class Transfer:
                 self.indexes.index([i.stored for i in items])
 
     def erase_namespace(self, namespace: str, actor: str, counted: Mapping[str, int]) -> Erasure:
-        """Remove the namespace from the ledger, the vectors and the keyword index.
-
-        The keyword index is rebuilt from the ledger (nothing is embedded): Tantivy only
-        marks a deleted document, and keeps its terms in its segment files until they are
-        merged; rewriting the index leaves none of them. A failure after the ledger's part
-        leaves the indexes with entries the ledger has not: an erasure run again finishes
-        them (and a rebuild would drop them)."""
+        """Remove the namespace from the ledger, the vectors and the keyword index (whose
+        files of the namespace go whole). A failure after the ledger's part leaves the
+        indexes with entries the ledger has not: an erasure run again finishes them (and a
+        rebuild would drop them)."""
         with self.indexes.lock:
             erasure = self.namespaces.erase(
                 namespace, actor=actor, at=self.clock(), counted=counted
             )
             self.vectors.erase_namespace(namespace)
-            self.keywords.replace_all(self.indexes.indexable())
-            self.keywords.optimize()
+            self.keywords.erase_namespace(namespace)
             self.indexes.changed([namespace])
         return erasure
 

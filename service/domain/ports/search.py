@@ -74,13 +74,19 @@ class KeywordStore(Protocol):
         ...
 
     def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
-        """BM25 ranking of entries matching ``filters``, one hit per entry; for an entry found
+        """BM25 ranking of entries matching ``filters``, one hit per entry, by statistics of
+        the namespace's own entries alone; for an entry found
         by passage (``texts.found_by_passage``), its best chunk's score and number. No query
         syntax is interpreted."""
         ...
 
-    def score_bound(self, text: str) -> float:
-        """An upper bound of the score ``search`` gives an entry for ``text`` (0: no terms)."""
+    def score_bound(self, text: str, namespace: str) -> float:
+        """An upper bound of the score ``search`` gives an entry of ``namespace`` for
+        ``text`` (0: no terms)."""
+        ...
+
+    def erase_namespace(self, namespace: str) -> None:
+        """Remove every document of the namespace, leaving none of its words in any file."""
         ...
 
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:

@@ -114,6 +114,7 @@ class Fusion(Protocol):
     def fuse(
         self,
         text: str,
+        namespace: str,
         lists: Mapping[str, Sequence[Hit]],
         vector: Sequence[float] | None,
         limit: int,
@@ -149,13 +150,13 @@ class ScoreFusion(Fusion):
     def __init__(
         self,
         keyword_share: float,
-        score_bound: Callable[[str], float],
+        score_bound: Callable[[str, str], float],
         chunk_vectors: ChunkVectors,
         unembedded: UnembeddedCosines | None = None,
     ) -> None:
         self.keyword_share = keyword_share
         self.score_bound = score_bound
-        """The keyword index's bound on a BM25 score for a query."""
+        """The keyword index's bound on a BM25 score for a query in a namespace."""
         self.chunk_vectors = chunk_vectors
         self.unembedded = unembedded
         """Cosines, measured now, of BM25 candidates with no stored vector; None: those
@@ -164,12 +165,13 @@ class ScoreFusion(Fusion):
     def fuse(
         self,
         text: str,
+        namespace: str,
         lists: Mapping[str, Sequence[Hit]],
         vector: Sequence[float] | None,
         limit: int,
     ) -> list[FusedHit]:
         bm25 = lists.get("bm25", [])
-        bound = self.score_bound(text) if "bm25" in lists else 0.0
+        bound = self.score_bound(text, namespace) if "bm25" in lists else 0.0
         keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in bm25}
         cosines = {h.key: h.score for h in lists.get("vector", [])}
         if len(lists) == 2 and vector is not None:
@@ -197,6 +199,7 @@ class RankFusion(Fusion):
     def fuse(
         self,
         text: str,
+        namespace: str,
         lists: Mapping[str, Sequence[Hit]],
         vector: Sequence[float] | None,
         limit: int,

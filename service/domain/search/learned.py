@@ -241,26 +241,33 @@ class LearnedFusion(Fusion):
         """Scores a search of one list."""
         self.chunk_vectors = chunk_vectors
 
-    def pool(self, text: str, lists: Mapping[str, Sequence[Hit]], vector: Sequence[float]) -> Pool:
+    def pool(
+        self,
+        text: str,
+        namespace: str,
+        lists: Mapping[str, Sequence[Hit]],
+        vector: Sequence[float],
+    ) -> Pool:
         """Every candidate's list features; the cosines of BM25 candidates the vector list
         did not find come from the ledger's vectors (none is embedded now)."""
         bm25, found = lists.get("bm25", []), lists.get("vector", [])
         cosines = {h.key: h.score for h in found}
         alone = [h.key for h in bm25 if h.key not in cosines]
         cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
-        bound = self.single.score_bound(text)
+        bound = self.single.score_bound(text, namespace)
         return Pool(list_features(bm25, bound, cosines, found), cosines)
 
     def fuse(
         self,
         text: str,
+        namespace: str,
         lists: Mapping[str, Sequence[Hit]],
         vector: Sequence[float] | None,
         limit: int,
     ) -> list[FusedHit]:
         if len(lists) < 2 or vector is None:
-            return self.single.fuse(text, lists, vector, limit)
-        pool = self.pool(text, lists, vector)
+            return self.single.fuse(text, namespace, lists, vector, limit)
+        pool = self.pool(text, namespace, lists, vector)
         # Entry features are not known yet: the list features order the pool, by weights
         # fitted on them alone (until ``settle`` completes each score).
         logits = pool_logits(pool.features.matrix, self.model.pool_weights)

@@ -296,7 +296,7 @@ class Retriever:
         wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
         if query.filters.as_of is not None:
             wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
-        fused = self.fusion.fuse(query.text, lists, vector, wanted)
+        fused = self.fusion.fuse(query.text, query.filters.namespace, lists, vector, wanted)
         watch.lap("fusion")
         candidates = hydrate(
             self.ledger, fused, query, vector, self.fusion, self.history, superseded
