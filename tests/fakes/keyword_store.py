@@ -33,6 +33,8 @@ class FakeKeywordStore:
         self.entries: dict[str, StoredEntry] = {}
         self.optimized = 0
         """How many times ``optimize`` ran."""
+        self.erased: list[str] = []
+        """The namespaces erased, in order."""
 
     @property
     def keys(self) -> set[str]:
@@ -64,6 +66,7 @@ class FakeKeywordStore:
         return 2.2 * len(query_terms(text)) if held else 0.0
 
     def erase_namespace(self, namespace: str) -> None:
+        self.erased.append(namespace)
         self.entries = {k: s for k, s in self.entries.items() if s.entry.namespace != namespace}
 
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:

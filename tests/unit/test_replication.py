@@ -297,16 +297,27 @@ def wait_for(condition: Callable[[], bool], seconds: float = 5) -> None:
         time.sleep(0.005)
 
 
-def test_an_erasure_rebuilds_the_other_replicas_index_without_the_namespace(
+def test_an_erasure_erases_the_namespace_from_the_other_replicas_index(
     one: Replica, two: Replica
 ) -> None:
     one.memory.write([make_entry("a", "gone text"), make_entry("b", "kept", namespace="other")])
     two.follower.catch_up()
     assert set(two.texts()) == {"ns:a", "other:b"}
     one.memory.erase_namespace("ns", "admin", {})
-    assert set(one.texts()) == {"other:b"} and one.keywords.optimized == 1
+    assert set(one.texts()) == {"other:b"} and one.keywords.erased == ["ns"]
     assert two.follower.poll() == 1
     assert set(two.texts()) == {"other:b"}
-    assert two.keywords.optimized == 1  # its files collected
+    assert two.keywords.erased == ["ns"]  # its index whole, files and all
     assert two.follower.applied == two.follower.ledger.change_bounds().latest
-    assert {"ns", "other"} <= set().union(*two.dropped)
+    assert "ns" in set().union(*two.dropped)
+
+
+def test_what_is_written_after_an_erasure_follows_it_in_the_same_batch(
+    one: Replica, two: Replica
+) -> None:
+    one.memory.write([make_entry("a", "gone text")])
+    two.follower.catch_up()
+    one.memory.erase_namespace("ns", "admin", {})
+    one.memory.write([make_entry("c", "written again")])
+    assert two.follower.poll() == 2
+    assert set(two.texts()) == {"ns:c"} and two.keywords.erased == ["ns"]
