@@ -20,7 +20,7 @@ from service.settings import Settings
 
 def calibrate(args: argparse.Namespace) -> int:
     from service.domain.search.learned import LearnedFusion
-    from service.evaluation import calibrate, ranking_fit
+    from service.evaluation import calibrate, left_out, ranking_fit
     from service.evaluation.workbench import Workbench
 
     datasets = [Path(d) for d in args.dataset]
@@ -48,9 +48,9 @@ def calibrate(args: argparse.Namespace) -> int:
             )
             print(file=sys.stderr)
         ranking = None
+        pools = {}
         learned = isinstance(benches[0].services.retriever.fusion, LearnedFusion)
         if learned and not args.keep_ranking:
-            pools = {}
             for bench in benches:
                 pools[bench.name] = bench.candidates(progress_of(bench.name))
                 print(file=sys.stderr)
@@ -67,6 +67,11 @@ def calibrate(args: argparse.Namespace) -> int:
         {name: ranking_fit.assess_ranking(ranking, found) for name, found in pools.items()}
         if ranking is not None
         else {}
+    )
+    held_out = (
+        left_out.leave_one_out(pools, observed, fitted, ranked, set_weights)
+        if args.leave_one_out and len(observed) > 1
+        else []
     )
     if args.output:
         Path(args.output).write_text(fitted.to_json(), encoding="utf-8")
@@ -92,6 +97,7 @@ def calibrate(args: argparse.Namespace) -> int:
                         "source": ranking.source,
                         "sets": {name: dataclasses.asdict(f) for name, f in ranked.items()},
                     },
+                    "left_out": [dataclasses.asdict(f) for f in held_out],
                 }
             )
         )
@@ -100,6 +106,10 @@ def calibrate(args: argparse.Namespace) -> int:
             print(ranking_fit.ranking_report(ranking, ranked))
             print()
         print(calibrate.report(fitted, fitness))
+        if held_out:
+            print()
+            print("each set fitted with it and without it (leave-one-set-out):")
+            print(left_out.report(held_out))
         if args.output:
             print(f"written to {args.output}: set STRATA_CALIBRATION={args.output} to use it")
         if args.ranking_output and ranking is not None:

@@ -133,6 +133,11 @@ def parser() -> argparse.ArgumentParser:
         metavar="NAME=WEIGHT",
         help="how much a set (by folder name) weighs in the ranking fit; 1 when not given",
     )
+    calibrating.add_argument(
+        "--leave-one-out",
+        action="store_true",
+        help="also score each set by models fitted on the other sets alone",
+    )
     calibrating.add_argument("-n", "--top-n", type=int, default=5)
     calibrating.add_argument("--max-queries", type=int)
     calibrating.add_argument("--json", action="store_true")

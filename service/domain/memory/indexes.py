@@ -67,4 +67,3 @@ class Indexes:
     def changed(self, namespaces: Iterable[str]) -> None:
         if self.on_change is not None:
             self.on_change(set(namespaces))
-
