@@ -125,6 +125,7 @@ from schemas.wire.portable import (
 )
 from schemas.wire.problems import FieldProblem, Problem
 from schemas.wire.search import (
+    KeywordStats,
     LeftOut,
     ListRank,
     SearchHit,
@@ -211,6 +212,7 @@ __all__ = [
     "JobOut",
     "JobRunOut",
     "JobsResponse",
+    "KeywordStats",
     "Kind",
     "Label",
     "LeftOut",

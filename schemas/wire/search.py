@@ -114,6 +114,17 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     """For an upstream hit: the upstream, namespace and id to cite."""
 
 
+class KeywordStats(Struct):
+    """The BM25 statistics of the namespace searched, for the query's terms: the namespace's
+    own, whatever other namespaces hold."""
+
+    documents: int
+    """Documents its keyword index holds (an entry found by passage counts each passage)."""
+    terms: dict[str, int]
+    """By query term as searched (stemmed, question words left out): the documents that hold
+    it. A rarer term weighs more."""
+
+
 class LeftOut(Struct):
     """A candidate a search left out, and why."""
 
@@ -137,3 +148,5 @@ class SearchResponse(Struct):
     dropped: int = 0
     """Results that scored below ``min_score`` and were left out (of those within
     ``limit``): with no results, memory holds nothing relevant enough."""
+    keywords: KeywordStats | None = None
+    """With ``explain``, when the keyword index was searched: the statistics it scored by."""

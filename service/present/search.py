@@ -23,6 +23,9 @@ def search_out(searched: Searched) -> wire.SearchResponse:
         superseded=[wire.LeftOut(e.id, e.superseded_by or "") for e in outcome.superseded],
         upstream=asked_out(recall),
         dropped=outcome.dropped,
+        keywords=None
+        if outcome.keywords is None
+        else wire.KeywordStats(outcome.keywords.documents, dict(outcome.keywords.frequencies)),
     )
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import tantivy
 
 from service.domain.entries import StoredEntry, key_namespace
-from service.domain.search.query import Filters, Hit
+from service.domain.search.query import Filters, Hit, KeywordStatistics
 from service.stores.tantivy_index import (
     NamespaceIndex,
     documents,
@@ -194,6 +194,13 @@ class TantivyKeywordStore:
     def score_bound(self, text: str, namespace: str) -> float:
         index = self._index(namespace)
         return index.score_bound(query_terms(text)) if index is not None else 0.0
+
+    def statistics(self, text: str, namespace: str) -> KeywordStatistics:
+        terms = query_terms(text)
+        index = self._index(namespace)
+        if index is None:
+            return KeywordStatistics(0, dict.fromkeys(terms, 0))
+        return index.statistics(terms)
 
     def replace_all(self, batches: Iterable[Sequence[StoredEntry]]) -> None:
         """Write the next generation, then switch to it; searches read the old one

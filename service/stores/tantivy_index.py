@@ -17,7 +17,7 @@ from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
-from service.domain.search.query import Filters, Hit
+from service.domain.search.query import Filters, Hit, KeywordStatistics
 
 NEVER = 2**62
 MS = 1000
@@ -148,6 +148,11 @@ class NamespaceIndex:
             df = searcher.doc_freq("text", term)
             bound += math.log(1 + (docs - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
         return bound
+
+    def statistics(self, terms: Sequence[str]) -> KeywordStatistics:
+        searcher = self.index.searcher()
+        frequencies = {term: searcher.doc_freq("text", term) for term in terms}
+        return KeywordStatistics(searcher.num_docs, frequencies)
 
     def search(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         match = Query.boolean_query(

@@ -229,3 +229,12 @@ def test_erasing_a_namespace_leaves_the_others(store: KeywordStore) -> None:
     assert store.count() == 1
     put(store, entry("3", "billing"))  # the namespace takes writes again
     assert search(store, "billing") == ["ns:3"]
+
+
+def test_statistics_count_the_namespaces_own_documents(store: KeywordStore) -> None:
+    put(store, entry("1", "deploy export"), entry("2", "deploy"), entry("3", "lunch"))
+    put(store, *[entry(str(n), "export", namespace="other") for n in range(5)])
+    stats = store.statistics("what about the deploy export?", "ns")
+    assert stats.documents == 3
+    assert dict(stats.frequencies) == {"deploy": 2, "export": 1}
+    assert store.statistics("deploy", "nowhere").documents == 0

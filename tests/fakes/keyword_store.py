@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
-from service.domain.search.query import Filters, Hit
+from service.domain.search.query import Filters, Hit, KeywordStatistics
 from service.stores.tantivy_index import QUERY_STOPWORDS
 from tests.fakes.entries import matches, words
 
@@ -64,6 +64,15 @@ class FakeKeywordStore:
         """Each query word at most 2.2; nothing in a namespace that holds nothing."""
         held = any(s.entry.namespace == namespace for s in self.entries.values())
         return 2.2 * len(query_terms(text)) if held else 0.0
+
+    def statistics(self, text: str, namespace: str) -> KeywordStatistics:
+        held = [
+            set(words(" ".join(keyword_texts(s))))
+            for s in self.entries.values()
+            if s.entry.namespace == namespace
+        ]
+        terms = query_terms(text)
+        return KeywordStatistics(len(held), {t: sum(t in h for h in held) for t in sorted(terms)})
 
     def erase_namespace(self, namespace: str) -> None:
         self.erased.append(namespace)

@@ -381,6 +381,15 @@ export interface JobsResponse {
   jobs: Array<JobOut>;
 }
 
+/** The BM25 statistics of the namespace searched, for the query's terms: the namespace's
+    own, whatever other namespaces hold. */
+export interface KeywordStats {
+  documents: number;
+  terms: {
+    [key: string]: number;
+  };
+}
+
 /** A candidate a search left out, and why. */
 export interface LeftOut {
   id: string;
@@ -698,6 +707,8 @@ export interface SearchResponse {
   superseded?: Array<LeftOut>;
   /** Default: `0`. */
   dropped?: number;
+  /** Default: `null`. */
+  keywords?: KeywordStats | null;
 }
 
 /** A live entry close to one just written (cosine of their first chunks). */

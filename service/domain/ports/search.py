@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from service.domain.entries import StoredEntry, Tier
-from service.domain.search.query import Filters, Hit
+from service.domain.search.query import Filters, Hit, KeywordStatistics
 from service.domain.tokens import TokenCounter
 
 
@@ -83,6 +83,10 @@ class KeywordStore(Protocol):
     def score_bound(self, text: str, namespace: str) -> float:
         """An upper bound of the score ``search`` gives an entry of ``namespace`` for
         ``text`` (0: no terms)."""
+        ...
+
+    def statistics(self, text: str, namespace: str) -> KeywordStatistics:
+        """The statistics ``search`` scores ``text`` by in ``namespace``."""
         ...
 
     def erase_namespace(self, namespace: str) -> None:

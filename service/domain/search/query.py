@@ -39,6 +39,17 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class KeywordStatistics:
+    """The BM25 statistics a namespace's keyword search used for a query: its own, never
+    another namespace's."""
+
+    documents: int
+    """Documents its keyword index holds (an entry found by passage counts each passage)."""
+    frequencies: Mapping[str, int]
+    """By query term (stemmed, question words left out): the documents that hold it."""
+
+
+@dataclass(frozen=True)
 class SearchQuery:
     text: str
     filters: Filters
@@ -93,6 +104,8 @@ class SearchOutcome:
     ``as_of``), best first."""
     dropped: int = 0
     """Results within ``limit`` left out for scoring below ``min_score``."""
+    keywords: KeywordStatistics | None = None
+    """With ``explain``, when the keyword list was searched: the statistics it scored by."""
 
     @property
     def weight(self) -> int:

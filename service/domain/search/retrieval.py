@@ -230,6 +230,9 @@ class Retriever:
             stages=watch.laps,
             superseded=tuple(left_out or ()),
             dropped=len(ranked) - len(results),
+            keywords=self.keywords.statistics(query.text, filters.namespace)
+            if query.explain and "bm25" in lists
+            else None,
         )
 
     def lists(
