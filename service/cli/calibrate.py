@@ -42,6 +42,7 @@ def calibrate(args: argparse.Namespace) -> int:
                         settings,
                         dataset,
                         max_queries=args.max_queries,
+                        small=args.small,
                         progress=progress_of(dataset.name),
                     )
                 )

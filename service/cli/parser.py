@@ -134,6 +134,15 @@ def parser() -> argparse.ArgumentParser:
         help="how much a set (by folder name) weighs in the ranking fit; 1 when not given",
     )
     calibrating.add_argument(
+        "--small",
+        type=int,
+        default=200,
+        metavar="N",
+        help="also ask N questions of each set in a small namespace of their own: their "
+        "evidence and 24 other entries (0: none)",
+    )
+    calibrating.add_argument(
+        "-l",
         "--leave-one-out",
         action="store_true",
         help="also score each set by models fitted on the other sets alone",

@@ -52,7 +52,8 @@ def _threshold(calibration: Calibration, sets: Mapping[str, Sequence[Observation
     def worst_j(threshold: float) -> float:
         found = []
         for observed in sets.values():
-            own = [o for o in observed if not o.elsewhere]
+            # The sets' own namespaces set it, as their figures are reported.
+            own = [o for o in observed if not o.elsewhere and not o.small]
             called = [calibration.probability(o.features) >= threshold for o in own]
             j = youden_at(called, [o.answered for o in own])
             found.append(-1.0 if math.isnan(j) else j)
@@ -83,6 +84,9 @@ class Fitness:
 
 
 def assess(calibration: Calibration, observed: Sequence[Observation]) -> Fitness:
+    """How ``calibration`` does on a set's questions asked in its own namespaces (those
+    asked in small namespaces taught the fit; ``bench.small`` measures them)."""
+    observed = [o for o in observed if not o.small]
     own = [o for o in observed if not o.elsewhere]
     away = [calibration.probability(o.features) for o in observed if o.elsewhere]
     confidence = [calibration.probability(o.features) for o in own]

@@ -36,8 +36,11 @@ def fit_ranking(
     weights = {name: (set_weights or {}).get(name, 1.0) for name in sets}
     everywhere = sets
     sets = {name: [c for c in found if not c.elsewhere] for name, found in sets.items()}
-    head = fit_head(sets)
-    asked = cross_fitted(sets)
+    # The head learns from each question once, in its own namespace; asked in a small
+    # namespace too, a question reads what the head fitted without it says of it there.
+    plain = {name: [c for c in found if not c.small] for name, found in sets.items()}
+    head = fit_head(plain)
+    asked = _asked_everywhere(sets, plain, cross_fitted(plain))
     groups = [
         [
             (_matrix(with_asked(c, probabilities)), np.array(c.relevant, dtype=float))
@@ -51,20 +54,25 @@ def fit_ranking(
     pool_beta = listwise(
         [[(x[:, listed], y) for x, y in g] for g in groups], list(weights.values())
     )
+    # How much the namespace holds is the same for every candidate of a question, so the
+    # listwise fits cannot weigh it: the map to a probability does, beside the logit.
+    memory = FEATURES.index("memory")
+    beta[memory] = pool_beta[LIST_FEATURES.index("memory")] = 0.0
     logits, truth, share = [], [], []
     for name, batch in zip(sets, groups, strict=True):
         count = sum(len(y) for _, y in batch) or 1
         for x, y in batch:
-            logits.append(x @ beta)
+            logits.append(np.column_stack([x @ beta, x[:, memory]]))
             truth.append(y)
             share.append(np.full(len(y), weights[name] / count))
-    x = np.concatenate(logits)[:, None]
-    platt = logistic(x, np.concatenate(truth), np.concatenate(share))
+    platt = logistic(np.concatenate(logits), np.concatenate(truth), np.concatenate(share))
+    bias, scale, per_memory = (float(v) for v in platt)
+    beta[memory] = per_memory / scale
     pool_weights = {f: round(float(w), 4) for f, w in zip(LIST_FEATURES, pool_beta, strict=True)}
     ranking = RankingModel(
         weights={f: round(float(w), 4) for f, w in zip(FEATURES, beta, strict=True)},
-        scale=round(float(platt[1]), 4),
-        bias=round(float(platt[0]), 4),
+        scale=round(scale, 4),
+        bias=round(bias, 4),
         source=", ".join(
             f"{name} (weight {w:g})" if w != 1 else name for name, w in weights.items()
         ),
@@ -72,6 +80,21 @@ def fit_ranking(
         intent=head,
     )
     return replace(ranking, answerable=fit_answerable(everywhere, ranking, weights))
+
+
+def _asked_everywhere(
+    sets: Mapping[str, Sequence[Candidates]],
+    plain: Mapping[str, Sequence[Candidates]],
+    asked: Mapping[str, Sequence[dict[str, float]]],
+) -> dict[str, list[dict[str, float]]]:
+    """``asked`` (of each ``plain`` question) for every question of ``sets``: one asked in a
+    small namespace takes its own question's."""
+    found: dict[str, list[dict[str, float]]] = {}
+    for name, questions in sets.items():
+        own = {c.question: p for c, p in zip(plain[name], asked[name], strict=True)}
+        mine = iter(asked[name])
+        found[name] = [own.get(c.question, {}) if c.small else next(mine) for c in questions]
+    return found
 
 
 def _matrix(rows: Sequence[Mapping[str, float]]) -> np.ndarray:
@@ -97,6 +120,8 @@ def assess_ranking(model: RankingModel, found: Sequence[Candidates]) -> RankingF
     recall, hits = [], []
     held: dict[bool, list[float]] = {False: [], True: []}
     for c in found:
+        if c.small:
+            continue  # the set's own namespaces are what it reports
         if model.answerable is not None:
             features = settled_features(c, model)
             held[c.elsewhere].append(model.answerable.probability(features))

@@ -14,12 +14,19 @@ directory, and kept open while both fits run:
    namespace, where nothing answers it: what a question about something memory never
    recorded looks like (``calibrate``).
 
+With ``small``, that many questions (spread over the set) also get a small namespace of their
+own, as most agents' memory is: their evidence and ``SMALL_OTHERS`` other entries of the same
+source. Each is asked there, and once more in another question's small namespace (of another
+source where the set has several), in both steps; they are marked ``small``, so the fits
+learn from them and the reports of a set stay those of its own namespaces.
+
 Nothing touches a running service or its data.
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -46,6 +53,7 @@ from service.domain.search.learned import (
 )
 from service.domain.search.query import Filters
 from service.evaluation.beir import (
+    Doc,
     Query,
     load_corpus,
     load_qrels,
@@ -63,6 +71,9 @@ POOL_DEPTH = 100
 """Candidates taken from each list for the ranking fit: what a search of up to 33 results
 reads (the service takes at least 3 x limit, and at least STRATA_CANDIDATES, from each)."""
 
+SMALL_OTHERS = 24
+"""Entries of a small namespace besides the question's evidence."""
+
 Progress = Callable[[str, int, int], None]
 
 
@@ -75,6 +86,8 @@ class Observation:
     """A relevant document is among the entries returned."""
     elsewhere: bool = False
     """Asked in another namespace of the set, where nothing answers it."""
+    small: bool = False
+    """Asked in a small namespace (``Workbench`` with ``small``)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,10 @@ class Candidates:
     elsewhere: bool = False
     """Asked in another namespace of the set, where nothing answers it (every candidate
     irrelevant)."""
+    small: bool = False
+    """Asked in a small namespace (``Workbench`` with ``small``)."""
+    question: str = ""
+    """The question's id in its set."""
 
 
 def with_asked(found: Candidates, asked: Mapping[str, float]) -> list[dict[str, float]]:
@@ -115,10 +132,24 @@ def scored_rows(found: Candidates, ranking: RankingModel) -> list[dict[str, floa
     return with_asked(found, asked)
 
 
+@dataclass(frozen=True)
+class Small:
+    """A question's small namespace."""
+
+    query: Query
+    home: str
+    """The namespace of the set the question belongs to."""
+    namespace: str
+    docs: list[Doc]
+    """Its evidence, then the others drawn from its home."""
+
+
 class Workbench:
     """One set loaded into a throw-away instance, open until the ``load`` context ends."""
 
-    def __init__(self, services: Services, dataset: Path, max_queries: int | None) -> None:
+    def __init__(
+        self, services: Services, dataset: Path, max_queries: int | None, small: int = 0
+    ) -> None:
         self.services = services
         self.name = dataset.name
         docs = load_corpus(dataset)
@@ -131,6 +162,39 @@ class Workbench:
         }
         self.namespaces = sorted({namespace for namespace, _ in self.source})
         self.docs = docs
+        self.small = self._small_namespaces(small)
+        """Each question given a small namespace: its entries, and where it is asked."""
+
+    def _small_namespaces(self, count: int) -> list[Small]:
+        if count <= 0 or not self.queries:
+            return []
+        by_id = {d.source_id: d for d in self.docs}
+        source: dict[str, list[Doc]] = {}
+        for d in self.docs:
+            source.setdefault(namespace_for(PREFIX, d.metadata.get("namespace")), []).append(d)
+        step = max(1, len(self.queries) // count)
+        small = []
+        for n, query in enumerate(self.queries[::step][:count]):
+            relevant = self._relevant(query)
+            home = namespace_for(PREFIX, query.namespace)
+            others = [d for d in source.get(home, []) if d.source_id not in relevant]
+            drawn = random.Random(n).sample(others, min(SMALL_OTHERS, len(others)))
+            evidence = [by_id[i] for i in sorted(relevant) if i in by_id]
+            small.append(Small(query, home, f"{PREFIX}-small-{n}", [*evidence, *drawn]))
+        for s in small:
+            self.source.update({(s.namespace, d.id): d.source_id for d in s.docs})
+        return small
+
+    def _small_elsewhere(self) -> list[tuple[Small, str]]:
+        """Each small namespace's question with the small namespace it is asked in where
+        nothing answers it: the next one of another source, else the next one."""
+        asked = []
+        for n, s in enumerate(self.small):
+            after = self.small[n + 1 :] + self.small[:n]
+            other = next((o for o in after if o.home != s.home), after[0] if after else None)
+            if other is not None:
+                asked.append((s, other.namespace))
+        return asked
 
     @classmethod
     @contextlib.contextmanager
@@ -140,9 +204,11 @@ class Workbench:
         dataset: Path,
         *,
         max_queries: int | None = None,
+        small: int = 0,
         progress: Progress | None = None,
     ) -> Iterator[Workbench]:
-        """``dataset`` written into a throw-away instance with ``settings``."""
+        """``dataset`` written into a throw-away instance with ``settings``, with ``small``
+        questions given a small namespace each."""
         with tempfile.TemporaryDirectory(prefix="strata-calibrate-") as scratch:
             local = settings.replace(
                 data_dir=Path(scratch), chroma_url="", database_url="", jobs="off"
@@ -150,8 +216,9 @@ class Workbench:
             services = open_services(local)
             try:
                 load_reranker(local, services.retriever)
-                bench = cls(services, dataset, max_queries)
+                bench = cls(services, dataset, max_queries, small)
                 bench._ingest(progress)
+                bench._ingest_small(progress)
                 yield bench
             finally:
                 services.close()
@@ -169,6 +236,19 @@ class Workbench:
                 done += len(batch)
                 if progress:
                     progress("ingest", done, len(self.docs))
+
+    def _ingest_small(self, progress: Progress | None) -> None:
+        now = datetime.now(UTC)
+        for n, s in enumerate(self.small, start=1):
+            events = []
+            for d in s.docs:
+                event = to_event(d, "A", PREFIX, now=now)
+                # What it replaces may be in no small namespace.
+                event.pop("supersedes", None)
+                events.append(msgspec.convert({**event, "namespace": s.namespace}, wire.Event))
+            self.services.events.write(OPEN, events)
+            if progress:
+                progress("small", n, len(self.small))
 
     def _relevant(self, query: Query) -> set[str]:
         return {doc for doc, r in self.qrels[query.id].items() if r > 0}
@@ -188,6 +268,10 @@ class Workbench:
                 found.append(self._candidates(query, namespace, elsewhere))
             if progress:
                 progress("rank", n, len(self.queries))
+        for s in self.small:
+            found.append(self._candidates(s.query, s.namespace, False, s.home))
+        for s, namespace in self._small_elsewhere():
+            found.append(self._candidates(s.query, namespace, True, s.home))
         return found
 
     def _asked_in(self, home: str) -> list[tuple[str, bool]]:
@@ -199,7 +283,11 @@ class Workbench:
             asked.append((self.namespaces[following], True))
         return asked
 
-    def _candidates(self, query: Query, namespace: str, elsewhere: bool) -> Candidates:
+    def _candidates(
+        self, query: Query, namespace: str, elsewhere: bool, small_of: str | None = None
+    ) -> Candidates:
+        """The question's candidates asked in ``namespace``; ``small_of``: that namespace is
+        a small one, for a question of this namespace of the set."""
         retriever = self.services.retriever
         fusion = retriever.fusion
         assert isinstance(fusion, LearnedFusion)
@@ -234,7 +322,16 @@ class Workbench:
             )
             truth.append(self.source.get((namespace, entry.id)) in relevant)
             kinds.append(kind_of(entry))
-        return Candidates(rows, truth, kinds, tuple(vector), namespace, elsewhere)
+        return Candidates(
+            rows,
+            truth,
+            kinds,
+            tuple(vector),
+            small_of or namespace,
+            elsewhere,
+            small=small_of is not None,
+            question=query.id,
+        )
 
     def rank_with(self, model: RankingModel) -> None:
         """Search with ``model`` from now on (``learned`` fusion)."""
@@ -242,7 +339,7 @@ class Workbench:
         if isinstance(retriever.fusion, LearnedFusion):
             retriever.fusion.model = model
         if retriever.cache is not None:
-            retriever.cache.invalidate(self.namespaces)
+            retriever.cache.invalidate([*self.namespaces, *(s.namespace for s in self.small)])
 
     def observe(self, top_n: int = 5, progress: Progress | None = None) -> list[Observation]:
         """Each question asked through retrieve (and once more in another namespace when the
@@ -250,21 +347,26 @@ class Workbench:
         observed = []
         for n, query in enumerate(self.queries, start=1):
             home = namespace_for(PREFIX, query.namespace)
-            relevant = self._relevant(query)
             for namespace, elsewhere in self._asked_in(home):
-                request = wire.RetrieveRequest(
-                    question=query.text, namespace=namespace, top_n=top_n
-                )
-                answer = self.services.answers.retrieve(OPEN, request).answer
-                returned = {self.source.get((namespace, a.result.entry.id)) for a in answer.entries}
-                observed.append(
-                    Observation(
-                        answer.evidence.features(),
-                        answer.confidence,
-                        answered=not elsewhere and bool(relevant & returned),
-                        elsewhere=elsewhere,
-                    )
-                )
+                observed.append(self._observe(query, namespace, elsewhere, top_n))
             if progress:
                 progress("ask", n, len(self.queries))
+        for s in self.small:
+            observed.append(self._observe(s.query, s.namespace, False, top_n, small=True))
+        for s, namespace in self._small_elsewhere():
+            observed.append(self._observe(s.query, namespace, True, top_n, small=True))
         return observed
+
+    def _observe(
+        self, query: Query, namespace: str, elsewhere: bool, top_n: int, small: bool = False
+    ) -> Observation:
+        request = wire.RetrieveRequest(question=query.text, namespace=namespace, top_n=top_n)
+        answer = self.services.answers.retrieve(OPEN, request).answer
+        returned = {self.source.get((namespace, a.result.entry.id)) for a in answer.entries}
+        return Observation(
+            answer.evidence.features(),
+            answer.confidence,
+            answered=not elsewhere and bool(self._relevant(query) & returned),
+            elsewhere=elsewhere,
+            small=small,
+        )

@@ -191,10 +191,6 @@ class TantivyKeywordStore:
         index = self._index(filters.namespace) if terms else None
         return index.search(terms, filters, limit) if index is not None else []
 
-    def score_bound(self, text: str, namespace: str) -> float:
-        index = self._index(namespace)
-        return index.score_bound(query_terms(text)) if index is not None else 0.0
-
     def statistics(self, text: str, namespace: str) -> KeywordStatistics:
         terms = query_terms(text)
         index = self._index(namespace)

@@ -138,21 +138,18 @@ class NamespaceIndex:
     def reload(self) -> None:
         self.index.reload()
 
-    def score_bound(self, terms: Sequence[str]) -> float:
-        """The most BM25 an entry could score on ``terms`` in the text field: the sum over
-        the terms of idf x (k1 + 1), Tantivy's BM25 with k1 = 1.2."""
+    def statistics(self, terms: Sequence[str]) -> KeywordStatistics:
+        """The index's documents, each term's document frequency, and the most BM25 an entry
+        could score on the terms in the text field: the sum over them of idf x (k1 + 1),
+        Tantivy's BM25 with k1 = 1.2."""
         searcher = self.index.searcher()
         docs = searcher.num_docs
-        bound = 0.0
-        for term in terms:
-            df = searcher.doc_freq("text", term)
-            bound += math.log(1 + (docs - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
-        return bound
-
-    def statistics(self, terms: Sequence[str]) -> KeywordStatistics:
-        searcher = self.index.searcher()
         frequencies = {term: searcher.doc_freq("text", term) for term in terms}
-        return KeywordStatistics(searcher.num_docs, frequencies)
+        bound = sum(
+            math.log(1 + (docs - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
+            for df in frequencies.values()
+        )
+        return KeywordStatistics(docs, frequencies, bound)
 
     def search(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         match = Query.boolean_query(

@@ -136,10 +136,10 @@ def test_no_score_exceeds_the_bound(store: KeywordStore, speaker: str | None) ->
         *[entry(f"f{n}", f"filler text number {n}") for n in range(8)],
     )
     for text in ("hiking", "caroline hiking", "caroline", "boots trails"):
-        bound = store.score_bound(text, "ns")
+        bound = store.statistics(text, "ns").bound
         hits = store.search(text, make_filters(), 10)
         assert hits and all(0 < h.score <= bound for h in hits), (text, hits, bound)
-    assert store.score_bound("", "ns") == 0
+    assert store.statistics("", "ns").bound == 0
 
 
 def test_no_score_exceeds_the_bound_when_the_query_names_a_speaker(
@@ -149,7 +149,7 @@ def test_no_score_exceeds_the_bound_when_the_query_names_a_speaker(
         request.applymarker(
             pytest.mark.xfail(
                 strict=True,
-                reason="score_bound counts the text field only, while search also scores "
+                reason="the bound counts the text field only, while search also scores "
                 "the speaker's name in speaker_text: a short turn by a rare speaker among "
                 "long turns by others scores up to ~1.2 x the bound",
             )
@@ -162,7 +162,7 @@ def test_no_score_exceeds_the_bound_when_the_query_names_a_speaker(
             for n in range(20)
         ],
     )
-    bound = store.score_bound("caroline", "ns")
+    bound = store.statistics("caroline", "ns").bound
     [hit] = store.search("caroline", make_filters(), 10)
     assert hit.score <= bound
 
@@ -212,11 +212,14 @@ def scored(store: KeywordStore, text: str, namespace: str = "ns") -> list[tuple[
 
 def test_a_namespace_scores_by_its_own_entries_alone(store: KeywordStore) -> None:
     put(store, entry("1", "the billing export runs nightly"), entry("2", "billing is green"))
-    before = scored(store, "billing export"), store.score_bound("billing export", "ns")
+    before = scored(store, "billing export"), store.statistics("billing export", "ns")
     put(store, *[entry(str(n), "billing export", namespace="other") for n in range(40)])
     store.apply((), ["other:3"])
-    assert (scored(store, "billing export"), store.score_bound("billing export", "ns")) == before
-    assert store.score_bound("billing", "nowhere") == 0
+    assert (
+        scored(store, "billing export"),
+        store.statistics("billing export", "ns"),
+    ) == before
+    assert store.statistics("billing", "nowhere").bound == 0
     assert search(store, "billing", namespace="nowhere") == []
 
 

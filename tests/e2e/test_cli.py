@@ -241,9 +241,23 @@ def test_cli_records_a_revision_and_searches_as_of_a_moment(tmp_path: Path) -> N
         server.stop()
 
 
+def beir_set(folder: Path, docs: dict[str, str], questions: dict[str, tuple[str, str]]) -> Path:
+    """A BEIR-format set of ``docs`` and ``questions`` (text, the id of its relevant doc)."""
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in docs.items())
+    )
+    (folder / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": i, "text": q}) + "\n" for i, (q, _) in questions.items())
+    )
+    (folder / "qrels.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n"
+        + "".join(f"{i}\t{d}\t1\n" for i, (_, d) in questions.items())
+    )
+    return folder
+
+
 def test_cli_calibrate_fits_the_confidence_on_a_beir_set(tmp_path: Path) -> None:
-    dataset = tmp_path / "set"
-    dataset.mkdir()
     docs = {
         "d1": "The billing service stores invoices in PostgreSQL.",
         "d2": "Deploys go out every Tuesday after the release review.",
@@ -255,16 +269,7 @@ def test_cli_calibrate_fits_the_confidence_on_a_beir_set(tmp_path: Path) -> None
         "q2": ("When do deploys go out?", "d2"),
         "q3": ("Who painted the Mona Lisa?", "d9"),
     }
-    (dataset / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in docs.items())
-    )
-    (dataset / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": i, "text": q}) + "\n" for i, (q, _) in questions.items())
-    )
-    (dataset / "qrels.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n"
-        + "".join(f"{i}\t{d}\t1\n" for i, (_, d) in questions.items())
-    )
+    dataset = beir_set(tmp_path / "set", docs, questions)
     env = {**os.environ, "STRATA_RERANKER_MODEL": ""}
     written, ranked = tmp_path / "calibration.json", tmp_path / "ranking.json"
     command = [sys.executable, "-m", "service", "calibrate", "--dataset", str(dataset)]
@@ -300,6 +305,46 @@ def test_cli_calibrate_fits_the_confidence_on_a_beir_set(tmp_path: Path) -> None
         timeout=60,
     )
     assert missing.returncode == 2 and "BEIR" in missing.stderr
+
+
+def test_cli_calibrate_leaves_each_set_out_and_asks_in_small_namespaces(tmp_path: Path) -> None:
+    """Two sets: each is scored by the models fitted on the other alone too, and questions
+    are also asked in small namespaces of their own; the sets' figures stay their own
+    namespaces'."""
+    ops = beir_set(
+        tmp_path / "ops",
+        {
+            "o1": "The billing service stores invoices in PostgreSQL.",
+            "o2": "Deploys go out every Tuesday after the release review.",
+            "o3": "The on-call rotation changes every Monday morning.",
+        },
+        {"q1": ("Where are invoices stored?", "o1"), "q2": ("When do deploys go out?", "o2")},
+    )
+    food = beir_set(
+        tmp_path / "food",
+        {
+            "f1": "Alice is allergic to peanuts, so never suggest satay.",
+            "f2": "Bob prefers tea to coffee in the morning.",
+            "f3": "The team lunch is on Fridays at the noodle bar.",
+        },
+        {"q1": ("What is Alice allergic to?", "f1"), "q2": ("When is the team lunch?", "f3")},
+    )
+    sets = ["--dataset", str(ops), "--dataset", str(food)]
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "calibrate", "--json", *sets, "--small", "2", "-l"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "STRATA_RERANKER_MODEL": ""},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert [f["name"] for f in found["left_out"]] == ["ops", "food"]
+    for left in found["left_out"]:
+        assert left["ranked_without"]["questions"] == 2
+        assert left["confidence_without"]["questions"] == 2
+    assert found["sets"]["ops"]["questions"] == 2
+    assert found["ranking"]["sets"]["food"]["questions"] == 2
 
 
 @pytest.mark.parametrize("keys", ["agent-key-0123456789=agent:", "agent-key-0123456789=agent: ,"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
@@ -23,6 +23,11 @@ def query_terms(text: str) -> set[str]:
 def _score(document: list[str], terms: set[str]) -> float:
     """Saturating in each term's count, as BM25 is (k1 = 1.2)."""
     return sum(n * 2.2 / (n + 1.2) for n in (document.count(t) for t in terms))
+
+
+def bounded(bound: float, documents: int = 0) -> Callable[[str, str], KeywordStatistics]:
+    """Keyword statistics of every query: ``bound``, and ``documents`` in the namespace."""
+    return lambda text, namespace: KeywordStatistics(documents, {}, bound)
 
 
 class FakeKeywordStore:
@@ -60,11 +65,6 @@ class FakeKeywordStore:
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]
 
-    def score_bound(self, text: str, namespace: str) -> float:
-        """Each query word at most 2.2; nothing in a namespace that holds nothing."""
-        held = any(s.entry.namespace == namespace for s in self.entries.values())
-        return 2.2 * len(query_terms(text)) if held else 0.0
-
     def statistics(self, text: str, namespace: str) -> KeywordStatistics:
         held = [
             set(words(" ".join(keyword_texts(s))))
@@ -72,7 +72,9 @@ class FakeKeywordStore:
             if s.entry.namespace == namespace
         ]
         terms = query_terms(text)
-        return KeywordStatistics(len(held), {t: sum(t in h for h in held) for t in sorted(terms)})
+        frequencies = {t: sum(t in h for h in held) for t in sorted(terms)}
+        # Each query word scores at most 2.2 (``_score``); nothing where nothing is held.
+        return KeywordStatistics(len(held), frequencies, 2.2 * len(terms) if held else 0.0)
 
     def erase_namespace(self, namespace: str) -> None:
         self.erased.append(namespace)

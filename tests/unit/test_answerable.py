@@ -24,18 +24,20 @@ from service.errors import ConfigError
 from service.evaluation.answerable_fit import fit_answerable, holds_answer, settled_features
 from service.evaluation.workbench import Candidates
 from tests.fakes import make_entry
+from tests.fakes.keyword_store import bounded
 
 
 def test_the_features_are_the_best_of_the_candidates_and_zero_without_any() -> None:
     rows = [
-        {"cosine": 0.2, "keyword": 0.9, "coverage": 0.1, "names": 0.0},
-        {"cosine": 0.7, "keyword": 0.1, "coverage": 0.5, "names": 0.5},
+        {"cosine": 0.2, "keyword": 0.9, "coverage": 0.1, "names": 0.0, "memory": 0.3},
+        {"cosine": 0.7, "keyword": 0.1, "coverage": 0.5, "names": 0.5, "memory": 0.3},
     ]
     assert answerable_features(rows, [0.2, 0.5]) == {
         "cosine_best": 0.7,
         "keyword_best": 0.9,
         "coverage_best": 0.5,
         "relevance_best": 0.0,
+        "memory": 0.3,
         "names_missing": 0.5,
     }
     assert answerable_features([], []) == dict.fromkeys(ANSWERABLE_FEATURES, 0.0)
@@ -172,7 +174,7 @@ def test_a_question_holds_an_answer_only_when_a_relevant_candidate_would_be_sett
 
 
 def settled(model: RankingModel, cosine: float) -> list[Candidate]:
-    fusion = LearnedFusion(model, ScoreFusion(0.7, lambda _, __: 4.0, lambda _: {}), lambda _: {})
+    fusion = LearnedFusion(model, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
     lists = {
         "bm25": [Hit("a", 3.0), Hit("b", 2.0)],
         "vector": [Hit("a", cosine), Hit("b", cosine / 2)],
@@ -210,7 +212,7 @@ def test_among_candidates_without_a_vector_the_scores_are_left_be() -> None:
     """A namespace of tier E alone: no candidate has a cosine, the model's main evidence."""
     answerable = AnswerableModel({"cosine_best": 20.0}, -10.0)
     gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
-    fusion = LearnedFusion(gated, ScoreFusion(0.7, lambda _, __: 4.0, lambda _: {}), lambda _: {})
+    fusion = LearnedFusion(gated, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
     lists: dict[str, list[Hit]] = {"bm25": [Hit("a", 3.0)], "vector": []}
     [hit] = fusion.fuse("postgres failover", "ns", lists, (1.0, 0.0), 5)
     entry = make_entry("a", "postgres failover log", "E")
@@ -226,7 +228,7 @@ def test_log_lines_scored_alone_are_still_weighed_by_the_closest_vector() -> Non
     namespace of tier E alone is left be (above)."""
     answerable = AnswerableModel({"cosine_best": 20.0}, -10.0)
     gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
-    fusion = LearnedFusion(gated, ScoreFusion(0.7, lambda _, __: 4.0, lambda _: {}), lambda _: {})
+    fusion = LearnedFusion(gated, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
     lists = {"bm25": [Hit("log", 3.0)], "vector": [Hit("far", 0.1)]}
     hits = {hit.key: hit for hit in fusion.fuse("postgres failover", "ns", lists, (1.0, 0.0), 5)}
     log = hits["log"]

@@ -94,8 +94,11 @@ def test_coverage_keyword_and_cosine_are_read_from_the_best_result() -> None:
     )
     other = result("other", 0.5, "billing", bm25=(2, 1.0))
     evidence = gather("Where did Ann move billing to?", [best, other], [best], 6.0)
-    # Content words: ann, move, billing; the entry holds ann (its speaker) and billing.
-    assert evidence.coverage == pytest.approx(2 / 3)
+    # Content words: ann, move, billing; the entry holds ann (its speaker), billing and
+    # "moved", of move's stem.
+    assert evidence.coverage == pytest.approx(1.0)
+    elsewhere = gather("Where did Ann send billing to?", [best, other], [best], 6.0)
+    assert elsewhere.coverage == pytest.approx(2 / 3)
     assert evidence.keyword == pytest.approx(0.5)
     assert evidence.cosine == pytest.approx(0.75)
     assert evidence.rerank is None

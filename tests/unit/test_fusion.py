@@ -17,6 +17,7 @@ from service.domain.search.fusion import (
 )
 from service.domain.search.query import Hit
 from service.domain.search.similarity import Matrix
+from tests.fakes.keyword_store import bounded
 
 K = 60.0
 
@@ -174,7 +175,7 @@ def score_fusion(
     bound: float = 2.0, vectors: Vectors | None = None, asked: list[list[str]] | None = None
 ) -> ScoreFusion:
     """Score fusion over a fixed BM25 bound and chunk vectors, recording what it asks for."""
-    return ScoreFusion(0.7, lambda text, namespace: bound, ledger_vectors(vectors, asked))
+    return ScoreFusion(0.7, bounded(bound), ledger_vectors(vectors, asked))
 
 
 def rank_fusion(vectors: Vectors | None = None) -> RankFusion:

@@ -12,8 +12,9 @@ from service.domain.search.fusion import FusedHit, RankFusion, ScoreFusion
 from service.domain.search.hydration import hydrate
 from service.domain.search.query import Hit, ListExplain, SearchQuery
 from tests.fakes import FakeLedger, make_entry, make_filters
+from tests.fakes.keyword_store import bounded
 
-SCORE = ScoreFusion(0.7, lambda text, namespace: 1.0, lambda keys: {})
+SCORE = ScoreFusion(0.7, bounded(1.0), lambda keys: {})
 
 
 def put(ledger: FakeLedger, entry: Entry, *chunks: str) -> None:

@@ -25,6 +25,7 @@ from service.domain.search.list_features import LIST_FEATURES
 from service.domain.search.query import Hit
 from service.errors import ConfigError
 from tests.fakes import make_entry
+from tests.fakes.keyword_store import bounded
 
 
 @pytest.mark.parametrize(
@@ -140,7 +141,7 @@ TEXTS: dict[str, tuple[Tier, str | None, str]] = {
 
 
 def ranked(vector: tuple[float, ...], question: str = "billing cache") -> list[Candidate]:
-    fusion = LearnedFusion(MODEL, ScoreFusion(0.7, lambda _, __: 4.0, lambda _: {}), lambda _: {})
+    fusion = LearnedFusion(MODEL, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
     lists = {
         "bm25": [Hit("log", 4.0), Hit("talk", 3.0), Hit("decision", 2.0)],
         "vector": [Hit("decision", 0.5)],
@@ -183,7 +184,7 @@ def test_a_search_of_one_list_keeps_its_score_moved_by_the_kind_s_part() -> None
     model = RankingModel({"decision": 1.0, "decision_cued": 3.0}, 1.0, -3.0, intent=HEAD)
     # The kind's own weight (``decision``) is fitted beside the list features: it is shown
     # in ``intent`` but does not move a list's own score.
-    fusion = LearnedFusion(model, ScoreFusion(0.7, lambda _, __: 4.0, lambda _: {}), lambda _: {})
+    fusion = LearnedFusion(model, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
 
     def ranked(question: str) -> list[Candidate]:
         lists = {"bm25": [Hit("log", 3.0), Hit("decision", 2.0)]}

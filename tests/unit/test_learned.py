@@ -33,6 +33,7 @@ from service.domain.search.list_features import (
 from service.domain.search.query import Hit
 from service.domain.search.similarity import Matrix
 from service.errors import ConfigError
+from tests.fakes.keyword_store import bounded
 
 VECTORS: dict[str, list[list[float]]] = {"embedded-alone": [[0.2, 0.98]]}
 
@@ -42,7 +43,7 @@ def chunk_vectors(keys: object) -> dict[str, Matrix]:
 
 
 def learned(model: RankingModel | None = None, bound: float = 4.0) -> LearnedFusion:
-    single = ScoreFusion(0.7, lambda text, namespace: bound, chunk_vectors)
+    single = ScoreFusion(0.7, bounded(bound), chunk_vectors)
     return LearnedFusion(model or RankingModel.load(SHIPPED), single, chunk_vectors)
 
 
@@ -170,7 +171,7 @@ def test_a_log_with_strong_keyword_evidence_beats_an_embedded_entry_sharing_one_
     }
     fused = learned().fuse("why did the billing export fail", "ns", lists, (1.0, 0.0), limit=10)
     assert [f.key for f in fused] == ["log", "decision"]
-    blended = ScoreFusion(0.7, lambda text, namespace: 4.0, chunk_vectors).fuse(
+    blended = ScoreFusion(0.7, bounded(4.0), chunk_vectors).fuse(
         "why did the billing export fail", "ns", lists, (1.0, 0.0), limit=10
     )
     assert blended[0].score < 0.7 * 1.0 and blended[0].key == "log"

@@ -201,7 +201,7 @@ class Answerer:
                 question,
                 found,
                 [a.result for a in entries],
-                self.retriever.keywords.score_bound(question, namespace),
+                self.retriever.keywords.statistics(question, namespace).bound,
             )
             if entries
             else NO_EVIDENCE

@@ -18,10 +18,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import Stemmer
 
 from service.domain.search.query import SearchResult
 from service.errors import ConfigError
@@ -65,6 +69,25 @@ def content_terms(text: str) -> set[str]:
     """The words of ``text`` that carry its content: longer than two letters, not a
     function word, lower case."""
     return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2} - STOPWORDS
+
+
+_STEMMERS = threading.local()
+"""A stemmer per thread: one is not safe to share."""
+STEMS_CACHED = 65_536
+
+
+@lru_cache(maxsize=STEMS_CACHED)
+def _stem(word: str) -> str:
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
+    return str(stemmer.stemWord(word))
+
+
+def stems(words: Iterable[str]) -> set[str]:
+    """The words' English stems (Snowball's, as the keyword index's), so "peanuts" holds
+    "peanut" and "embedding" "embeddings"."""
+    return {_stem(w) for w in words}
 
 
 _TOKEN = re.compile(r"\S+")
@@ -147,8 +170,8 @@ def gather(
     matches = sorted((_match(r, keyword_bound) for r in results), reverse=True)
     head = results[:AGREEMENT_RESULTS]
     agreement = sum(1 for r in head if _both_near_top(r)) / AGREEMENT_RESULTS
-    asked = content_terms(question)
-    held = content_terms(f"{best.entry.speaker or ''} {best.entry.text}")
+    asked = stems(content_terms(question))
+    held = stems(content_terms(f"{best.entry.speaker or ''} {best.entry.text}"))
     parts = best.explain or {}
     keyword = parts["bm25"].score / keyword_bound if "bm25" in parts and keyword_bound > 0 else 0
     return Evidence(

@@ -80,13 +80,9 @@ class KeywordStore(Protocol):
         syntax is interpreted."""
         ...
 
-    def score_bound(self, text: str, namespace: str) -> float:
-        """An upper bound of the score ``search`` gives an entry of ``namespace`` for
-        ``text`` (0: no terms)."""
-        ...
-
     def statistics(self, text: str, namespace: str) -> KeywordStatistics:
-        """The statistics ``search`` scores ``text`` by in ``namespace``."""
+        """The statistics ``search`` scores ``text`` by in ``namespace``, with the bound of
+        the score it gives an entry there."""
         ...
 
     def erase_namespace(self, namespace: str) -> None:

@@ -26,8 +26,10 @@ from typing import Any
 from service.domain.answers.confidence import sigmoid
 from service.domain.search.list_features import CLOSEST
 
-EVIDENCE_FEATURES = ("cosine_best", "keyword_best", "coverage_best", "relevance_best")
-"""What the candidates' closeness says."""
+EVIDENCE_FEATURES = ("cosine_best", "keyword_best", "coverage_best", "relevance_best", "memory")
+"""What the candidates' closeness says, and how much the namespace holds (``memory``, a list
+feature): the best of 25 entries comes nearer an unrelated question than the best of 100,000
+does, by chance alone."""
 ANSWERABLE_FEATURES = (*EVIDENCE_FEATURES, "names_missing")
 RELEVANCE_BOUND = 1e-6
 """The best relevance is read as log-odds, its probability kept this far from 0 and 1."""
@@ -39,9 +41,9 @@ def answerable_features(
     """The features of a search's scored candidates (rows of the learned fusion's features,
     with ``relevance`` each one's probability of relevance by the ranking): the best cosine
     of the pool, the best bounded keyword score, the best coverage of the question's content
-    words, the log-odds of the best relevance, and the share of the question's names that
-    even the best candidate lacks (0 when it names nothing); 0 each when there is no
-    candidate."""
+    words, the log-odds of the best relevance, how much the namespace holds, and the share
+    of the question's names that even the best candidate lacks (0 when it names nothing); 0
+    each when there is no candidate."""
     if not rows:
         return dict.fromkeys(ANSWERABLE_FEATURES, 0.0)
     best = min(max(max(relevance, default=0.0), RELEVANCE_BOUND), 1 - RELEVANCE_BOUND)
@@ -50,6 +52,7 @@ def answerable_features(
         "keyword_best": max(row.get("keyword", 0.0) for row in rows),
         "coverage_best": max(row.get("coverage", 0.0) for row in rows),
         "relevance_best": math.log(best / (1 - best)),
+        "memory": rows[0].get("memory", 0.0),
         "names_missing": 1.0 - max(row.get("names", 1.0) for row in rows),
     }
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from service.domain.search.query import Hit, ListExplain
+from service.domain.search.query import Hit, KeywordStatistics, ListExplain
 from service.domain.search.similarity import Matrix, best_cosines
 
 if TYPE_CHECKING:
@@ -150,13 +150,14 @@ class ScoreFusion(Fusion):
     def __init__(
         self,
         keyword_share: float,
-        score_bound: Callable[[str, str], float],
+        statistics: Callable[[str, str], KeywordStatistics],
         chunk_vectors: ChunkVectors,
         unembedded: UnembeddedCosines | None = None,
     ) -> None:
         self.keyword_share = keyword_share
-        self.score_bound = score_bound
-        """The keyword index's bound on a BM25 score for a query in a namespace."""
+        self.statistics = statistics
+        """The keyword index's statistics of a query in a namespace (its bound on a BM25
+        score there, its documents)."""
         self.chunk_vectors = chunk_vectors
         self.unembedded = unembedded
         """Cosines, measured now, of BM25 candidates with no stored vector; None: those
@@ -171,7 +172,7 @@ class ScoreFusion(Fusion):
         limit: int,
     ) -> list[FusedHit]:
         bm25 = lists.get("bm25", [])
-        bound = self.score_bound(text, namespace) if "bm25" in lists else 0.0
+        bound = self.statistics(text, namespace).bound if "bm25" in lists else 0.0
         keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in bm25}
         cosines = {h.key: h.score for h in lists.get("vector", [])}
         if len(lists) == 2 and vector is not None:

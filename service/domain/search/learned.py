@@ -35,6 +35,7 @@ from service.domain.answers.confidence import (
     named_terms,
     read_weights,
     sigmoid,
+    stems,
 )
 from service.domain.entries import Entry
 from service.domain.search.answerable import AnswerableModel, answerable_features
@@ -206,7 +207,10 @@ def text_features(
     is one the question names (in conversations, the evidence for "when did Caroline go to
     the support group?" is mostly Caroline's own turns and the facts about her)."""
     held = content_terms(f"{entry.speaker or ''} {entry.text}")
-    coverage = len(asked & held) / len(asked) if asked else 0.0
+    # Word forms alike: "peanut allergy" is covered by "allergic to peanuts" as far as
+    # their stems go.
+    stemmed = stems(asked)
+    coverage = len(stemmed & stems(held)) / len(stemmed) if stemmed else 0.0
     named = named or set()
     return {
         "coverage": coverage,
@@ -254,8 +258,9 @@ class LearnedFusion(Fusion):
         cosines = {h.key: h.score for h in found}
         alone = [h.key for h in bm25 if h.key not in cosines]
         cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
-        bound = self.single.score_bound(text, namespace)
-        return Pool(list_features(bm25, bound, cosines, found), cosines)
+        statistics = self.single.statistics(text, namespace)
+        features = list_features(bm25, statistics.bound, cosines, found, statistics.documents)
+        return Pool(features, cosines)
 
     def fuse(
         self,

@@ -25,8 +25,13 @@ LIST_FEATURES = (
     "bm25_rank",
     "vector_rank",
     "bm25_rank_unembedded",
+    "memory",
 )
-"""Known from the result lists (and the ledger's stored vectors) before any entry is loaded."""
+"""Known from the result lists (and the ledger's stored vectors) before any entry is loaded;
+``memory`` is how much the namespace holds, the same for every candidate of a search."""
+MEMORY_SCALE = 10.0
+"""``memory`` is log(1 + documents in the namespace's keyword index) / this: 0.33 for a
+namespace of 25 entries, 0.73 for 1,500, 1.15 for 100,000."""
 CLOSEST = "closest"
 """Beside each row's list features: the pool's best cosine (``ListFeatures.closest``), for the
 answerable model (``service.domain.search.answerable``); the ranking does not weigh it."""
@@ -62,11 +67,21 @@ class ListFeatures:
 
 
 def list_features(
-    bm25: Sequence[Hit], bound: float, cosines: Mapping[str, float], vector: Sequence[Hit]
+    bm25: Sequence[Hit],
+    bound: float,
+    cosines: Mapping[str, float],
+    vector: Sequence[Hit],
+    documents: int = 0,
 ) -> ListFeatures:
     """The list features of every candidate of the two lists (each sorted best first), in
     the order the lists give them. ``cosines``: each candidate's cosine with the query where
-    it is known (the vector list's, else from the ledger's vectors)."""
+    it is known (the vector list's, else from the ledger's vectors); ``documents``: those
+    of the namespace's keyword index.
+
+    A candidate's chance of being the answer depends on how many others it stands among:
+    the best match of 25 entries is likelier the one asked for than the best of 100,000
+    that looks as close. ``memory`` lets the model's map to a probability say so (the
+    ranking within a search is the same for every value)."""
     bm25_ranks, vector_ranks = first_ranks(bm25), first_ranks(vector)
     keys = list(dict.fromkeys([*bm25_ranks, *vector_ranks]))
     keyword: dict[str, float] = {}
@@ -92,6 +107,7 @@ def list_features(
         "bm25_rank": bm25_rank,
         "vector_rank": np.array([rank_feature(vector_ranks.get(k, 0)) for k in keys]),
         "bm25_rank_unembedded": unembedded * bm25_rank,
+        "memory": np.full(len(keys), math.log1p(documents) / MEMORY_SCALE),
     }
     matrix = (
         np.column_stack([columns[name] for name in LIST_FEATURES])

@@ -47,6 +47,8 @@ class KeywordStatistics:
     """Documents its keyword index holds (an entry found by passage counts each passage)."""
     frequencies: Mapping[str, int]
     """By query term (stemmed, question words left out): the documents that hold it."""
+    bound: float = 0.0
+    """The most BM25 an entry could score on the query (0: no terms, or no documents)."""
 
 
 @dataclass(frozen=True)

@@ -73,14 +73,14 @@ def choose_fusion(
     if settings.fusion == "rrf":
         return RankFusion(settings.list_weights, settings.rrf_k, ledger.vectors)
     if settings.fusion == "learned":
-        single = ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors)
+        single = ScoreFusion(settings.keyword_share, keywords.statistics, ledger.vectors)
         return LearnedFusion(load_ranking_model(settings.ranking_model), single, ledger.vectors)
     measured = (
         QueryTimeCosines(ledger, embedder, settings.unembedded_candidates, usage)
         if embedder is not None and settings.unembedded_candidates > 0
         else None
     )
-    return ScoreFusion(settings.keyword_share, keywords.score_bound, ledger.vectors, measured)
+    return ScoreFusion(settings.keyword_share, keywords.statistics, ledger.vectors, measured)
 
 
 def load_ranking_model(path: str) -> RankingModel:
