@@ -3,11 +3,12 @@ on synthetic question sets whose answers depend on what each question asks for."
 
 from __future__ import annotations
 
+import math
 import random
 
 from service.domain.search.intent import KIND_FEATURES, MemoryKind
 from service.domain.search.learned import FEATURES
-from service.domain.search.list_features import LIST_FEATURES
+from service.domain.search.list_features import LIST_FEATURES, MEMORY_SCALE
 from service.evaluation.intent_fit import cross_fitted, fit_head, folds
 from service.evaluation.ranking_fit import assess_ranking, fit_ranking
 from service.evaluation.workbench import Candidates, with_asked
@@ -80,3 +81,34 @@ def test_what_is_asked_fills_the_kind_features() -> None:
     assert rows[0]["decision_asked"] == 0.9 and rows[1]["log_asked"] == 0.2
     assert rows[2]["discussion_asked"] == 0.0
     assert set(KIND_FEATURES) <= set(rows[0])
+
+
+def pooled(rng: random.Random, size: int, group: str) -> Candidates:
+    """A question among ``size`` candidates alike but for noise in their cosine, the
+    relevant one a little closer; ``memory`` says how many there are."""
+    rows, relevant = [], []
+    for n in range(size):
+        row = dict.fromkeys(FEATURES, 0.0)
+        row["cosine"] = rng.random() * 0.5 + (0.3 if n == 0 else 0.0)
+        row["memory"] = math.log1p(size) / MEMORY_SCALE
+        row["log"] = 1.0
+        rows.append(row)
+        relevant.append(n == 0)
+    return Candidates(rows, relevant, ["log"] * size, (0.0, 1.0, rng.random()), group)
+
+
+def test_the_best_of_few_is_likelier_the_answer_than_the_best_of_many() -> None:
+    """``memory`` is the same for every candidate of a question, so only the map to a
+    probability can weigh it: a candidate as close scores higher where the namespace holds
+    less."""
+    rng = random.Random(8)
+    found = [pooled(rng, 5, "small") for _ in range(60)] + [
+        pooled(rng, 80, "large") for _ in range(60)
+    ]
+    model = fit_ranking({"set": found})
+    assert model.weights["memory"] < 0
+    assert model.list_weights is not None and model.list_weights["memory"] == 0
+    row = {**found[0].features[0], "cosine": 0.6}
+    few = model.probability(model.logit({**row, "memory": math.log1p(5) / MEMORY_SCALE}))
+    many = model.probability(model.logit({**row, "memory": math.log1p(80) / MEMORY_SCALE}))
+    assert few > many
