@@ -69,12 +69,13 @@ def fit_answerable(
     x, y, w = np.array(rows), np.array(truth), np.array(share)
     evidence = len(EVIDENCE_FEATURES)
     beta = logistic(x[:, :evidence], y, w, l2=ANSWERABLE_L2)
-    # Then the names alone, from where the evidence left each question, with no bias of
-    # their own: a question naming nothing, or only what a candidate holds, is judged by
-    # the evidence as it was; missing names only ever lower the probability.
+    # Then how much memory holds and the names, from where the evidence left each question,
+    # with no bias of their own: a question naming nothing, or only what a candidate holds,
+    # is judged by the evidence as it was; each only ever lowers the probability (a weight
+    # fitted the other way is dropped, not reversed).
     start = beta[0] + x[:, :evidence] @ beta[1:]
-    (missing,) = logistic(x[:, evidence:], y, w, l2=ANSWERABLE_L2, offset=start, intercept=False)
-    weights = [*beta[1:], min(float(missing), 0.0)]
+    lowering = logistic(x[:, evidence:], y, w, l2=ANSWERABLE_L2, offset=start, intercept=False)
+    weights = [*beta[1:], *(min(float(v), 0.0) for v in lowering)]
     return AnswerableModel(
         weights={f: round(float(v), 4) for f, v in zip(ANSWERABLE_FEATURES, weights, strict=True)},
         bias=round(float(beta[0]), 4),

@@ -182,8 +182,10 @@ class TantivyKeywordStore:
                 pooled = self._index(namespace)
                 if pooled is not None and pooled is not index:
                     pooled.reload()
-                if self._counts is not None:
-                    self._counts[namespace] = index.count()
+                entries = index.count()
+                with self._pool_lock:
+                    if self._counts is not None:
+                        self._counts[namespace] = entries
                 self._give_back(namespace, writer)
 
     def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
@@ -279,8 +281,10 @@ class TantivyKeywordStore:
                     index = self._index(namespace)
                     if index is not None:
                         counts[namespace] = index.count()
-                self._counts = counts
-        return sum(self._counts.values())
+                with self._pool_lock:
+                    self._counts = counts
+        with self._pool_lock:
+            return sum(self._counts.values()) if self._counts is not None else 0
 
     def clear(self) -> None:
         self.replace_all(())

@@ -41,7 +41,7 @@ def test_a_client_example_runs_as_written(page: str, code: str, tmp_path: Path) 
         server.stop()
     assert ran.returncode == 0, f"{page}: {ran.stderr}"
     if "We chose Postgres for billing." in code:
-        # The entry is what "which database did we pick?" finds.
+        # The entry is what the question about billing's database finds.
         assert ran.stdout.rstrip().endswith("We chose Postgres for billing."), ran.stdout
 
 

@@ -5,6 +5,7 @@ or erases (its words the same as this one's or not), a search's results, scores 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given
@@ -97,3 +98,22 @@ def untouched_by_bob(client: TestClient[Litestar]) -> None:
         assert seen(client) == before
 
     writes_elsewhere()
+
+
+def test_an_erased_namespace_leaves_no_word_in_any_keyword_index_file(
+    settings: Settings, open_stores: OpenStores
+) -> None:
+    index = settings.storage.data_dir / "tantivy"
+    for client in client_for(open_stores(settings)):
+        write(client, *({**e, "namespace": "alice"} for e in ALICE))
+        # Terms are compressed in the index's files; the stored entry key is there as written.
+        write(client, {"id": "quixotic-ledger", "namespace": "bob", "tier": "E", "text": "x y"})
+        assert holding(index, b"bob:quixotic-ledger")
+        erased = client.delete("/v1/namespaces/bob", params={"confirm": "bob"})
+        assert erased.status_code == 200, erased.text
+        assert holding(index, b"bob:quixotic-ledger") == []
+        assert holding(index, b"alice:db")  # the others' stay
+
+
+def holding(root: Path, marker: bytes) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and marker in p.read_bytes()]

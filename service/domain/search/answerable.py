@@ -26,11 +26,14 @@ from typing import Any
 from service.domain.answers.confidence import sigmoid
 from service.domain.search.list_features import CLOSEST
 
-EVIDENCE_FEATURES = ("cosine_best", "keyword_best", "coverage_best", "relevance_best", "memory")
-"""What the candidates' closeness says, and how much the namespace holds (``memory``, a list
-feature): the best of 25 entries comes nearer an unrelated question than the best of 100,000
-does, by chance alone."""
-ANSWERABLE_FEATURES = (*EVIDENCE_FEATURES, "names_missing")
+EVIDENCE_FEATURES = ("cosine_best", "keyword_best", "coverage_best", "relevance_best")
+"""What the candidates' closeness says."""
+LOWERING_FEATURES = ("memory", "names_missing")
+"""What only ever lowers the probability, fitted after the evidence: how much the namespace
+holds (``memory``, a list feature: the best of 100,000 entries comes nearer an unrelated
+question than the best of 25 does, by chance alone) and the share of the question's names
+that no candidate holds."""
+ANSWERABLE_FEATURES = (*EVIDENCE_FEATURES, *LOWERING_FEATURES)
 RELEVANCE_BOUND = 1e-6
 """The best relevance is read as log-odds, its probability kept this far from 0 and 1."""
 
