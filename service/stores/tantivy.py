@@ -16,6 +16,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -61,6 +62,8 @@ class TantivyKeywordStore:
         """Idle writers, kept for the next write of their namespace (Tantivy merges
         segments in a writer's threads); a writer in use is out of this pool."""
         self._counts: dict[str, int] | None = None
+        self._committers = ThreadPoolExecutor(open_writers, thread_name_prefix="keyword-commit")
+        """Commit the namespaces of one write side by side."""
         self.generation = self._open()
 
     # -- layout
@@ -160,33 +163,45 @@ class TantivyKeywordStore:
     # -- the port
 
     def apply(self, upserts: Sequence[StoredEntry], deletes: Sequence[str]) -> None:
-        """Each namespace's part in one commit of its index, visible on return."""
+        """Each namespace's part in one commit of its index, visible on return; the
+        namespaces' commits run side by side (each waits on its disk)."""
         changes: dict[str, tuple[list[StoredEntry], list[str]]] = {}
         for stored in upserts:
             changes.setdefault(stored.entry.namespace, ([], []))[0].append(stored)
         for key in deletes:
             changes.setdefault(key_namespace(key), ([], []))[1].append(key)
-        for namespace, (written, deleted) in changes.items():
-            with self._stripe(namespace):
-                index = self._index(namespace, create=bool(written))
-                if index is None:
-                    continue  # nothing of the namespace is indexed
-                writer = self._take_writer(namespace, index)
-                try:
-                    NamespaceIndex.write(writer, written, deleted)
-                except BaseException:
-                    writer.wait_merging_threads()
-                    raise
-                index.reload()
-                # A search may have opened the index anew meanwhile: it sees the commit too.
-                pooled = self._index(namespace)
-                if pooled is not None and pooled is not index:
-                    pooled.reload()
-                entries = index.count()
-                with self._pool_lock:
-                    if self._counts is not None:
-                        self._counts[namespace] = entries
-                self._give_back(namespace, writer)
+        if len(changes) == 1:
+            [(namespace, (written, deleted))] = changes.items()
+            self._apply(namespace, written, deleted)
+            return
+        done = [
+            self._committers.submit(self._apply, namespace, written, deleted)
+            for namespace, (written, deleted) in changes.items()
+        ]
+        for future in done:
+            future.result()  # the first failure, once every part has ended
+
+    def _apply(self, namespace: str, written: list[StoredEntry], deleted: list[str]) -> None:
+        with self._stripe(namespace):
+            index = self._index(namespace, create=bool(written))
+            if index is None:
+                return  # nothing of the namespace is indexed
+            writer = self._take_writer(namespace, index)
+            try:
+                NamespaceIndex.write(writer, written, deleted)
+            except BaseException:
+                writer.wait_merging_threads()
+                raise
+            index.reload()
+            # A search may have opened the index anew meanwhile: it sees the commit too.
+            pooled = self._index(namespace)
+            if pooled is not None and pooled is not index:
+                pooled.reload()
+            entries = index.count()
+            with self._pool_lock:
+                if self._counts is not None:
+                    self._counts[namespace] = entries
+            self._give_back(namespace, writer)
 
     def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
         terms = query_terms(text)
@@ -290,6 +305,7 @@ class TantivyKeywordStore:
         self.replace_all(())
 
     def close(self) -> None:
+        self._committers.shutdown()
         with self._every_stripe():
             for namespace in list(self._writers):
                 self._close_writer(namespace)

@@ -192,3 +192,17 @@ def test_an_index_of_the_shared_layout_starts_empty(tmp_path: Path) -> None:
     store = TantivyKeywordStore(root)
     assert store.count() == 0
     assert sorted(p.name for p in root.iterdir()) == ["1", "CURRENT"]
+
+
+def test_one_write_over_several_namespaces_lands_in_each(tmp_path: Path) -> None:
+    store = TantivyKeywordStore(tmp_path / "index", open_writers=2)
+    entries = [
+        make_entry(str(n), "deploy went out", "E", namespace=f"team{n % 5}") for n in range(20)
+    ]
+    store.apply([StoredEntry(e, (Chunk(e.key, 0, e.text),)) for e in entries], ())
+    for team in range(5):
+        found = store.search("deploy", make_filters(namespace=f"team{team}"), 10)
+        assert len(found) == 4
+    store.apply((), [e.key for e in entries[:10]])
+    assert store.count() == 10
+    store.close()
