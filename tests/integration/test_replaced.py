@@ -76,7 +76,7 @@ def test_without_the_replaces_weight_the_replacement_leads_by_less(
     del raw["weights"]["replaces"]
     plain = tmp_path / "without-replaces.json"
     plain.write_text(json.dumps(raw), encoding="utf-8")
-    leads = []
+    leads: list[float] = []
     for model in (settings, settings.replace(ranking_model=str(plain))):
         # A namespace each: on Postgres both share the database.
         namespace = f"{NAMESPACE}-{len(leads)}"
