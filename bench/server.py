@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -28,14 +28,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(api_key: str | None) -> Iterator[str]:
+def serve(api_key: str | None, environ: Mapping[str, str] | None = None) -> Iterator[str]:
     """Run ``python -m service serve`` on a free port; yields its base URL.
 
-    The service gets this process's environment and a throw-away data directory, and is
-    stopped on exit.
+    The service gets this process's environment (and ``environ`` over it) and a throw-away
+    data directory, and is stopped on exit.
     """
     port = _free_port()
-    env = dict(os.environ)
+    env = {**os.environ, **(environ or {})}
     if api_key:
         env.update(admin_key_env(api_key))
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
