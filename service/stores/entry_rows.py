@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from operator import itemgetter
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from service.domain.entries import Entry, StoredEntry
@@ -17,6 +18,9 @@ from service.stores.tables import entries
 LEDGER_OWN = ("state", "written", "superseded_by", "fingerprint")
 FIELDS = (*(c.name for c in entries.c if c.name not in LEDGER_OWN), "superseded_by")
 """The columns an entry is read from (``superseded_by`` is kept by the ledger)."""
+_decode = msgspec.json.Decoder().decode
+"""Reads the JSON columns (tags, metadata, variants): a search reads them for every
+candidate it loads."""
 STORED = tuple(c.name for c in entries.c if c.name not in LEDGER_OWN or c.name == "fingerprint")
 """The columns an entry is written to, in the table's order (``state`` and ``written`` are
 the ledger's own)."""
@@ -62,15 +66,15 @@ def row_entry(row: Mapping[Any, Any]) -> Entry:
         speaker=row["speaker"],
         role=row["role"],
         chain_type=row["chain_type"],
-        tags=tuple(json.loads(row["tags"])),
+        tags=tuple(_decode(row["tags"])),
         timestamp=row["timestamp"],
         expires_at=row["expires_at"],
-        metadata=json.loads(row["metadata"]),
+        metadata=_decode(row["metadata"]),
         archived=bool(row["archived"]),
         kind=row["kind"],
         type=row["type"],
         confidence=row["confidence"],
-        variants=tuple(json.loads(row["variants"])),
+        variants=tuple(_decode(row["variants"])),
         thread=row["thread"],
         context=row["context"],
         superseded_by=row["superseded_by"],

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     ColumnElement,
     Connection,
@@ -26,6 +27,8 @@ from sqlalchemy.pool import StaticPool
 
 from service.stores.database import Database, Row, Upsert, classified, transaction
 from service.stores.tables import entries
+
+_decode = msgspec.json.Decoder().decode
 
 BUSY_TIMEOUT = 30.0
 """Seconds a write to a SQLite file waits for another connection's write to end (another
@@ -82,7 +85,7 @@ class SqliteDatabase(Database):
         return func.json_group_array(value)
 
     def gathered(self, column: Any) -> list[Any]:
-        return json.loads(column) if column else []
+        return _decode(column) if column else []
 
     def insert_rows(
         self, conn: Connection, table: Table, columns: Sequence[str], rows: Sequence[Row]

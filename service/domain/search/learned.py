@@ -48,6 +48,7 @@ from service.domain.search.fusion import (
     explained,
     ledger_cosines,
 )
+from service.domain.search.held import HeldTerms
 from service.domain.search.intent import KIND_FEATURES, IntentHead, asks_for_decision, kind_features
 from service.domain.search.list_features import (
     LIST_FEATURES,
@@ -77,6 +78,8 @@ question asks for, and what it replaced."""
 FEATURES = LIST_FEATURES + ENTRY_FEATURES
 ASKED_FEATURES = ("decision_asked", "log_asked", "discussion_asked", "decision_cued")
 """The kind features that depend on the question: all that weighs a search of one list."""
+HELD = HeldTerms()
+"""The terms of the texts the searches of this process loaded last."""
 SETTLED = 30
 """Fewest candidates loaded and scored with their text features: those features can lift a
 candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
@@ -206,18 +209,18 @@ def text_features(
     ``names`` (1 when the question names nothing); ``speaker_named``: the entry's speaker
     is one the question names (in conversations, the evidence for "when did Caroline go to
     the support group?" is mostly Caroline's own turns and the facts about her)."""
-    held = content_terms(f"{entry.speaker or ''} {entry.text}")
+    held = HELD.of(f"{entry.speaker or ''} {entry.text}")
     # Word forms alike: "peanut allergy" is covered by "allergic to peanuts" as far as
     # their stems go.
     stemmed = stems(asked)
-    coverage = len(stemmed & stems(held)) / len(stemmed) if stemmed else 0.0
+    coverage = len(stemmed & held.stems) / len(stemmed) if stemmed else 0.0
     named = named or set()
     return {
         "coverage": coverage,
         "coverage_unembedded": unembedded * coverage,
         "length": math.log1p(min(len(entry.text.split()), LENGTH_WORDS)) / LENGTH_SCALE,
         "speaker_named": float(bool(named & content_terms(entry.speaker or ""))),
-        "names": len(named & held) / len(named) if named else 1.0,
+        "names": len(named & held.terms) / len(named) if named else 1.0,
     }
 
 

@@ -15,6 +15,8 @@ def query_terms(text: str) -> set[str]:
 
 def best_chunk(chunks: Sequence[str], terms: set[str]) -> int:
     """Index of the chunk sharing the most query terms (the first on ties)."""
+    if len(chunks) < 2:
+        return 0
     best, best_overlap = 0, -1
     for n, chunk in enumerate(chunks):
         overlap = len(terms & query_terms(chunk))
