@@ -8,18 +8,21 @@ case-sensitive and a name is matched whole.
 
 A component is compiled in one pass over it, and a name is matched as the set of pattern
 positions reached so far, held in the bits of one integer: a step per character of the
-name, each a few operations on integers of the pattern's length in bits. Neither compiling
-nor matching backtracks or scans the pattern again, whatever it holds.
+name, each a few operations on integers of the pattern's length in bits. The positions
+whose token takes a character are found without looking at the tokens again: those of
+``?``, with those of the character as a literal or a set's single member (a dictionary
+lookup) and those of the sets with a range over it (a binary search over the code points
+where a range starts or ends), the ``[!...]`` sets among them flipped. A step costs the same
+for every character, whatever the alphabet, and neither compiling nor matching backtracks.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-
-STEPS_KEPT = 64
-"""Step masks a compiled component keeps, by character, for the names matched next."""
 
 
 @dataclass(frozen=True)
@@ -39,41 +42,70 @@ Token = str | CharSet | None
 """A literal character, a set, or None for ``?`` (any one character)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Wildcard:
-    """A compiled component: ``tokens[i]`` is what position ``i`` consumes, and ``stars``
-    has bit ``i`` set where a ``*`` stands before it (runs of ``*`` being one). Bit ``i`` of
-    a state means the name so far matched the pattern up to position ``i``."""
+    """A compiled component of ``length`` positions. Bit ``i`` of a state means the name so
+    far matched the pattern up to position ``i``, and bit ``i`` of ``stars`` that a ``*``
+    stands before position ``i`` (runs of ``*`` being one). The other masks hold the
+    positions of ``?`` (``anything``), of ``[!...]`` sets (``negated``), of a character as a
+    literal or a set's single member (``by_char``), and ``spans[k]`` those of the sets with a
+    range over the code points from ``bounds[k - 1]`` up to ``bounds[k]``."""
 
-    tokens: list[Token]
+    length: int
     stars: int
-    steps: dict[str, int] = field(default_factory=dict)
+    anything: int
+    negated: int
+    by_char: dict[str, int]
+    bounds: list[int]
+    spans: list[int]
 
     def matches(self, name: str) -> bool:
-        stars = self.stars
+        stars, anything, negated = self.stars, self.anything, self.negated
+        by_char, bounds, spans = self.by_char, self.bounds, self.spans
         state = 1
         for char in name:
+            member = by_char.get(char, 0) | spans[bisect_right(bounds, ord(char))]
+            step = anything | (member ^ negated)
             # Each position reached moves past its token if that takes the character, and
             # stays if a ``*`` stands there to take it.
-            state = ((state & self._step(char)) << 1) | (state & stars)
+            state = ((state & step) << 1) | (state & stars)
             if not state:
                 return False
-        return bool(state >> len(self.tokens) & 1)
+        return bool(state >> self.length & 1)
 
-    def _step(self, char: str) -> int:
-        """The positions whose token consumes ``char``."""
-        found = self.steps.get(char)
-        if found is None:
-            found = _bits(
-                at
-                for at, token in enumerate(self.tokens)
-                if token is None
-                or (token.has(char) if isinstance(token, CharSet) else token == char)
-            )
-            if len(self.steps) >= STEPS_KEPT:
-                self.steps.clear()
-            self.steps[char] = found
-        return found
+    @classmethod
+    def of(cls, tokens: list[Token], stars: int) -> Wildcard:
+        """The component whose position ``i`` consumes ``tokens[i]``."""
+        anything: list[int] = []
+        negated: list[int] = []
+        by_char: defaultdict[str, list[int]] = defaultdict(list)
+        edges: defaultdict[int, list[int]] = defaultdict(list)
+        for at, token in enumerate(tokens):
+            if token is None:
+                anything.append(at)
+            elif isinstance(token, str):
+                by_char[token].append(at)
+            else:
+                if token.negated:
+                    negated.append(at)
+                for char in token.singles:
+                    by_char[char].append(at)
+                for lo, hi in _merged(token.ranges):
+                    edges[lo].append(at)
+                    edges[hi + 1].append(at)
+        bounds = sorted(edges)
+        spans = [0]
+        for bound in bounds:  # a set's ranges being apart, each bound flips its position
+            spans.append(spans[-1] ^ _bits(edges[bound]))
+        return cls(
+            len(tokens),
+            stars,
+            _bits(anything),
+            _bits(negated),
+            {char: _bits(positions) for char, positions in by_char.items()},
+            bounds,
+            spans,
+        )
 
 
 @lru_cache(maxsize=1024)
@@ -103,13 +135,14 @@ def compile_component(pattern: str) -> Wildcard:
             i = close + 1
         else:
             tokens.append(char)
-    return Wildcard(tokens, _bits(star_at))
+    return Wildcard.of(tokens, _bits(star_at))
 
 
 def char_set(inside: str) -> CharSet:
     """The set of ``[inside]``, read as ``fnmatch`` reads it: ``-`` joins the characters
     either side into a range, except first (after any ``!``) and last, and after a range
-    the next character starts anew; a reversed range takes its ends with it."""
+    the next character starts anew; a reversed range takes its ends with it, and a set left
+    starting with ``!`` is negated (``[a--!b]`` reads as ``[!b]``)."""
     negated = inside.startswith("!")
     if "-" not in inside:
         return CharSet(frozenset(inside[1:] if negated else inside), (), negated)
@@ -135,10 +168,9 @@ def char_set(inside: str) -> CharSet:
         if k:
             items.append(None)
         items.extend(chunk)
-    if items[:1] == ["!"]:
+    negated = items[:1] == ["!"]
+    if negated:
         items = items[1:]
-    else:
-        negated = False
     singles: set[str] = set()
     ranges: list[tuple[str, str]] = []
     k = 0
@@ -156,6 +188,17 @@ def char_set(inside: str) -> CharSet:
         else:
             singles.add(lo)
     return CharSet(frozenset(singles), tuple(ranges), negated)
+
+
+def _merged(ranges: Iterable[tuple[str, str]]) -> list[tuple[int, int]]:
+    """The code points of ``ranges`` as ranges apart from one another, in order."""
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted((ord(lo), ord(hi)) for lo, hi in ranges):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
 
 
 def _bits(positions: Iterable[int]) -> int:

@@ -30,9 +30,9 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
     if len(text) <= width:
         return text
     start = 0
-    found = [m.start() for m in _WORD.finditer(text) if m.group().lower() in terms]
-    if found:
-        start = max(0, found[0] - width // 4)
+    first = next((m.start() for m in _WORD.finditer(text) if m.group().lower() in terms), None)
+    if first is not None:
+        start = max(0, first - width // 4)
         space = text.rfind(" ", max(0, start - 40), start + 1)
         # Start at a word boundary when one is near; otherwise cut the long token.
         start = space + 1 if space >= 0 and start else start
