@@ -52,6 +52,7 @@ MATCH_KEYWORD_SHARE = 0.7
 fusion does by default, so the margin does not depend on how the results were ranked."""
 
 _WORD = re.compile(r"\w+")
+_LONG_WORD = re.compile(r"\w{3,}")
 STOPWORDS = frozenset(
     """a an the and or but if of at by for with about against between into through during
     before after above below to from up down in out on off over under again further then once
@@ -68,6 +69,8 @@ STOPWORDS = frozenset(
 def content_terms(text: str) -> set[str]:
     """The words of ``text`` that carry its content: longer than two letters, not a
     function word, lower case."""
+    if text.isascii():  # lower case changes no word's bounds or length: all in C
+        return set(_LONG_WORD.findall(text.lower())) - STOPWORDS
     return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2} - STOPWORDS
 
 

@@ -9,7 +9,13 @@ SNIPPET_CHARS = 300
 _WORD = re.compile(r"\w+")
 
 
+_LONG_WORD = re.compile(r"\w{3,}")
+
+
 def query_terms(text: str) -> set[str]:
+    """The words of ``text`` longer than two characters, lower case."""
+    if text.isascii():  # lower case changes no word's bounds or length: all in C
+        return set(_LONG_WORD.findall(text.lower()))
     return {w.lower() for w in _WORD.findall(text) if len(w) > 2}
 
 
