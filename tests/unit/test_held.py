@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 import string
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from service.domain.answers.confidence import STOPWORDS, content_terms, stems
 from service.domain.search.held import HeldTerms
-from service.domain.search.snippets import query_terms
+from service.domain.search.snippets import best_chunk, query_terms, snippet
 
 
 @given(st.lists(st.text(max_size=80), max_size=40))
@@ -53,3 +53,41 @@ def test_word_sets_read_in_one_pass_are_those_read_word_by_word(text: str) -> No
     assert query_terms(text) == {w.lower() for w in words if len(w) > 2}
     lowered = {w.lower() for w in words}
     assert content_terms(text) == {w for w in lowered if len(w) > 2} - STOPWORDS
+
+
+def _best_chunk_word_by_word(chunks: list[str], terms: set[str]) -> int:
+    overlaps = [len(terms & {w.lower() for w in _WORD.findall(c) if len(w) > 2}) for c in chunks]
+    return overlaps.index(max(overlaps)) if chunks else 0
+
+
+def _snippet_word_by_word(text: str, terms: set[str], width: int) -> str:
+    if len(text) <= width:
+        return text
+    start = 0
+    found = [m.start() for m in _WORD.finditer(text) if m.group().lower() in terms]
+    if found:
+        start = max(0, found[0] - width // 4)
+        space = text.rfind(" ", max(0, start - 40), start + 1)
+        start = space + 1 if space >= 0 and start else start
+    window = text[start : start + width]
+    if start + width < len(text):
+        window = window.rsplit(" ", 1)[0] + " …"
+    return ("… " if start else "") + window
+
+
+TEXTS = st.text(alphabet=st.sampled_from(list("aab  b.A_")), max_size=60)
+"""Few letters, so that terms stand inside longer words and beside one another."""
+
+
+@given(st.lists(TEXTS, min_size=1, max_size=4), TEXTS)
+@example(["baab", "aab"], "aab")
+@example(["aabb", "aab"], "aab")
+@example(["x" * 30 + " baab aab", "b"], "aab")
+@example(["x" * 30 + " aabb aab", "b"], "aab")
+def test_the_best_chunk_and_the_snippet_are_those_found_word_by_word(
+    chunks: list[str], question: str
+) -> None:
+    terms = query_terms(question)
+    assert best_chunk(chunks, terms) == _best_chunk_word_by_word(chunks, terms)
+    for text in (" ".join(chunks) * 10, " ".join(chunks) * 10 + "é"):
+        assert snippet(text, terms, 20) == _snippet_word_by_word(text, terms, 20)

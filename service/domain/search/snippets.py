@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 SNIPPET_CHARS = 300
 _WORD = re.compile(r"\w+")
-
-
 _LONG_WORD = re.compile(r"\w{3,}")
 
 
@@ -23,12 +22,28 @@ def best_chunk(chunks: Sequence[str], terms: set[str]) -> int:
     """Index of the chunk sharing the most query terms (the first on ties)."""
     if len(chunks) < 2:
         return 0
+    pattern = _words_of(frozenset(terms))
     best, best_overlap = 0, -1
     for n, chunk in enumerate(chunks):
-        overlap = len(terms & query_terms(chunk))
+        if pattern is not None and chunk.isascii():
+            overlap = len(set(pattern.findall(chunk.lower())))
+        else:
+            overlap = len(terms & query_terms(chunk))
         if overlap > best_overlap:
             best, best_overlap = n, overlap
     return best
+
+
+@lru_cache(maxsize=256)
+def _words_of(terms: Collection[str]) -> re.Pattern[str] | None:
+    """What finds the ``terms`` standing as words of a lower-case ASCII text, in one pass;
+    None unless there are terms and each is a word of ``query_terms`` in ASCII."""
+    if not terms or not all(
+        t.isascii() and _LONG_WORD.fullmatch(t) and t == t.lower() for t in terms
+    ):
+        return None
+    either = "|".join(re.escape(t) for t in sorted(terms, key=lambda t: (-len(t), t)))
+    return re.compile(rf"(?<!\w)(?:{either})(?!\w)")
 
 
 def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
@@ -36,7 +51,13 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
     if len(text) <= width:
         return text
     start = 0
-    first = next((m.start() for m in _WORD.finditer(text) if m.group().lower() in terms), None)
+    pattern = _words_of(frozenset(terms)) if text.isascii() else None
+    if pattern is not None:
+        found = pattern.search(text.lower())
+        first = found.start() if found else None
+    else:
+        words = _WORD.finditer(text)
+        first = next((m.start() for m in words if m.group().lower() in terms), None)
     if first is not None:
         start = max(0, first - width // 4)
         space = text.rfind(" ", max(0, start - 40), start + 1)
