@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -62,8 +63,13 @@ class ListFeatures:
 
     def of(self, row: int) -> dict[str, float]:
         """The row's ``LIST_FEATURES``, and the pool's ``closest`` (``CLOSEST``)."""
-        listed = dict(zip(LIST_FEATURES, self.matrix[row].tolist(), strict=True))
+        listed = dict(zip(LIST_FEATURES, self._rows[row], strict=True))
         return {**listed, CLOSEST: self.closest}
+
+    @cached_property
+    def _rows(self) -> list[list[float]]:
+        """The matrix as Python numbers, read once for every row asked."""
+        return self.matrix.tolist()  # type: ignore[no-any-return]
 
 
 def list_features(
