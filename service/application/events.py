@@ -20,6 +20,26 @@ from service.errors import NotFound, PayloadTooLarge
 from service.settings import ChunkingSettings
 from service.telemetry.tracing import OFF, Tracing
 
+TIER_E_CHARS_PER_CHUNK = 10_000
+"""Characters of tier E text a write is charged one chunk for, about ten chunks' worth of
+text. Measured over REST on two cores (onnx-int8): a chunk embedded costs 30 to 45 ms of CPU,
+10,000 characters of tier E text (chunked, its tokens counted, indexed) 7 to 10 ms of fresh
+words and 1.3 ms of known ones. A tenth of the price of embedded text keeps logs cheap, yet an
+agent's minute (3000 chunks) is 30 MB of tier E text: a request of 16 MiB takes over half."""
+
+
+def write_cost(entries: Sequence[Entry], chunking: ChunkingSettings) -> float:
+    """What a write of ``entries`` takes from its caller's allowance, in chunks: those it
+    embeds (tiers A and C), and its tier E text in characters, ``TIER_E_CHARS_PER_CHUNK``
+    to a chunk. Characters, not chunks or words: the cost of tier E text (its tokens
+    counted, its chunks made and indexed) grows with its characters, and a text without
+    white space is one chunk of any length."""
+    embedded = sum(
+        chunk_count(e.text, chunking.words, chunking.overlap) for e in entries if e.embedded
+    )
+    unembedded = sum(len(e.text) for e in entries if not e.embedded)
+    return embedded + unembedded / TIER_E_CHARS_PER_CHUNK
+
 
 @dataclass(frozen=True)
 class Found:
@@ -69,13 +89,13 @@ class EventUseCases:
 
     def write(self, principal: Principal, events: Sequence[wire.Event]) -> WriteOutcome:
         """Store a batch of events: all of it or, on any invalid event, none of it; nor
-        when its chunks to embed are over the caller's allowance."""
+        when its work (``write_cost``) is over the caller's allowance."""
         if len(events) > self.max_batch:
             raise PayloadTooLarge(
                 f"events: {len(events)} events, at most {self.max_batch} per batch"
             )
         entries = self.check(principal, events)
-        self.limits.embedding(principal, self._chunks_to_embed(entries))
+        self.limits.embedding(principal, write_cost(entries, self.chunking))
         supersedes = {
             e.key: list(dict.fromkeys(event.supersedes))
             for e, event in zip(entries, events, strict=True)
@@ -100,10 +120,6 @@ class EventUseCases:
             namespace=principal.namespace,
             chunking=self.chunking,
         )
-
-    def _chunks_to_embed(self, entries: Sequence[Entry]) -> int:
-        size = self.chunking
-        return sum(chunk_count(e.text, size.words, size.overlap) for e in entries if e.embedded)
 
     def get(self, principal: Principal, entry_id: str, namespace: str | None) -> Found:
         ns = principal.namespace(namespace)
