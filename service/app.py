@@ -16,6 +16,7 @@ from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
 from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
+from service.api.forwarded import forwarded
 from service.api.guard import RequestGuard
 from service.api.hooks import before_request
 from service.api.limits import RequestLimits
@@ -89,4 +90,6 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             ],
         ),
     )
-    return observed(app)  # outside routing: requests no route serves are observed too
+    # Outside routing: requests no route serves are observed too, and every reader of the
+    # client's address sees the one a trusted proxy named.
+    return forwarded(observed(app), settings.server.proxies)

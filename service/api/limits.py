@@ -3,13 +3,13 @@ handler runs: one request of its rate, and one of its places in flight, held unt
 answer has been sent. Over either, 429 with ``Retry-After`` (``service/application/limits.py``
 says who a caller is and keeps the counts).
 
-A request without a valid key takes no place: its handler answers 401. But a key that is
-refused counts against its client address, with the console's failed sign-ins
-(STRATA_SIGN_IN_FAILURES_PER_MINUTE): past that allowance every request of the address that
-sends a key answers 429 before its key is checked, so that a guesser learns nothing more,
-while a key sent from another address is served as ever. A request sending no key is not
-a guess, and answers 401. ``/health`` and ``/metrics`` answer whatever else runs, and the
-console (``/ui``) counts its own pages and sign-ins.
+A request without a valid key takes no place: its handler answers 401. A request that sends
+a key, right or wrong, is first held to the failed authentications of late, of its key and
+of its client address, with the console's sign-ins (``service/application/wrong_keys.py``):
+a wrong key past them answers 429 rather than 401, and so does a right key not yet served
+from an address past its allowance, so that a guesser learns nothing more. A request sending
+no key is not a guess, and answers 401. ``/health`` and ``/metrics`` answer whatever else
+runs, and the console (``/ui``) counts its own pages and sign-ins.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.application import Services
-from service.application.auth import Principal
+from service.application.auth import Principal, presented_key
 from service.errors import Unauthorized
 
 UNKNOWN = "unknown"
@@ -39,12 +39,11 @@ class RequestLimits(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         services: Services = scope["app"].state.services
-        presented = services.keys.enabled and "authorization" in Headers.from_scope(scope)
-        if presented:
-            services.limits.check_key(client_address(scope))
         principal = authenticated(services, scope)
-        if principal is None and presented:
-            services.limits.failed_key(client_address(scope))  # a guess, or a key mistyped
+        authorization = Headers.from_scope(scope).get("authorization")
+        if services.keys.enabled and authorization is not None:
+            key = presented_key(authorization)
+            services.limits.key_sent(client_address(scope), key, right=principal is not None)
         caller = services.limits.caller(principal) if principal is not None else None
         if caller is None:
             await next_app(scope, receive, send)
@@ -64,7 +63,7 @@ def authenticated(services: Services, scope: Scope) -> Principal | None:
 
 
 def client_address(scope: Scope) -> str:
-    """The address of the client that sent the request (the proxy's, behind a proxy the
-    server does not trust with ``X-Forwarded-For``)."""
+    """The address of the client that sent the request: its connection's peer, or the
+    client a trusted proxy named (``service/api/forwarded.py`` set it)."""
     client = scope.get("client")
     return str(client[0]) if client else UNKNOWN

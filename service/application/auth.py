@@ -71,7 +71,7 @@ class KeyRing:
             return OPEN
         if not authorization or not authorization.lower().startswith("bearer "):
             raise Unauthorized("send an API key as 'Authorization: Bearer <key>'")
-        presented = authorization[7:].strip().encode()
+        presented = presented_key(authorization).encode()
         match = None
         for key, principal in self._keys.items():
             # Compare against every key so timing does not reveal which prefix matched.
@@ -118,6 +118,13 @@ class KeyRing:
         if any(len(k) < 16 for k in keys):
             raise ConfigError("API keys must be at least 16 characters long")
         return cls(keys)
+
+
+def presented_key(authorization: str) -> str:
+    """The key an ``Authorization`` header sends: the token of ``Bearer <token>``, else the
+    whole header (a guess in another form is counted as one all the same)."""
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else authorization
 
 
 def _principal(role: str, namespaces: list[str] | None, key: str, name: str = "") -> Principal:

@@ -5,19 +5,18 @@ A caller is an API key, by its name, held to the limits of its role: requests a 
 requests in flight, and chunks its writes have embedded a minute. Without keys there is one
 caller per client address when STRATA_LIMIT_ADDRESSES is on (with the admin role's limits),
 and none otherwise. The service's own callers (jobs, commands run in process) have no
-address and no limit. Failed authentications are counted apart: per client address, one
-allowance for API keys refused by the REST API, ``/mcp`` and the console's sign-in alike, and
-per key tried at the console's sign-in.
+address and no limit. Failed authentications are counted apart, per wrong key and per
+client address, for the REST API, ``/mcp`` and the console's sign-in alike
+(``service/application/wrong_keys.py``).
 
 Where each is taken: a request and its place in flight by ``service/api/limits.py`` for the
 REST API and ``/mcp``, and by the console's admission for its pages; chunks by the events use
-case, before anything is written; failed authentications by ``service/api/limits.py`` and the
-console's sign-in.
+case (with a write's tier E text, by its size), before anything is written; failed
+authentications by ``service/api/limits.py`` and the console's sign-in.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -25,8 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from service.application.auth import ROLES, Principal, Role
+from service.application.wrong_keys import WrongKeys
 from service.errors import TooManyRequests
-from service.lib.buckets import Buckets
+from service.lib.buckets import Buckets, whole_seconds
 from service.settings import LimitSettings
 
 MINUTE = 60.0
@@ -61,8 +61,7 @@ class Limits:
             if (count := settings.chunks_per_minute(role)) > 0
         }
         self._in_flight: dict[Caller, int] = {}
-        failures = settings.sign_in_failures_per_minute
-        self._failures = Buckets(failures / MINUTE, failures) if failures else None
+        self._wrong_keys = WrongKeys(settings.sign_in_failures_per_minute, clock=clock)
 
     def caller(self, principal: Principal) -> Caller | None:
         """Whom ``principal``'s calls count against; None: no one (no limit applies)."""
@@ -101,63 +100,29 @@ class Limits:
                 if left:
                     self._in_flight[caller] = left
 
-    def embedding(self, principal: Principal, chunks: int) -> None:
-        """Count the chunks a write of ``principal`` is about to embed; TooManyRequests,
-        before anything is written, when over its allowance."""
+    def embedding(self, principal: Principal, chunks: float) -> None:
+        """Count the chunks a write of ``principal`` is about to embed (and its tier E text,
+        in chunks too: ``events.write_cost``); TooManyRequests, before anything is written,
+        when over its allowance."""
         caller = self.caller(principal)
         if caller is None or chunks <= 0 or (buckets := self._chunks.get(caller.role)) is None:
             return
         limit = self.settings.chunks_per_minute(caller.role)
         what = f"chunks embedded per minute of {_whose(caller)}: {limit}"
-        self._take(buckets, caller, chunks, f"{what} (this write needs {chunks})")
+        self._take(buckets, caller, chunks, f"{what} (this write needs {_chunks(chunks)})")
 
-    def check_sign_in(self, address: str, key: str) -> None:
-        """TooManyRequests when sign-ins from ``address``, or with ``key``, failed too often
-        of late; checked before the key is, so that a refused guess learns nothing."""
-        self._check_failures("failed sign-ins", _sign_in_counts(address, key))
+    def key_sent(self, address: str, key: str, *, right: bool) -> None:
+        """Hold a request from ``address`` that sent ``key`` (to the REST API, ``/mcp`` or
+        the console), found ``right`` or not, to the failed authentications of late:
+        TooManyRequests when it must wait (``service/application/wrong_keys.py``)."""
+        self._wrong_keys.sent(address, key, right=right)
 
-    def failed_sign_in(self, address: str, key: str) -> None:
-        """Count a sign-in from ``address`` with ``key`` that failed."""
-        self._charge_failures(_sign_in_counts(address, key))
-
-    def check_key(self, address: str) -> None:
-        """TooManyRequests when API keys sent from ``address`` (to the REST API, ``/mcp`` or
-        the console) were refused too often of late; checked before the key is, so that a
-        refused guess learns nothing."""
-        self._check_failures("failed authentications", [_address_count(address)])
-
-    def failed_key(self, address: str) -> None:
-        """Count an API key sent from ``address`` that was refused."""
-        self._charge_failures([_address_count(address)])
-
-    def _check_failures(self, what: str, counts: list[tuple[tuple[str, str], str]]) -> None:
-        if self._failures is None:
-            return
-        limit = self.settings.sign_in_failures_per_minute
-        with self._lock:
-            now = self.clock()
-            for who, whose in counts:
-                if waiting := self._failures.of(who, now).wait(now):
-                    seconds = _seconds(waiting)
-                    raise TooManyRequests(
-                        f"{what} per minute {whose}: {limit}; try again in {seconds} s",
-                        seconds,
-                    )
-
-    def _charge_failures(self, counts: list[tuple[tuple[str, str], str]]) -> None:
-        if self._failures is None:
-            return
-        with self._lock:
-            now = self.clock()
-            for who, _ in counts:
-                self._failures.of(who, now).charge(now)
-
-    def _take(self, buckets: Buckets, caller: Caller, cost: int, what: str) -> None:
+    def _take(self, buckets: Buckets, caller: Caller, cost: float, what: str) -> None:
         with self._lock:
             now = self.clock()
             waiting = buckets.of(caller, now).take(now, cost)
         if waiting:
-            seconds = _seconds(waiting)
+            seconds = whole_seconds(waiting)
             raise TooManyRequests(f"{what}; try again in {seconds} s", seconds)
 
 
@@ -166,23 +131,11 @@ def _number(rate: float) -> str:
     return str(int(rate)) if rate.is_integer() else str(rate)
 
 
+def _chunks(chunks: float) -> str:
+    """2.0 as 2, a part of a chunk to one decimal, rounded up (0.01 as 0.1)."""
+    whole = float(chunks).is_integer()
+    return str(int(chunks)) if whole else f"{math.ceil(chunks * 10) / 10:.1f}"
+
+
 def _whose(caller: Caller) -> str:
     return f"{caller.label}'s role {caller.role}"
-
-
-def _sign_in_counts(address: str, key: str) -> list[tuple[tuple[str, str], str]]:
-    """The failure counts a sign-in is held to, and how its refusal names them: the key
-    tried by a digest, so that no key tried is kept in memory."""
-    digest = hashlib.sha256(key.encode()).hexdigest()
-    return [_address_count(address), (("key", digest), "with this key")]
-
-
-def _address_count(address: str) -> tuple[tuple[str, str], str]:
-    """The failure count of a client address, shared by the console and the API."""
-    return ("address", address), f"from client {address}"
-
-
-def _seconds(waiting: float) -> int:
-    """Whole seconds of ``Retry-After``: at least 1, the wait rounded up (once rounded to
-    the microsecond, so that 12.000000000000002 s of float arithmetic is 12)."""
-    return max(1, math.ceil(round(waiting, 6)))

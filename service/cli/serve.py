@@ -30,6 +30,8 @@ def serve(args: argparse.Namespace) -> int:
     KeyRing.load(server.api_keys, server.api_keys_file)  # a bad key refuses to start, here
     if not server.has_keys:
         log.warning("no API keys configured: open access, listening on loopback only")
+    if "FORWARDED_ALLOW_IPS" in os.environ:
+        log.warning("FORWARDED_ALLOW_IPS is not read: name proxies in STRATA_TRUSTED_PROXIES")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         uvicorn.run(
@@ -40,6 +42,10 @@ def serve(args: argparse.Namespace) -> int:
             log_config=None,  # the handler configured above, for uvicorn's lines too
             access_log=False,  # each request's line is logged with its id (service/api/observe.py)
             timeout_graceful_shutdown=10,
+            # The app reads X-Forwarded-For from STRATA_TRUSTED_PROXIES alone
+            # (service/api/forwarded.py); uvicorn's own reading trusts 127.0.0.1, that is
+            # every client of a service on loopback.
+            proxy_headers=False,
         )
     finally:
         if tracing is not None:

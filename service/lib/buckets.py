@@ -10,12 +10,20 @@ gives nothing, and the bucket counts on from its new reading.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from dataclasses import dataclass
+from itertools import islice
 
 SLACK = 1e-9
 """Tokens, relative to those held and the capacity, that a bucket may be short of and still
 give: waiting the time it names is then always enough, despite rounding."""
+
+
+def whole_seconds(waiting: float) -> int:
+    """``waiting`` as ``Retry-After`` says it: whole seconds, at least 1, rounded up (once
+    rounded to the microsecond, so that 12.000000000000002 s of float arithmetic is 12)."""
+    return max(1, math.ceil(round(waiting, 6)))
 
 
 @dataclass
@@ -77,7 +85,9 @@ class TokenBucket:
 class Buckets:
     """A bucket of one rate and capacity per caller, made full on first use. At most
     ``keep`` callers are held: past that, buckets that are full again are dropped (a full
-    bucket is the same as a new one), and then the longest-held ones."""
+    bucket is the same as a new one), and then the longest-held ones, an eighth of ``keep``
+    at once, so that a flood of new callers costs one pass over the buckets per eighth,
+    not one per caller."""
 
     def __init__(self, rate: float, capacity: float, *, keep: int = 65_536) -> None:
         self.rate = rate
@@ -93,11 +103,22 @@ class Buckets:
             bucket = self._held[caller] = TokenBucket.full(self.rate, self.capacity, now)
         return bucket
 
+    def wait(self, caller: Hashable, now: float) -> float:
+        """Seconds from ``now`` until ``caller`` could do work of cost 1; 0 for a caller not
+        held (whose bucket would be full), which is not made one."""
+        bucket = self._held.get(caller)
+        return bucket.wait(now) if bucket is not None else 0.0
+
+    def __contains__(self, caller: Hashable) -> bool:
+        return caller in self._held
+
     def __len__(self) -> int:
         return len(self._held)
 
     def _prune(self, now: float) -> None:
         for caller in [c for c, b in self._held.items() if b.is_full(now)]:
             del self._held[caller]
-        while len(self._held) >= self.keep:
-            del self._held[next(iter(self._held))]
+        over = len(self._held) - self.keep + 1
+        if over > 0:
+            for caller in list(islice(self._held, over + self.keep // 8)):
+                del self._held[caller]

@@ -44,18 +44,23 @@ class LimitSettings(Group, frozen=True):
     limit. An agent recording every turn of a busy conversation embeds a few chunks a
     minute, and 3000 (about 450,000 words) still lets it import a notebook at once; two
     cores embed some 100 to 150 chunks a second, so one agent's import leaves the model at
-    least half its time for the others. 60,000 only stops an admin's loop gone wrong."""
+    least half its time for the others. 60,000 only stops an admin's loop gone wrong.
+    Tier E text, which is not embedded but still counted in tokens, chunked and indexed, is
+    charged too, a chunk for every 10,000 characters (a tenth of the price of embedded
+    text): an agent may write 30 MB of it a minute."""
     limit_addresses: Switch = "off"
     """Without API keys, keep the admin role's limits (every caller is an admin then) for
     each client address: ``on`` or ``off``. Off by default: without keys the service listens
     on loopback only, where every caller is the person running it."""
     sign_in_failures_per_minute: Annotated[int, Meta(ge=0)] = 10
-    """Failed authentications (an unknown API key) allowed from one client address a
-    minute, console sign-ins and keys sent to the REST API and ``/mcp`` counted together,
-    and console sign-ins with one key tried; ten may come at once, and then the address's
-    requests that send a key (its sign-ins) answer 429 until the allowance refills. Ten is
-    more than anyone mistyping a key needs, and holds a guesser to 14,400 tries a day against
-    keys of at least 16 characters; 0: no limit."""
+    """Failed authentications (an unknown API key) allowed a minute: of each key tried, and
+    of each client address, which counts the wrong keys it sends that no count holds yet
+    (keys sent to the REST API, ``/mcp`` and the console's sign-in alike); ten may come at
+    once. Past a key's allowance that key answers 429, from anywhere, so an agent left with
+    a stale key holds back itself alone; past an address's, any key sent from there answers
+    429 (right or wrong: a guess learns nothing), except a right key already served from that
+    address. Ten is more than anyone mistyping a key needs, and holds a guesser to 14,410 keys
+    a day from one address, on each replica (see Security); 0: no limit."""
 
     def per_second(self, role: str) -> float:
         """``requests_per_second`` of ``role``; 0: no limit."""

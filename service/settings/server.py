@@ -8,6 +8,7 @@ from msgspec import Meta
 
 from service.errors import ConfigError
 from service.net.addresses import is_loopback, origin
+from service.net.proxies import TrustedProxies
 from service.settings.base import Count, Group
 
 UI_SECRET_CHARS = 32
@@ -48,6 +49,13 @@ class ServerSettings(Group, frozen=True):
     allowed_origins: str = ""
     """Web origins, comma-separated (``http://localhost:5173``), whose pages may call the
     service besides loopback ones; see Security."""
+    trusted_proxies: str = ""
+    """Addresses and networks of the reverse proxies or load balancers in front of the
+    service, comma-separated (``10.0.0.0/8,192.0.2.7``): only a request from one of them
+    may name the client it forwards for in ``X-Forwarded-For`` (and its scheme in
+    ``X-Forwarded-Proto``); the limits and the failed-key counts then hold that client.
+    Empty: none, and every request's client is its connection's peer, whatever its headers
+    say. See Security."""
     ui_secret: str = ""
     """Key that signs the console's session cookies (at least 32 characters); empty: a
     random one kept in ``ui-secret`` in the data directory. Replicas behind one load
@@ -63,7 +71,16 @@ class ServerSettings(Group, frozen=True):
         """``allowed_origins`` as browsers write them in ``Origin``."""
         return frozenset(filter(None, map(origin, self.allowed_origins.split(","))))
 
+    @property
+    def proxies(self) -> TrustedProxies:
+        """``trusted_proxies`` as networks."""
+        return TrustedProxies.parse(self.trusted_proxies)
+
     def __post_init__(self) -> None:
+        try:
+            TrustedProxies.parse(self.trusted_proxies)
+        except ValueError as exc:
+            raise ConfigError(f"STRATA_TRUSTED_PROXIES: {exc}") from None
         for given in filter(None, (o.strip() for o in self.allowed_origins.split(","))):
             if origin(given) is None:
                 raise ConfigError(

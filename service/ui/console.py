@@ -23,7 +23,7 @@ from litestar.response import Template
 from litestar.static_files import create_static_files_router
 
 from service.api.limits import client_address
-from service.application.auth import Principal
+from service.application.auth import Principal, presented_key
 from service.errors import Unauthorized
 from service.settings import Settings
 from service.ui import csrf
@@ -114,20 +114,19 @@ def unknown_page(rest: FromPath[str]) -> Template:
 
 def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page: bool) -> Viewer:
     """The caller; a ``page`` (not a static file nor the sign-in form) counted against its
-    requests as an API request is. A bearer key (a script) is held to the failed sign-ins
-    of its address and of the key, as the sign-in form is."""
+    requests as an API request is. A bearer key (a script) is held to the failed
+    authentications of the key and of its address, as the sign-in form is."""
     services = services_of(request)
     address = client_address(request.scope)
     authorization = request.headers.get("authorization")
     if authorization and services.keys.enabled:
-        scheme, _, presented = authorization.partition(" ")
-        presented = presented.strip() if scheme.lower() == "bearer" else authorization
-        services.limits.check_sign_in(address, presented)
+        key = presented_key(authorization)
         try:
             viewer = sessions.viewer(request, services.keys, services.signed_out)
         except Unauthorized:
-            services.limits.failed_sign_in(address, presented)
+            services.limits.key_sent(address, key, right=False)
             raise
+        services.limits.key_sent(address, key, right=True)
     else:
         viewer = sessions.viewer(request, services.keys, services.signed_out)
     if page and viewer.principal is not None:

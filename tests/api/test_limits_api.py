@@ -115,12 +115,37 @@ def test_a_write_past_the_key_s_chunks_per_minute_gets_429_and_writes_nothing(
     )
     assert refused.headers["retry-after"] == "15"  # one chunk short, at 4 a minute
     problem(client.get("/v1/entries/d4", headers=AS_AGENT), 404)
-    # Tier E is not embedded: it costs no chunk.
-    logs = {"events": [decision(6, tier="E")]}
-    assert client.post("/v1/events", json=logs, headers=AS_AGENT).status_code == 201
     assert client.post("/v1/events", json=more, headers=AS_ADMIN).status_code == 201
     clock.advance(15)
     assert client.post("/v1/events", json=more, headers=AS_AGENT).status_code == 201
+
+
+def test_tier_e_text_takes_a_chunk_for_every_10_000_characters_of_the_allowance(
+    app: Serve, clock: FakeClock
+) -> None:
+    """Tier E is not embedded, but its tokens are counted and its chunks made and indexed:
+    a key writing long tier E texts meets its allowance as one embedding does."""
+    client = app(api_keys=KEYS, chunks_embedded_per_minute='{"agent": 10}')
+    text = "GET /invoices 503 " * 3361 + "ok"  # 60,500 characters: 6.05 chunks
+
+    def log(n: int) -> dict[str, Any]:
+        return {"events": [{"id": f"log-{n}", "tier": "E", "text": text}]}
+
+    assert client.post("/v1/events", json=log(1), headers=AS_AGENT).status_code == 201
+    refused = client.post("/v1/events", json=log(2), headers=AS_AGENT)
+    body = too_many(refused)
+    assert body["detail"].startswith(
+        f"chunks embedded per minute of key {AGENT}'s role agent: 10 (this write needs 6.1);"
+    )
+    assert refused.headers["retry-after"] == "13"  # 3.95 left: 2.1 short, at 10 a minute
+    problem(client.get("/v1/entries/log-2", headers=AS_AGENT), 404)
+    # A line of log takes a sliver; another key's allowance is its own.
+    line = {"events": [decision(3, tier="E")]}
+    assert client.post("/v1/events", json=line, headers=AS_AGENT).status_code == 201
+    assert client.post("/v1/events", json=log(2), headers=AS_ADMIN).status_code == 201
+    clock.advance(13)
+    assert client.post("/v1/events", json=log(3), headers=AS_AGENT).status_code == 201
+    assert client.get("/v1/entries/log-3", headers=AS_AGENT).json()["text"] == text
 
 
 def test_one_key_s_writes_in_flight_never_hold_up_another_key_s_searches(
@@ -219,20 +244,24 @@ def test_429_is_documented_where_it_can_happen(app: Serve) -> None:
 def test_refused_keys_are_held_to_an_allowance_per_address_across_rest_and_mcp(
     app: Serve, clock: FakeClock
 ) -> None:
-    """Ten refused keys a minute from one address, on /v1 and /mcp together; then 429
-    before any key is checked (the right key included), while other addresses are served."""
+    """Ten new wrong keys a minute from one address, on /v1 and /mcp together; then 429 for
+    any key not yet served from that address, right or wrong, while other addresses are
+    served, and a key served there before is served on."""
     client = app(api_keys=KEYS)
     guesser, neighbour = at_address(client, "10.0.0.1"), at_address(client, "10.0.0.2")
-    wrong = {"Authorization": "Bearer not-a-key-0123456789"}
+
+    def wrong(n: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer not-a-key-{n:010}"}
+
     for n in range(10):
         if n % 2:
-            answered = guesser.post("/mcp", json=LISTING, headers={**MCP, **wrong})
+            answered = guesser.post("/mcp", json=LISTING, headers={**MCP, **wrong(n)})
         else:
-            answered = guesser.get("/v1/stats", headers=wrong)
+            answered = guesser.get("/v1/stats", headers=wrong(n))
         problem(answered, 401)
     for refused in (
-        guesser.get("/v1/stats", headers=wrong),
-        guesser.post("/mcp", json=LISTING, headers={**MCP, **wrong}),
+        guesser.get("/v1/stats", headers=wrong(10)),
+        guesser.post("/mcp", json=LISTING, headers={**MCP, **wrong(11)}),
         guesser.get("/v1/stats", headers=AS_AGENT),  # the right key learns nothing here
     ):
         body = too_many(refused)
@@ -241,11 +270,33 @@ def test_refused_keys_are_held_to_an_allowance_per_address_across_rest_and_mcp(
     problem(guesser.get("/v1/stats"), 401)  # no key sent: no guess, and told to send one
     assert neighbour.get("/v1/stats", headers=AS_AGENT).status_code == 200
     assert neighbour.post("/mcp", json=LISTING, headers={**MCP, **AS_AGENT}).status_code == 200
-    problem(neighbour.get("/v1/stats", headers=wrong), 401)
+    problem(neighbour.get("/v1/stats", headers=wrong(0)), 401)
     clock.advance(6)
     assert guesser.get("/v1/stats", headers=AS_AGENT).status_code == 200
-    problem(guesser.get("/v1/stats", headers=wrong), 401)
-    too_many(guesser.get("/v1/stats", headers=AS_AGENT))
+    problem(guesser.get("/v1/stats", headers=wrong(12)), 401)
+    too_many(guesser.get("/v1/stats", headers=wrong(13)))
+    assert guesser.get("/v1/stats", headers=AS_AGENT).status_code == 200, "served here before"
+    too_many(guesser.get("/v1/stats", headers=AS_ADMIN))  # never served here: as a guess
+
+
+def test_a_stale_key_is_held_on_its_own_and_its_neighbours_are_served(app: Serve) -> None:
+    """One agent on the host retries a key the service no longer has: that key meets 429,
+    on /v1 and /mcp alike, and agents beside it on the same address are served."""
+    client = app(api_keys=KEYS)
+    host = at_address(client, "127.0.0.1")
+    stale = {"Authorization": "Bearer a-key-since-rotated-0123"}
+    for _ in range(10):
+        problem(host.get("/v1/stats", headers=stale), 401)
+    for refused in (
+        host.get("/v1/stats", headers=stale),
+        host.post("/mcp", json=LISTING, headers={**MCP, **stale}),
+    ):
+        assert too_many(refused)["detail"].startswith(
+            "failed authentications per minute with this key: 10;"
+        )
+    assert host.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    assert host.post("/mcp", json=LISTING, headers={**MCP, **AS_ADMIN}).status_code == 200
+    problem(host.get("/v1/stats", headers={"Authorization": "Bearer a-new-typo-0123456"}), 401)
 
 
 def test_refused_keys_are_not_held_when_failures_are_unlimited(app: Serve) -> None:

@@ -135,3 +135,20 @@ def test_buckets_drop_the_oldest_when_none_is_full() -> None:
     assert len(buckets) == 2
     assert buckets.of("third", 0).take(0) > 0
     assert buckets.of("first", 0).take(0) == 0.0, "dropped, it starts full again"
+
+
+def test_buckets_drop_an_eighth_of_the_oldest_at_once_when_none_is_full() -> None:
+    """A flood of new callers costs one pass over the buckets per eighth, not per caller."""
+    buckets = Buckets(rate=1, capacity=1, keep=64)
+    for n in range(64):
+        buckets.of(n, 0).take(0)
+    buckets.of("new", 0)
+    assert len(buckets) == 64 - 8, "room for an eighth of them, the new one in it"
+    assert 8 not in buckets and 9 in buckets and "new" in buckets
+
+
+def test_waiting_on_a_caller_not_held_makes_it_no_bucket() -> None:
+    buckets = Buckets(rate=1, capacity=1)
+    assert buckets.wait("a", 0) == 0.0 and "a" not in buckets
+    buckets.of("a", 0).take(0)
+    assert buckets.wait("a", 0) == 1.0

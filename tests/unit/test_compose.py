@@ -22,6 +22,7 @@ from service.domain.search.query import SearchOutcome
 from service.domain.search.recall import UpstreamSnapshot
 from service.domain.search.usage import ModelWork
 from service.lib.breaker import BreakerSnapshot
+from service.net.proxies import TrustedProxies
 from service.telemetry.metrics import Metrics
 from service.telemetry.readings import Readings
 
@@ -106,6 +107,21 @@ def test_the_load_balancer_sends_to_every_replica(services: dict[str, Any]) -> N
     assert "proxy_pass http://strata;" in config
     assert lb["ports"] == ["8080:8080"] and re.search(r"listen 8080;", config)
     assert set(lb["depends_on"]) == set(replicas(services))
+
+
+def test_the_replicas_hold_the_client_nginx_saw_not_nginx(
+    services: dict[str, Any],
+) -> None:
+    """nginx names the client it saw, replacing whatever a client sent, and the replicas,
+    which publish no port, trust the networks their peers come from to name it."""
+    env = next(iter(replicas(services).values()))["environment"]
+    proxies = TrustedProxies.parse(
+        re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", env["STRATA_TRUSTED_PROXIES"])
+    )
+    assert proxies.trusts("172.18.0.5") and not proxies.trusts("203.0.113.9")
+    assert not any("ports" in replica for replica in replicas(services).values())
+    config = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in config
 
 
 def mounts(service: dict[str, Any]) -> dict[str, Path]:

@@ -129,25 +129,13 @@ def test_a_write_larger_than_the_allowance_waits_for_all_of_it(clock: FakeClock)
     assert refused(lambda: kept.embedding(AGENT, 1)).retry_after == 41
 
 
-def test_failed_sign_ins_hold_up_their_address_and_their_key_only(clock: FakeClock) -> None:
+def test_wrong_keys_are_held_to_the_sign_in_failures_setting(clock: FakeClock) -> None:
+    """The counts themselves are ``tests/unit/test_wrong_keys.py``'s."""
     kept = limits(clock, sign_in_failures_per_minute="3")
     for n in range(3):
-        kept.check_sign_in("10.0.0.66", f"guess-number-{n:08}")
-        kept.failed_sign_in("10.0.0.66", f"guess-number-{n:08}")
-    over = refused(lambda: kept.check_sign_in("10.0.0.66", "the-right-key-000000"))
-    assert over.detail == ("failed sign-ins per minute from client 10.0.0.66: 3; try again in 20 s")
-    assert over.retry_after == 20
-    kept.check_sign_in("10.0.0.7", "the-right-key-000000")  # another address
-    for n in range(3):
-        kept.failed_sign_in(f"10.0.1.{n}", "a-stale-key-00000000")
-    stale = refused(lambda: kept.check_sign_in("10.0.2.1", "a-stale-key-00000000"))
-    assert "with this key" in stale.detail and "a-stale-key" not in stale.detail
-    clock.advance(20)
-    kept.check_sign_in("10.0.0.66", "the-right-key-000000")
-
-
-def test_sign_ins_are_not_held_up_when_the_limit_is_off(clock: FakeClock) -> None:
-    kept = limits(clock, sign_in_failures_per_minute="0")
-    for _ in range(100):
-        kept.failed_sign_in("10.0.0.66", "guess-000000000000")
-    kept.check_sign_in("10.0.0.66", "guess-000000000000")
+        kept.key_sent("10.0.0.66", f"guess-number-{n:08}", right=False)
+    over = refused(lambda: kept.key_sent("10.0.0.66", "guess-number-00000003", right=False))
+    assert over.detail.startswith("failed authentications per minute from client 10.0.0.66: 3;")
+    unlimited = limits(clock, sign_in_failures_per_minute="0")
+    for n in range(100):
+        unlimited.key_sent("10.0.0.66", f"guess-number-{n:08}", right=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ VARIABLES = {
     "STRATA_SEARCH_THREADS": ("server", "search_threads"),
     "STRATA_WRITE_THREADS": ("server", "write_threads"),
     "STRATA_ALLOWED_ORIGINS": ("server", "allowed_origins"),
+    "STRATA_TRUSTED_PROXIES": ("server", "trusted_proxies"),
     "STRATA_UI_SECRET": ("server", "ui_secret"),
     "STRATA_REQUESTS_PER_SECOND": ("limits", "requests_per_second"),
     "STRATA_REQUESTS_IN_FLIGHT": ("limits", "requests_in_flight"),
@@ -147,6 +149,7 @@ def test_every_field_has_its_variable() -> None:
         "allowed_origins": "http://localhost:5173",
         "database_url": "postgresql://db/x",
         "ui_secret": "s" * 32,
+        "trusted_proxies": "10.0.0.0/8",
         "collection_roots": "/srv/notes",
         "upstream_url": "http://127.0.0.1:9000",
     }
@@ -357,6 +360,20 @@ def test_allowed_origins_are_read_as_browsers_write_them() -> None:
 def test_an_allowed_origin_must_be_an_origin(raw: str) -> None:
     with pytest.raises(ConfigError, match=f"STRATA_ALLOWED_ORIGINS: {raw!r} is not an origin"):
         Settings.from_env({"STRATA_ALLOWED_ORIGINS": f"http://ok.example,{raw}"})
+
+
+def test_trusted_proxies_are_addresses_and_networks_and_none_by_default() -> None:
+    given = " 10.0.0.0/8 ,192.0.2.7,, ::1"
+    proxies = Settings.from_env({"STRATA_TRUSTED_PROXIES": given}).server.proxies
+    assert [str(n) for n in proxies.networks] == ["10.0.0.0/8", "192.0.2.7/32", "::1/128"]
+    assert not Settings().server.proxies, "no proxy is trusted unless named"
+
+
+@pytest.mark.parametrize("raw", ["*", "proxy.internal", "10.0.0.1/8", "192.0.2.300"])
+def test_a_trusted_proxy_must_be_an_address_or_a_network(raw: str) -> None:
+    expected = f"STRATA_TRUSTED_PROXIES: {re.escape(repr(raw))} is not an IP"
+    with pytest.raises(ConfigError, match=expected):
+        Settings.from_env({"STRATA_TRUSTED_PROXIES": f"127.0.0.1,{raw}"})
 
 
 def test_a_database_url_makes_the_stores_shared() -> None:

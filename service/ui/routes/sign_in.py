@@ -40,8 +40,9 @@ async def sign_in(
 ) -> Template | Redirect:
     """Check the key; a good one starts a new session (a new id: nothing learnt of the
     anonymous one carries over), a bad one gets the form again with 401. After too many
-    bad ones from the caller's address, or with the key tried, the form comes back with
-    429 before the key is checked."""
+    bad ones with the key tried, or from the caller's address (then for any key not yet
+    signed in with there, right or wrong), the form comes back with 429 instead, saying
+    nothing of the key (``service/application/wrong_keys.py``)."""
     form = await request.form()
     then = local(str(form.get("next") or ""))
     if not viewer.keyed:
@@ -49,17 +50,18 @@ async def sign_in(
     key = str(form.get("key") or "").strip()
     if not key:
         return page(request, "sign_in.html", status=401, then=then, error="Enter an API key.")
-    address = client_address(request.scope)
     try:
-        services.limits.check_sign_in(address, key)
+        services.keys.authenticate(f"Bearer {key}")
+        right = True
+    except Unauthorized:
+        right = False
+    try:
+        services.limits.key_sent(client_address(request.scope), key, right=right)
     except TooManyRequests as exc:
         error = f"Too many failed sign-ins: {exc.detail}."
         retry = {"Retry-After": str(exc.retry_after)}
         return page(request, "sign_in.html", status=429, headers=retry, then=then, error=error)
-    try:
-        services.keys.authenticate(f"Bearer {key}")
-    except Unauthorized:
-        services.limits.failed_sign_in(address, key)
+    if not right:
         error = "The service has no such API key."
         return page(request, "sign_in.html", status=401, then=then, error=error)
     session = sessions.cookie(sessions.new(key), secure=is_https(request))
