@@ -84,6 +84,9 @@ SETTLED = 30
 """Fewest candidates loaded and scored with their text features: those features can lift a
 candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
 settled, 0.662 with 30)."""
+READ_CHARS = 20_000
+"""Characters of an entry's text its text features read: a long entry's words past these
+cost every search that loads it, and the dev sets' longest entry is 5,480 characters."""
 LENGTH_WORDS = 150
 """``length`` counts words up to one chunk's worth: the sets the model learned from hold
 turns and sentences, so what it says of length is not stretched to long documents (a long
@@ -209,7 +212,7 @@ def text_features(
     ``names`` (1 when the question names nothing); ``speaker_named``: the entry's speaker
     is one the question names (in conversations, the evidence for "when did Caroline go to
     the support group?" is mostly Caroline's own turns and the facts about her)."""
-    held = HELD.of(f"{entry.speaker or ''} {entry.text}")
+    held = HELD.of(f"{entry.speaker or ''} {entry.text[:READ_CHARS]}")
     # Word forms alike: "peanut allergy" is covered by "allergic to peanuts" as far as
     # their stems go.
     stemmed = stems(asked)
@@ -218,7 +221,8 @@ def text_features(
     return {
         "coverage": coverage,
         "coverage_unembedded": unembedded * coverage,
-        "length": math.log1p(min(len(entry.text.split()), LENGTH_WORDS)) / LENGTH_SCALE,
+        "length": math.log1p(min(len(entry.text[:READ_CHARS].split()), LENGTH_WORDS))
+        / LENGTH_SCALE,
         "speaker_named": float(bool(named & content_terms(entry.speaker or ""))),
         "names": len(named & held.terms) / len(named) if named else 1.0,
     }
