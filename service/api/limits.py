@@ -22,6 +22,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from service.application import Services
 from service.application.auth import Principal, presented_key
 from service.errors import Unauthorized
+from service.lib.fair import asking
 
 UNKNOWN = "unknown"
 """The address of a client the server does not know (a Unix socket)."""
@@ -45,12 +46,15 @@ class RequestLimits(ASGIMiddleware):
             key = presented_key(authorization)
             services.limits.key_sent(client_address(scope), key, right=principal is not None)
         caller = services.limits.caller(principal) if principal is not None else None
-        if caller is None:
-            await next_app(scope, receive, send)
-            return
-        services.limits.request(caller)
-        with services.limits.in_flight(caller):
-            await next_app(scope, receive, send)
+        # The reads of a request are served in turns with other callers' (its key's, else
+        # its address's).
+        with asking(caller.label if caller else f"client {client_address(scope)}"):
+            if caller is None:
+                await next_app(scope, receive, send)
+                return
+            services.limits.request(caller)
+            with services.limits.in_flight(caller):
+                await next_app(scope, receive, send)
 
 
 def authenticated(services: Services, scope: Scope) -> Principal | None:

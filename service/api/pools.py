@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from anyio import CapacityLimiter, to_thread
 from litestar.concurrency import set_asyncio_executor
 
+from service.lib.fair import FairExecutor
 from service.settings import Settings
 
 T = TypeVar("T")
@@ -22,16 +23,16 @@ STATUS_THREADS = 2
 
 
 def reads_pool(settings: Settings) -> None:
-    """Reads run on ``search_threads`` threads: the executor of Litestar's thread handlers.
-    Set before the app's event loop runs."""
-    set_asyncio_executor(
-        ThreadPoolExecutor(settings.server.search_threads, thread_name_prefix="strata-read")
-    )
+    """Reads run on ``search_threads`` threads, in turns between callers
+    (``service/lib/fair.py``): the executor of Litestar's thread handlers and of the MCP
+    tools. Set before the app's event loop runs."""
+    reads = FairExecutor(settings.server.search_threads, name="strata-read")
+    set_asyncio_executor(cast(ThreadPoolExecutor, reads))
 
 
 class Pools:
     """Made in the app's lifespan, within its event loop. Calls through anyio's own default
-    pool (the MCP tools) are bounded by ``search_threads`` as well."""
+    pool are bounded by ``search_threads`` as well."""
 
     def __init__(self, settings: Settings) -> None:
         to_thread.current_default_thread_limiter().total_tokens = settings.server.search_threads

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Annotated, Any, TypeVar, cast
 
-import anyio.to_thread
 import httpx
 import msgspec
+from litestar.concurrency import sync_to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -319,7 +318,7 @@ async def _call(call: Callable[..., T], *args: Any) -> T:
     """Run a blocking gateway call on a worker thread; strata's errors become tool errors
     the model can read."""
     try:
-        return await anyio.to_thread.run_sync(partial(call, *args))
+        return await sync_to_thread(call, *args)
     except StrataError as exc:
         raise ToolError(f"{exc.status} {exc.title}: {exc.detail}") from exc
     except EngineUnavailable as exc:

@@ -25,6 +25,7 @@ from litestar.static_files import create_static_files_router
 from service.api.limits import client_address
 from service.application.auth import Principal, presented_key
 from service.errors import Unauthorized
+from service.lib.fair import ASKER
 from service.settings import Settings
 from service.ui import csrf
 from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded
@@ -61,6 +62,10 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
         find = partial(_viewer_counted, request, sessions, page=not public)
         viewer = await anyio.to_thread.run_sync(find)
         request.state[VIEWER] = viewer
+        # The page's reads are served in turns with other callers' (``service/lib/fair.py``).
+        who = viewer.principal
+        client = client_address(request.scope)
+        ASKER.set(f"key {who.name}" if who is not None else f"client {client}")
         if viewer.principal is None and not public:
             then = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             raise SignInNeeded(then if request.method == "GET" else PATH + "/")

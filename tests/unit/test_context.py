@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from schemas import wire
 from service.application.context import considered, pool_size
 from service.domain.answers.context import NOTHING, SECTIONS, Source, assemble, citation
-from service.domain.answers.excerpts import excerpt
+from service.domain.answers.excerpts import SCAN_WORDS, excerpt
 from service.domain.tokens import CharacterTokens, ModelTokens, TokenCounter, words
 from tests.fakes import FakeEmbedder
 
@@ -337,3 +337,21 @@ def test_the_most_relevant_entry_is_given_up_to_half_of_the_budget() -> None:
     (shown,) = counter.count([first.text])
     assert 98 - 4 - 6 <= shown <= 98 - 4 + len(others)
     assert all(counter.count([o.text])[0] < shown for o in others)
+
+
+def test_a_sentence_longer_than_the_allowance_is_never_counted_whole() -> None:
+    """An entry of one sentence of a million characters costs what its excerpt shows: no
+    sentence of more words than the allowance has tokens is counted, and the words near the
+    question's term are counted, not the rest."""
+    sentence = " ".join(["filler"] * 150_000 + ["postgres", "ledger"] + ["tail"] * 10) + "."
+    text = "Billing moved. " + sentence
+    recording = Recording(words_counter())
+    cut = excerpt(text, {"postgres", "billing"}, 40, recording, whole=(text, 10**6))
+    assert cut.cut and "Billing moved." in cut.text and cut.tokens <= 40
+    assert max(len(t) for t in recording.counted) < 2_000
+
+
+def test_a_term_past_the_first_words_of_a_long_sentence_is_not_looked_for() -> None:
+    sentence = " ".join(["filler"] * (SCAN_WORDS + 10) + ["postgres", "ledger"]) + "."
+    cut = excerpt(sentence, {"postgres"}, 10, words_counter())
+    assert cut.cut and cut.text.startswith("filler") and cut.tokens <= 10

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from service.domain.answers.confidence import STOPWORDS, content_terms, stems
 from service.domain.search.held import HeldTerms
-from service.domain.search.snippets import best_chunk, query_terms, snippet
+from service.domain.search.snippets import FEW_TERMS, best_chunk, query_terms, snippet
 
 
 @given(st.lists(st.text(max_size=80), max_size=40))
@@ -75,6 +75,8 @@ def _snippet_word_by_word(text: str, terms: set[str], width: int) -> str:
     return ("… " if start else "") + window
 
 
+MANY_TERMS = {f"zq{n:02}" for n in range(FEW_TERMS + 1)}
+"""Terms no text holds, past ``FEW_TERMS``."""
 TEXTS = st.text(alphabet=st.sampled_from(list("aab  b.A_")), max_size=60)
 """Few letters, so that terms stand inside longer words and beside one another."""
 
@@ -87,7 +89,8 @@ TEXTS = st.text(alphabet=st.sampled_from(list("aab  b.A_")), max_size=60)
 def test_the_best_chunk_and_the_snippet_are_those_found_word_by_word(
     chunks: list[str], question: str
 ) -> None:
-    terms = query_terms(question)
-    assert best_chunk(chunks, terms) == _best_chunk_word_by_word(chunks, terms)
-    for text in (" ".join(chunks) * 10, " ".join(chunks) * 10 + "é"):
-        assert snippet(text, terms, 20) == _snippet_word_by_word(text, terms, 20)
+    # Few terms are found by one expression, many by the chunk's words: both as word by word.
+    for terms in (query_terms(question), query_terms(question) | MANY_TERMS):
+        assert best_chunk(chunks, terms) == _best_chunk_word_by_word(chunks, terms)
+        for text in (" ".join(chunks) * 10, " ".join(chunks) * 10 + "é"):
+            assert snippet(text, terms, 20) == _snippet_word_by_word(text, terms, 20)

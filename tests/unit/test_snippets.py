@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from service.domain.search.snippets import SNIPPET_CHARS, best_chunk, query_terms, snippet
+from service.domain.search.snippets import (
+    SCAN_CHARS,
+    SNIPPET_CHARS,
+    best_chunk,
+    query_terms,
+    snippet,
+)
 
 
 def filler(n: int, word: str = "lorem") -> str:
@@ -91,3 +97,17 @@ def test_best_chunk_ties_and_no_overlap_give_the_first() -> None:
     assert best_chunk(["alpha one", "alpha two"], {"alpha"}) == 0
     assert best_chunk(["alpha", "beta"], {"gamma"}) == 0
     assert best_chunk(["only"], set()) == 0
+
+
+def test_best_chunk_reads_an_entry_only_to_its_bound() -> None:
+    """A chunk past the first ``SCAN_CHARS`` characters is never read: the cost of a hit is
+    bounded whatever the length of its entry."""
+    chunk = filler(199) + " "
+    within = SCAN_CHARS // len(chunk)
+    chunks = [chunk] * within + ["postgres billing decision " + chunk] * 5
+    assert best_chunk(chunks, {"postgres", "billing"}) == 0
+    chunks[within - 1] = "postgres billing decision"
+    assert best_chunk(chunks, {"postgres", "billing"}) == within - 1
+    # Many terms (past one expression's worth) are bounded alike.
+    many = {f"term{n}" for n in range(40)} | {"postgres"}
+    assert best_chunk(chunks, many) == within - 1

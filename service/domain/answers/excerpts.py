@@ -3,6 +3,7 @@ sharing the most words with the question (as snippets pick a chunk), never just 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -10,6 +11,9 @@ from service.domain.search.snippets import best_chunk
 from service.domain.tokens import TokenCounter
 
 ELLIPSIS = "…"
+SCAN_WORDS = 20_000
+"""Words of a sentence read for the first question term, from its start: a sentence of a
+million characters is cut around a term among its first words, or at its start."""
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n\s*")
 _SPACES = re.compile(r"\s+")
 _NON_WORD = re.compile(r"\W+")
@@ -59,12 +63,16 @@ def excerpt(
     mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
     best = best_chunk(parts, terms)
     # Sentences are counted as the excerpt grows: a long entry cut to a few is never
-    # counted whole.
+    # counted whole, nor a sentence of more words than the allowance has tokens (a word is
+    # one at the least): it cannot fit.
     counted: dict[int, int] = {}
 
     def cost(n: int) -> int:
         if n not in counted:
-            (counted[n],) = counter.count([parts[n]])
+            if parts[n].count(" ") >= allowance:
+                counted[n] = allowance + 1
+            else:
+                (counted[n],) = counter.count([parts[n]])
         return counted[n]
 
     def marks(start: int, end: int) -> int:
@@ -90,7 +98,8 @@ def _words(
     """Words of one sentence around the first of ``terms`` (its start when none is
     there), within ``allowance`` with the marks."""
     words = sentence.split(" ")
-    first = next((n for n, w in enumerate(words) if _bare(w) in terms), 0)
+    read = itertools.islice(words, SCAN_WORDS)
+    first = next((n for n, w in enumerate(read) if _bare(w) in terms), 0)
     start, end, used = first, first, 0
     budget = allowance - 2 * mark
     # Words are counted as the excerpt grows, those near it at once: a long sentence cut to

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.domain.answers.confidence import (
+    READ_CHARS,
     content_terms,
     finite,
     named_terms,
@@ -84,9 +85,6 @@ SETTLED = 30
 """Fewest candidates loaded and scored with their text features: those features can lift a
 candidate from below the page (on locomo-tiers-dev at limit 10, R@10 0.653 when 20 are
 settled, 0.662 with 30)."""
-READ_CHARS = 20_000
-"""Characters of an entry's text its text features read: a long entry's words past these
-cost every search that loads it, and the dev sets' longest entry is 5,480 characters."""
 LENGTH_WORDS = 150
 """``length`` counts words up to one chunk's worth: the sets the model learned from hold
 turns and sentences, so what it says of length is not stretched to long documents (a long

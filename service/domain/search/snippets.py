@@ -18,20 +18,39 @@ def query_terms(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) > 2}
 
 
+SCAN_CHARS = 100_000
+"""Characters of an entry's chunks ``best_chunk`` reads, from the first: past them, a
+longer entry's passage is chosen among the chunks read (it is still found by every word)."""
+
+FEW_TERMS = 16
+"""Up to this many query terms, one regular expression finds them in a chunk faster than
+listing the chunk's words; past it, the expression's alternatives cost more than the list."""
+
+
 def best_chunk(chunks: Sequence[str], terms: set[str]) -> int:
-    """Index of the chunk sharing the most query terms (the first on ties)."""
+    """Index of the chunk sharing the most query terms (the first on ties), among the
+    chunks within the first ``SCAN_CHARS`` characters."""
     if len(chunks) < 2:
         return 0
-    pattern = _words_of(frozenset(terms))
-    best, best_overlap = 0, -1
+    pattern = _words_of(frozenset(terms)) if len(terms) <= FEW_TERMS else None
+    best, best_overlap, read = 0, -1, 0
     for n, chunk in enumerate(chunks):
-        if pattern is not None and chunk.isascii():
-            overlap = len(set(pattern.findall(chunk.lower())))
-        else:
-            overlap = len(terms & query_terms(chunk))
+        if n and read + len(chunk) > SCAN_CHARS:
+            break
+        read += len(chunk)
+        overlap = _overlap(chunk, terms, pattern)
         if overlap > best_overlap:
             best, best_overlap = n, overlap
     return best
+
+
+def _overlap(chunk: str, terms: set[str], pattern: re.Pattern[str] | None) -> int:
+    """How many of ``terms`` stand as words of ``chunk``."""
+    if not chunk.isascii():
+        return len(terms & query_terms(chunk))
+    if pattern is not None:
+        return len(set(pattern.findall(chunk.lower())))
+    return len(terms.intersection(_LONG_WORD.findall(chunk.lower())))
 
 
 @lru_cache(maxsize=256)
@@ -51,10 +70,14 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
     if len(text) <= width:
         return text
     start = 0
-    pattern = _words_of(frozenset(terms)) if text.isascii() else None
+    ascii_text = text.isascii()
+    pattern = _words_of(frozenset(terms)) if ascii_text and len(terms) <= FEW_TERMS else None
     if pattern is not None:
         found = pattern.search(text.lower())
         first = found.start() if found else None
+    elif ascii_text:
+        words = _LONG_WORD.finditer(text.lower())
+        first = next((m.start() for m in words if m.group() in terms), None)
     else:
         words = _WORD.finditer(text)
         first = next((m.start() for m in words if m.group().lower() in terms), None)

@@ -1,0 +1,151 @@
+"""A thread pool that takes turns between the callers it serves, so that no caller's calls
+queue ahead of another's: the reads of one key sending as many as it may at once never
+hold every thread, and another key's read starts as soon as it comes.
+
+Who asks is read from ``ASKER`` when a call is submitted (the request's task sets it, and
+``loop.run_in_executor`` submits from that task). A free thread takes the first waiting
+call of the asker running the fewest calls, among equals the one whose turn came longest
+ago (a newcomer first), and an asker never runs more than ``most`` calls at once: with
+``threads - 1`` of them, one thread is always left for whoever else comes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+ASKER: ContextVar[str] = ContextVar("strata_asker", default="")
+"""Who the calls submitted from this context are for: a key, a client address."""
+
+
+@contextmanager
+def asking(who: str) -> Iterator[None]:
+    """Calls submitted within are ``who``'s."""
+    token = ASKER.set(who)
+    try:
+        yield
+    finally:
+        ASKER.reset(token)
+
+
+@dataclass
+class _Call:
+    order: int
+    future: Future[Any]
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+class FairExecutor(Executor):
+    """``threads`` threads shared in turns between askers; an asker never holds more than
+    ``most`` of them (all but one, by default; all when there is one)."""
+
+    def __init__(self, threads: int, *, most: int | None = None, name: str = "strata-fair"):
+        if threads < 1:
+            raise ValueError("a pool needs a thread")
+        self._threads = threads
+        self.most = most if most is not None else max(1, threads - 1)
+        self._name = name
+        self._waiting: dict[str, deque[_Call]] = {}
+        self._running: dict[str, int] = {}
+        self._turns: dict[str, int] = {}
+        """When each asker with calls waiting or running last had one started."""
+        self._workers: list[threading.Thread] = []
+        self._order = itertools.count()
+        self._starts = itertools.count()
+        self._changed = threading.Condition()
+        self._closed = False
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+        with self._changed:
+            if self._closed:
+                raise RuntimeError("cannot schedule new calls after shutdown")
+            call = _Call(next(self._order), future, fn, args, kwargs)
+            self._waiting.setdefault(ASKER.get(), deque()).append(call)
+            while len(self._workers) < self._threads:
+                self._start_worker()
+            self._changed.notify()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._changed:
+            self._closed = True
+            if cancel_futures:
+                for queue in self._waiting.values():
+                    for call in queue:
+                        call.future.cancel()
+                self._waiting.clear()
+            self._changed.notify_all()
+        if wait:
+            for worker in list(self._workers):
+                if worker is not threading.current_thread():
+                    worker.join()
+
+    def waiting(self) -> dict[str, int]:
+        """Calls waiting, by asker."""
+        with self._changed:
+            return {who: len(queue) for who, queue in self._waiting.items()}
+
+    def _start_worker(self) -> None:
+        worker = threading.Thread(
+            target=self._work, name=f"{self._name}-{len(self._workers)}", daemon=True
+        )
+        self._workers.append(worker)
+        worker.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._changed:
+                taken = self._take()
+                while taken is None:
+                    if self._closed and not self._waiting:
+                        return
+                    self._changed.wait()
+                    taken = self._take()
+            who, call = taken
+            try:
+                if call.future.set_running_or_notify_cancel():
+                    try:
+                        call.future.set_result(call.fn(*call.args, **call.kwargs))
+                    except BaseException as exc:  # the caller's to see, as in any executor
+                        call.future.set_exception(exc)
+            finally:
+                with self._changed:
+                    self._running[who] -= 1
+                    if not self._running[who]:
+                        del self._running[who]
+                        if who not in self._waiting:
+                            del self._turns[who]
+                    self._changed.notify()
+
+    def _take(self) -> tuple[str, _Call] | None:
+        """The next call to run, counted as running; None when no asker may run one."""
+        chosen: str | None = None
+        best: tuple[int, int, int] | None = None
+        for who, queue in self._waiting.items():
+            running = self._running.get(who, 0)
+            if running >= self.most:
+                continue
+            rank = (running, self._turns.get(who, -1), queue[0].order)
+            if best is None or rank < best:
+                chosen, best = who, rank
+        if chosen is None:
+            return None
+        queue = self._waiting[chosen]
+        call = queue.popleft()
+        if not queue:
+            del self._waiting[chosen]
+        self._running[chosen] = self._running.get(chosen, 0) + 1
+        self._turns[chosen] = next(self._starts)
+        return chosen, call

@@ -1,0 +1,112 @@
+"""The read pool takes turns between callers: one caller's calls never hold every thread,
+and a newcomer's call goes before the rest of a busy caller's."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+
+import pytest
+
+from service.lib.fair import ASKER, FairExecutor, asking
+
+
+def _submit(pool: FairExecutor, who: str, call, *args) -> Future:
+    with asking(who):
+        return pool.submit(call, *args)
+
+
+def test_results_and_errors_reach_the_caller() -> None:
+    pool = FairExecutor(2)
+    try:
+        assert _submit(pool, "a", lambda x: x * 2, 21).result(5) == 42
+        failed = _submit(pool, "a", lambda: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            failed.result(5)
+    finally:
+        pool.shutdown()
+
+
+def test_one_caller_never_holds_every_thread() -> None:
+    pool = FairExecutor(4)
+    gate = threading.Event()
+    try:
+        busy = [_submit(pool, "attacker", gate.wait, 10) for _ in range(8)]
+        # Three of the attacker's calls run, five wait: another caller's runs at once.
+        assert _submit(pool, "victim", lambda: "served").result(5) == "served"
+        deadline = time.monotonic() + 5
+        while sum(f.running() for f in busy) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sum(f.running() for f in busy) == 3
+        assert pool.waiting() == {"attacker": 5}
+        gate.set()
+        assert all(f.result(5) for f in busy)
+    finally:
+        gate.set()
+        pool.shutdown()
+
+
+def test_turns_go_round_between_callers() -> None:
+    pool = FairExecutor(1)
+    gate = threading.Event()
+    started: list[str] = []
+
+    def note(name: str) -> None:
+        started.append(name)
+
+    try:
+        first = _submit(pool, "a", gate.wait, 10)
+        later = [_submit(pool, "a", note, f"a{n}") for n in range(3)]
+        later += [_submit(pool, "b", note, f"b{n}") for n in range(2)]
+        gate.set()
+        first.result(5)
+        for f in later:
+            f.result(5)
+        # "a" had its turn (the call that waited at the gate): "b" goes next, then each in turn.
+        assert started == ["b0", "a0", "b1", "a1", "a2"]
+    finally:
+        gate.set()
+        pool.shutdown()
+
+
+def test_the_asker_is_read_where_the_call_is_submitted() -> None:
+    pool = FairExecutor(2)
+    gate = threading.Event()
+    try:
+        with asking("x"):
+            held = [pool.submit(gate.wait, 10)]
+            assert ASKER.get() == "x"
+        assert ASKER.get() == ""
+        # "x" holds its one place; a call of no one in particular is another caller's.
+        assert pool.submit(lambda: 7).result(5) == 7
+        gate.set()
+        held[0].result(5)
+    finally:
+        gate.set()
+        pool.shutdown()
+
+
+def test_shutdown_finishes_what_was_submitted_and_refuses_more() -> None:
+    pool = FairExecutor(2)
+    done = [_submit(pool, "a", time.sleep, 0.01) for _ in range(4)]
+    pool.shutdown(wait=True)
+    assert all(f.done() for f in done)
+    with pytest.raises(RuntimeError):
+        pool.submit(lambda: None)
+
+
+def test_cancelled_calls_never_run() -> None:
+    pool = FairExecutor(1)
+    gate = threading.Event()
+    ran: list[int] = []
+    try:
+        first = _submit(pool, "a", gate.wait, 10)
+        waiting = _submit(pool, "a", ran.append, 1)
+        assert waiting.cancel()
+        gate.set()
+        first.result(5)
+        pool.shutdown(wait=True)
+        assert ran == []
+    finally:
+        gate.set()
