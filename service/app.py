@@ -43,14 +43,17 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        app.state.pools = Pools(settings)
-        if services is not None:
-            app.state.services = services
-            yield
-            return
-        async with running(settings) as opened:
-            app.state.services = opened
-            yield
+        app.state.pools = pools = Pools(settings)
+        try:
+            if services is not None:
+                app.state.services = services
+                yield
+                return
+            async with running(settings) as opened:
+                app.state.services = opened
+                yield
+        finally:
+            pools.close()
 
     app = Litestar(
         route_handlers=[

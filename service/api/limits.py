@@ -46,9 +46,11 @@ class RequestLimits(ASGIMiddleware):
             key = presented_key(authorization)
             services.limits.key_sent(client_address(scope), key, right=principal is not None)
         caller = services.limits.caller(principal) if principal is not None else None
-        # The reads of a request are served in turns with other callers' (its key's, else
+        # The reads and writes of a request take turns with other callers' (its key's, else
         # its address's).
-        with asking(caller.label if caller else f"client {client_address(scope)}"):
+        address = f"client {client_address(scope)}"
+        who = services.limits.asker(principal) if principal is not None else address
+        with asking(who):
             if caller is None:
                 await next_app(scope, receive, send)
                 return

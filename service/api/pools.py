@@ -5,6 +5,8 @@ or the health check."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -22,12 +24,18 @@ STATUS_THREADS = 2
 """Threads that answer ``/health`` whatever else runs."""
 
 
+_reads: FairExecutor | None = None
+
+
 def reads_pool(settings: Settings) -> None:
     """Reads run on ``search_threads`` threads, in turns between callers
     (``service/lib/fair.py``): the executor of Litestar's thread handlers and of the MCP
     tools. Set before the app's event loop runs."""
-    reads = FairExecutor(settings.server.search_threads, name="strata-read")
-    set_asyncio_executor(cast(ThreadPoolExecutor, reads))
+    global _reads
+    if _reads is not None:  # an app made before in this process (tests make many)
+        _reads.shutdown(wait=False)
+    _reads = FairExecutor(settings.server.search_threads, name="strata-read")
+    set_asyncio_executor(cast(ThreadPoolExecutor, _reads))
 
 
 class Pools:
@@ -36,12 +44,17 @@ class Pools:
 
     def __init__(self, settings: Settings) -> None:
         to_thread.current_default_thread_limiter().total_tokens = settings.server.search_threads
-        self.writes = CapacityLimiter(settings.server.write_threads)
+        self.writes = FairExecutor(settings.server.write_threads, name="strata-write")
         self.status = CapacityLimiter(STATUS_THREADS)
 
     async def write(self, call: Callable[..., T], *args: Any) -> T:
-        """Run a blocking write on the write pool."""
-        return await to_thread.run_sync(partial(call, *args), limiter=self.writes)
+        """Run a blocking write on the write pool, in turns with other callers' writes."""
+        bound = partial(contextvars.copy_context().run, call, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.writes, bound)
+
+    def close(self) -> None:
+        """Let the write threads end once their calls are done."""
+        self.writes.shutdown(wait=False)
 
     async def check(self, call: Callable[..., T], *args: Any) -> T:
         """Run a health check on its own pool."""

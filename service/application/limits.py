@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from service.application.auth import ROLES, Principal, Role
 from service.application.wrong_keys import WrongKeys
-from service.errors import TooManyRequests
+from service.errors import PayloadTooLarge, TooManyRequests
 from service.lib.buckets import Buckets, whole_seconds
 from service.settings import LimitSettings
 
@@ -73,6 +73,12 @@ class Limits:
             return Caller(f"client {principal.address}", principal.role)
         return None
 
+    def asker(self, principal: Principal) -> str:
+        """Whose turn ``principal``'s reads and writes take in the pools
+        (``service/lib/fair.py``): its caller's, else its address's."""
+        caller = self.caller(principal)
+        return caller.label if caller is not None else f"client {principal.address}"
+
     def request(self, caller: Caller) -> None:
         """Count one request of ``caller``; TooManyRequests when over its rate."""
         buckets = self._requests.get(caller.role)
@@ -102,10 +108,18 @@ class Limits:
 
     def embedding(self, principal: Principal, chunks: float) -> None:
         """Count the chunks a write of ``principal`` is about to embed (and its tier E text,
-        in chunks too: ``events.write_cost``); TooManyRequests, before anything is written,
-        when over its allowance."""
+        in chunks too: ``events.write_cost``); before anything is written, PayloadTooLarge
+        when more than one write may take, TooManyRequests when over its allowance."""
         caller = self.caller(principal)
-        if caller is None or chunks <= 0 or (buckets := self._chunks.get(caller.role)) is None:
+        if caller is None or chunks <= 0:
+            return
+        most = self.settings.chunks_per_write(caller.role)
+        if most and chunks > most:
+            raise PayloadTooLarge(
+                f"chunks embedded per write of {_whose(caller)}: {most} (this write needs "
+                f"{_chunks(chunks)}); send it in smaller batches"
+            )
+        if (buckets := self._chunks.get(caller.role)) is None:
             return
         limit = self.settings.chunks_per_minute(caller.role)
         what = f"chunks embedded per minute of {_whose(caller)}: {limit}"

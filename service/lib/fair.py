@@ -5,14 +5,18 @@ hold every thread, and another key's read starts as soon as it comes.
 Who asks is read from ``ASKER`` when a call is submitted (the request's task sets it, and
 ``loop.run_in_executor`` submits from that task). A free thread takes the first waiting
 call of the asker running the fewest calls, among equals the one whose turn came longest
-ago (a newcomer first), and an asker never runs more than ``most`` calls at once: with
-``threads - 1`` of them, one thread is always left for whoever else comes.
+ago (a newcomer first). An asker alone runs at most ``most`` calls at once (all threads
+but one: one is always left for whoever comes); while others ask too (within the last
+``RECENT`` seconds), each starts calls only up to an equal share of those threads, one at
+the least. Python runs one thread's code at a time, so a caller running three searches
+would leave another a quarter of the interpreter; held to one, a half.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
@@ -22,6 +26,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+RECENT = 1.0
+"""Seconds an asker counts as asking after it last submitted a call: a client sending one
+request after another is still there between two."""
 
 ASKER: ContextVar[str] = ContextVar("strata_asker", default="")
 """Who the calls submitted from this context are for: a key, a client address."""
@@ -50,11 +58,21 @@ class FairExecutor(Executor):
     """``threads`` threads shared in turns between askers; an asker never holds more than
     ``most`` of them (all but one, by default; all when there is one)."""
 
-    def __init__(self, threads: int, *, most: int | None = None, name: str = "strata-fair"):
+    def __init__(
+        self,
+        threads: int,
+        *,
+        most: int | None = None,
+        name: str = "strata-fair",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if threads < 1:
             raise ValueError("a pool needs a thread")
         self._threads = threads
         self.most = most if most is not None else max(1, threads - 1)
+        self._clock = clock
+        self._seen: dict[str, float] = {}
+        """When each asker last submitted a call."""
         self._name = name
         self._waiting: dict[str, deque[_Call]] = {}
         self._running: dict[str, int] = {}
@@ -72,7 +90,10 @@ class FairExecutor(Executor):
             if self._closed:
                 raise RuntimeError("cannot schedule new calls after shutdown")
             call = _Call(next(self._order), future, fn, args, kwargs)
-            self._waiting.setdefault(ASKER.get(), deque()).append(call)
+            who = ASKER.get()
+            self._waiting.setdefault(who, deque()).append(call)
+            self._seen.pop(who, None)  # kept in order of the last call
+            self._seen[who] = self._clock()
             while len(self._workers) < self._threads:
                 self._start_worker()
             self._changed.notify()
@@ -113,6 +134,8 @@ class FairExecutor(Executor):
                         return
                     self._changed.wait()
                     taken = self._take()
+                if self._waiting:  # another thread may take one too (a share grown)
+                    self._changed.notify()
             who, call = taken
             try:
                 if call.future.set_running_or_notify_cancel():
@@ -129,13 +152,25 @@ class FairExecutor(Executor):
                             del self._turns[who]
                     self._changed.notify()
 
+    def share(self) -> int:
+        """The most calls an asker may start with: ``most`` when it asks alone, else an
+        equal share of ``most`` between the askers of late, one at the least."""
+        since = self._clock() - RECENT
+        for who, when in list(self._seen.items()):  # oldest first
+            if when >= since:
+                break
+            del self._seen[who]
+        askers = len(self._seen.keys() | self._waiting.keys() | self._running.keys())
+        return max(1, self.most // max(1, askers))
+
     def _take(self) -> tuple[str, _Call] | None:
         """The next call to run, counted as running; None when no asker may run one."""
         chosen: str | None = None
         best: tuple[int, int, int] | None = None
+        share = self.share() if self._waiting else 0
         for who, queue in self._waiting.items():
             running = self._running.get(who, 0)
-            if running >= self.most:
+            if running >= share:
                 continue
             rank = (running, self._turns.get(who, -1), queue[0].order)
             if best is None or rank < best:

@@ -15,6 +15,7 @@ ROLES = ("agent", "admin")
 _PER_SECOND = {"agent": 20, "admin": 500}
 _IN_FLIGHT = {"agent": 8, "admin": 64}
 _CHUNKS_PER_MINUTE = {"agent": 3000, "admin": 60000}
+_CHUNKS_PER_WRITE = {"agent": 128, "admin": 0}
 
 
 class LimitSettings(Group, frozen=True):
@@ -48,6 +49,16 @@ class LimitSettings(Group, frozen=True):
     Tier E text, which is not embedded but still counted in tokens, chunked and indexed, is
     charged too, a chunk for every 10,000 characters (a tenth of the price of embedded
     text): an agent may write 30 MB of it a minute."""
+    chunks_embedded_per_write: Mapping[str, Annotated[int, Meta(ge=0)]] = field(
+        default_factory=lambda: dict(_CHUNKS_PER_WRITE)
+    )
+    """Chunks one write of an API key may have embedded, by its role, as JSON (tier E text
+    counted as in ``chunks_embedded_per_minute``); a write needing more gets 413, and is
+    sent again in smaller batches. A role left out keeps its default; 0: no limit. A chunk
+    filling the model's window costs some 30 ms of CPU on two cores, so an agent's write of
+    128 (some 25,000 words, or 1.28 MB of tier E text) takes under 5 s of the service's
+    time, and no agent's one request holds a write thread longer; an admin's imports and
+    writes are not held to it."""
     limit_addresses: Switch = "off"
     """Without API keys, keep the admin role's limits (every caller is an admin then) for
     each client address: ``on`` or ``off``. Off by default: without keys the service listens
@@ -74,8 +85,17 @@ class LimitSettings(Group, frozen=True):
         """``chunks_embedded_per_minute`` of ``role``; 0: no limit."""
         return int(self.chunks_embedded_per_minute.get(role, _CHUNKS_PER_MINUTE[role]))
 
+    def chunks_per_write(self, role: str) -> int:
+        """``chunks_embedded_per_write`` of ``role``; 0: no limit."""
+        return int(self.chunks_embedded_per_write.get(role, _CHUNKS_PER_WRITE[role]))
+
     def __post_init__(self) -> None:
-        for name in ("requests_per_second", "requests_in_flight", "chunks_embedded_per_minute"):
+        for name in (
+            "requests_per_second",
+            "requests_in_flight",
+            "chunks_embedded_per_minute",
+            "chunks_embedded_per_write",
+        ):
             if unknown := sorted(set(getattr(self, name)) - set(ROLES)):
                 raise ConfigError(
                     f"{variable(name)} takes the roles {' and '.join(ROLES)}, not {unknown}"

@@ -63,9 +63,9 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
         viewer = await anyio.to_thread.run_sync(find)
         request.state[VIEWER] = viewer
         # The page's reads are served in turns with other callers' (``service/lib/fair.py``).
-        who = viewer.principal
-        client = client_address(request.scope)
-        ASKER.set(f"key {who.name}" if who is not None else f"client {client}")
+        signed_in, services = viewer.principal, services_of(request)
+        who = services.limits.asker(signed_in) if signed_in else None
+        ASKER.set(who or f"client {client_address(request.scope)}")
         if viewer.principal is None and not public:
             then = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             raise SignInNeeded(then if request.method == "GET" else PATH + "/")

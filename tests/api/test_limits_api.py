@@ -15,6 +15,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.application import Services
+from service.lib.fair import ASKER, FairExecutor
 from tests.api.conftest import serve
 from tests.api.test_pools import GatedEmbedder
 from tests.apps import serving
@@ -120,6 +121,28 @@ def test_a_write_past_the_key_s_chunks_per_minute_gets_429_and_writes_nothing(
     assert client.post("/v1/events", json=more, headers=AS_AGENT).status_code == 201
 
 
+def test_a_write_of_more_chunks_than_one_write_may_embed_gets_413_and_writes_nothing(
+    app: Serve,
+) -> None:
+    """However whole its allowance, no agent's one write takes longer than its bound of
+    chunks (tier E text counted as in the allowance): the batch is sent again smaller."""
+    client = app(api_keys=KEYS, chunks_embedded_per_write='{"agent": 2}')
+    three = {"events": [decision(1), decision(2), decision(3, tier="C")]}
+    refused = client.post("/v1/events", json=three, headers=AS_AGENT)
+    body = problem(refused, 413)
+    assert body["detail"] == (
+        f"chunks embedded per write of key {AGENT}'s role agent: 2 (this write needs 3); "
+        "send it in smaller batches"
+    )
+    problem(client.get("/v1/entries/d1", headers=AS_AGENT), 404)
+    log = {"events": [{"id": "log", "tier": "E", "text": "GET /invoices 503 " * 1200}]}
+    assert problem(client.post("/v1/events", json=log, headers=AS_AGENT), 413)
+    two = {"events": [decision(1), decision(2)]}
+    assert client.post("/v1/events", json=two, headers=AS_AGENT).status_code == 201
+    # An admin's writes are not held to it, by default.
+    assert client.post("/v1/events", json=three, headers=AS_ADMIN).status_code == 201
+
+
 def test_tier_e_text_takes_a_chunk_for_every_10_000_characters_of_the_allowance(
     app: Serve, clock: FakeClock
 ) -> None:
@@ -186,6 +209,36 @@ def test_mcp_requests_count_against_the_key_as_rest_ones_do(
     refused = client.post("/mcp", json=LISTING, headers={**MCP, **AS_AGENT})
     assert "requests per second" in too_many(refused)["detail"]
     assert client.post("/mcp", json=LISTING, headers={**MCP, **AS_ADMIN}).status_code == 200
+
+
+def test_reads_and_writes_take_the_turns_of_the_key_that_sends_them(
+    app: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """REST, MCP (whose tools run in tasks of their own) and the pools alike: every call
+    a request hands to a pool is its key's (``service/lib/fair.py``), else its address's."""
+    seen: list[str] = []
+
+    def noting(submit: Callable[..., Any]) -> Callable[..., Any]:
+        def submitted(self: FairExecutor, *args: Any, **kwargs: Any) -> Any:
+            seen.append(ASKER.get())
+            return submit(self, *args, **kwargs)
+
+        return submitted
+
+    monkeypatch.setattr(FairExecutor, "submit", noting(FairExecutor.submit))
+    client = app(api_keys=KEYS)
+    search = {"query": "billing queue"}
+    assert client.post("/v1/search", json=search, headers=AS_AGENT).status_code == 200
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+    call["params"] = {"name": "search", "arguments": search}
+    assert client.post("/mcp", json=call, headers={**MCP, **AS_AGENT}).status_code == 200
+    write = {"events": [decision(1)]}
+    assert client.post("/v1/events", json=write, headers=AS_AGENT).status_code == 201
+    assert seen and set(seen) == {f"key {AGENT}"}
+    seen.clear()
+    opened = app()
+    assert opened.post("/v1/search", json=search).status_code == 200
+    assert set(seen) == {"client testclient"}
 
 
 def test_without_keys_no_address_is_limited_unless_asked(

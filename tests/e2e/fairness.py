@@ -28,6 +28,7 @@ from msgspec.structs import replace
 
 from schemas import wire
 from schemas.vocabulary import GLOB_CHARS, LABEL_CHARS, MAX_TAGS, TEXT_CHARS
+from service.application.events import TIER_E_CHARS_PER_CHUNK
 from service.settings import Settings
 
 JSON = "application/json"
@@ -57,9 +58,15 @@ def most(struct: type[msgspec.Struct], name: str) -> int:
 QUESTION = most(wire.SearchRequest, "query")
 TOKENS = most(wire.ContextRequest, "max_tokens")
 MAX_CHUNKS = DEFAULTS.chunking.max_chunks
+PER_WRITE = DEFAULTS.limits.chunks_per_write("agent")
+"""Chunks one write of an agent may embed: the most a valid write of the walk costs."""
 STRIDE = DEFAULTS.chunking.words - DEFAULTS.chunking.overlap
 LARGEST_WORDS = DEFAULTS.chunking.words + (MAX_CHUNKS - 1) * STRIDE
 """Words of a text that makes the most chunks an entry may have."""
+WRITTEN_WORDS = DEFAULTS.chunking.words + (PER_WRITE - 1) * STRIDE
+"""Words of a text that makes the most chunks one write of an agent may embed."""
+E_WRITE_CHARS = PER_WRITE * TIER_E_CHARS_PER_CHUNK
+"""Characters of tier E text one write of an agent may hold."""
 BATCH = DEFAULTS.server.max_batch
 E_EVENTS = DEFAULTS.server.max_body_bytes // (TEXT_CHARS + 8 * 1024)
 """Tier E events of ``TEXT_CHARS`` characters one body holds (16)."""
@@ -185,12 +192,15 @@ GENERATORS: dict[str, Generator] = {
     "comment": lambda t, r: fresh_words(r, most(wire.FeedbackRequest, "comment")),
     "tags": lambda t, r: [fresh_words(r, LABEL_CHARS) for _ in range(MAX_TAGS)],
     "largest text": lambda t, r: short_words(r, LARGEST_WORDS),
-    "tenth of the largest text": lambda t, r: short_words(r, LARGEST_WORDS // 10),
+    "written text": lambda t, r: short_words(r, WRITTEN_WORDS),
     "fresh text": lambda t, r: fresh_words(r, TEXT_CHARS),
     "tier E body": _events("E", E_EVENTS, lambda r: fresh_words(r, TEXT_CHARS)),
-    "quarter tier E body": _events("E", E_EVENTS // 4, lambda r: fresh_words(r, TEXT_CHARS)),
+    "tier E write": lambda t, r: [
+        *_events("E", 1, lambda r: fresh_words(r, TEXT_CHARS))(t, r),
+        *_events("E", 1, lambda r: fresh_words(r, E_WRITE_CHARS - TEXT_CHARS))(t, r),
+    ],
     "tier C batch": _events("C", BATCH, _one_chunk),
-    "tenth tier C batch": _events("C", BATCH // 10, _one_chunk),
+    "tier C write": _events("C", PER_WRITE, _one_chunk),
     "promoted ids": lambda t, r: [f"walk-{n}" for n in range(most(wire.PromoteRequest, "ids"))],
     **{f"pattern {name}": made for name, made in PATTERNS.items()},
 }
@@ -234,14 +244,12 @@ class Request:
     """Other than JSON: ``body`` makes the text sent as it is."""
     refused: bool = False
     """An agent key may not call it: 403, 404 or 405."""
-    sample: tuple[Any, float] | None = None
-    """The body of a smaller request of the same kind, the one whose server CPU is measured
-    alone, and the factor that CPU is scaled by (it grows linearly with chunks and
-    characters): the whole one takes longer than the walk's budget."""
+    too_large: bool = False
+    """A write of more chunks than one write of an agent may embed: 413."""
 
-    def call(self, t: Target, rng: random.Random, *, sampled: bool = False) -> Call:
+    def call(self, t: Target, rng: random.Random) -> Call:
         path = _PLACEHOLDER.sub(lambda m: _quoted(GENERATORS[m[1]](t, rng)), self.path)
-        body = self.sample[0] if sampled and self.sample else self.body
+        body = self.body
         headers = (("Accept", f"{JSON}, text/event-stream"),) if path == "/mcp" else ()
         if body is None:
             return Call(self.method, path, headers=headers)
@@ -287,20 +295,25 @@ WIDEST = {"explain": True, "include_archived": True, "rerank": True}
 CONTEXT = {"max_tokens": TOKENS, "max_entries": most(wire.ContextRequest, "max_entries")}
 TOP_N = {"top_n": most(wire.RetrieveRequest, "top_n")}
 DOCUMENT_BYTES = most(wire.DocumentsRequest, "max_bytes")
-EVENT_A = {"tier": "A", "text": "{largest text}", "namespace": "{ns}", "tags": "{tags}"}
-SAMPLE_A = EVENT_A | {"text": "{tenth of the largest text}"}
-CHUNKS = f"{MAX_CHUNKS} chunks"
+EVENT_A = {"tier": "A", "text": "{written text}", "namespace": "{ns}", "tags": "{tags}"}
+LARGEST_A = EVENT_A | {"text": "{largest text}"}
+CHUNKS = f"{PER_WRITE} chunks"
 R = Request
 
 REST = [
     R("GET /v1/entries/{entry_id}", "a 1 MB entry", "GET", "/v1/entries/{large}?namespace={ns}"),
     R("GET /v1/entries/{entry_id}/history", "a large one's", "GET", "/v1/entries/{large}/history"),
-    R("POST /v1/events", f"tier A, {CHUNKS}", "POST", "/v1/events", {"events": [EVENT_A]},
-      sample=({"events": [SAMPLE_A]}, 10.0)),
+    R("POST /v1/events", f"tier A, {CHUNKS}", "POST", "/v1/events", {"events": [EVENT_A]}),
+    R("POST /v1/events", f"tier E, {E_WRITE_CHARS:,} characters", "POST", "/v1/events",
+      {"events": "{tier E write}"}),
+    R("POST /v1/events", f"tier C, {PER_WRITE} events", "POST", "/v1/events",
+      {"events": "{tier C write}"}),
+    R("POST /v1/events", f"tier A, {MAX_CHUNKS} chunks", "POST", "/v1/events",
+      {"events": [LARGEST_A]}, too_large=True),
     R("POST /v1/events", f"tier E, {E_EVENTS} x 1 MB", "POST", "/v1/events",
-      {"events": "{tier E body}"}, sample=({"events": "{quarter tier E body}"}, 4.0)),
+      {"events": "{tier E body}"}, too_large=True),
     R("POST /v1/events", f"tier C, {BATCH} events", "POST", "/v1/events",
-      {"events": "{tier C batch}"}, sample=({"events": "{tenth tier C batch}"}, 10.0)),
+      {"events": "{tier C batch}"}, too_large=True),
     R("DELETE /v1/entries/{entry_id}", "one it wrote", "DELETE", "/v1/entries/{written}"),
     R("POST /v1/search", "hybrid, 100 explained", "POST", "/v1/search", SEARCH | WIDEST),
     R("POST /v1/search", "as of today", "POST", "/v1/search", SEARCH | {"as_of": "{end of today}"}),
@@ -384,8 +397,9 @@ MCP = [
         tool("multi_get", {"pattern": f"{{pattern {name}}}", "max_bytes": DOCUMENT_BYTES}))
       for name in PATTERNS),
     R("MCP remember", f"tier A, {CHUNKS}", "POST", "/mcp",
-      tool("remember", {"text": "{largest text}", "tier": "A", "tags": "{tags}"}),
-      sample=(tool("remember", {"text": "{tenth of the largest text}", "tier": "A"}), 10.0)),
+      tool("remember", {"text": "{written text}", "tier": "A", "tags": "{tags}"})),
+    R("MCP remember", f"tier A, {MAX_CHUNKS} chunks", "POST", "/mcp",
+      tool("remember", {"text": "{largest text}", "tier": "A"}), too_large=True),
     R("MCP remember", "tier E, 1 MB", "POST", "/mcp",
       tool("remember", {"text": "{fresh text}", "tier": "E"})),
     R("MCP status", "all", "POST", "/mcp", tool("status")),

@@ -9,7 +9,8 @@ from concurrent.futures import Future
 
 import pytest
 
-from service.lib.fair import ASKER, FairExecutor, asking
+from service.lib.fair import ASKER, RECENT, FairExecutor, asking
+from tests.fakes import FakeClock
 
 
 def _submit(pool: FairExecutor, who: str, call, *args) -> Future:
@@ -28,22 +29,62 @@ def test_results_and_errors_reach_the_caller() -> None:
         pool.shutdown()
 
 
+def _running(futures: list[Future], count: int) -> bool:
+    """Whether ``count`` of ``futures`` come to run within a few seconds."""
+    deadline = time.monotonic() + 5
+    while sum(f.running() for f in futures) != count and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return sum(f.running() for f in futures) == count
+
+
 def test_one_caller_never_holds_every_thread() -> None:
     pool = FairExecutor(4)
     gate = threading.Event()
     try:
         busy = [_submit(pool, "attacker", gate.wait, 10) for _ in range(8)]
-        # Three of the attacker's calls run, five wait: another caller's runs at once.
-        assert _submit(pool, "victim", lambda: "served").result(5) == "served"
-        deadline = time.monotonic() + 5
-        while sum(f.running() for f in busy) < 3 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert sum(f.running() for f in busy) == 3
+        # Alone, three of the attacker's calls run and five wait ...
+        assert _running(busy, 3)
         assert pool.waiting() == {"attacker": 5}
+        # ... and another caller's runs at once.
+        assert _submit(pool, "victim", lambda: "served").result(5) == "served"
         gate.set()
         assert all(f.result(5) for f in busy)
     finally:
         gate.set()
+        pool.shutdown()
+
+
+def test_while_others_ask_each_starts_calls_up_to_an_equal_share() -> None:
+    clock = FakeClock()
+    pool = FairExecutor(5, clock=clock)  # four threads shared, one kept
+    gates = [threading.Event() for _ in range(8)]
+    try:
+        busy = [_submit(pool, "attacker", gate.wait, 10) for gate in gates]
+        assert _running(busy, 4)
+        victim_gate = threading.Event()
+        victim = _submit(pool, "victim", victim_gate.wait, 10)
+        assert _running([victim], 1)
+        # Two ask: the attacker starts calls again only below two running.
+        gates[0].set()
+        gates[1].set()
+        busy[0].result(5)
+        busy[1].result(5)
+        assert _running(busy, 2)
+        time.sleep(0.05)
+        assert sum(f.running() for f in busy) == 2 and pool.waiting() == {"attacker": 4}
+        gates[2].set()
+        busy[2].result(5)
+        assert _running(busy, 2) and pool.waiting() == {"attacker": 3}
+        # The victim gone and quiet for a while, the attacker has all four again.
+        victim_gate.set()
+        victim.result(5)
+        clock.advance(RECENT + 0.1)
+        gates[3].set()
+        busy[3].result(5)
+        assert _running(busy, 4)
+    finally:
+        for gate in gates:
+            gate.set()
         pool.shutdown()
 
 

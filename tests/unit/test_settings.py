@@ -36,6 +36,7 @@ VARIABLES = {
     "STRATA_REQUESTS_PER_SECOND": ("limits", "requests_per_second"),
     "STRATA_REQUESTS_IN_FLIGHT": ("limits", "requests_in_flight"),
     "STRATA_CHUNKS_EMBEDDED_PER_MINUTE": ("limits", "chunks_embedded_per_minute"),
+    "STRATA_CHUNKS_EMBEDDED_PER_WRITE": ("limits", "chunks_embedded_per_write"),
     "STRATA_LIMIT_ADDRESSES": ("limits", "limit_addresses"),
     "STRATA_SIGN_IN_FAILURES_PER_MINUTE": ("limits", "sign_in_failures_per_minute"),
     "STRATA_DATA_DIR": ("storage", "data_dir"),
@@ -438,6 +439,7 @@ def test_limits_are_set_per_role_and_a_role_left_out_keeps_its_default() -> None
             "STRATA_REQUESTS_PER_SECOND": '{"agent": 2.5}',
             "STRATA_REQUESTS_IN_FLIGHT": '{"admin": 0}',
             "STRATA_CHUNKS_EMBEDDED_PER_MINUTE": '{"agent": 100, "admin": 200}',
+            "STRATA_CHUNKS_EMBEDDED_PER_WRITE": '{"admin": 50}',
             "STRATA_LIMIT_ADDRESSES": "on",
             "STRATA_SIGN_IN_FAILURES_PER_MINUTE": "3",
         }
@@ -446,6 +448,7 @@ def test_limits_are_set_per_role_and_a_role_left_out_keeps_its_default() -> None
     assert (limits.per_second("agent"), limits.per_second("admin")) == (2.5, 500)
     assert (limits.in_flight("agent"), limits.in_flight("admin")) == (8, 0)
     assert (limits.chunks_per_minute("agent"), limits.chunks_per_minute("admin")) == (100, 200)
+    assert (limits.chunks_per_write("agent"), limits.chunks_per_write("admin")) == (128, 50)
     assert (limits.limit_addresses, limits.sign_in_failures_per_minute) == ("on", 3)
     assert defaults.limit_addresses == "off", "without keys, no address is limited unless asked"
 
@@ -457,6 +460,7 @@ def test_limits_are_set_per_role_and_a_role_left_out_keeps_its_default() -> None
         ("STRATA_REQUESTS_PER_SECOND", '{"agent": -1}', "expected float >= 0.0 in each entry"),
         ("STRATA_REQUESTS_IN_FLIGHT", '{"admin": 1.5}', "expected int"),
         ("STRATA_CHUNKS_EMBEDDED_PER_MINUTE", "3000", "expected object"),
+        ("STRATA_CHUNKS_EMBEDDED_PER_WRITE", '{"reader": 5}', "takes the roles agent and admin"),
         ("STRATA_LIMIT_ADDRESSES", "yes", "expected one of on, off"),
         ("STRATA_SIGN_IN_FAILURES_PER_MINUTE", "-1", "expected int >= 0"),
     ],
