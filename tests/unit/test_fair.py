@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Any
 
 import pytest
 
@@ -13,7 +15,7 @@ from service.lib.fair import ASKER, RECENT, FairExecutor, asking
 from tests.fakes import FakeClock
 
 
-def _submit(pool: FairExecutor, who: str, call, *args) -> Future:
+def _submit(pool: FairExecutor, who: str, call: Callable[..., Any], *args: Any) -> Future[Any]:
     with asking(who):
         return pool.submit(call, *args)
 
@@ -29,7 +31,7 @@ def test_results_and_errors_reach_the_caller() -> None:
         pool.shutdown()
 
 
-def _running(futures: list[Future], count: int) -> bool:
+def _running(futures: list[Future[Any]], count: int) -> bool:
     """Whether ``count`` of ``futures`` come to run within a few seconds."""
     deadline = time.monotonic() + 5
     while sum(f.running() for f in futures) != count and time.monotonic() < deadline:
