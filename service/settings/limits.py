@@ -43,7 +43,7 @@ class LimitSettings(Group, frozen=True):
     429. A batch needing more than a minute's worth is taken when the allowance is whole,
     and the key then waits until it is paid back. A role left out keeps its default; 0: no
     limit. An agent recording every turn of a busy conversation embeds a few chunks a
-    minute, and 3000 (about 450,000 words) still lets it import a notebook at once; two
+    minute, and 3000 (about 450,000 words) still lets it import a notebook in a minute; two
     cores embed some 100 to 150 chunks a second, so one agent's import leaves the model at
     least half its time for the others. 60,000 only stops an admin's loop gone wrong.
     Tier E text, which is not embedded but still counted in tokens, chunked and indexed, is
