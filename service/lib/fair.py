@@ -134,9 +134,9 @@ class FairExecutor(Executor):
                         return
                     self._changed.wait()
                     taken = self._take()
-                if self._waiting:  # another thread may take one too (a share grown)
+                who, call, more = taken
+                if more:  # another call may start too (a share grown, say)
                     self._changed.notify()
-            who, call = taken
             try:
                 if call.future.set_running_or_notify_cancel():
                     try:
@@ -150,28 +150,34 @@ class FairExecutor(Executor):
                         del self._running[who]
                         if who not in self._waiting:
                             del self._turns[who]
-                    self._changed.notify()
+                    if self._waiting:
+                        self._changed.notify()
 
     def share(self) -> int:
         """The most calls an asker may start with: ``most`` when it asks alone, else an
         equal share of ``most`` between the askers of late, one at the least."""
         since = self._clock() - RECENT
-        for who, when in list(self._seen.items()):  # oldest first
-            if when >= since:
-                break
-            del self._seen[who]
-        askers = len(self._seen.keys() | self._waiting.keys() | self._running.keys())
+        seen = self._seen
+        while seen and seen[oldest := next(iter(seen))] < since:
+            del seen[oldest]
+        # Those asking now count too, though they sent their calls long ago.
+        busy = self._waiting.keys() | self._running.keys()
+        askers = len(seen) + sum(1 for who in busy if who not in seen)
         return max(1, self.most // max(1, askers))
 
-    def _take(self) -> tuple[str, _Call] | None:
-        """The next call to run, counted as running; None when no asker may run one."""
+    def _take(self) -> tuple[str, _Call, bool] | None:
+        """The next call to run, counted as running, and whether another may start too;
+        None when no asker may start one."""
+        if not self._waiting:
+            return None
         chosen: str | None = None
         best: tuple[int, int, int] | None = None
-        share = self.share() if self._waiting else 0
+        share, eligible = self.share(), 0
         for who, queue in self._waiting.items():
             running = self._running.get(who, 0)
             if running >= share:
                 continue
+            eligible += 1
             rank = (running, self._turns.get(who, -1), queue[0].order)
             if best is None or rank < best:
                 chosen, best = who, rank
@@ -181,6 +187,7 @@ class FairExecutor(Executor):
         call = queue.popleft()
         if not queue:
             del self._waiting[chosen]
-        self._running[chosen] = self._running.get(chosen, 0) + 1
+        running = self._running[chosen] = self._running.get(chosen, 0) + 1
         self._turns[chosen] = next(self._starts)
-        return chosen, call
+        more = eligible > 1 or (bool(queue) and running < share)
+        return chosen, call, more

@@ -131,6 +131,13 @@ def test_the_walk_sends_every_operation(walk: tuple[Server, Path]) -> None:
     assert not walked - served, f"no longer served: {sorted(walked - served)}"
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process, in MB."""
+    found = re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
+    assert found, "no VmRSS"
+    return round(int(found[1]) / 1024, 1)
+
+
 def cpu_seconds(pid: int) -> float:
     """User and system CPU time of a process (all its threads), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
@@ -383,6 +390,7 @@ def test_no_key_starves_another(walk: tuple[Server, Path], tmp_path: Path) -> No
     phases = {"began": time.monotonic()}
     target = seed(server, notes)
     phases["seeded"] = time.monotonic()
+    memory = {"seeded": rss_mb(pid)}
     before = victim_searches(server, None, BASELINE_SEARCHES)
     phases["measured alone"] = time.monotonic()
     solo = alone(server, target)
@@ -391,6 +399,7 @@ def test_no_key_starves_another(walk: tuple[Server, Path], tmp_path: Path) -> No
     sent, during = attack(server, target, began + ATTACK_SECONDS)
     phases["attacked"] = time.monotonic()
     used = cpu_seconds(pid) - used
+    memory["after the attack"] = rss_mb(pid)
 
     found = problems(before, solo, sent, during)
     report: dict[str, Any] = {
@@ -402,6 +411,7 @@ def test_no_key_starves_another(walk: tuple[Server, Path], tmp_path: Path) -> No
             for (_, then), (name, at) in itertools.pairwise(phases.items())
         },
         "victim": {"before": summary(before), "during": summary(during)},
+        "server_rss_mb": memory,
         "server_cpu_during_attack": {
             "seconds": round(used, 1),
             "cores_busy": round(used / (phases["attacked"] - began), 2),
@@ -428,6 +438,7 @@ def report_text(report: dict[str, Any], path: Path) -> str:
         f"victim before: {victim['before']}",
         f"victim during: {victim['during']} (p95 x {ratio:.1f})",
         f"server CPU during the attack: {report['server_cpu_during_attack']}",
+        f"server RSS (MB): {report['server_rss_mb']}",
         f"phases (s): {report['phase_seconds']}",
         "attacker, by request (sent, statuses, slowest s):",
         *(
