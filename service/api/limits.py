@@ -23,6 +23,7 @@ from service.application import Services
 from service.application.auth import Principal, presented_key
 from service.errors import Unauthorized
 from service.lib.fair import asking
+from service.net.addresses import client_of
 
 UNKNOWN = "unknown"
 """The address of a client the server does not know (a Unix socket)."""
@@ -48,7 +49,7 @@ class RequestLimits(ASGIMiddleware):
         caller = services.limits.caller(principal) if principal is not None else None
         # The reads and writes of a request take turns with other callers' (its key's, else
         # its address's).
-        address = f"client {client_address(scope)}"
+        address = f"client {client_of(client_address(scope))}"
         who = services.limits.asker(principal) if principal is not None else address
         with asking(who):
             if caller is None:

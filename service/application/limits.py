@@ -27,6 +27,7 @@ from service.application.auth import ROLES, Principal, Role
 from service.application.wrong_keys import WrongKeys
 from service.errors import PayloadTooLarge, TooManyRequests
 from service.lib.buckets import Buckets, whole_seconds
+from service.net.addresses import client_of
 from service.settings import LimitSettings
 
 MINUTE = 60.0
@@ -70,14 +71,16 @@ class Limits:
         if self.keyed:
             return Caller(f"key {principal.name}", principal.role)
         if self.settings.limit_addresses == "on":
-            return Caller(f"client {principal.address}", principal.role)
+            return Caller(f"client {client_of(principal.address)}", principal.role)
         return None
 
     def asker(self, principal: Principal) -> str:
         """Whose turn ``principal``'s reads and writes take in the pools
         (``service/lib/fair.py``): its caller's, else its address's."""
         caller = self.caller(principal)
-        return caller.label if caller is not None else f"client {principal.address}"
+        return (
+            caller.label if caller is not None else f"client {client_of(principal.address or '')}"
+        )
 
     def request(self, caller: Caller) -> None:
         """Count one request of ``caller``; TooManyRequests when over its rate."""

@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 from service.errors import TooManyRequests
 from service.lib.buckets import Buckets, whole_seconds
+from service.net.addresses import client_of
 
 MINUTE = 60.0
 KEEP_ADDRESSES = 65_536
@@ -72,6 +73,7 @@ class WrongKeys:
         if not self.per_minute:
             return
         fingerprint = self.fingerprint(key)
+        address = client_of(address)
         proven = (address, fingerprint)
         with self._lock:
             now = self.clock()

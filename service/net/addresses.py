@@ -53,3 +53,24 @@ def is_postgres(url: str) -> bool:
         return urlsplit(url).scheme in ("postgresql", "postgres")
     except ValueError:
         return False
+
+
+IPV6_CLIENT_PREFIX = 64
+"""Bits of an IPv6 address that name one client: a host is routed a /64 (SLAAC, RFC 6177's
+smallest end-site assignment) and picks any address of it at will, so an allowance kept per
+IPv6 address would be kept per guess."""
+
+
+def client_of(address: str) -> str:
+    """Whom a limit kept per client address counts ``address`` as: itself, but for an IPv6
+    address, its /64 (an IPv4-mapped one is the IPv4 address); what is not an address
+    (``unknown``), as it is."""
+    try:
+        found = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.IPv6Network((found, IPV6_CLIENT_PREFIX), strict=False))
+    return str(found)

@@ -71,7 +71,7 @@ class LimitSettings(Group, frozen=True):
     a stale key holds back itself alone; past an address's, any key sent from there answers
     429 (right or wrong: a guess learns nothing), except a right key already served from that
     address. Ten is more than anyone mistyping a key needs, and holds a guesser to 14,410 keys
-    a day from one address, on each replica (see Security); 0: no limit."""
+    a day from one address (an IPv6 /64), on each replica (see Security); 0: no limit."""
 
     def per_second(self, role: str) -> float:
         """``requests_per_second`` of ``role``; 0: no limit."""

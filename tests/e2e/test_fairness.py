@@ -131,11 +131,17 @@ def test_the_walk_sends_every_operation(walk: tuple[Server, Path]) -> None:
     assert not walked - served, f"no longer served: {sorted(walked - served)}"
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process, in MB."""
-    found = re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
-    assert found, "no VmRSS"
-    return round(int(found[1]) / 1024, 1)
+def rss_mb(pid: int) -> dict[str, float]:
+    """Resident memory of a process, in MB: all of it, and its anonymous part (the rest
+    is files mapped, the stores' among them, which grow with what they hold)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+
+    def field(name: str) -> float:
+        found = re.search(rf"{name}:\s+(\d+) kB", status)
+        assert found, f"no {name}"
+        return round(int(found[1]) / 1024, 1)
+
+    return {"all": field("VmRSS"), "anonymous": field("RssAnon")}
 
 
 def cpu_seconds(pid: int) -> float:

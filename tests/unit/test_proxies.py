@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.net.addresses import client_of
 from service.net.proxies import TrustedProxies
 
 BALANCER = TrustedProxies.parse("10.0.0.0/8,192.0.2.7")
@@ -61,3 +62,19 @@ def test_a_peer_mapped_into_ipv6_is_trusted_as_its_ipv4_address() -> None:
     assert BALANCER.trusts("::ffff:10.0.0.2")
     assert not BALANCER.trusts("::ffff:198.51.100.4")
     assert not BALANCER.trusts("testclient")
+
+
+@pytest.mark.parametrize(
+    ("address", "client"),
+    [
+        ("192.0.2.7", "192.0.2.7"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2::", "2001:db8:1:2::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("::1", "::/64"),
+        ("unknown", "unknown"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_a_client_is_its_ipv4_address_or_its_ipv6_64(address: str, client: str) -> None:
+    assert client_of(address) == client

@@ -146,3 +146,21 @@ def test_a_guesser_s_own_flood_adds_nothing_once_its_address_is_held(clock: Fake
         with contextlib.suppress(TooManyRequests):
             counts.sent("203.0.113.9", guess(n), right=False)
     assert counts.held() == (1, 3, 0)
+
+
+def test_an_ipv6_client_is_counted_by_its_64_whatever_address_it_picks(
+    clock: FakeClock,
+) -> None:
+    """A host picks any address of its /64 at will: one allowance for all of them."""
+    counts = WrongKeys(3, clock=clock)
+    for n in range(3):
+        counts.sent(f"2001:db8:1:2::{n + 1:x}", guess(n), right=False)
+    over = refused(lambda: counts.sent("2001:db8:1:2:ffff::9", guess(3), right=False))
+    assert over.detail.startswith(
+        "failed authentications per minute from client 2001:db8:1:2::/64: 3;"
+    )
+    counts.sent("2001:db8:1:3::1", guess(4), right=False)  # the next /64 is another client
+    counts.sent("::ffff:10.0.0.7", guess(5), right=False)  # an IPv4 client, mapped
+    counts.sent("10.0.0.7", guess(6), right=False)
+    counts.sent("10.0.0.7", guess(7), right=False)
+    assert refused(lambda: counts.sent("10.0.0.7", guess(8), right=False))
