@@ -7,12 +7,14 @@ import logging
 import os
 
 from service.cli.exits import OK
+from service.lib.arenas import fewer_arenas
 from service.settings import Settings
 
 log = logging.getLogger("strata")
 
 
 def serve(args: argparse.Namespace) -> int:
+    fewer_arenas()  # before the server's threads start allocating
     import uvicorn
 
     from service import VERSION
