@@ -44,7 +44,12 @@ class Pools:
 
     def __init__(self, settings: Settings) -> None:
         to_thread.current_default_thread_limiter().total_tokens = settings.server.search_threads
-        self.writes = FairExecutor(settings.server.write_threads, name="strata-write")
+        # One account of who asks for both pools: a caller writing while another reads
+        # shares the machine with it (``service/lib/fair.py``, ``shared``).
+        recent = _reads.recent if _reads is not None else None
+        self.writes = FairExecutor(
+            settings.server.write_threads, name="strata-write", recent=recent
+        )
         self.status = CapacityLimiter(STATUS_THREADS)
 
     async def write(self, call: Callable[..., T], *args: Any) -> T:

@@ -18,7 +18,7 @@ import itertools
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -45,6 +45,41 @@ def asking(who: str) -> Iterator[None]:
         ASKER.reset(token)
 
 
+class Recent:
+    """The askers of late (within ``RECENT`` seconds) of the pools that share it: a read
+    pool and a write pool sharing one share the machine between the same callers."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._seen: dict[str, float] = {}
+        """When each asker last submitted a call, oldest first."""
+        self._lock = threading.Lock()
+
+    def saw(self, who: str) -> None:
+        with self._lock:
+            self._seen.pop(who, None)
+            self._seen[who] = self._clock()
+
+    def askers(self, busy: Iterable[str] = ()) -> set[str]:
+        """The askers of late, and ``busy`` (asking now, though they sent calls long ago)."""
+        since = self._clock() - RECENT
+        with self._lock:
+            seen = self._seen
+            while seen and seen[oldest := next(iter(seen))] < since:
+                del seen[oldest]
+            return set(seen).union(busy)
+
+
+_CALL = threading.local()
+
+
+def shared() -> bool:
+    """Whether the call running on this thread started while other callers asked too (of
+    any pool sharing its ``Recent``): work that could spread over every core had better take
+    one then. False outside a fair pool's threads."""
+    return bool(getattr(_CALL, "shared", False))
+
+
 @dataclass
 class _Call:
     order: int
@@ -64,15 +99,13 @@ class FairExecutor(Executor):
         *,
         most: int | None = None,
         name: str = "strata-fair",
-        clock: Callable[[], float] = time.monotonic,
+        recent: Recent | None = None,
     ) -> None:
         if threads < 1:
             raise ValueError("a pool needs a thread")
         self._threads = threads
         self.most = most if most is not None else max(1, threads - 1)
-        self._clock = clock
-        self._seen: dict[str, float] = {}
-        """When each asker last submitted a call."""
+        self.recent = recent or Recent()
         self._name = name
         self._waiting: dict[str, deque[_Call]] = {}
         self._running: dict[str, int] = {}
@@ -92,8 +125,7 @@ class FairExecutor(Executor):
             call = _Call(next(self._order), future, fn, args, kwargs)
             who = ASKER.get()
             self._waiting.setdefault(who, deque()).append(call)
-            self._seen.pop(who, None)  # kept in order of the last call
-            self._seen[who] = self._clock()
+            self.recent.saw(who)
             while len(self._workers) < self._threads:
                 self._start_worker()
             self._changed.notify()
@@ -134,9 +166,10 @@ class FairExecutor(Executor):
                         return
                     self._changed.wait()
                     taken = self._take()
-                who, call, more = taken
+                who, call, more, askers = taken
                 if more:  # another call may start too (a share grown, say)
                     self._changed.notify()
+            _CALL.shared = askers > 1
             try:
                 if call.future.set_running_or_notify_cancel():
                     try:
@@ -153,26 +186,19 @@ class FairExecutor(Executor):
                     if self._waiting:
                         self._changed.notify()
 
-    def share(self) -> int:
-        """The most calls an asker may start with: ``most`` when it asks alone, else an
-        equal share of ``most`` between the askers of late, one at the least."""
-        since = self._clock() - RECENT
-        seen = self._seen
-        while seen and seen[oldest := next(iter(seen))] < since:
-            del seen[oldest]
-        # Those asking now count too, though they sent their calls long ago.
-        busy = self._waiting.keys() | self._running.keys()
-        askers = len(seen) + sum(1 for who in busy if who not in seen)
-        return max(1, self.most // max(1, askers))
+    def _askers(self) -> int:
+        return len(self.recent.askers(self._waiting.keys() | self._running.keys()))
 
-    def _take(self) -> tuple[str, _Call, bool] | None:
-        """The next call to run, counted as running, and whether another may start too;
-        None when no asker may start one."""
+    def _take(self) -> tuple[str, _Call, bool, int] | None:
+        """The next call to run, counted as running, whether another may start too, and
+        how many ask; None when no asker may start one."""
         if not self._waiting:
             return None
         chosen: str | None = None
         best: tuple[int, int, int] | None = None
-        share, eligible = self.share(), 0
+        # ``most`` for an asker alone, else an equal share of it, one at the least.
+        askers = self._askers()
+        share, eligible = max(1, self.most // max(1, askers)), 0
         for who, queue in self._waiting.items():
             running = self._running.get(who, 0)
             if running >= share:
@@ -190,4 +216,4 @@ class FairExecutor(Executor):
         running = self._running[chosen] = self._running.get(chosen, 0) + 1
         self._turns[chosen] = next(self._starts)
         more = eligible > 1 or (bool(queue) and running < share)
-        return chosen, call, more
+        return chosen, call, more, askers

@@ -28,7 +28,8 @@ class ModelSettings(Group, frozen=True, rename={"threads": "model_threads"}):
     ``onnx`` (ONNX Runtime, the same vectors as torch) or ``torch``."""
     threads: Annotated[int, Meta(ge=0)] = 0
     """Threads one batch of texts may use in a model call; 0: one per core. A search's query
-    is always embedded on one thread."""
+    is always embedded on one thread, and so is a write's batch (ONNX backends) begun while
+    other callers ask: they keep the other cores."""
     reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
     """Cross-encoder path, or name in the local model cache, for reranking; empty: none."""
     reranker_backend: Backend = "onnx"

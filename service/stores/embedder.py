@@ -20,6 +20,7 @@ import numpy as np
 
 from service.domain.errors import EngineUnavailable
 from service.domain.tokens import ModelTokens
+from service.lib.fair import shared
 from service.stores.onnx_export import UnsupportedModel, export_onnx
 from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
 
@@ -160,7 +161,8 @@ class OnnxEmbedder:
         batches = padded_batches(
             encoded, self._inputs, token_budget=TOKEN_BUDGET, most=self.batch_size
         )
-        session = self._single if len(encoded) == 1 else self._session
+        # One text, or a write while other callers ask: one thread, leaving them the rest.
+        session = self._single if len(encoded) == 1 or shared() else self._session
         for batch in batches:
             hidden = session.run(None, batch.feed)[0]
             weights = batch.mask[..., None].astype(np.float32)

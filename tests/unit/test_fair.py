@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from service.lib.fair import ASKER, RECENT, FairExecutor, asking
+from service.lib.fair import ASKER, RECENT, FairExecutor, Recent, asking, shared
 from tests.fakes import FakeClock
 
 
@@ -58,7 +58,7 @@ def test_one_caller_never_holds_every_thread() -> None:
 
 def test_while_others_ask_each_starts_calls_up_to_an_equal_share() -> None:
     clock = FakeClock()
-    pool = FairExecutor(5, clock=clock)  # four threads shared, one kept
+    pool = FairExecutor(5, recent=Recent(clock))  # four threads shared, one kept
     gates = [threading.Event() for _ in range(8)]
     try:
         busy = [_submit(pool, "attacker", gate.wait, 10) for gate in gates]
@@ -153,3 +153,23 @@ def test_cancelled_calls_never_run() -> None:
         assert ran == []
     finally:
         gate.set()
+
+
+def test_a_call_knows_whether_others_asked_when_it_started() -> None:
+    """Work that could take every core takes one while other callers ask, of either pool
+    sharing the account of who asks."""
+    reads = FairExecutor(2)
+    writes = FairExecutor(2, recent=reads.recent)
+    gate = threading.Event()
+    try:
+        assert _submit(writes, "writer", shared).result(5) is False
+        held = _submit(reads, "reader", gate.wait, 10)
+        assert _running([held], 1)
+        assert _submit(writes, "writer", shared).result(5) is True
+        gate.set()
+        held.result(5)
+        assert shared() is False  # not a pool's thread
+    finally:
+        gate.set()
+        reads.shutdown()
+        writes.shutdown()
