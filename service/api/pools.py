@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from anyio import CapacityLimiter, to_thread
 from litestar.concurrency import set_asyncio_executor
 
-from service.lib.fair import FairExecutor
+from service.lib.fair import FairExecutor, Recent
 from service.settings import Settings
 
 T = TypeVar("T")
@@ -25,6 +25,9 @@ STATUS_THREADS = 2
 
 
 _reads: FairExecutor | None = None
+_askers = Recent()
+"""Who asked of late, one account for the read and the write pools: a caller writing while
+another reads shares the machine with it (``service/lib/fair.py``, ``shared``)."""
 
 
 def reads_pool(settings: Settings) -> None:
@@ -34,7 +37,7 @@ def reads_pool(settings: Settings) -> None:
     global _reads
     if _reads is not None:  # an app made before in this process (tests make many)
         _reads.shutdown(wait=False)
-    _reads = FairExecutor(settings.server.search_threads, name="strata-read")
+    _reads = FairExecutor(settings.server.search_threads, name="strata-read", recent=_askers)
     set_asyncio_executor(cast(ThreadPoolExecutor, _reads))
 
 
@@ -44,12 +47,8 @@ class Pools:
 
     def __init__(self, settings: Settings) -> None:
         to_thread.current_default_thread_limiter().total_tokens = settings.server.search_threads
-        # One account of who asks for both pools: a caller writing while another reads
-        # shares the machine with it (``service/lib/fair.py``, ``shared``).
-        recent = _reads.recent if _reads is not None else None
-        self.writes = FairExecutor(
-            settings.server.write_threads, name="strata-write", recent=recent
-        )
+        threads = settings.server.write_threads
+        self.writes = FairExecutor(threads, name="strata-write", recent=_askers)
         self.status = CapacityLimiter(STATUS_THREADS)
 
     async def write(self, call: Callable[..., T], *args: Any) -> T:

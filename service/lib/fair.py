@@ -9,7 +9,9 @@ ago (a newcomer first). An asker alone runs at most ``most`` calls at once (all 
 but one: one is always left for whoever comes); while others ask too (within the last
 ``RECENT`` seconds), each starts calls only up to an equal share of those threads, one at
 the least. Python runs one thread's code at a time, so a caller running three searches
-would leave another a quarter of the interpreter; held to one, a half.
+would leave another a quarter of the interpreter; held to one, a half. Pools sharing one
+``Recent`` count the same askers, and a call knows (``shared``) whether others asked when it
+started: a write then embeds on one core, leaving the others to them.
 """
 
 from __future__ import annotations

@@ -27,12 +27,17 @@ def guess(n: int) -> str:
     return f"guess-number-{n:08}"
 
 
+def spend(counts: WrongKeys, address: str, keys: int = 3) -> None:
+    """Send ``keys`` new wrong keys from ``address``, each counted (within its allowance)."""
+    for n in range(keys):
+        counts.sent(address, guess(n), right=False)
+
+
 def test_new_wrong_keys_past_the_allowance_hold_up_their_address_only(
     clock: FakeClock,
 ) -> None:
     counts = WrongKeys(3, clock=clock)
-    for n in range(3):
-        counts.sent("10.0.0.66", guess(n), right=False)
+    spend(counts, "10.0.0.66")
     over = refused(lambda: counts.sent("10.0.0.66", guess(3), right=False))
     assert over.detail == (
         "failed authentications per minute from client 10.0.0.66: 3; try again in 20 s"
@@ -48,8 +53,7 @@ def test_a_right_key_not_yet_served_from_a_held_address_waits_as_a_guess_does(
     clock: FakeClock,
 ) -> None:
     counts = WrongKeys(3, clock=clock)
-    for n in range(3):
-        counts.sent("10.0.0.66", guess(n), right=False)
+    spend(counts, "10.0.0.66")
     wrong = refused(lambda: counts.sent("10.0.0.66", guess(3), right=False))
     right = refused(lambda: counts.sent("10.0.0.66", RIGHT, right=True))
     assert (right.detail, right.retry_after) == (wrong.detail, wrong.retry_after), "learns nothing"
@@ -153,7 +157,7 @@ def test_an_ipv6_client_is_counted_by_its_64_whatever_address_it_picks(
 ) -> None:
     """A host picks any address of its /64 at will: one allowance for all of them."""
     counts = WrongKeys(3, clock=clock)
-    for n in range(3):
+    for n in range(3):  # three addresses of one /64
         counts.sent(f"2001:db8:1:2::{n + 1:x}", guess(n), right=False)
     over = refused(lambda: counts.sent("2001:db8:1:2:ffff::9", guess(3), right=False))
     assert over.detail.startswith(
