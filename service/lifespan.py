@@ -16,6 +16,8 @@ from service.bootstrap import new_id as fresh_id
 from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair
 from service.domain.ports import Embedder
+from service.domain.search.retrieval import Retriever
+from service.lib import interpreter
 from service.settings import Settings
 
 log = logging.getLogger("strata")
@@ -80,7 +82,7 @@ async def running(settings: Settings) -> AsyncIterator[Services]:
     if services.follower is not None:
         services.follower.start(settings.cluster.replica_poll_ms / 1000)
     loader = threading.Thread(
-        target=load_reranker, args=(settings, services.retriever), name="reranker", daemon=True
+        target=_load_models, args=(settings, services.retriever), name="reranker", daemon=True
     )
     loader.start()
     try:
@@ -88,3 +90,11 @@ async def running(settings: Settings) -> AsyncIterator[Services]:
     finally:
         loader.join()
         services.close()
+        interpreter.unsettle()
+
+
+def _load_models(settings: Settings, retriever: Retriever) -> None:
+    """The reranker loaded, then what the process holds for its life kept out of the
+    collections of cycles (``service/lib/interpreter.py``)."""
+    load_reranker(settings, retriever)
+    interpreter.settle()

@@ -8,6 +8,7 @@ import os
 
 from service.cli.exits import OK
 from service.lib.arenas import fewer_arenas
+from service.lib.interpreter import short_turns
 from service.settings import Settings
 
 log = logging.getLogger("strata")
@@ -15,6 +16,7 @@ log = logging.getLogger("strata")
 
 def serve(args: argparse.Namespace) -> int:
     fewer_arenas()  # before the server's threads start allocating
+    short_turns()
     import uvicorn
 
     from service import VERSION

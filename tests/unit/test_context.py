@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 
 from schemas import wire
 from service.application.context import considered, pool_size
+from service.domain.answers.confidence import READ_CHARS
 from service.domain.answers.context import NOTHING, SECTIONS, Source, assemble, citation
-from service.domain.answers.excerpts import SCAN_WORDS, excerpt
+from service.domain.answers.excerpts import SCAN_WORDS, excerpt, more_words
+from service.domain.answers.folding import fold
+from service.domain.search.snippets import SCAN_CHARS
 from service.domain.tokens import CharacterTokens, ModelTokens, TokenCounter, words
 from tests.fakes import FakeEmbedder
 
@@ -188,6 +191,17 @@ def test_near_repeats_are_folded_into_the_best_ranked() -> None:
     assert "(also e-3)" in block.text and "always" not in block.text
 
 
+def test_near_repeats_are_told_by_the_words_a_search_weighs() -> None:
+    """Texts are compared by their first ``READ_CHARS`` characters: an entry of a megabyte
+    costs what one of 20,000 characters does."""
+    head = " ".join(f"word{n}" for n in range(READ_CHARS // 6))[:READ_CHARS]
+    texts = [head + " tail one" * 100_000, head + " other end" * 100_000, "Something else."]
+    assert [(f.kept, f.repeats) for f in fold(texts, str)] == [
+        (texts[0], [texts[1]]),
+        (texts[2], []),
+    ]
+
+
 def test_entries_come_in_the_order_given_each_on_its_own_cited_line() -> None:
     found = [
         entry(1, "We decided on Postgres.", speaker="alice"),
@@ -355,3 +369,18 @@ def test_a_term_past_the_first_words_of_a_long_sentence_is_not_looked_for() -> N
     sentence = " ".join(["filler"] * (SCAN_WORDS + 10) + ["postgres", "ledger"]) + "."
     cut = excerpt(sentence, {"postgres"}, 10, words_counter())
     assert cut.cut and cut.text.startswith("filler") and cut.tokens <= 10
+
+
+@given(st.text(st.sampled_from("ab \n\t"), max_size=40), st.integers(0, 12))
+def test_more_words_says_whether_a_text_has_more_words_than_a_number(text: str, most: int) -> None:
+    assert more_words(text, most) == (len(text.split()) > most)
+
+
+def test_a_passage_past_the_first_characters_of_a_long_entry_is_not_looked_for() -> None:
+    """A long entry's excerpt is chosen among the sentences of its first ``SCAN_CHARS``
+    characters, as a search's snippet is: what follows is marked as left out."""
+    filler = "Filler sentence here. " * (SCAN_CHARS // 22 + 10)
+    text = "Billing runs on the ledger. " + filler + "Postgres holds the ledger now."
+    cut = excerpt(text, {"postgres", "ledger"}, 12, words_counter(), whole=(text, 10**6))
+    assert cut.text.startswith("Billing runs on the ledger.") and cut.text.endswith("…")
+    assert "Postgres" not in cut.text and cut.cut and cut.tokens <= 12

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from service.domain.answers.excerpts import excerpt, one_line
+from service.domain.answers.excerpts import excerpt, more_words, one_line
 from service.domain.answers.folding import Folded, fold
 from service.domain.entries import Tier
 from service.domain.search.snippets import query_terms
@@ -137,7 +137,7 @@ def assemble(
     # A text of more words than the budget has tokens (a word is one at the least) is cut
     # whatever its share: it is neither made one line nor counted whole (its need is above
     # any share), its excerpt counts what it shows.
-    longer = [len(g.kept.text.split()) > max_tokens for g in groups]
+    longer = [more_words(g.kept.text, max_tokens) for g in groups]
     texts = [
         g.kept.text if long else one_line(g.kept.text)
         for g, long in zip(groups, longer, strict=True)

@@ -7,7 +7,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from service.domain.search.snippets import best_chunk
+from service.domain.search.snippets import SCAN_CHARS, best_chunk
 from service.domain.tokens import TokenCounter
 
 ELLIPSIS = "…"
@@ -30,6 +30,12 @@ class Excerpt:
 def one_line(text: str) -> str:
     """``text`` with every run of white space made one space, trimmed."""
     return _SPACES.sub(" ", text).strip()
+
+
+def more_words(text: str, most: int) -> bool:
+    """Whether ``text`` has more than ``most`` words, reading no further than the word after
+    them."""
+    return len(text.split(maxsplit=most)) > most
 
 
 def sentences(text: str) -> list[str]:
@@ -57,7 +63,10 @@ def excerpt(
     line, total = whole
     if total <= allowance:
         return Excerpt(line, total, False)
-    parts = sentences(text)
+    # Of a longer text, sentences among its first ``SCAN_CHARS`` characters (where a
+    # search's snippet is chosen too); more after them is marked as left out.
+    parts = sentences(text[:SCAN_CHARS])
+    beyond = len(text) > SCAN_CHARS and bool(text[SCAN_CHARS:].strip())
     if not parts:
         return Excerpt("", 0, bool(text.strip()))
     mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
@@ -76,10 +85,10 @@ def excerpt(
         return counted[n]
 
     def marks(start: int, end: int) -> int:
-        return mark * ((start > 0) + (end < len(parts)))
+        return mark * ((start > 0) + (end < len(parts) or beyond))
 
     if cost(best) + marks(best, best + 1) > allowance:
-        return _words(parts[best], terms, allowance, counter, mark)
+        return _words(parts[best], terms, allowance, counter, mark, beyond)
     start, end, used = best, best + 1, cost(best)
     # Grow by whole sentences, the one after first (it tends to explain), then the one before.
     grown = True
@@ -89,14 +98,19 @@ def excerpt(
             used, end, grown = used + cost(end), end + 1, True
         if start > 0 and used + cost(start - 1) + marks(start - 1, end) <= allowance:
             used, start, grown = used + cost(start - 1), start - 1, True
-    return _joined(parts[start:end], start > 0, end < len(parts), counter)
+    return _joined(parts[start:end], start > 0, end < len(parts) or beyond, counter)
 
 
 def _words(
-    sentence: str, terms: set[str], allowance: int, counter: TokenCounter, mark: int
+    sentence: str,
+    terms: set[str],
+    allowance: int,
+    counter: TokenCounter,
+    mark: int,
+    beyond: bool = False,
 ) -> Excerpt:
     """Words of one sentence around the first of ``terms`` (its start when none is
-    there), within ``allowance`` with the marks."""
+    there), within ``allowance`` with the marks; ``beyond``: the text goes on after it."""
     words = sentence.split(" ")
     read = itertools.islice(words, SCAN_WORDS)
     first = next((n for n, w in enumerate(read) if _bare(w) in terms), 0)
@@ -122,7 +136,8 @@ def _words(
         used += cost(start)
     if end == start:
         return Excerpt("", 0, True)
-    return _joined([" ".join(words[start:end])], start > 0, end < len(words), counter)
+    after = end < len(words) or beyond
+    return _joined([" ".join(words[start:end])], start > 0, after, counter)
 
 
 def _joined(kept: list[str], before: bool, after: bool, counter: TokenCounter) -> Excerpt:

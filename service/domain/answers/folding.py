@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from service.domain.answers.confidence import READ_CHARS
 from service.domain.entries import folded_case
 
 NEAR = 0.8
@@ -26,10 +27,12 @@ class Folded(Generic[T]):
 
 
 def fold(items: Sequence[T], text: Callable[[T], str], near: float = NEAR) -> list[Folded[T]]:
-    """``items`` (best first) with each near-repeat of an earlier one folded into it."""
+    """``items`` (best first) with each near-repeat of an earlier one folded into it: two
+    texts are compared by the words of their first ``READ_CHARS`` characters, as a search
+    weighs them."""
     kept: list[tuple[frozenset[str], Folded[T]]] = []
     for item in items:
-        words = frozenset(_WORD.findall(folded_case(text(item))))
+        words = frozenset(_WORD.findall(folded_case(text(item)[:READ_CHARS])))
         home = next((f for w, f in kept if similar(w, words, near)), None)
         if home is None:
             kept.append((words, Folded(item)))
