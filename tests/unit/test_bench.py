@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -15,6 +16,7 @@ from bench.quality.runs import CostRun
 from bench.quality.scores import score_cost, with_ratios
 from bench.quality.servers import SERVED, Variant, parse_variant
 from bench.revisions import corpus
+from bench.unseen_words import few_of, random_words, reordered
 
 
 def test_a_variant_names_settings_and_gets_their_prefix() -> None:
@@ -179,3 +181,13 @@ def test_the_ingest_benchmark_sends_tier_e_log_lines_and_reports_ratios_to_the_f
     table = report(figures, 9000, 500)
     assert "| before | 100 | 1.000 | 400 | 1.000 |" in table
     assert "| after | 110 | 1.100 | 360 | 0.900 |" in table
+
+
+def test_unseen_words_compares_texts_of_one_size_and_one_kind_of_words() -> None:
+    rng = random.Random(1)
+    known = random_words(rng, 20_000)
+    again = reordered(known, rng)
+    assert len(known) == 20_000 and len(again) == len(known) and again != known
+    assert set(again.split()[:-1]) <= set(known.split())  # the last word may be cut
+    few = few_of(known, rng, distinct=50)
+    assert len(few) == len(known) and set(few.split()[:-1]) <= set(known.split()[:50])
