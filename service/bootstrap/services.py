@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from service import VERSION
@@ -32,6 +32,7 @@ from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
 from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Memory
 from service.domain.ports import Upstream
+from service.domain.search.kept_passages import KeptPassages
 from service.domain.search.query import SearchOutcome
 from service.domain.search.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.retrieval import Retriever, Weighting
@@ -111,6 +112,14 @@ def build_services(
         max_bytes=s.search.query_cache_bytes,
         weigh=lambda outcome: outcome.weight,
     )
+    passages = KeptPassages(stores.ledger, s.search.query_cache_seconds, clock)
+
+    def changed(namespaces: Iterable[str]) -> None:
+        """What was computed or read of these namespaces is not returned again."""
+        namespaces = set(namespaces)
+        cache.invalidate(namespaces)
+        passages.changed(namespaces)
+
     # One lock for every change to stored entries, this replica's follower's included.
     lock = threading.Lock()
     memory = Memory.over(
@@ -120,7 +129,7 @@ def build_services(
         stores.embedder,
         s.chunking,
         clock=clock,
-        on_change=cache.invalidate,
+        on_change=changed,
         on_commit=metrics.committed if metrics is not None else None,
         lock=lock,
     )
@@ -128,7 +137,7 @@ def build_services(
         stores.embedder.count_tokens if stores.embedder is not None else _no_tokens, clock
     )
     retriever = Retriever(
-        stores.ledger,
+        passages,
         stores.vectors,
         stores.keywords,
         stores.embedder,
@@ -177,7 +186,7 @@ def build_services(
             stores.keywords,
             stores.checkpoint,
             lock=lock,
-            on_change=cache.invalidate,
+            on_change=changed,
             clock=clock,
         )
     rebuilder = Rebuilder(memory.repair, stores.ledger, clock)
