@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
@@ -170,9 +170,9 @@ class NamespaceIndex:
             hits: dict[str, Hit] = {}
             for score, address in found:
                 doc = searcher.doc(address)
-                key = str(doc["key"][0])
+                key = cast(str, doc.get_first("key"))  # every document has one of each
                 if key not in hits:  # the entry's best passage comes first
-                    hits[key] = Hit(key, float(score), int(doc["passage"][0]))
+                    hits[key] = Hit(key, score, cast(int, doc.get_first("passage")))
             # Passages of one entry fill some places: look deeper until `limit` entries
             # are found or nothing more matches.
             if len(hits) >= limit or len(found) < wanted:
