@@ -173,3 +173,28 @@ def test_a_call_knows_whether_others_asked_when_it_started() -> None:
         gate.set()
         reads.shutdown()
         writes.shutdown()
+
+
+def test_while_others_ask_a_share_counts_the_calls_of_every_pool_sharing_the_account() -> None:
+    """A caller writing while another asks holds its share with the write: its read waits
+    for it, and starts as soon as it ends; alone, it reads while it writes."""
+    clock = FakeClock()
+    reads = FairExecutor(4, recent=Recent(clock))
+    writes = FairExecutor(2, recent=reads.recent)
+    write_gate, victim_gate = threading.Event(), threading.Event()
+    try:
+        writing = _submit(writes, "attacker", write_gate.wait, 10)
+        assert _running([writing], 1)
+        assert _submit(reads, "attacker", lambda: "read").result(5) == "read"  # alone
+        victim = _submit(reads, "victim", victim_gate.wait, 10)
+        assert _running([victim], 1)
+        read = _submit(reads, "attacker", lambda: "read")
+        time.sleep(0.05)
+        assert not read.done() and reads.waiting() == {"attacker": 1}
+        write_gate.set()  # the write ends in the other pool: the read starts
+        assert read.result(5) == "read"
+    finally:
+        write_gate.set()
+        victim_gate.set()
+        reads.shutdown()
+        writes.shutdown()
