@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import httpx
 
 from bench.common import machine_info
+from bench.load.processes import tree_cpu
 from bench.server import listener_pid, serve, service_commit
 
 _LETTERS = b"abcdefghijklmnopqrstuvwxyz"
@@ -51,14 +52,6 @@ def few_of(text: str, rng: random.Random, distinct: int = 1_000) -> str:
     return " ".join(words)[: len(text)]
 
 
-def cpu_seconds(pid: int | None) -> float:
-    if pid is None:
-        return float("nan")
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.unseen_words")
     p.add_argument("--chars", type=int, default=1_000_000)
@@ -72,12 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     times: dict[str, list[tuple[float, float]]] = {"known": [], "unseen": [], "few known": []}
     with serve(None) as url, httpx.Client(base_url=url, timeout=600) as client:
         pid = listener_pid(url)
+        pids = [pid] if pid is not None else []
 
         def write(text: str) -> tuple[float, float]:
-            used, began = cpu_seconds(pid), time.perf_counter()
+            used, began = tree_cpu(pids), time.perf_counter()
             answer = client.post("/v1/events", json={"events": [{"tier": "E", "text": text}]})
             answer.raise_for_status()
-            return time.perf_counter() - began, cpu_seconds(pid) - used
+            return time.perf_counter() - began, tree_cpu(pids) - used
 
         write(known)
         for _ in range(args.rounds):

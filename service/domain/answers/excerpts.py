@@ -16,6 +16,7 @@ SCAN_WORDS = 20_000
 million characters is cut around a term among its first words, or at its start."""
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n\s*")
 _SPACES = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S")
 _NON_WORD = re.compile(r"\W+")
 
 
@@ -66,7 +67,7 @@ def excerpt(
     # Of a longer text, sentences among its first ``SCAN_CHARS`` characters (where a
     # search's snippet is chosen too); more after them is marked as left out.
     parts = sentences(text[:SCAN_CHARS])
-    beyond = len(text) > SCAN_CHARS and bool(text[SCAN_CHARS:].strip())
+    beyond = _NON_SPACE.search(text, SCAN_CHARS) is not None
     if not parts:
         return Excerpt("", 0, bool(text.strip()))
     mark = counter.count([ELLIPSIS])[0] if allowance > 0 else 0
