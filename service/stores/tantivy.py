@@ -203,10 +203,12 @@ class TantivyKeywordStore:
                     self._counts[namespace] = entries
             self._give_back(namespace, writer)
 
-    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+    def search(
+        self, text: str, filters: Filters, limit: int, needed: int | None = None
+    ) -> list[Hit]:
         terms = query_terms(text)
         index = self._index(filters.namespace) if terms else None
-        return index.search(terms, filters, limit) if index is not None else []
+        return index.search(terms, filters, limit, needed) if index is not None else []
 
     def statistics(self, text: str, namespace: str) -> KeywordStatistics:
         terms = query_terms(text)

@@ -151,7 +151,11 @@ class NamespaceIndex:
         )
         return KeywordStatistics(docs, frequencies, bound)
 
-    def search(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+    def search(
+        self, terms: Sequence[str], filters: Filters, limit: int, needed: int | None = None
+    ) -> list[Hit]:
+        """The best ``limit`` entries (``KeywordStore.search``); with ``needed``, documents
+        are read only until ``needed`` entries and those tied with the last of them are."""
         match = Query.boolean_query(
             [
                 (Occur.Should, Query.term_query(SCHEMA, field, t))
@@ -167,15 +171,10 @@ class NamespaceIndex:
         wanted = limit
         while True:
             found = searcher.search(query, wanted).hits
-            hits: dict[str, Hit] = {}
-            for score, address in found:
-                doc = searcher.doc(address)
-                key = cast(str, doc.get_first("key"))  # every document has one of each
-                if key not in hits:  # the entry's best passage comes first
-                    hits[key] = Hit(key, score, cast(int, doc.get_first("passage")))
+            hits, read_all = _entries(searcher, found, needed)
             # Passages of one entry fill some places: look deeper until `limit` entries
             # are found or nothing more matches.
-            if len(hits) >= limit or len(found) < wanted:
+            if not read_all or len(hits) >= limit or len(found) < wanted:
                 return list(hits.values())[:limit]
             wanted *= 2
 
@@ -185,6 +184,28 @@ class NamespaceIndex:
         # tantivy's stub lacks SearchResult.count, which the binding has.
         found: Any = self.index.searcher().search(first, 1, count=True)
         return int(found.count)
+
+
+def _entries(
+    searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]], needed: int | None
+) -> tuple[dict[str, Hit], bool]:
+    """The entries of the documents ``found`` (best first), each with its best passage, by
+    key; and whether every document was read. With ``needed``, reading stops at the first
+    document scoring, rounded, below the ``needed``-th entry: documents come best first,
+    so no later one could rank among the first ``needed``."""
+    read = searcher.doc
+    hits: dict[str, Hit] = {}
+    last: float | None = None
+    for score, address in found:
+        if last is not None and round(score, 6) < last:
+            return hits, False
+        doc = read(address)
+        key = cast(str, doc.get_first("key"))  # every document has one of each
+        if key not in hits:  # the entry's best passage comes first
+            hits[key] = Hit(key, score, cast(int, doc.get_first("passage")))
+            if len(hits) == needed:
+                last = round(score, 6)
+    return hits, True
 
 
 def _filters(f: Filters) -> list[Query]:

@@ -241,3 +241,26 @@ def test_statistics_count_the_namespaces_own_documents(store: KeywordStore) -> N
     assert stats.documents == 3
     assert dict(stats.frequencies) == {"deploy": 2, "export": 1}
     assert store.statistics("deploy", "nowhere").documents == 0
+
+
+def test_a_search_needing_fewer_entries_keeps_every_one_that_could_rank_among_them(
+    store: KeywordStore,
+) -> None:
+    # Groups of entries scoring alike (same words, same length), so ties straddle most cuts.
+    texts = ["cache cache cold", "cache warm cold", "cache lunch menu week", "cache"]
+    put(store, *(entry(f"e{g}{n}", texts[g]) for g in range(len(texts)) for n in range(6)))
+    filters = make_filters()
+
+    def ranked(hits: Sequence[Any]) -> list[tuple[float, str]]:
+        return sorted((-round(h.score, 6), h.key) for h in hits)
+
+    every = ranked(store.search("cache cold", filters, 50))
+    assert len(every) == 24
+    for needed in range(1, 25):
+        hits = store.search("cache cold", filters, 50, needed)
+        some = ranked(hits)
+        # Nothing left out that scores as the last one needed, or better.
+        tied = [h for h in every if h[0] <= every[needed - 1][0]]
+        assert some[: len(tied)] == tied
+        assert set(some) <= set(every)
+    assert len(store.search("cache cold", filters, 5, 3)) <= 5

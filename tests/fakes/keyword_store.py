@@ -51,7 +51,11 @@ class FakeKeywordStore:
         for s in upserts:
             self.entries[s.entry.key] = s
 
-    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+    def search(
+        self, text: str, filters: Filters, limit: int, needed: int | None = None
+    ) -> list[Hit]:
+        """Every entry's hit up to ``limit``: ``needed`` lets a store read less; this one
+        reads everything anyway."""
         terms = query_terms(text)
         hits = []
         for key, s in self.entries.items():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -96,7 +95,7 @@ def test_relevance_comes_from_the_fusion_strategy() -> None:
 def test_each_candidate_gets_its_own_explain() -> None:
     ledger = FakeLedger()
     put(ledger, make_entry("a", "billing"))
-    hit = dataclasses.replace(fused("ns:a")[0], explain={"bm25": ListExplain(1, 2.5)})
+    hit = fused("ns:a")[0]._replace(explain={"bm25": ListExplain(1, 2.5)})
     candidate = hydrate(ledger, [hit], query(), None, SCORE)[0]
     candidate.explain["tier"] = ListExplain(0, 0.5)
     assert set(hit.explain) == {"bm25"}  # later layers write to the candidate's copy only
@@ -138,7 +137,7 @@ def test_an_entry_is_given_how_well_the_best_of_those_it_replaced_matched() -> N
         "ns:ses": {"cosine_top": 0.5, "keyword_top": 0.5},
     }
     hits = [
-        dataclasses.replace(hit, features=features.get(hit.key))
+        hit._replace(features=features.get(hit.key))
         for hit in fused("ns:notify", "ns:ses", "ns:smtp", "ns:other")
     ]
     candidates = hydrate(ledger, hits, query(), None, SCORE)

@@ -240,7 +240,9 @@ def test_entry_being_deleted_is_never_shown(stores: Stores) -> None:
 class LeakyKeywordStore(FakeKeywordStore):
     """A keyword index that forgets to filter by namespace."""
 
-    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+    def search(
+        self, text: str, filters: Filters, limit: int, needed: int | None = None
+    ) -> list[Hit]:
         hits: list[Hit] = []
         for namespace in {s.entry.namespace for s in self.entries.values()}:
             hits += super().search(text, dataclasses.replace(filters, namespace=namespace), limit)
@@ -316,10 +318,14 @@ class RecordingKeywordStore(FakeKeywordStore):
     def __init__(self) -> None:
         super().__init__()
         self.limits: list[int] = []
+        self.needed: list[int | None] = []
 
-    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+    def search(
+        self, text: str, filters: Filters, limit: int, needed: int | None = None
+    ) -> list[Hit]:
         self.limits.append(limit)
-        return super().search(text, filters, limit)
+        self.needed.append(needed)
+        return super().search(text, filters, limit, needed)
 
 
 @pytest.mark.parametrize(("limit", "depth"), [(5, 50), (40, 120)])
@@ -330,6 +336,21 @@ def test_each_list_is_asked_for_enough_candidates(stores: Stores, limit: int, de
     )
     retriever.search(query("x", mode="bm25", limit=limit))
     assert keywords.limits == [depth]
+
+
+@pytest.mark.parametrize(("mode", "needed"), [("bm25", [50]), ("hybrid", [None])])
+def test_a_list_searched_alone_is_read_only_as_deep_as_the_fusion_takes(
+    stores: Stores, mode: Mode, needed: list[int | None]
+) -> None:
+    """Fusing two lists reads each whole; one list alone is fused in its own order, so only
+    its best ``limit`` + 10 (the spare candidates) are needed."""
+    keywords = RecordingKeywordStore()
+    retriever = Retriever(
+        stores.ledger, stores.vectors, keywords, stores.embedder, search_settings(candidates=50)
+    )
+    retriever.search(query("x", mode=mode, limit=40, tiers=("A",)))
+    assert keywords.limits == [120]
+    assert keywords.needed == needed
 
 
 def test_filters_reach_the_stores(stores: Stores) -> None:
@@ -363,7 +384,7 @@ class PinnedVectorStore(FakeVectorStore):
         self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
     ) -> list[Hit]:
         hits = super().search(tier, vector, filters, limit)
-        return [dataclasses.replace(h, chunk=self.chunk) for h in hits]
+        return [h._replace(chunk=self.chunk) for h in hits]
 
 
 def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> None:

@@ -73,11 +73,17 @@ class KeywordStore(Protocol):
         """Replace or add ``upserts`` and remove ``deletes`` in one commit, visible on return."""
         ...
 
-    def search(self, text: str, filters: Filters, limit: int) -> list[Hit]:
+    def search(
+        self, text: str, filters: Filters, limit: int, needed: int | None = None
+    ) -> list[Hit]:
         """BM25 ranking of entries matching ``filters``, one hit per entry, by statistics of
         the namespace's own entries alone; for an entry found
         by passage (``texts.found_by_passage``), its best chunk's score and number. No query
-        syntax is interpreted."""
+        syntax is interpreted.
+
+        ``needed``: the caller reads only the best ``needed`` entries, equal scores (rounded
+        to 6 places) ordered by key. Entries scoring (so rounded) below the ``needed``-th
+        may then be left out; every other one of the best ``limit`` is there."""
         ...
 
     def statistics(self, text: str, namespace: str) -> KeywordStatistics:

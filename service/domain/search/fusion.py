@@ -4,8 +4,7 @@ of scores) and the two strategies built on them, ``ScoreFusion`` and ``RankFusio
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from service.domain.search.query import Hit, KeywordStatistics, ListExplain
 from service.domain.search.similarity import Matrix, best_cosines
@@ -21,8 +20,7 @@ VECTOR_BATCH = 8
 so that a search holds a few matrices (of at most STRATA_MAX_CHUNKS rows each), not all."""
 
 
-@dataclass(frozen=True)
-class Fused:
+class Fused(NamedTuple):
     key: str
     score: float
     """Fused score normalised to [0, 1]; see ``fuse``."""
@@ -84,9 +82,9 @@ def blend(
     return [Fused(key, scores[key], ranks[key]) for key in order]
 
 
-@dataclass(frozen=True)
-class FusedHit:
-    """A fused candidate, before its entry is loaded from the ledger."""
+class FusedHit(NamedTuple):
+    """A fused candidate, before its entry is loaded from the ledger. (Named tuples: a
+    search makes hundreds.)"""
 
     key: str
     score: float
@@ -171,6 +169,9 @@ class ScoreFusion(Fusion):
         vector: Sequence[float] | None,
         limit: int,
     ) -> list[FusedHit]:
+        if len(lists) == 1:
+            # One list's order is the fused order: only its head is blended.
+            lists = {name: head(hits, limit) for name, hits in lists.items()}
         bm25 = lists.get("bm25", [])
         bound = self.statistics(text, namespace).bound if "bm25" in lists else 0.0
         keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in bm25}
@@ -226,6 +227,19 @@ def ledger_cosines(
     for start in range(0, len(keys), VECTOR_BATCH):
         found.update(best_cosines(vector, chunk_vectors(keys[start : start + VECTOR_BATCH])))
     return found
+
+
+def head(hits: Sequence[Hit], limit: int) -> Sequence[Hit]:
+    """The first ``limit`` hits of a list (best first, equal rounded scores by key), and
+    those after them whose score rounds as the last one's: ordered by their exact scores,
+    any of them could be among the first ``limit``."""
+    end = limit
+    if end <= 0:
+        return hits[:0]
+    last = round(hits[end - 1].score, 6) if end <= len(hits) else None
+    while end < len(hits) and round(hits[end].score, 6) == last:
+        end += 1
+    return hits[:end]
 
 
 def keys_of(lists: Mapping[str, Sequence[Hit]]) -> dict[str, list[str]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -293,7 +293,7 @@ class LearnedFusion(Fusion):
             for row in order
         ]
         return [
-            replace(hit, features=pool.features.of(row))
+            hit._replace(features=pool.features.of(row))
             for hit, row in zip(explained(fused, lists, pool.cosines), order, strict=True)
         ]
 
@@ -313,6 +313,10 @@ class LearnedFusion(Fusion):
         terms, named = content_terms(text), named_terms(text)
         asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
         cued = asks_for_decision(text)
+        if not asked and not cued and all(c.features is None for c in candidates):
+            # A search of one list whose question asks for no kind: its scores stand.
+            candidates.sort(key=lambda c: -c.score)
+            return candidates
         scored: list[tuple[Candidate, dict[str, float]]] = []
         for candidate in candidates:
             listed = candidate.features

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from schemas.vocabulary import Kind, Mode, Tier
 from service.domain.entries import Entry
@@ -29,9 +30,9 @@ class Filters:
     """Memory as it held at this moment (``service.domain.search.as_of``); None: as it is now."""
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One store's match for an entry: the best chunk and the store's own score."""
+class Hit(NamedTuple):
+    """One store's match for an entry: the best chunk and the store's own score. (A
+    named tuple: a search makes hundreds.)"""
 
     key: str
     score: float
@@ -68,9 +69,8 @@ class SearchQuery:
     service's floor."""
 
 
-@dataclass(frozen=True)
-class ListExplain:
-    """Where an entry stood in one ranked list."""
+class ListExplain(NamedTuple):
+    """Where an entry stood in one ranked list. (A named tuple: a search makes hundreds.)"""
 
     rank: int
     score: float

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from service.domain.entries import Entry
 from service.domain.ports import Reranker
@@ -29,12 +30,18 @@ class Weighting:
     c_recency_days: float
 
     def factors(self, entry: Entry, now: float) -> dict[str, float]:
-        top = max(self.tier_weights.values(), default=1.0) or 1.0
-        found = {"tier": self.tier_weights.get(entry.tier, 1.0) / top}
+        tiers, unknown = self._tiers
+        found = {"tier": tiers.get(entry.tier, unknown)}
         if entry.tier == "C" and self.c_recency_days > 0:
             age_days = max(0.0, now - entry.timestamp) / 86_400
             found["recency"] = math.exp(-age_days / self.c_recency_days)
         return found
+
+    @cached_property
+    def _tiers(self) -> tuple[dict[str, float], float]:
+        """Each tier's weight over the largest, and that of a tier given no weight."""
+        top = max(self.tier_weights.values(), default=1.0) or 1.0
+        return {tier: weight / top for tier, weight in self.tier_weights.items()}, 1.0 / top
 
 
 def score(

@@ -192,14 +192,19 @@ class Retriever:
         if mode in ("vector", "hybrid") and vector_tiers and self.embedder is None:
             degraded.append(NO_EMBEDDER)
             mode = "bm25"
+        reranker = self.reranker
+        rerank = self.rerank_default if query.rerank is None else query.rerank
+        # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
+        wanted = max(query.limit, self.rerank_candidates if rerank and reranker else 0) + 10
         depth = max(query.limit * 3, self.candidates)
         searched = filters
         if filters.as_of is not None:
             # The tiers and archived state an entry had then are checked once hydrated.
             searched = replace(filters, tiers=TIERS, include_archived=True)
             depth *= AS_OF_DEPTH
+            wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
         try:
-            lists, vector = self.lists(query.text, searched, mode, depth, watch)
+            lists, vector = self.lists(query.text, searched, mode, depth, watch, fused=wanted)
         except EngineUnavailable as exc:
             self.engines.failed(exc.engine, exc.detail)
             if exc.engine not in SPARED or mode == "bm25":
@@ -207,19 +212,19 @@ class Retriever:
             degraded.append(str(exc))
             mode = "bm25"
             watch.restart()
-            lists, vector = self.lists(query.text, searched, mode, depth, watch)
+            lists, vector = self.lists(query.text, searched, mode, depth, watch, fused=wanted)
         else:
             if "vector" in lists:
                 self.engines.answered("vector store")
                 self.engines.answered("model")
-        reranker = self.reranker
-        rerank = self.rerank_default if query.rerank is None else query.rerank
         if rerank and reranker is None:
             problem = self.reranker_problem
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
         watch.restart()
         left_out: list[Entry] | None = [] if query.explain else None
-        ranked = self._rank(query, lists, vector, reranker if rerank else None, watch, left_out)
+        ranked = self._rank(
+            query, lists, vector, reranker if rerank else None, wanted, watch, left_out
+        )
         # Scores come out best first: the floor cuts the page's tail, and nothing beyond
         # the page could have cleared it.
         results = above(ranked, query.min_score)
@@ -242,17 +247,23 @@ class Retriever:
         mode: Mode,
         depth: int,
         watch: Stopwatch | None = None,
+        *,
+        fused: int | None = None,
     ) -> tuple[dict[str, list[Hit]], tuple[float, ...] | None]:
         """The result lists ``mode`` searches (each best first, ``depth`` long) and the
-        query's vector when the vector list was searched; ``watch`` times each."""
+        query's vector when the vector list was searched; ``watch`` times each. ``fused``:
+        how many candidates the fusion takes; a list searched alone is read no deeper than
+        they need (``KeywordStore.search``'s ``needed``)."""
         watch = watch or Stopwatch()
         vector_tiers = [t for t in filters.tiers if t in EMBEDDED_TIERS]
+        embedded = mode in ("vector", "hybrid") and bool(vector_tiers) and self.embedder is not None
         lists: dict[str, list[Hit]] = {}
         if mode in ("bm25", "hybrid"):
-            lists["bm25"] = self.keywords.search(text, filters, depth)
+            needed = None if embedded else fused
+            lists["bm25"] = self.keywords.search(text, filters, depth, needed)
             watch.lap("bm25")
         vector: tuple[float, ...] | None = None
-        if mode in ("vector", "hybrid") and vector_tiers and self.embedder is not None:
+        if embedded:
             vector = self.embed_query(text)
             watch.lap("embed")
             lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
@@ -290,15 +301,12 @@ class Retriever:
         lists: Mapping[str, list[Hit]],
         vector: tuple[float, ...] | None,
         reranker: Reranker | None,
+        wanted: int,
         watch: Stopwatch,
         superseded: list[Entry] | None = None,
     ) -> list[SearchResult]:
-        """Fuse the lists, hydrate the best candidates, score them (``superseded`` is given
-        the candidates left out as superseded)."""
-        # Hydrate spare candidates: an entry deleted meanwhile must not shorten the page.
-        wanted = max(query.limit, self.rerank_candidates if reranker else 0) + 10
-        if query.filters.as_of is not None:
-            wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
+        """Fuse the lists, hydrate the best ``wanted`` candidates, score them
+        (``superseded`` is given the candidates left out as superseded)."""
         fused = self.fusion.fuse(query.text, query.filters.namespace, lists, vector, wanted)
         watch.lap("fusion")
         candidates = hydrate(
