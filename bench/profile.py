@@ -2,14 +2,22 @@
 
 Usage::
 
-    python -m bench.profile DATASET_DIR [--modes hybrid,default,bm25] [--limits 10,100]
+    python -m bench.profile SET [SET ...] [--modes hybrid,default,bm25] [--limits 10,100]
         [--join N] [--max-queries N] [--json OUT]
 
+A ``SET`` is a BEIR-format dataset directory, or ``generated:ENTRIESxWORDS`` (say
+``generated:5000x250``): that many tier A entries of about that many words in one namespace,
+sentences drawn from ``bench.load``'s vocabulary, asked ``bench.load``'s decision questions
+(two to four keywords of one of its entries); ``ENTRIES`` of 16 words are one sentence each.
+
 A throw-away service is started (``python -m service serve``, this tree, the query cache
-off so every search is searched) and the set's corpus written into it, as
-``bench.quality`` writes it. With ``--join N``, every N consecutive rows of a namespace are
-written as one entry: long entries from a set of short ones (N = 10 makes LoCoMo's turns
-entries of about 200 words).
+off so every search is searched) and each set's corpus written into it, as
+``bench.quality`` writes it, each set in namespaces of its own. With ``--join N``, every N
+consecutive rows of a dataset's namespace are written as one entry: long entries from a set
+of short ones (N = 10 makes LoCoMo's turns entries of about 200 words). With several sets,
+each cell is run for every set in turn, and each set's p50 is also given over the first
+set's: ``generated:20000x16 generated:5000x250`` compares long entries with many short ones
+in one run.
 
 Then, for each mode and limit (a *cell*), its own share of the set's questions (question i
 in cell i mod cells, so no cell asks what another asked and the query-vector cache
@@ -32,11 +40,14 @@ The server's figures are means (the histograms' sums over their counts).
 from __future__ import annotations
 
 import argparse
+import itertools
+import random
 import re
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +55,8 @@ import httpx
 
 from bench.common import machine_info, percentile, search_fields, write_json
 from bench.load.processes import tree_cpu
+from bench.load.queries import Reservoir, query_stream
+from bench.load.workload import Workload
 from bench.quality.runs import ingest
 from bench.quality.sets import load_dataset
 from bench.server import listener_pid, serve, service_commit
@@ -57,7 +70,7 @@ _LABEL = re.compile(r'(\w+)="([^"]*)"')
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__.split("\n")[0])
-    p.add_argument("dataset", type=Path)
+    p.add_argument("sets", nargs="+", metavar="SET", help="dataset dirs or generated:NxW")
     p.add_argument("--modes", default="hybrid,default,bm25")
     p.add_argument("--limits", default="10,100")
     p.add_argument("--join", type=int, default=1, help="rows of a namespace per entry")
@@ -174,38 +187,113 @@ def report(cells: Sequence[Mapping[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    data = load_dataset(args.dataset, "profile", args.max_queries)
-    docs = joined(data.docs, args.join)
-    questions = [(q.text, namespace_for("profile", q.namespace)) for q in data.queries]
+    sets = [profiled_set(spec, n, args.join, args.max_queries) for n, spec in enumerate(args.sets)]
     cells = [(mode, limit) for mode in args.modes for limit in args.limits]
-    print(f"{len(docs)} entries, {len(questions)} questions, {len(cells)} cells", file=sys.stderr)
-    found = []
+    for one in sets:
+        print(
+            f"{one.name}: {len(one.docs)} entries, {len(one.questions)} questions", file=sys.stderr
+        )
+    found: dict[str, list[dict[str, Any]]] = {one.name: [] for one in sets}
+    seconds: dict[str, float] = {}
     with serve(None, {"STRATA_QUERY_CACHE_SIZE": "0"}) as url:
         pid = listener_pid(url)
         with httpx.Client(base_url=url, timeout=120) as client:
-            seconds = ingest(client, docs, "A", "profile", 256, args.dataset.name)
+            for one in sets:
+                seconds[one.name] = ingest(client, one.docs, "A", one.prefix, 256, one.name)
             for n, (mode, limit) in enumerate(cells):
-                share = questions[n :: len(cells)]
-                found.append(run_cell(client, pid, share, mode, limit))
+                for one in sets:
+                    share = one.questions[n :: len(cells)]
+                    found[one.name].append(run_cell(client, pid, share, mode, limit))
                 print(f"  {mode} limit {limit} done", file=sys.stderr)
-    table = report(found)
-    print(
-        f"{args.dataset.name}, {len(docs)} entries (join {args.join}), commit "
-        f"{service_commit()}; milliseconds per search\n"
-    )
-    print(table)
+    for one in sets:
+        print(
+            f"\n{one.name}, {len(one.docs)} entries (join {one.join}), commit "
+            f"{service_commit()}; milliseconds per search\n"
+        )
+        print(report(found[one.name]))
+    if len(sets) > 1:
+        print("\n" + ratios(found, sets[0].name))
     if args.json:
         write_json(
             args.json,
             {
                 "machine": machine_info(),
-                "dataset": args.dataset.name,
-                "join": args.join,
-                "ingest_seconds": seconds,
-                "cells": found,
+                "sets": [
+                    {
+                        "name": one.name,
+                        "entries": len(one.docs),
+                        "join": one.join,
+                        "ingest_seconds": seconds[one.name],
+                        "cells": found[one.name],
+                    }
+                    for one in sets
+                ],
             },
         )
     return 0
+
+
+@dataclass(frozen=True)
+class ProfiledSet:
+    name: str
+    prefix: str
+    """Its namespaces start with this."""
+    docs: list[Doc]
+    questions: list[tuple[str, str]]
+    """Each question's text and namespace in the service."""
+    join: int
+
+
+GENERATED = re.compile(r"^generated:(\d+)x(\d+)$")
+
+
+def profiled_set(spec: str, n: int, join: int, max_queries: int | None) -> ProfiledSet:
+    """The set ``spec`` names, in namespaces starting ``p<n>`` (``--join`` applies to a
+    dataset's rows only)."""
+    prefix = f"p{n}"
+    shape = GENERATED.match(spec)
+    if shape is None:
+        path = Path(spec)
+        data = load_dataset(path, prefix, max_queries)
+        questions = [(q.text, namespace_for(prefix, q.namespace)) for q in data.queries]
+        return ProfiledSet(path.name, prefix, joined(data.docs, join), questions, join)
+    entries, words = int(shape.group(1)), int(shape.group(2))
+    docs, questions = generated(entries, words, prefix, max_queries or 720)
+    return ProfiledSet(spec, prefix, docs, questions, 1)
+
+
+def generated(
+    entries: int, words: int, prefix: str, questions: int, seed: int = 7
+) -> tuple[list[Doc], list[tuple[str, str]]]:
+    """``entries`` texts of sentences of 8 to 24 words, each about ``words`` long (at least
+    one sentence), in one namespace; and ``questions`` decision questions of their words."""
+    workload = Workload(entries, seed, 1, 30.0, prefix, time.time())
+    rng = random.Random(seed)
+    reservoir = Reservoir(2000, seed)
+    namespace = f"gen-{entries}x{words}"
+    docs = []
+    for n in range(entries):
+        parts = [workload.sentence(rng, 8, 24)]
+        while sum(len(p.split()) for p in parts) < words - 12:
+            parts.append(workload.sentence(rng, 8, 24))
+        text = " ".join(parts)
+        docs.append(Doc(f"g{n}", f"g{n}", "", text, {"namespace": namespace}))
+        reservoir.offer({"tier": "A", "namespace": namespace, "text": text})
+    asked = itertools.islice(query_stream(reservoir, seed), questions)
+    return docs, [(q.text, namespace_for(prefix, q.namespace)) for q in asked]
+
+
+def ratios(found: Mapping[str, Sequence[Mapping[str, Any]]], first: str) -> str:
+    """Each set's p50 over the first set's, by mode and limit."""
+    others = [name for name in found if name != first]
+    lines = [
+        "| mode | limit | " + " | ".join(f"{name} / {first}" for name in others) + " |",
+        "|---|---:|" + "---:|" * len(others),
+    ]
+    for n, cell in enumerate(found[first]):
+        parts = [f"{found[name][n]['p50_ms'] / cell['p50_ms']:.2f}x" for name in others]
+        lines.append(f"| {cell['mode']} | {cell['limit']} | " + " | ".join(parts) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from bench import cost
 from bench.common import search_fields
 from bench.ingest import report, tier_e_events
 from bench.load.report import model_tokens
+from bench.profile import generated, ratios
 from bench.quality.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
 from bench.quality.runs import CostRun
 from bench.quality.scores import score_cost, with_ratios
@@ -191,3 +192,23 @@ def test_unseen_words_compares_texts_of_one_size_and_one_kind_of_words() -> None
     assert set(again.split()[:-1]) <= set(known.split())  # the last word may be cut
     few = few_of(known, rng, distinct=50)
     assert len(few) == len(known) and set(few.split()[:-1]) <= set(known.split()[:50])
+
+
+def test_a_generated_set_is_the_same_each_time_with_entries_of_the_length_asked() -> None:
+    docs, questions = generated(40, 250, "p1", 12)
+    again, asked = generated(40, 250, "p1", 12)
+    assert [d.text for d in docs] == [d.text for d in again] and questions == asked
+    lengths = [len(d.text.split()) for d in docs]
+    assert len(docs) == 40 and 230 <= sum(lengths) / len(lengths) <= 280
+    assert len(questions) == 12 and len(set(questions)) == 12
+    assert {namespace for _, namespace in questions} == {"p1-gen-40x250"}
+    short, _ = generated(40, 16, "p0", 4)
+    assert all(8 <= len(d.text.split()) <= 30 for d in short)
+
+
+def test_each_sets_p50_is_given_over_the_first_ones() -> None:
+    cells = {
+        "short": [{"mode": "hybrid", "limit": 10, "p50_ms": 10.0}],
+        "long": [{"mode": "hybrid", "limit": 10, "p50_ms": 13.0}],
+    }
+    assert ratios(cells, "short").splitlines()[-1] == "| hybrid | 10 | 1.30x |"
