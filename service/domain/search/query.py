@@ -76,8 +76,9 @@ class ListExplain(NamedTuple):
     score: float
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(NamedTuple):
+    """One result of a search. (A named tuple: a search makes up to a few hundred.)"""
+
     entry: Entry
     snippet: str
     score: float
