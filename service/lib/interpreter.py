@@ -13,6 +13,12 @@ with the model, the stores and their libraries loaded (some 150,000 objects), on
 100 ms on two cores, and every other request waited for it (a search of 7 ms answered in
 120). Objects made before the server serves are there for its whole life; once ``settle``d,
 collections look only at those made since (a full one: 4 ms).
+
+The youngest generation is collected when the objects made and not yet freed since its last
+collection reach a threshold (Python's: 700). A search of 100 results holds a few thousand
+objects until it answers, so with 700 collections ran inside nearly every search, each
+looking at what the search was still using; once settled, the threshold is ``YOUNG``, and
+a search's objects are mostly freed, as they always are, when it ends, unlooked at.
 """
 
 from __future__ import annotations
@@ -30,15 +36,30 @@ def short_turns(seconds: float = SWITCH_SECONDS) -> None:
     sys.setswitchinterval(seconds)
 
 
+YOUNG = 20_000
+"""Objects made and not freed that start a collection of the youngest generation, once
+settled (Python's default: 700). One collects in about a millisecond at most."""
+_before: list[tuple[int, int, int]] = []
+"""The thresholds ``settle`` replaced, for ``unsettle`` (one at most)."""
+
+
 def settle() -> int:
     """Collect what is garbage now, then keep every object left out of later collections
-    (they are still freed when nothing refers to them); the objects kept so."""
+    (they are still freed when nothing refers to them), and collect the youngest
+    generation after ``YOUNG`` objects; the objects kept so."""
     gc.collect()
     gc.freeze()
+    young, *older = gc.get_threshold()
+    if 0 < young < YOUNG:  # 0: collections are off, and stay so
+        _before[:] = [gc.get_threshold()]
+        gc.set_threshold(YOUNG, *older)
     return gc.get_freeze_count()
 
 
 def unsettle() -> None:
-    """Let collections look at the objects ``settle`` kept out again: a process that closes
-    a server and goes on (tests open many) leaves no cycle of it uncollected."""
+    """Let collections look at the objects ``settle`` kept out again, as often as before: a
+    process that closes a server and goes on (tests open many) leaves no cycle of it
+    uncollected."""
     gc.unfreeze()
+    if _before and gc.get_threshold()[0] == YOUNG:
+        gc.set_threshold(*_before.pop())

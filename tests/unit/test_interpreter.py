@@ -15,9 +15,11 @@ from service.lib import interpreter
 
 @pytest.fixture(autouse=True)
 def unfrozen() -> Iterator[None]:
+    thresholds = gc.get_threshold()
     gc.unfreeze()
     yield
     gc.unfreeze()
+    gc.set_threshold(*thresholds)
 
 
 def test_settle_keeps_what_lives_out_of_collections_and_unsettle_gives_it_back() -> None:
@@ -50,3 +52,19 @@ def test_short_turns_sets_how_long_a_thread_runs_before_another_may() -> None:
         assert interpreter.SWITCH_SECONDS < 0.005  # shorter than Python's own
     finally:
         sys.setswitchinterval(before)
+
+
+def test_once_settled_the_youngest_objects_are_collected_less_often_until_unsettled() -> None:
+    before = gc.get_threshold()
+    interpreter.settle()
+    assert gc.get_threshold() == (interpreter.YOUNG, *before[1:])
+    interpreter.unsettle()
+    assert gc.get_threshold() == before
+
+
+def test_collections_left_off_stay_off() -> None:
+    gc.set_threshold(0)
+    interpreter.settle()
+    assert gc.get_threshold()[0] == 0
+    interpreter.unsettle()
+    assert gc.get_threshold()[0] == 0
