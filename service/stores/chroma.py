@@ -186,19 +186,12 @@ class ChromaVectorStore:
         collection = self._collection(filters.namespace, tier, create=False)
         if collection is None:
             return []
-        # Several chunks of one entry can match; ask for more so `limit` entries remain.
-        found = collection.query(
-            query_embeddings=[list(vector)],
-            n_results=limit * 2,
-            where=_where(filters),
-            include=["distances"],
-        )
-        hits: dict[str, Hit] = {}
-        for record, distance in zip(found["ids"][0], found["distances"][0], strict=True):
-            key, _, chunk = record.rpartition("#")
-            if key not in hits:
-                hits[key] = Hit(key, 1.0 - float(distance), int(chunk))
-        return list(hits.values())[:limit]
+        where = _where(filters)
+        records, hits = _nearest(collection, vector, where, limit)
+        if len(hits) < limit and records == limit:
+            # Chunks of one entry filled places: ask for more so `limit` entries remain.
+            _, hits = _nearest(collection, vector, where, limit * 2)
+        return hits[:limit]
 
     @reachable
     def count(self, tier: Tier) -> int:
@@ -292,6 +285,23 @@ def _metadata(stored: StoredEntry, chunk: int) -> dict[str, Any]:
     if e.tags:
         meta["tags"] = list(e.tags)
     return meta
+
+
+def _nearest(
+    collection: Any, vector: Sequence[float], where: dict[str, Any] | None, n: int
+) -> tuple[int, list[Hit]]:
+    """The ``n`` chunks nearest ``vector`` (how many were found) and their entries, each
+    once, with its nearest chunk, nearest first."""
+    found = collection.query(
+        query_embeddings=[list(vector)], n_results=n, where=where, include=["distances"]
+    )
+    records = found["ids"][0]
+    hits: dict[str, Hit] = {}
+    for record, distance in zip(records, found["distances"][0], strict=True):
+        key, _, chunk = record.rpartition("#")
+        if key not in hits:
+            hits[key] = Hit(key, 1.0 - float(distance), int(chunk))
+    return len(records), list(hits.values())
 
 
 def _where(f: Filters) -> dict[str, Any] | None:

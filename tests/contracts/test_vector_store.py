@@ -65,6 +65,15 @@ def test_at_most_limit_entries_the_nearest(store: VectorStore) -> None:
     assert search(store, X, limit=2) == ["ns:0", "ns:1"]
 
 
+def test_chunks_of_one_entry_nearest_the_query_leave_room_for_limit_entries(
+    store: VectorStore,
+) -> None:
+    near = [stored(n, (1, w, 0)) for n, w in (("a", 0.1), ("b", 0.2), ("c", 0.3))]
+    store.upsert([stored("many", X, X, X, X), *near])
+    assert search(store, X, limit=3) == ["ns:many", "ns:a", "ns:b"]
+    assert search(store, X, limit=5) == ["ns:many", "ns:a", "ns:b", "ns:c"]
+
+
 def test_writing_an_entry_again_replaces_its_vectors(store: VectorStore) -> None:
     store.upsert([stored("a", X)])
     store.upsert([stored("a", Y)])
