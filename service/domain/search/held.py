@@ -20,10 +20,12 @@ HELD_CHARS = 8_000_000
 
 @dataclass(frozen=True)
 class Held:
-    """A text's content words (``content_terms``) and their stems."""
+    """A text's content words (``content_terms``), their stems, and how many words it has
+    (between spaces)."""
 
     terms: frozenset[str]
     stems: frozenset[str]
+    words: int
 
 
 class HeldTerms:
@@ -42,7 +44,7 @@ class HeldTerms:
                 self._kept.move_to_end(text)
                 return held
         terms = content_terms(text)
-        held = Held(frozenset(terms), frozenset(stems(terms)))
+        held = Held(frozenset(terms), frozenset(stems(terms)), len(text.split()))
         if len(text) > self._chars // 100:
             return held  # one text never takes more than a hundredth of the room
         with self._lock:

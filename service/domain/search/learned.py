@@ -23,6 +23,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -210,7 +211,8 @@ def text_features(
     ``names`` (1 when the question names nothing); ``speaker_named``: the entry's speaker
     is one the question names (in conversations, the evidence for "when did Caroline go to
     the support group?" is mostly Caroline's own turns and the facts about her)."""
-    held = HELD.of(f"{entry.speaker or ''} {entry.text[:READ_CHARS]}")
+    speaker = entry.speaker or ""
+    held = HELD.of(f"{speaker} {entry.text[:READ_CHARS]}")
     # Word forms alike: "peanut allergy" is covered by "allergic to peanuts" as far as
     # their stems go.
     stemmed = stems(asked)
@@ -219,9 +221,9 @@ def text_features(
     return {
         "coverage": coverage,
         "coverage_unembedded": unembedded * coverage,
-        "length": math.log1p(min(len(entry.text[:READ_CHARS].split()), LENGTH_WORDS))
-        / LENGTH_SCALE,
-        "speaker_named": float(bool(named & content_terms(entry.speaker or ""))),
+        # The text's words: the held text's, less the speaker's in front of them.
+        "length": math.log1p(min(held.words - len(speaker.split()), LENGTH_WORDS)) / LENGTH_SCALE,
+        "speaker_named": float(bool(named and named & content_terms(speaker))),
         "names": len(named & held.terms) / len(named) if named else 1.0,
     }
 
@@ -318,13 +320,14 @@ class LearnedFusion(Fusion):
             candidates.sort(key=lambda c: -c.score)
             return candidates
         scored: list[tuple[Candidate, dict[str, float]]] = []
+        weight = self.model.weights.get
         for candidate in candidates:
             listed = candidate.features
             kinds = kind_features(candidate.entry, asked, cued)
             # Only what the question asks moves a list's own score: the kinds' own weights
             # were fitted beside the list features, which a search of one list lacks.
             moving = KIND_FEATURES if listed is not None else ASKED_FEATURES
-            intent = sum(self.model.weights.get(name, 0.0) * kinds[name] for name in moving)
+            intent = sum(weight(name, 0.0) * kinds[name] for name in moving)
             if intent and explain:
                 candidate.explain["intent"] = ListExplain(0, round(intent, 6))
             if listed is None:
@@ -337,8 +340,8 @@ class LearnedFusion(Fusion):
                 "replaces": candidate.replaced_match,
             }
             logit = 0.0
-            for name, value in {**features, **kinds}.items():
-                part = self.model.weights.get(name, 0.0) * value
+            for name, value in chain(features.items(), kinds.items()):  # no name in both
+                part = weight(name, 0.0) * value
                 if part and explain:
                     candidate.explain[f"model.{name}"] = ListExplain(0, round(part, 6))
                 logit += part
