@@ -17,7 +17,7 @@ from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
-from service.domain.search.query import Filters, Hit, KeywordStatistics
+from service.domain.search.query import ORDER_PLACES, Filters, Hit, KeywordStatistics
 
 NEVER = 2**62
 MS = 1000
@@ -197,14 +197,14 @@ def _entries(
     hits: dict[str, Hit] = {}
     last: float | None = None
     for score, address in found:
-        if last is not None and round(score, 6) < last:
+        if last is not None and round(score, ORDER_PLACES) < last:
             return hits, False
         doc = read(address)
         key = cast(str, doc.get_first("key"))  # every document has one of each
         if key not in hits:  # the entry's best passage comes first
             hits[key] = Hit(key, score, cast(int, doc.get_first("passage")))
             if len(hits) == needed:
-                last = round(score, 6)
+                last = round(score, ORDER_PLACES)
     return hits, True
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from service.domain.search.query import Hit, KeywordStatistics, ListExplain
+from service.domain.search.query import ORDER_PLACES, Hit, KeywordStatistics, ListExplain
 from service.domain.search.similarity import Matrix, best_cosines
 
 if TYPE_CHECKING:
@@ -230,14 +230,14 @@ def ledger_cosines(
 
 
 def head(hits: Sequence[Hit], limit: int) -> Sequence[Hit]:
-    """The first ``limit`` hits of a list (best first, equal rounded scores by key), and
-    those after them whose score rounds as the last one's: ordered by their exact scores,
-    any of them could be among the first ``limit``."""
-    end = limit
-    if end <= 0:
-        return hits[:0]
-    last = round(hits[end - 1].score, 6) if end <= len(hits) else None
-    while end < len(hits) and round(hits[end].score, 6) == last:
+    """The first ``limit`` (at least one) hits of a list in order (``in_order``), and those
+    after them whose score reads as the last one's: ordered by their exact scores, any of
+    them could be among the first ``limit``."""
+    if limit >= len(hits):
+        return hits
+    end = max(limit, 1)
+    last = round(hits[end - 1].score, ORDER_PLACES)
+    while end < len(hits) and round(hits[end].score, ORDER_PLACES) == last:
         end += 1
     return hits[:end]
 

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.search.query import Hit
+from service.domain.search.query import ORDER_PLACES, Hit
 
 LIST_FEATURES = (
     "keyword",
@@ -93,10 +93,10 @@ def list_features(
     keyword: dict[str, float] = {}
     for hit in bm25:
         keyword.setdefault(hit.key, hit.score)
-    # Read to six places, as the lists are sorted: an index rebuilt from the same vectors may
+    # Read to ORDER_PLACES, as the lists are sorted: an index rebuilt from the same vectors may
     # differ in the last bits of a cosine, and a ranking must not.
-    score = np.round(np.array([keyword.get(k, 0.0) for k in keys]), 6)
-    cosine = np.round(np.array([cosines.get(k, 0.0) for k in keys]), 6).clip(0.0)
+    score = np.round(np.array([keyword.get(k, 0.0) for k in keys]), ORDER_PLACES)
+    cosine = np.round(np.array([cosines.get(k, 0.0) for k in keys]), ORDER_PLACES).clip(0.0)
     unembedded = np.array([k not in cosines for k in keys], dtype=np.float64)
     best_keyword, best_cosine = score.max(initial=0.0), cosine.max(initial=0.0)
     bounded = (score / bound).clip(max=1.0) if bound > 0 else np.zeros(len(keys))

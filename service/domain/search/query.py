@@ -30,6 +30,18 @@ class Filters:
     """Memory as it held at this moment (``service.domain.search.as_of``); None: as it is now."""
 
 
+ORDER_PLACES = 6
+"""Decimal places a store's score is read to when hits are put in order, equal ones by key:
+an index rebuilt from the same data may differ in a score's last bits, and an order must
+not."""
+
+
+def in_order(hit: Hit) -> tuple[float, str]:
+    """The sort key of hits, best first: the score to ``ORDER_PLACES``, then the key, so an
+    order never depends on how a store holds its data."""
+    return (-round(hit.score, ORDER_PLACES), hit.key)
+
+
 class Hit(NamedTuple):
     """One store's match for an entry: the best chunk and the store's own score. (A
     named tuple: a search makes hundreds.)"""

@@ -27,7 +27,14 @@ from service.domain.ports import (
 from service.domain.search.fusion import Fusion, RankFusion, ScoreFusion
 from service.domain.search.hydration import hydrate
 from service.domain.search.learned import SHIPPED, LearnedFusion, RankingModel
-from service.domain.search.query import Filters, Hit, SearchOutcome, SearchQuery, SearchResult
+from service.domain.search.query import (
+    Filters,
+    Hit,
+    SearchOutcome,
+    SearchQuery,
+    SearchResult,
+    in_order,
+)
 from service.domain.search.ranking import Weighting, above, retrieval_trust, score
 from service.domain.search.similarity import best_cosines, cosine
 from service.domain.search.unembedded import QueryTimeCosines
@@ -268,9 +275,8 @@ class Retriever:
             watch.lap("embed")
             lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
             watch.lap("vector")
-        for hits in lists.values():
-            # Equal scores are ordered by key, so a ranking never depends on storage order.
-            hits.sort(key=lambda h: (-round(h.score, 6), h.key))
+        if "bm25" in lists:
+            lists["bm25"].sort(key=in_order)  # the vector list is in order already
         return lists, vector
 
     def embed_query(self, text: str) -> tuple[float, ...]:
@@ -292,7 +298,7 @@ class Retriever:
         self, vector: tuple[float, ...], filters: Filters, tiers: list[Tier], depth: int
     ) -> list[Hit]:
         hits = [h for tier in tiers for h in self.vectors.search(tier, vector, filters, depth)]
-        hits.sort(key=lambda h: (-round(h.score, 6), h.key))
+        hits.sort(key=in_order)
         return hits[:depth]
 
     def _rank(
