@@ -274,8 +274,10 @@ def generated(
     docs = []
     for n in range(entries):
         parts = [workload.sentence(rng, 8, 24)]
-        while sum(len(p.split()) for p in parts) < words - 12:
+        count = len(parts[0].split())
+        while count < words - 12:
             parts.append(workload.sentence(rng, 8, 24))
+            count += len(parts[-1].split())
         text = " ".join(parts)
         docs.append(Doc(f"g{n}", f"g{n}", "", text, {"namespace": namespace}))
         reservoir.offer({"tier": "A", "namespace": namespace, "text": text})
