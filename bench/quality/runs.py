@@ -147,13 +147,16 @@ def search_payload(
     prefix: str,
     tiers: Sequence[str] | None = None,
     limit: int = SEARCH_LIMIT,
+    fields: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The search of ``q`` in ``mode``; over ``tiers`` only when given."""
+    """The search of ``q`` in ``mode``; over ``tiers`` only, and each hit with ``fields``
+    only, when given."""
     return {
         "query": q.text,
         "namespace": namespace_for(prefix, q.namespace),
         **search_fields(mode, limit),
         **({"tiers": list(tiers)} if tiers else {}),
+        **({"fields": list(fields)} if fields is not None else {}),
     }
 
 
@@ -165,13 +168,15 @@ def run_queries(
     id_map: Mapping[str, str],
     tiers: Sequence[str] | None = None,
     limit: int = SEARCH_LIMIT,
+    fields: Sequence[str] | None = None,
 ) -> ModeRun:
-    """Search every query in one mode (over ``tiers`` only, when given), one at a time, for
-    ``limit`` results; result ids are mapped back to corpus ids."""
+    """Search every query in one mode (over ``tiers`` only, each hit with ``fields`` only,
+    when given), one at a time, for ``limit`` results; result ids are mapped back to corpus
+    ids."""
     run = ModeRun()
     for q in queries:
         start = time.perf_counter()
-        payload = search_payload(q, mode, prefix, tiers, limit)
+        payload = search_payload(q, mode, prefix, tiers, limit, fields)
         resp = client.post("/v1/search", json=payload)
         run.latencies_ms.append((time.perf_counter() - start) * 1000.0)
         check(resp, f"POST /v1/search ({mode}, query {q.id})")

@@ -15,7 +15,7 @@ from bench.quality.runs import ModeRun
 from bench.quality.sets import Dataset, load_dataset
 from bench.server import service_commit
 from bench.side_by_side import peer_venv, report
-from bench.side_by_side.strata import PREFIX, WARMUP, run_strata
+from bench.side_by_side.strata import HITS, PREFIX, WARMUP, run_strata
 from service.evaluation.beir import namespace_for, to_event
 
 
@@ -26,12 +26,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("dataset", type=Path, help="BEIR-format dataset directory")
     p.add_argument("--modes", default="hybrid,default,bm25", help="strata's modes, comma-separated")
     p.add_argument("--limits", default="100,10", help="results asked, comma-separated")
+    p.add_argument(
+        "--hits",
+        default=",".join(HITS),
+        help="what strata's hits carry, comma-separated: ids (id and score, as the peers"
+        " answer), whole (every field)",
+    )
     p.add_argument("--tier", default="A", help="tier of rows whose metadata gives none")
     p.add_argument("--max-queries", type=int, default=None, help="first N judged questions")
     p.add_argument("--only", choices=("strata", "peers"), default=None, help="one side only")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="write figures here")
     args = p.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    args.hits = [h.strip() for h in args.hits.split(",") if h.strip()]
+    if unknown := set(args.hits) - set(HITS):
+        p.error(f"--hits: unknown {sorted(unknown)}; one of {sorted(HITS)}")
     args.limits = sorted({int(x) for x in args.limits.split(",") if x.strip()}, reverse=True)
     return args
 
@@ -69,7 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     doc: dict[str, Any] = {"dataset": data.name, "docs": n, "machine": machine_info()}
     with tempfile.TemporaryDirectory(prefix="strata-side-by-side-") as tmp:
         if args.only != "peers":
-            ingest_s, runs = run_strata(data, args.modes, args.limits, args.tier, Path(tmp))
+            ingest_s, runs = run_strata(
+                data, args.modes, args.limits, args.tier, Path(tmp), args.hits
+            )
             for mode, by_limit in runs.items():
                 rows[f"strata {mode}"] = report.row(by_limit, data.qrels, ingest_s, n)
             doc["service_commit"] = service_commit()

@@ -15,8 +15,11 @@ from service.evaluation.beir import Qrels
 RATIOS = (
     ("strata hybrid", "LanceDB hybrid"),
     ("strata bm25", "LanceDB full-text"),
+    ("strata hybrid, whole hits", "LanceDB hybrid"),
+    ("strata bm25, whole hits", "LanceDB full-text"),
 )
-"""(strata row, peer row): strata's p50 at the top limit over the peer's, in the same run."""
+"""(strata row, peer row): strata's p50 at the top limit over the peer's, in the same run;
+the targets compare the first two, each side answering ids and scores."""
 
 
 def row(

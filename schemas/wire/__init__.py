@@ -125,6 +125,7 @@ from schemas.wire.portable import (
 )
 from schemas.wire.problems import FieldProblem, Problem
 from schemas.wire.search import (
+    HitField,
     KeywordStats,
     LeftOut,
     ListRank,
@@ -205,6 +206,7 @@ __all__ = [
     "HistoryItem",
     "HistoryLine",
     "HistoryResponse",
+    "HitField",
     "Id",
     "ImportResponse",
     "Imported",

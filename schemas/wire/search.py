@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from msgspec import Meta, Struct, field
+from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 from schemas.vocabulary import EMBEDDED_TIERS, Kind, Mode, Tier
-from schemas.wire.events import EntryOut
 from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
 
 
@@ -37,6 +36,11 @@ class SearchRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     """Show superseded entries too, marked with ``superseded_by``."""
     as_of: Timestamp | None = None
     """Search memory as it held at this moment (docs/reference/api.md says what is exact)."""
+    fields: list[HitField] | None = None
+    """Only these fields of each hit besides ``id`` and ``score``, which every hit has;
+    default: every field. ``[]``: ids and scores alone (an evaluation's or a pipeline's
+    input); ``["snippet"]``: what an agent quotes. Less to send and to read at ``limit``
+    100."""
 
     RULES: ClassVar[dict[str, Any]] = {
         "anyOf": [  # a vector search needs a tier that has vectors
@@ -93,10 +97,31 @@ class ListRank(Struct):
     score: float
 
 
-class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
-    """An entry found by a search, with the part of it that matched."""
+class SearchHit(Struct, kw_only=True, omit_defaults=True):
+    """An entry found by a search, with the part of it that matched. Each field but ``id``
+    and ``score`` is there unless the search's ``fields`` left it out; the entry's fields
+    are those of ``EntryOut``."""
 
-    snippet: str
+    id: str
+    namespace: str | UnsetType = UNSET
+    tier: Tier | UnsetType = UNSET
+    text: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+    speaker: str | UnsetType | None = UNSET
+    role: str | UnsetType | None = UNSET
+    chain_type: str | UnsetType | None = UNSET
+    tags: list[str] | UnsetType = UNSET
+    expires_at: str | UnsetType | None = UNSET
+    archived: bool | UnsetType = UNSET
+    metadata: dict[str, Any] | UnsetType = UNSET
+    kind: Kind | UnsetType = UNSET
+    type: str | UnsetType | None = UNSET
+    confidence: float | UnsetType | None = UNSET
+    variants: list[str] | UnsetType = UNSET
+    thread: str | UnsetType | None = UNSET
+    superseded_by: str | None = None
+    """The id of the entry that replaced this one (the latest, when several did)."""
+    snippet: str | UnsetType = UNSET
     score: Score
     explain: dict[str, ListRank] | None = None
     file: str | None = None
@@ -112,6 +137,39 @@ class SearchHit(EntryOut, kw_only=True, omit_defaults=True):
     STRATA_UPSTREAM_STORE); ``id`` and ``text`` are the upstream's, quoted as it gave them."""
     upstream: UpstreamRef | None = None
     """For an upstream hit: the upstream, namespace and id to cite."""
+
+
+HitField = Literal[
+    "id",
+    "score",
+    "namespace",
+    "tier",
+    "text",
+    "timestamp",
+    "speaker",
+    "role",
+    "chain_type",
+    "tags",
+    "expires_at",
+    "archived",
+    "metadata",
+    "kind",
+    "type",
+    "confidence",
+    "variants",
+    "thread",
+    "superseded_by",
+    "snippet",
+    "explain",
+    "file",
+    "title",
+    "lines",
+    "score_pct",
+    "truncated",
+    "source",
+    "upstream",
+]
+"""A field of ``SearchHit`` a search may ask for (``id`` and ``score`` come always)."""
 
 
 class KeywordStats(Struct):

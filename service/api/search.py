@@ -29,4 +29,5 @@ class SearchController(Controller):
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)
         never asks this service's own upstream."""
         ask_upstream = RECALL_HEADER not in request.headers
-        return search_out(services.search.search(principal, data, ask_upstream=ask_upstream))
+        searched = services.search.search(principal, data, ask_upstream=ask_upstream)
+        return search_out(searched, data.fields)

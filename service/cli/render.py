@@ -46,7 +46,7 @@ def search_md(found: wire.SearchResponse) -> str:
         return _joined([f"*{nothing_relevant(found)}*"])
     lines = ["| score | tier | id | snippet |", "|---:|---|---|---|"]
     for hit in found.results:
-        snippet = hit.snippet.replace("|", "\\|").replace("\n", " ")
+        snippet = (hit.snippet or "").replace("|", "\\|").replace("\n", " ")
         where = hit.id if hit.upstream is None else _where(hit)
         lines.append(f"| {hit.score:.3f} | {hit.tier} | {where} | {snippet} |")
     return _joined(lines)

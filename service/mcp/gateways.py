@@ -49,7 +49,7 @@ class LocalGateway:
         self.principal = principal
 
     def search(self, request: wire.SearchRequest) -> wire.SearchResponse:
-        return search_out(self.services.search.search(self.principal, request))
+        return search_out(self.services.search.search(self.principal, request), request.fields)
 
     def retrieve(self, request: wire.RetrieveRequest) -> wire.RetrieveResponse:
         return retrieve_out(self.services.answers.retrieve(self.principal, request))

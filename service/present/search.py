@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import Any
+
+from msgspec import structs
+
 from schemas import wire
 from service.application.recall import Recall
 from service.application.search import Searched
@@ -9,13 +14,20 @@ from service.domain.search.query import SearchResult
 from service.domain.search.recall import Recalled
 from service.present.events import entry_fields, file_fields
 
+BESIDE_ENTRY = frozenset({"snippet", "explain", "source", "upstream"})
+"""The fields a hit of this memory shows without reading its entry's."""
 
-def search_out(searched: Searched) -> wire.SearchResponse:
+
+def search_out(searched: Searched, fields: Collection[str] | None = None) -> wire.SearchResponse:
+    """The search's answer; with ``fields``, each hit with those alone besides its id and
+    score."""
     outcome, recall = searched.outcome, searched.recall
-    local = [hit_out(r, searched.now, searched.text_chars) for r in outcome.results]
-    recalled = recall.hits if recall is not None else []
+    now, chars = searched.now, searched.text_chars
+    hits = [local_out(r, now, chars, fields) for r in outcome.results]
+    for hit in recall.hits if recall is not None else []:
+        hits.append(cut(structs.asdict(recalled_out(hit, now, chars)), fields))
     return wire.SearchResponse(
-        results=[*local, *(recalled_out(r, searched.now, searched.text_chars) for r in recalled)],
+        results=hits,
         mode=outcome.mode,
         took_ms=searched.took_ms,
         degraded=searched.degraded,
@@ -27,6 +39,13 @@ def search_out(searched: Searched) -> wire.SearchResponse:
         if outcome.keywords is None
         else wire.KeywordStats(outcome.keywords.documents, dict(outcome.keywords.frequencies)),
     )
+
+
+def cut(found: dict[str, Any], fields: Collection[str] | None) -> wire.SearchHit:
+    """A hit of ``found``'s id, score and ``fields`` (all of it when None)."""
+    if fields is not None:
+        found = {name: found[name] for name in ("id", "score", *fields) if name in found}
+    return wire.SearchHit(**found)
 
 
 def recalled_out(hit: Recalled, now: float, text_chars: int) -> wire.SearchHit:
@@ -60,20 +79,34 @@ def asked_out(recall: Recall | None) -> wire.UpstreamAsked | None:
     )
 
 
-def hit_out(result: SearchResult, now: float, text_chars: int) -> wire.SearchHit:
-    explain = None
-    if result.explain is not None:
-        explain = {
-            name: wire.ListRank(rank=e.rank, score=round(e.score, 6))
-            for name, e in result.explain.items()
-        }
+def local_out(
+    result: SearchResult, now: float, text_chars: int, fields: Collection[str] | None
+) -> wire.SearchHit:
+    """A hit of this memory's; its entry's fields read only when ``fields`` asks for one."""
+    if fields is not None and BESIDE_ENTRY.issuperset(fields):
+        found = {"id": result.entry.id, "score": result.score, "snippet": result.snippet}
+        return cut(found | {"explain": explained(result)}, fields)
+    return cut(hit_fields(result, now, text_chars), fields)
+
+
+def explained(result: SearchResult) -> dict[str, wire.ListRank] | None:
+    if result.explain is None:
+        return None
+    return {
+        name: wire.ListRank(rank=e.rank, score=round(e.score, 6))
+        for name, e in result.explain.items()
+    }
+
+
+def hit_fields(result: SearchResult, now: float, text_chars: int) -> dict[str, Any]:
+    """Every field of the hit ``result`` shows."""
     place = file_fields(result.entry)
     if place:
         place["score_pct"] = round(result.score * 100)
-    return wire.SearchHit(
+    return {
         **place,
         **entry_fields(result.entry, now, text_chars),
-        snippet=result.snippet,
-        score=result.score,
-        explain=explain,
-    )
+        "snippet": result.snippet,
+        "score": result.score,
+        "explain": explained(result),
+    }

@@ -9,10 +9,16 @@ from typing import Any
 
 from schemas import wire
 
-FILTERS = frozenset(wire.SearchRequest.__struct_fields__) - {"query", "namespace", "limit"}
+FILTERS = frozenset(wire.SearchRequest.__struct_fields__) - {
+    "query",
+    "namespace",
+    "limit",
+    "fields",
+}
 """The fields of ``POST /v1/search`` a retriever's ``filters`` may set (``tiers``, ``mode``,
 ``speaker``, ``chain_type``, ``tags``, ``since``, ``until``, ``include_archived``, ``kind``,
-``min_score``, ``rerank``, ...)."""
+``min_score``, ``rerank``, ...): a framework's document is made of whole hits, so not
+``fields``."""
 
 
 def checked_filters(filters: Mapping[str, Any]) -> dict[str, Any]:
@@ -42,7 +48,7 @@ def metadata(hit: wire.SearchHit) -> dict[str, Any]:
         "timestamp": hit.timestamp,
         "kind": hit.kind,
         "archived": hit.archived,
-        "tags": list(hit.tags),
+        "tags": list(hit.tags or ()),
         "snippet": hit.snippet,
         "truncated": hit.truncated,
     }

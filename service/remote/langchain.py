@@ -72,5 +72,6 @@ class StrataRetriever(BaseRetriever):
 
 def documents(found: wire.SearchResponse) -> list[Document]:
     return [
-        Document(id=hit.id, page_content=hit.text, metadata=metadata(hit)) for hit in found.results
+        Document(id=hit.id, page_content=hit.text or "", metadata=metadata(hit))
+        for hit in found.results
     ]

@@ -74,7 +74,7 @@ class StrataRetriever(BaseRetriever):
 def nodes(found: wire.SearchResponse) -> list[NodeWithScore]:
     return [
         NodeWithScore(
-            node=TextNode(id_=hit.id, text=hit.text, metadata=metadata(hit)), score=hit.score
+            node=TextNode(id_=hit.id, text=hit.text or "", metadata=metadata(hit)), score=hit.score
         )
         for hit in found.results
     ]

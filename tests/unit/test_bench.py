@@ -13,11 +13,15 @@ from bench.ingest import report, tier_e_events
 from bench.load.report import model_tokens
 from bench.profile import generated, ratios
 from bench.quality.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k
-from bench.quality.runs import CostRun
+from bench.quality.runs import CostRun, search_payload
 from bench.quality.scores import score_cost, with_ratios
 from bench.quality.servers import SERVED, Variant, parse_variant
 from bench.revisions import corpus
+from bench.side_by_side import report as side_report
+from bench.side_by_side.__main__ import parse_args as side_args
+from bench.side_by_side.strata import HITS, label
 from bench.unseen_words import few_of, random_words, reordered
+from service.evaluation.beir import Query
 
 
 def test_a_variant_names_settings_and_gets_their_prefix() -> None:
@@ -212,3 +216,29 @@ def test_each_sets_p50_is_given_over_the_first_ones() -> None:
         "long": [{"mode": "hybrid", "limit": 10, "p50_ms": 13.0}],
     }
     assert ratios(cells, "short").splitlines()[-1] == "| hybrid | 10 | 1.30x |"
+
+
+def test_side_by_side_compares_ids_with_ids_and_names_whole_hits_apart() -> None:
+    assert HITS == {"ids": [], "whole": None}  # fields: [] is an id and a score a hit
+    assert side_args(["set"]).hits == ["ids", "whole"]
+    assert (label("bm25", "ids"), label("bm25", "whole")) == ("bm25", "bm25, whole hits")
+    with pytest.raises(SystemExit):
+        side_args(["set", "--hits", "ids,text"])
+    rows = {
+        name: {"latency_ms": {"100": {"p50": p50}}}
+        for name, p50 in (
+            ("strata bm25", 3.0),
+            ("strata bm25, whole hits", 4.0),
+            ("LanceDB full-text", 2.0),
+        )
+    }
+    assert side_report.ratios(rows, 100) == {
+        "strata bm25 / LanceDB full-text": 1.5,
+        "strata bm25, whole hits / LanceDB full-text": 2.0,
+    }
+
+
+def test_a_search_asks_for_fields_only_when_given() -> None:
+    q = Query(id="q1", text="when?", namespace="conv-1")
+    assert "fields" not in search_payload(q, "bm25", "p")
+    assert search_payload(q, "bm25", "p", fields=[])["fields"] == []

@@ -609,30 +609,32 @@ export interface ScanProgress {
   total: number;
 }
 
-/** An entry found by a search, with the part of it that matched. */
+/** An entry found by a search, with the part of it that matched. Each field but ``id``
+    and ``score`` is there unless the search's ``fields`` left it out; the entry's fields
+    are those of ``EntryOut``. */
 export interface SearchHit {
   id: string;
-  namespace: string;
-  tier: "A" | "C" | "E";
-  text: string;
-  timestamp: string;
-  speaker: string | null;
-  role: string | null;
-  chain_type: string | null;
-  tags: Array<string>;
-  expires_at: string | null;
-  archived: boolean;
-  metadata: {
+  namespace?: string;
+  tier?: "A" | "C" | "E";
+  text?: string;
+  timestamp?: string;
+  speaker?: string | null;
+  role?: string | null;
+  chain_type?: string | null;
+  tags?: Array<string>;
+  expires_at?: string | null;
+  archived?: boolean;
+  metadata?: {
     [key: string]: unknown;
   };
-  kind: "digest" | "memory" | "pattern";
-  type: string | null;
-  confidence: number | null;
-  variants: Array<string>;
-  thread: string | null;
+  kind?: "digest" | "memory" | "pattern";
+  type?: string | null;
+  confidence?: number | null;
+  variants?: Array<string>;
+  thread?: string | null;
   /** Default: `null`. */
   superseded_by?: string | null;
-  snippet: string;
+  snippet?: string;
   /** >= 0, <= 1. */
   score: number;
   /** Default: `null`. */
@@ -692,6 +694,8 @@ export interface SearchRequest {
   include_superseded?: boolean;
   /** ISO 8601 (as RFC 3339 date-time); without an offset it is UTC. Default: `null`. */
   as_of?: string | null;
+  /** Default: `null`. */
+  fields?: (Array<"archived" | "chain_type" | "confidence" | "expires_at" | "explain" | "file" | "id" | "kind" | "lines" | "metadata" | "namespace" | "role" | "score" | "score_pct" | "snippet" | "source" | "speaker" | "superseded_by" | "tags" | "text" | "thread" | "tier" | "timestamp" | "title" | "truncated" | "type" | "upstream" | "variants">) | null;
 }
 
 export interface SearchResponse {
