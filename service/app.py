@@ -14,21 +14,21 @@ from service import VERSION
 from service.api.admin import AdminController
 from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
-from service.api.deps import DEPENDENCIES
 from service.api.events import EventsController
-from service.api.forwarded import forwarded
-from service.api.guard import RequestGuard
-from service.api.hooks import before_request
-from service.api.limits import RequestLimits
 from service.api.metrics import metrics
 from service.api.namespaces import NamespacesController
-from service.api.observe import observed, send_request_id
-from service.api.openapi import ContractDocument
-from service.api.pools import Pools, reads_pool
-from service.api.problems import EXCEPTION_HANDLERS
 from service.api.search import SearchController
 from service.api.status import health, stats
 from service.application import Services
+from service.edge.deps import DEPENDENCIES
+from service.edge.forwarded import forwarded
+from service.edge.guard import RequestGuard
+from service.edge.hooks import before_request
+from service.edge.limits import RequestLimits
+from service.edge.observe import observed, send_request_id
+from service.edge.openapi import ContractDocument
+from service.edge.pools import Pools, reads_pool
+from service.edge.problems import EXCEPTION_HANDLERS
 from service.lifespan import running
 from service.mcp.http import mcp_endpoint, mcp_lifespan
 from service.settings import Settings

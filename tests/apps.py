@@ -20,9 +20,9 @@ from anyio.from_thread import BlockingPortal
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.api.pools import reads_pool
 from service.app import create_app
 from service.application import Services
+from service.edge.pools import reads_pool
 from service.settings import Settings
 from tests.http import LOCAL
 

@@ -41,8 +41,8 @@ HEADER = """\
 def document() -> dict[str, Any]:
     """The OpenAPI document the service serves when it has API keys and limits."""
     sys.path.insert(0, str(HERE.parents[1]))
-    from service.api.openapi import contract
     from service.app import create_app
+    from service.edge.openapi import contract
     from service.settings import Settings
 
     app = create_app(Settings.from_env({}))

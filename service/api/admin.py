@@ -6,9 +6,9 @@ from litestar import Controller, get, post
 from litestar.params import FromPath, JSONBody
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.api.namespaces import erasure_out
-from service.api.openapi import problems
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.openapi import problems
 from service.present.admin import job_out, promoted_out, quarantine_out, rebuild_out
 
 

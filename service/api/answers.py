@@ -6,9 +6,9 @@ from litestar import Controller, get, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service.api.deps import PrincipalDep, ServicesDep
-from service.api.openapi import problems
-from service.api.params import Day, Namespace
+from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.openapi import problems
+from service.edge.params import Day, Namespace
 from service.present.answers import daily_out, feedback_out, retrieve_out, routine_out
 from service.present.context import context_out
 

@@ -6,9 +6,9 @@ from litestar import Controller, delete, get, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
-from service.api.openapi import problems
-from service.api.params import EntryId, Namespace
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.openapi import problems
+from service.edge.params import EntryId, Namespace
 from service.present.events import entry_out, history_out, written
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from litestar import Request, Response, get
 
-from service.api.deps import PoolsDep, ServicesDep
 from service.application import Services
+from service.edge.deps import PoolsDep, ServicesDep
 from service.errors import NotFound
 
 

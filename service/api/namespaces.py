@@ -12,11 +12,11 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
-from service.api.openapi import problems
-from service.api.params import NamespaceName
 from service.application.importing import ImportReport
 from service.domain.entries import Erasure
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.openapi import problems
+from service.edge.params import NamespaceName
 from service.errors import PayloadTooLarge
 from service.present.times import format_time
 

@@ -9,7 +9,7 @@ from litestar.params import JSONBody
 
 from schemas import wire
 from schemas.vocabulary import RECALL_HEADER
-from service.api.deps import PrincipalDep, ServicesDep
+from service.edge.deps import PrincipalDep, ServicesDep
 from service.present.search import search_out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import get
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.present.status import health_out, stats_out
 
 

@@ -9,10 +9,10 @@ address and no limit. Failed authentications are counted apart, per wrong key an
 client address, for the REST API, ``/mcp`` and the console's sign-in alike
 (``service/application/wrong_keys.py``).
 
-Where each is taken: a request and its place in flight by ``service/api/limits.py`` for the
+Where each is taken: a request and its place in flight by ``service/edge/limits.py`` for the
 REST API and ``/mcp``, and by the console's admission for its pages; chunks by the events use
 case (with a write's tier E text, by its size), before anything is written; failed
-authentications by ``service/api/limits.py`` and the console's sign-in.
+authentications by ``service/edge/limits.py`` and the console's sign-in.
 """
 
 from __future__ import annotations

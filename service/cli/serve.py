@@ -44,10 +44,10 @@ def serve(args: argparse.Namespace) -> int:
             port=server.port,
             log_level="info",
             log_config=None,  # the handler configured above, for uvicorn's lines too
-            access_log=False,  # each request's line is logged with its id (service/api/observe.py)
+            access_log=False,  # each request's line is logged with its id (service/edge/observe.py)
             timeout_graceful_shutdown=10,
             # The app reads X-Forwarded-For from STRATA_TRUSTED_PROXIES alone
-            # (service/api/forwarded.py); uvicorn's own reading trusts 127.0.0.1, that is
+            # (service/edge/forwarded.py); uvicorn's own reading trusts 127.0.0.1, that is
             # every client of a service on loopback.
             proxy_headers=False,
         )

@@ -21,9 +21,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from service.api.limits import client_address
 from service.application import Services
 from service.application.auth import Principal
+from service.edge.limits import client_address
 from service.mcp.gateways import Gateway, LocalGateway
 from service.mcp.tools import build_server
 
@@ -35,7 +35,7 @@ SERVED = "POST"
 
 GUARDED = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 """The SDK's own checks of ``Host`` and ``Origin`` are off: the service's guard
-(``service/api/guard.py``) checks them for ``/mcp`` as for every route, with
+(``service/edge/guard.py``) checks them for ``/mcp`` as for every route, with
 STRATA_ALLOWED_ORIGINS."""
 
 

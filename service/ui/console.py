@@ -22,8 +22,8 @@ from litestar.params import FromPath
 from litestar.response import Template
 from litestar.static_files import create_static_files_router
 
-from service.api.limits import client_address
 from service.application.auth import Principal, presented_key
+from service.edge.limits import client_address
 from service.errors import Unauthorized
 from service.lib.fair import ASKER
 from service.settings import Settings

@@ -9,7 +9,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from service.api.problems import error_headers
+from service.edge.problems import error_headers
 from service.errors import StrataError
 from service.ui.links import query
 from service.ui.pages import page, redirect

@@ -1,4 +1,4 @@
-"""Reading a request body (``service/api/bodies.py``) and writing a log line of a caller's
+"""Reading a request body (``service/edge/bodies.py``) and writing a log line of a caller's
 text (``service/telemetry/logs.py``): pure logic, on its own."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from service.api.bodies import MAX_DEPTH, decode
+from service.edge.bodies import MAX_DEPTH, decode
 from service.errors import MalformedRequest
 from service.telemetry.logs import JsonFormatter, TextFormatter, printable
 

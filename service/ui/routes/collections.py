@@ -8,8 +8,8 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
-from service.api.params import CollectionName, DocumentPath, FirstLine
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.params import CollectionName, DocumentPath, FirstLine
 from service.present.collections import collection_out, scan_out
 from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query
 from service.ui.pages import page, redirect

@@ -9,10 +9,10 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
-from service.api.params import EntryId, Namespace
 from service.application import Services
 from service.application.auth import Principal
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.params import EntryId, Namespace
 from service.errors import NotFound
 from service.present.events import entry_out, history_out
 from service.ui.links import entry_link

@@ -9,7 +9,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.api.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.present.admin import job_out, rebuild_out
 from service.ui.pages import page, redirect
 

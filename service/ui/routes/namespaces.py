@@ -9,9 +9,9 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.api.deps import PrincipalDep, ServicesDep
 from service.domain.entries import TIERS
 from service.domain.namespaces.stats import avoided
+from service.edge.deps import PrincipalDep, ServicesDep
 from service.present.status import stats_out
 from service.ui.pages import page
 

@@ -9,10 +9,10 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.api.deps import PrincipalDep, ServicesDep
-from service.api.params import Day, Namespace
 from service.application import Services
 from service.application.auth import Principal
+from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.params import Day, Namespace
 from service.present.answers import daily_out
 from service.ui.charts import Day as ChartDay
 from service.ui.charts import chart

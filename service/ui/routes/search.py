@@ -9,7 +9,7 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.api.deps import PrincipalDep, ServicesDep
+from service.edge.deps import PrincipalDep, ServicesDep
 from service.errors import InvalidInput
 from service.present.answers import retrieve_out
 from service.present.search import search_out

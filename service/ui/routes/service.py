@@ -8,7 +8,7 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Template
 
-from service.api.deps import PrincipalDep, ServicesDep
+from service.edge.deps import PrincipalDep, ServicesDep
 from service.telemetry.glance import at_a_glance
 from service.ui.pages import page
 

@@ -9,8 +9,8 @@ from litestar.di import NamedDependency
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
-from service.api.deps import ServicesDep
-from service.api.limits import client_address
+from service.edge.deps import ServicesDep
+from service.edge.limits import client_address
 from service.errors import TooManyRequests, Unauthorized
 from service.ui.headers import PAGE_HEADERS
 from service.ui.pages import local, page, redirect

@@ -71,6 +71,6 @@ def authenticated(services: Services, scope: Scope) -> Principal | None:
 
 def client_address(scope: Scope) -> str:
     """The address of the client that sent the request: its connection's peer, or the
-    client a trusted proxy named (``service/api/forwarded.py`` set it)."""
+    client a trusted proxy named (``service/edge/forwarded.py`` set it)."""
     client = scope.get("client")
     return str(client[0]) if client else UNKNOWN

@@ -7,10 +7,10 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency, Provide
 
-from service.api.limits import client_address
-from service.api.pools import Pools
 from service.application import Services
 from service.application.auth import Principal
+from service.edge.limits import client_address
+from service.edge.pools import Pools
 
 
 def services_of(request: Request[Any, Any, Any]) -> Services:

@@ -1,5 +1,5 @@
 """What runs before every handler: ``OPTIONS`` answered for the whole path, and JSON bodies
-read (``service/api/bodies.py``).
+read (``service/edge/bodies.py``).
 
 Litestar gives each path an ``OPTIONS`` handler bound to the first route built for it; a
 controller serving two methods on one path (``GET`` and ``POST /v1/admin/rebuild``) builds
@@ -14,7 +14,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.utils.scope.state import ScopeState
 
-from service.api import bodies
+from service.edge import bodies
 
 
 async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:

@@ -11,8 +11,8 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import wire
-from service.api.observe import identify
 from service.domain.errors import EngineUnavailable
+from service.edge.observe import identify
 from service.errors import StrataError, TooManyRequests
 
 log = logging.getLogger("strata")

@@ -20,7 +20,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from schemas import wire
-from service.api.problems import PROBLEM_JSON
+from service.edge.problems import PROBLEM_JSON
 
 REF = "#/components/schemas/{name}"
 METHODS = ("get", "put", "post", "delete", "patch")

@@ -1,0 +1,44 @@
+"""Which parts of the service may import which: read from the code's own imports."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SERVICE = Path(__file__).resolve().parents[2] / "service"
+
+
+def imported(folder: str) -> Iterator[tuple[str, str]]:
+    """(file, module) for every module imported by a file under ``service/<folder>``."""
+    for path in sorted((SERVICE / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                yield str(path.relative_to(SERVICE.parent)), node.module
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield str(path.relative_to(SERVICE.parent)), alias.name
+
+
+@pytest.mark.parametrize("front_end", ["ui", "mcp"])
+def test_a_front_end_takes_the_http_edge_from_no_other_front_end(front_end: str) -> None:
+    """The console and MCP share the REST API's dependencies, limits and problems through
+    ``service/edge``, which none of them owns."""
+    crossing = [
+        (file, module)
+        for file, module in imported(front_end)
+        if module == "service.api" or module.startswith("service.api.")
+    ]
+    assert crossing == []
+
+
+def test_the_http_edge_imports_no_front_end() -> None:
+    front_ends = ("service.api", "service.ui", "service.mcp", "service.cli")
+    crossing = [
+        (file, module)
+        for file, module in imported("edge")
+        if any(module == f or module.startswith(f"{f}.") for f in front_ends)
+    ]
+    assert crossing == []
