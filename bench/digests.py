@@ -137,9 +137,9 @@ def size(args: argparse.Namespace) -> None:
     from bench.load.workload import Workload
     from schemas import wire
     from service.application.inputs import to_entries
+    from service.application.upkeep import archive_e_tier, optimize_indexes
     from service.domain.lifecycle.tiers import ExpiryPolicy
     from service.domain.memory import Memory
-    from service.jobs.lifecycle import archive_e_tier, optimize_indexes
     from service.stores.durable import LEDGER, open_sqlite
     from service.stores.tantivy import TantivyKeywordStore
 
@@ -247,9 +247,9 @@ def recall(args: argparse.Namespace) -> None:
 
     from schemas import wire
     from service.application.auth import OPEN
+    from service.application.upkeep import archive_e_tier
     from service.evaluation.beir import namespace_for
     from service.evaluation.workbench import PREFIX, Workbench
-    from service.jobs.lifecycle import archive_e_tier
     from service.settings import Settings
 
     started = time.perf_counter()

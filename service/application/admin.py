@@ -7,11 +7,11 @@ from typing import Any
 
 from schemas import wire
 from service.application.auth import Principal
+from service.application.rebuild import Rebuilder, RebuildStatus
+from service.application.schedule import Schedule
 from service.domain.cluster.changes import JobRun
 from service.domain.entries import entry_key
 from service.domain.memory import Lifecycle
-from service.jobs.rebuild import Rebuilder, RebuildStatus
-from service.jobs.scheduler import Scheduler
 
 RUNS_COUNTED = 1000
 """Most runs of a job counted in its ``runs``."""
@@ -43,7 +43,7 @@ class Promoted:
 
 
 class AdminUseCases:
-    def __init__(self, lifecycle: Lifecycle, scheduler: Scheduler, rebuilder: Rebuilder) -> None:
+    def __init__(self, lifecycle: Lifecycle, scheduler: Schedule, rebuilder: Rebuilder) -> None:
         self.lifecycle = lifecycle
         self.scheduler = scheduler
         self.rebuilder = rebuilder

@@ -15,6 +15,8 @@ from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
+from service.application.rebuild import Rebuilder
+from service.application.schedule import Schedule
 from service.application.search import SearchUseCase
 from service.application.status import StatusUseCases
 from service.domain.cluster.replication import Follower
@@ -36,8 +38,6 @@ from service.domain.ports import (
 )
 from service.domain.search.recall import UpstreamRecall
 from service.domain.search.retrieval import Retriever
-from service.jobs.rebuild import Rebuilder
-from service.jobs.scheduler import Scheduler
 from service.settings import Settings
 from service.telemetry import Telemetry
 
@@ -118,7 +118,7 @@ class Services:
     repair: IndexRepair
     """Brings the indexes in step with the ledger at start-up."""
     retriever: Retriever
-    scheduler: Scheduler
+    scheduler: Schedule
     rebuilder: Rebuilder
     stores: Stores
     follower: Follower | None

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from service.application.auth import Principal
+from service.application.schedule import Schedule
 from service.domain.cluster.replication import Follower, Lag
 from service.domain.entries import Quarantined, key_namespace
 from service.domain.namespaces.stats import Stats, summarize
@@ -14,7 +15,6 @@ from service.domain.ports import Embedder, Entries, IndexState, Inventory, Keywo
 from service.domain.search.recall import UpstreamRecall, UpstreamSnapshot
 from service.domain.search.retrieval import Retriever
 from service.domain.search.usage import ReadModelUsage
-from service.jobs.scheduler import Scheduler
 from service.lib.engines import EngineState
 
 
@@ -75,7 +75,7 @@ class StatusUseCases:
         degraded: list[str],
         disk_usage: Callable[[], dict[str, int | None]],
         replica: Replica,
-        scheduler: Scheduler,
+        scheduler: Schedule,
         usage: ReadModelUsage | None = None,
         upstream: UpstreamRecall | None = None,
     ) -> None:

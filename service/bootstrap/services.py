@@ -21,6 +21,7 @@ from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
+from service.application.rebuild import Rebuilder
 from service.application.recall import RecallUseCases
 from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
@@ -38,8 +39,7 @@ from service.domain.search.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.retrieval import Retriever, Weighting
 from service.domain.search.usage import ReadModelUsage
 from service.domain.tokens import CharacterTokens
-from service.jobs.lifecycle import lifecycle_jobs
-from service.jobs.rebuild import Rebuilder
+from service.jobs.schedule import upkeep_jobs
 from service.jobs.scheduler import Scheduler
 from service.lib.breaker import CircuitBreaker
 from service.lib.cache import QueryCache
@@ -160,7 +160,7 @@ def build_services(
         clock=clock,
     )
     replica = replica_name(s)
-    scheduler = lifecycle_jobs(
+    scheduler = upkeep_jobs(
         Scheduler(
             stores.runs,
             stores.coordination,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from schemas import wire
 from service.application.admin import JobView, Promoted
+from service.application.rebuild import RebuildStatus
 from service.domain.entries import Quarantined, key_namespace
-from service.jobs.rebuild import RebuildStatus
 from service.present.times import format_time
 
 

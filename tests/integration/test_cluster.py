@@ -16,14 +16,20 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.application import Services, upkeep
 from service.errors import Conflict
-from service.jobs import lifecycle
+from service.jobs.scheduler import Scheduler
 from service.settings import Settings
 from tests.fakes import FakeClock
 from tests.http import LOCAL, ids, problem, search, write
 
 Replica = tuple[Services, TestClient[Litestar]]
+
+
+def scheduler(services: Services) -> Scheduler:
+    """The replica's scheduler, whose turns a test fires at a chosen moment."""
+    assert isinstance(services.scheduler, Scheduler)
+    return services.scheduler
 
 
 @pytest.fixture
@@ -137,7 +143,7 @@ def test_digests_are_written_through_the_ledger_and_followed_by_the_other_replic
     assert set(ids(archived)) == {"l1", found[0]["id"]}
 
     # originals deleted on two: one keeps the digest, and finds no original
-    deleted = lifecycle.archive_e_tier(
+    deleted = upkeep.archive_e_tier(
         clock.now,
         30,
         35,
@@ -158,8 +164,8 @@ def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(
 ) -> None:
     (one, to_one), (two, to_two) = replica("one"), replica("two")
     slot = 1_800_003_600.0
-    assert one.scheduler.fire("expire_c_tier", slot) is not None  # the first to try leads
-    assert two.scheduler.fire("expire_c_tier", slot) is None
+    assert scheduler(one).fire("expire_c_tier", slot) is not None  # the first to try leads
+    assert scheduler(two).fire("expire_c_tier", slot) is None
     assert (health(to_one)["replica"]["leads_jobs"], health(to_two)["replica"]["leads_jobs"]) == (
         True,
         False,
@@ -176,7 +182,7 @@ def test_the_cluster_runs_a_job_turn_once_and_a_held_job_is_refused_everywhere(
 
     one.stores.coordination.close()  # the leader goes away: the other takes over
     deadline = time.monotonic() + 10  # once the server has ended the leader's session
-    while two.scheduler.fire("expire_c_tier", slot + 3600) is None:
+    while scheduler(two).fire("expire_c_tier", slot + 3600) is None:
         assert time.monotonic() < deadline, "no replica took over within 10 s"
         time.sleep(0.05)
     assert health(to_two)["replica"]["leads_jobs"] is True

@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application import Services
-from service.jobs.lifecycle import archive_e_tier
+from service.application.upkeep import archive_e_tier
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.fakes import FakeClock

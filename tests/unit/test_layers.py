@@ -42,3 +42,14 @@ def test_the_http_edge_imports_no_front_end() -> None:
         if any(module == f or module.startswith(f"{f}.") for f in front_ends)
     ]
     assert crossing == []
+
+
+@pytest.mark.parametrize("layer", ["application", "present"])
+def test_the_use_cases_and_their_presenters_know_no_schedule(layer: str) -> None:
+    """Memory's upkeep is a use case; ``service/jobs`` holds its schedule and runs it."""
+    crossing = [
+        (file, module)
+        for file, module in imported(layer)
+        if module == "service.jobs" or module.startswith("service.jobs.")
+    ]
+    assert crossing == []

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from service.application import upkeep
 from service.domain.collections.catalog import Collection, Collections, IndexedFile
 from service.domain.entries import Entry, HistoryEvent, Tier
 from service.domain.lifecycle.digests import digest_id, group_of
@@ -16,7 +17,6 @@ from service.domain.memory import lifecycle as lifecycle_part
 from service.domain.search.query import Filters, SearchQuery
 from service.domain.search.retrieval import Retriever
 from service.errors import InvalidInput
-from service.jobs import lifecycle
 from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,
@@ -55,7 +55,7 @@ class Stores(FakeStores):
 
     def archive_e(self, now: float, archive_days: float, delete_days: float) -> dict[str, Any]:
         """``archive_e_tier`` over these stores, as the scheduler runs it."""
-        return lifecycle.archive_e_tier(
+        return upkeep.archive_e_tier(
             now,
             archive_days,
             delete_days,
@@ -112,7 +112,7 @@ def test_expired_c_entries_are_hidden_before_the_job_runs(stores: Stores) -> Non
 
 def test_expire_c_tier_archives_expired_c_entries_only(stores: Stores) -> None:
     write_expiring(stores)
-    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
+    assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     stored = stores.ledger.get(["ns:gone", "ns:live", "ns:fact", "ns:log"])
     assert {k.split(":")[1]: s.entry.archived for k, s in stored.items()} == {
         "gone": True,
@@ -129,9 +129,9 @@ def test_expire_c_tier_archives_expired_c_entries_only(stores: Stores) -> None:
 
 def test_expire_c_tier_is_idempotent(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
+    upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
     calls = len(stores.embedder.calls)
-    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 0}
+    assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 0}
     assert stores.actions("gone") == [("created", "writer"), ("archived", "scheduler")]
     assert len(stores.embedder.calls) == calls
 
@@ -140,7 +140,7 @@ def test_expired_entries_leave_the_vector_store_but_stay_keyword_searchable(
     stores: Stores,
 ) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
+    upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
     assert stores.vector_ids("C", "standup notes", include_archived=True) == {"live"}
     assert stores.keyword_ids("standup") == {"live", "fact", "log"}
     assert "gone" in stores.keyword_ids("standup", include_archived=True)
@@ -148,7 +148,7 @@ def test_expired_entries_leave_the_vector_store_but_stay_keyword_searchable(
 
 def test_expire_c_tier_records_the_scheduler_at_the_memory_clock(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
+    upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
     assert stores.ledger.history("ns:gone") == [
         HistoryEvent(T0, "created", "writer"),
         HistoryEvent(NOW, "archived", "scheduler"),
@@ -158,7 +158,7 @@ def test_expire_c_tier_records_the_scheduler_at_the_memory_clock(stores: Stores)
 
 def test_expire_c_tier_on_exact_expiry_archives(stores: Stores) -> None:
     stores.memory.write([make_entry("edge", "edge case", "C", expires_at=NOW)])
-    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
+    assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     assert stores.vectors.keys == set()
 
 
@@ -169,15 +169,15 @@ def test_expire_c_tier_handles_more_than_one_batch(
     stores.memory.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
     )
-    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 5}
+    assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 5}
     assert stores.vectors.keys == set()
 
 
 def test_restored_expired_entry_is_archived_again_by_the_next_run(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
+    upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
     stores.memory.set_archived(["ns:gone"], False, "ops")
-    assert lifecycle.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
+    assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "restored", "archived"]
     assert stores.memory.indexes_match_ledger()
 
@@ -391,7 +391,7 @@ def test_promote_moves_c_to_a_keeping_its_vectors(stores: Stores) -> None:
 
 def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     write_expiring(stores)
-    lifecycle.expire_c_tier(stores.memory.lifecycle, NOW)
+    upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
     calls = list(stores.embedder.calls)
     assert stores.memory.promote(["ns:gone"], "ops") == 1
     assert stores.embedder.calls == calls
@@ -404,7 +404,7 @@ def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "promoted"]
     # A decision never expires: the next expiry run leaves it alone.
     assert (
-        lifecycle.expire_c_tier(stores.memory.lifecycle, NOW + 10 * DAY)["archived"] == 1
+        upkeep.expire_c_tier(stores.memory.lifecycle, NOW + 10 * DAY)["archived"] == 1
     )  # "live" only
     gone = stores.memory.get("ns:gone")
     assert gone is not None and not gone.entry.archived
@@ -458,7 +458,7 @@ def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: S
     without.write([make_entry("c", "talk about caching", "C")])
     assert without.promote(["ns:c"]) == 1
     assert stores.vectors.keys == set()
-    assert lifecycle.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
+    assert upkeep.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
     assert stores.vectors.tiers["A"].keys() == {"ns:c"}
     assert [a for a, _ in stores.actions("c")] == ["created", "promoted", "embedded"]
 
@@ -468,7 +468,7 @@ def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: S
 
 def test_optimize_indexes_optimizes_the_keyword_store(stores: Stores) -> None:
     stores.memory.write([make_entry("a", "x", "A"), make_entry("e", "y", "E")])
-    assert lifecycle.optimize_indexes(stores.memory.lifecycle) == {"documents": 2}
+    assert upkeep.optimize_indexes(stores.memory.lifecycle) == {"documents": 2}
     assert stores.keywords.optimized == 1
 
 
@@ -477,9 +477,9 @@ def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> N
         stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
     )
     without.write([make_entry("a", "x", "A")])
-    assert lifecycle.backfill_embeddings(without.repair) == {"embedded": 0}
-    assert lifecycle.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
-    assert lifecycle.backfill_embeddings(stores.memory.repair) == {"embedded": 0}
+    assert upkeep.backfill_embeddings(without.repair) == {"embedded": 0}
+    assert upkeep.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
+    assert upkeep.backfill_embeddings(stores.memory.repair) == {"embedded": 0}
 
 
 # trim_changes
@@ -489,9 +489,9 @@ def test_trim_changes_drops_what_is_older_than_the_retention(stores: Stores) -> 
     stores.memory.write([make_entry("old", "written long ago", "E")])
     stores.clock.now = T0 + 8 * DAY
     stores.memory.write([make_entry("new", "written today", "E")])
-    assert lifecycle.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 1}
+    assert upkeep.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 1}
     assert [c.key for c in stores.ledger.changes(0)] == ["ns:new"]
-    assert lifecycle.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 0}
+    assert upkeep.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 0}
 
 
 # rescan_collections
@@ -512,7 +512,7 @@ def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: S
     for name in ("here", "elsewhere"):
         catalog.add(Collection(name, name, "ns", f"/srv/{name}", "**/*.md", "A", T0))
     catalog.set_file("elsewhere", IndexedFile("b.md", "h", 1), "# B\n")
-    report = lifecycle.rescan_collections(collections)
+    report = upkeep.rescan_collections(collections)
     assert report == {
         "collections": 1,
         "added": 1,
@@ -541,7 +541,7 @@ def test_rescan_refuses_what_the_rules_now_refuse_and_lists_what_it_skipped(
         catalog.add(Collection(name, name, "ns", path, "**/*.md", "A", T0))
     catalog.set_file("old", IndexedFile("a.md", "h", 1), "# A\n")
     files.roots["/srv/crowded"]["d.md"] = b"d"
-    report = lifecycle.rescan_collections(collections)
+    report = upkeep.rescan_collections(collections)
     assert report == {
         "collections": 1,
         "added": 1,

@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import pytest
 
+from service.application.rebuild import Rebuilder
 from service.domain.entries import Chunk, StoredEntry, Tier
 from service.domain.memory import Memory
 from service.errors import Conflict
-from service.jobs.rebuild import Rebuilder
 from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,

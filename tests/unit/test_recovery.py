@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 import pytest
 
+from service.application import upkeep
 from service.domain.entries import Quarantined, StoredEntry
 from service.domain.errors import IndexUnavailable
 from service.domain.memory import Memory
 from service.domain.memory.outcomes import Recovered
-from service.jobs import lifecycle
 from service.lifespan import catch_up
 from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
 from tests.settings import CHUNKING
@@ -104,7 +104,7 @@ def test_a_write_the_index_fails_is_acknowledged_and_applied_later(
     assert ledger.states == {"ns:w": "pending"}
     assert keywords.entries == {}
     keywords.down = False
-    assert lifecycle.recover_pending(memory.repair) == {
+    assert upkeep.recover_pending(memory.repair) == {
         "indexed": 1,
         "removed": 0,
         "quarantined": 0,

@@ -1,9 +1,8 @@
-"""The lifecycle jobs: plain functions of the parts of memory and the ports they use, and
-of the current time."""
+"""Memory's upkeep, as the scheduled jobs run it (``service/jobs`` holds their schedule):
+plain functions of the parts of memory and the ports they use, and of the current time."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -14,8 +13,6 @@ from service.domain.lifecycle.tiers import DAY
 from service.domain.memory import IndexRepair, Lifecycle, Writer
 from service.domain.ports import ChangeLog, Entries, Inventory
 from service.errors import Conflict
-from service.jobs.scheduler import Scheduler
-from service.settings import LifecycleSettings
 
 SCHEDULER = "scheduler"
 SKIPPED_SHOWN = 100
@@ -160,56 +157,3 @@ def rescan_collections(collections: Collections) -> dict[str, Any]:
 def trim_changes(changes: ChangeLog, now: float, retention_days: float) -> dict[str, Any]:
     """Drop from the ledger's change log the changes older than ``retention_days``."""
     return {"trimmed": changes.trim_changes(now - retention_days * DAY)}
-
-
-def lifecycle_jobs(
-    scheduler: Scheduler,
-    settings: LifecycleSettings,
-    retention_days: float,
-    *,
-    inventory: Inventory,
-    entries: Entries,
-    changes: ChangeLog,
-    writer: Writer,
-    lifecycle: Lifecycle,
-    repair: IndexRepair,
-    collections: Collections,
-    clock: Callable[[], float],
-) -> Scheduler:
-    """The lifecycle jobs on their configured schedules, added to ``scheduler``."""
-
-    def archive_e() -> dict[str, Any]:
-        return archive_e_tier(
-            clock(),
-            settings.e_archive_days,
-            settings.e_delete_days,
-            inventory=inventory,
-            entries=entries,
-            writer=writer,
-            lifecycle=lifecycle,
-        )
-
-    scheduler.add(
-        "expire_c_tier", settings.expire_c_cron, lambda: expire_c_tier(lifecycle, clock())
-    )
-    scheduler.add("archive_e_tier", settings.archive_e_cron, archive_e)
-    scheduler.add(
-        "optimize_indexes",
-        settings.optimize_cron,
-        lambda: optimize_indexes(lifecycle),
-        per_replica=True,  # each replica merges its own keyword index
-    )
-    scheduler.add("recover_pending", settings.recover_cron, lambda: recover_pending(repair))
-    scheduler.add(
-        "backfill_embeddings", settings.backfill_cron, lambda: backfill_embeddings(repair)
-    )
-    scheduler.add(
-        "trim_changes",
-        settings.trim_changes_cron,
-        lambda: trim_changes(changes, clock(), retention_days),
-    )
-    if settings.rescan_cron:
-        scheduler.add(
-            "rescan_collections", settings.rescan_cron, lambda: rescan_collections(collections)
-        )
-    return scheduler
