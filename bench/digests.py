@@ -254,18 +254,18 @@ def recall(args: argparse.Namespace) -> None:
 
     started = time.perf_counter()
     with Workbench.load(Settings.from_env(os.environ), args.dataset) as bench:
-        services = bench.services
+        runtime = bench.runtime
         loaded = time.perf_counter() - started
         started = time.perf_counter()
         # The set's youngest tier E turn is 7.3 days old: 23 days later every one of them
         # is past STRATA_E_ARCHIVE_DAYS (30) and archived.
         result = archive_e_tier(
-            time.time() + 23 * DAY, 30, 0, **_parts(services.memory, services.stores.ledger)
+            time.time() + 23 * DAY, 30, 0, **_parts(runtime.memory, runtime.stores.ledger)
         )
         job = time.perf_counter() - started
         logs = [
             s.entry
-            for scanned in services.stores.ledger.scan()
+            for scanned in runtime.stores.ledger.scan()
             for s in scanned
             if s.entry.tier == "E" and s.entry.kind != DIGEST
         ]
@@ -300,7 +300,7 @@ def recall(args: argparse.Namespace) -> None:
             archived = wire.SearchRequest(
                 query=query.text, namespace=namespace, limit=args.limit, include_archived=True
             )
-            hits = services.search.search(OPEN, archived).outcome.results
+            hits = runtime.services.search.search(OPEN, archived).outcome.results
             originals += any(h.entry.id in ids for h in hits)
 
         def by_digests() -> tuple[int, int, list[float]]:
@@ -312,7 +312,7 @@ def recall(args: argparse.Namespace) -> None:
             for text, namespace, ids, groups in questions:
                 default = wire.SearchRequest(query=text, namespace=namespace, limit=args.limit)
                 began = time.perf_counter()
-                results = services.search.search(OPEN, default).outcome.results
+                results = runtime.services.search.search(OPEN, default).outcome.results
                 took.append(time.perf_counter() - began)
                 digests = [h.entry for h in results if h.entry.kind == DIGEST]
                 quoted += any(ids & set(d.metadata["digest"]["sources"]) for d in digests)
@@ -321,7 +321,7 @@ def recall(args: argparse.Namespace) -> None:
 
         quoted, covered, took = by_digests()
         deleted = archive_e_tier(
-            time.time() + 23 * DAY, 30, 7, **_parts(services.memory, services.stores.ledger)
+            time.time() + 23 * DAY, 30, 7, **_parts(runtime.memory, runtime.stores.ledger)
         )["deleted"]
         quoted_after, covered_after, took_after = by_digests()
         print(

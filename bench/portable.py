@@ -40,7 +40,7 @@ import numpy as np
 from bench.common import REPO_ROOT
 from bench.load.workload import Workload
 from service.domain.entries import Chunk, Entry, ExportedEntry, HistoryEvent, StoredEntry
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.testing.engines import free_port
 
@@ -70,8 +70,8 @@ class Measured:
 def fill(data: Path, entries: int) -> None:
     """One namespace of ``entries`` entries of the load workload, vectors drawn at random."""
     settings = Settings().replace(data_dir=data, jobs="off")
-    services = open_services(settings)
-    embedder = services.stores.embedder
+    runtime = open_runtime(settings)
+    embedder = runtime.stores.embedder
     assert embedder is not None, "the bench needs the embedding model for its name and size"
     rng = np.random.default_rng(7)
     workload = Workload(entries, seed=11, namespaces=1, days=60, prefix="p", now=time.time())
@@ -80,10 +80,10 @@ def fill(data: Path, entries: int) -> None:
     for event in workload.events():
         batch.append(_archived(event, rng, embedder.dimension))
         if len(batch) == BATCH:
-            services.memory.transfer.restore(batch)
+            runtime.memory.transfer.restore(batch)
             batch = []
-    services.memory.transfer.restore(batch)
-    services.close()
+    runtime.memory.transfer.restore(batch)
+    runtime.close()
     print(f"filled {entries} entries in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 

@@ -49,8 +49,8 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
                 app.state.services = services
                 yield
                 return
-            async with running(settings) as opened:
-                app.state.services = opened
+            async with running(settings) as runtime:
+                app.state.services = runtime.services
                 yield
         finally:
             pools.close()

@@ -10,8 +10,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from service.application import Services
-from service.bootstrap import build_services, load_reranker, open_stores
+from service.bootstrap import Runtime, build_runtime, load_reranker, open_stores
 from service.bootstrap import new_id as fresh_id
 from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair
@@ -23,23 +22,23 @@ from service.settings import Settings
 log = logging.getLogger("strata")
 
 
-def open_services(
+def open_runtime(
     settings: Settings,
     *,
     embedder: Embedder | None = None,
     clock: Callable[[], float] = time.time,
     new_id: Callable[[], str] = fresh_id,
-) -> Services:
+) -> Runtime:
     """The use cases over the stores of ``settings``, with interrupted writes finished and
     the indexes made to match the ledger (in a cluster: this replica's keyword index). The
     caller closes them."""
     stores = open_stores(settings, embedder=embedder, clock=clock)
-    services = build_services(settings, stores, clock=clock, new_id=new_id)
-    if services.follower is None:
-        catch_up(services.repair, stores.degraded)
+    runtime = build_runtime(settings, stores, clock=clock, new_id=new_id)
+    if runtime.follower is None:
+        catch_up(runtime.repair, stores.degraded)
     else:
-        follow(services.follower, stores.degraded)
-    return services
+        follow(runtime.follower, stores.degraded)
+    return runtime
 
 
 def catch_up(repair: IndexRepair, degraded: list[str]) -> None:
@@ -71,25 +70,25 @@ def follow(follower: Follower, degraded: list[str]) -> None:
 
 
 @asynccontextmanager
-async def running(settings: Settings) -> AsyncIterator[Services]:
-    """Services for a server process: the scheduler started, the reranker loaded off the
+async def running(settings: Settings) -> AsyncIterator[Runtime]:
+    """The runtime of a server process: the scheduler started, the reranker loaded off the
     start-up path; all closed on exit."""
-    services = open_services(settings)
-    for reason in services.stores.degraded:
+    runtime = open_runtime(settings)
+    for reason in runtime.stores.degraded:
         log.warning("degraded: %s", reason)
     if settings.lifecycle.jobs == "on":
-        services.scheduler.start()
-    if services.follower is not None:
-        services.follower.start(settings.cluster.replica_poll_ms / 1000)
+        runtime.scheduler.start()
+    if runtime.follower is not None:
+        runtime.follower.start(settings.cluster.replica_poll_ms / 1000)
     loader = threading.Thread(
-        target=_load_models, args=(settings, services.retriever), name="reranker", daemon=True
+        target=_load_models, args=(settings, runtime.retriever), name="reranker", daemon=True
     )
     loader.start()
     try:
-        yield services
+        yield runtime
     finally:
         loader.join()
-        services.close()
+        runtime.close()
         interpreter.unsettle()
 
 

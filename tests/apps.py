@@ -21,7 +21,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.edge.pools import reads_pool
 from service.settings import Settings
 from tests.http import LOCAL
@@ -47,30 +47,30 @@ def stop_apps() -> None:
     STARTED.close()
 
 
-def idle_app(services: Services) -> Running:
-    """A running app of settings equal to those of ``services`` that serves no client now
+def idle_app(runtime: Runtime) -> Running:
+    """A running app of settings equal to those of ``runtime`` that serves no client now
     (two clients at once need two apps: the services are the app's), else a new one."""
     for running in RUNNING:
-        if not running.serving and running.settings == services.settings:
+        if not running.serving and running.settings == runtime.services.settings:
             # create_app sets the executor of the reads' pool; the last app built set its own.
-            reads_pool(services.settings)
+            reads_pool(runtime.services.settings)
             return running
-    app = create_app(services=services)
+    app = create_app(services=runtime.services)
     started = STARTED.enter_context(TestClient(app))
-    running = Running(services.settings, app, started.blocking_portal)
+    running = Running(runtime.services.settings, app, started.blocking_portal)
     RUNNING.append(running)
     return running
 
 
 @contextmanager
 def serving(
-    services: Services, *, base_url: str = LOCAL, raise_server_exceptions: bool = True
+    runtime: Runtime, *, base_url: str = LOCAL, raise_server_exceptions: bool = True
 ) -> Iterator[TestClient[Litestar]]:
-    """A new client of a running app over ``services``."""
-    running = idle_app(services)
+    """A new client of a running app over ``runtime``'s services."""
+    running = idle_app(runtime)
     running.serving = True
     try:
-        running.app.state.services = services
+        running.app.state.services = runtime.services
         client = TestClient(
             running.app, base_url=base_url, raise_server_exceptions=raise_server_exceptions
         )

@@ -18,7 +18,7 @@ from tests.fakes import FakeClock
 from tests.postgres import MISSING, URL_VARIABLE, TestDatabase, create_database
 
 if TYPE_CHECKING:
-    from service.application import Services
+    from service.bootstrap import Runtime
     from service.settings import Settings
     from service.stores.chroma import ChromaVectorStore
     from service.stores.embedder import SentenceTransformerEmbedder
@@ -157,15 +157,15 @@ def chroma_store(tmp_path: Path) -> Callable[[str], ChromaVectorStore]:
 @pytest.fixture
 def open_stores(
     embedder: SentenceTransformerEmbedder, clock: FakeClock
-) -> Iterator[Callable[[Settings], Services]]:
+) -> Iterator[Callable[[Settings], Runtime]]:
     """Opens every real store for some settings, with the session's model and the test's
     clock; what it opened is closed when the test ends."""
-    from service.lifespan import open_services
+    from service.lifespan import open_runtime
 
-    opened: list[Services] = []
+    opened: list[Runtime] = []
 
-    def open_for(settings: Settings) -> Services:
-        resources = open_services(settings, embedder=embedder, clock=clock)
+    def open_for(settings: Settings) -> Runtime:
+        resources = open_runtime(settings, embedder=embedder, clock=clock)
         opened.append(resources)
         return resources
 

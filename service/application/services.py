@@ -1,5 +1,5 @@
-"""What every front end is given: the use cases over the stores, as ``service.bootstrap``
-builds them."""
+"""What every front end is given, the use cases over the stores, and the stores they are
+built over, as ``service.bootstrap`` builds them."""
 
 from __future__ import annotations
 
@@ -15,12 +15,9 @@ from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
-from service.application.rebuild import Rebuilder
-from service.application.schedule import Schedule
 from service.application.search import SearchUseCase
+from service.application.sessions import SessionUseCases
 from service.application.status import StatusUseCases
-from service.domain.cluster.replication import Follower
-from service.domain.memory import IndexRepair, Memory
 from service.domain.ports import (
     Catalog,
     Checkpoint,
@@ -36,8 +33,6 @@ from service.domain.ports import (
     Upstream,
     VectorStore,
 )
-from service.domain.search.recall import UpstreamRecall
-from service.domain.search.retrieval import Retriever
 from service.settings import Settings
 from service.telemetry import Telemetry
 
@@ -95,7 +90,8 @@ class SignedOutHere:
 
 @dataclass
 class Services:
-    """The use cases every front end calls, and the parts the lifespan drives."""
+    """What a front end is given: the use cases, the keys, each caller's limits, the
+    settings and the telemetry; no store, engine or part of the memory."""
 
     settings: Settings
     keys: KeyRing
@@ -112,26 +108,6 @@ class Services:
     namespaces: NamespaceUseCases
     """A namespace's export, import and erasure."""
     status: StatusUseCases
-    memory: Memory
-    """Every part of the memory, for the tests and the benchmarks; each use case is given
-    the part it uses."""
-    repair: IndexRepair
-    """Brings the indexes in step with the ledger at start-up."""
-    retriever: Retriever
-    scheduler: Schedule
-    rebuilder: Rebuilder
-    stores: Stores
-    follower: Follower | None
-    """Applies what other replicas change to this one's keyword index (in a cluster)."""
-    signed_out: SignedOutSessions
-    """The console sessions signed out of, which no replica accepts again."""
+    sessions: SessionUseCases
+    """The console's sessions signed out of."""
     telemetry: Telemetry
-    upstream: UpstreamRecall | None = None
-    """The recall from the upstream, whose ``snapshot`` gives its breaker and counts."""
-
-    def close(self) -> None:
-        if self.follower is not None:
-            self.follower.stop()
-        self.scheduler.shutdown()
-        self.rebuilder.wait()
-        self.stores.close()

@@ -25,7 +25,9 @@ from service.application.rebuild import Rebuilder
 from service.application.recall import RecallUseCases
 from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
+from service.application.sessions import SessionUseCases
 from service.application.status import Replica, StatusUseCases
+from service.bootstrap.runtime import Runtime
 from service.domain.answers.answer import Answerer
 from service.domain.cluster.replication import Follower
 from service.domain.collections.catalog import Collections
@@ -89,14 +91,14 @@ def _no_tokens(texts: Sequence[str]) -> list[int]:
     return [0] * len(texts)
 
 
-def build_services(
+def build_runtime(
     settings: Settings,
     stores: Stores,
     *,
     clock: Callable[[], float] = time.time,
     new_id: Callable[[], str] = new_id,
     telemetry: Telemetry | None = None,
-) -> Services:
+) -> Runtime:
     """The use cases over ``stores``; nothing is opened, recovered or started here.
     ``telemetry`` sees the engine calls, searches, writes and job runs (None: as the
     settings say)."""
@@ -230,7 +232,7 @@ def build_services(
                 upstream=upstream.snapshot if upstream is not None else None,
             )
         )
-    return Services(
+    services = Services(
         settings=s,
         keys=keys,
         limits=limits,
@@ -297,16 +299,19 @@ def build_services(
             usage,
             upstream,
         ),
-        memory=memory,
-        repair=memory.repair,
-        retriever=retriever,
-        scheduler=scheduler,
-        rebuilder=rebuilder,
-        stores=stores,
-        follower=follower,
-        signed_out=stores.signed_out,
+        sessions=SessionUseCases(stores.signed_out, clock),
         telemetry=telemetry,
-        upstream=upstream,
+    )
+    return Runtime(
+        services,
+        stores,
+        memory,
+        memory.repair,
+        retriever,
+        scheduler,
+        rebuilder,
+        follower,
+        upstream,
     )
 
 

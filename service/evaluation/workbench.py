@@ -37,8 +37,7 @@ import msgspec
 
 from schemas import wire
 from service.application.auth import OPEN
-from service.application.services import Services
-from service.bootstrap import load_reranker
+from service.bootstrap import Runtime, load_reranker
 from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
 from service.domain.search.hydration import replaced_matches
@@ -62,7 +61,7 @@ from service.evaluation.beir import (
     to_event,
     write_order,
 )
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 
 BATCH = 256
@@ -148,9 +147,9 @@ class Workbench:
     """One set loaded into a throw-away instance, open until the ``load`` context ends."""
 
     def __init__(
-        self, services: Services, dataset: Path, max_queries: int | None, small: int = 0
+        self, runtime: Runtime, dataset: Path, max_queries: int | None, small: int = 0
     ) -> None:
-        self.services = services
+        self.runtime = runtime
         self.name = dataset.name
         docs = load_corpus(dataset)
         self.qrels = load_qrels(dataset)
@@ -213,15 +212,15 @@ class Workbench:
             local = settings.replace(
                 data_dir=Path(scratch), chroma_url="", database_url="", jobs="off"
             )
-            services = open_services(local)
+            runtime = open_runtime(local)
             try:
-                load_reranker(local, services.retriever)
-                bench = cls(services, dataset, max_queries, small)
+                load_reranker(local, runtime.retriever)
+                bench = cls(runtime, dataset, max_queries, small)
                 bench._ingest(progress)
                 bench._ingest_small(progress)
                 yield bench
             finally:
-                services.close()
+                runtime.close()
 
     def _ingest(self, progress: Progress | None) -> None:
         now = datetime.now(UTC)
@@ -232,7 +231,7 @@ class Workbench:
                 events = [
                     msgspec.convert(to_event(d, "A", PREFIX, now=now), wire.Event) for d in batch
                 ]
-                self.services.events.write(OPEN, events)
+                self.runtime.services.events.write(OPEN, events)
                 done += len(batch)
                 if progress:
                     progress("ingest", done, len(self.docs))
@@ -246,7 +245,7 @@ class Workbench:
                 # What it replaces may be in no small namespace.
                 event.pop("supersedes", None)
                 events.append(msgspec.convert({**event, "namespace": s.namespace}, wire.Event))
-            self.services.events.write(OPEN, events)
+            self.runtime.services.events.write(OPEN, events)
             if progress:
                 progress("small", n, len(self.small))
 
@@ -257,7 +256,7 @@ class Workbench:
         """Each question's hybrid-search candidates in its own namespace, with the features
         the learned fusion scores (the configured model's, whatever its weights); entries
         superseded are left out, as a search never shows them."""
-        retriever = self.services.retriever
+        retriever = self.runtime.retriever
         fusion = retriever.fusion
         if not isinstance(fusion, LearnedFusion):
             raise ValueError("the ranking model is fitted for STRATA_FUSION=learned")
@@ -288,7 +287,7 @@ class Workbench:
     ) -> Candidates:
         """The question's candidates asked in ``namespace``; ``small_of``: that namespace is
         a small one, for a question of this namespace of the set."""
-        retriever = self.services.retriever
+        retriever = self.runtime.retriever
         fusion = retriever.fusion
         assert isinstance(fusion, LearnedFusion)
         filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
@@ -335,7 +334,7 @@ class Workbench:
 
     def rank_with(self, model: RankingModel) -> None:
         """Search with ``model`` from now on (``learned`` fusion)."""
-        retriever = self.services.retriever
+        retriever = self.runtime.retriever
         if isinstance(retriever.fusion, LearnedFusion):
             retriever.fusion.model = model
         if retriever.cache is not None:
@@ -361,7 +360,7 @@ class Workbench:
         self, query: Query, namespace: str, elsewhere: bool, top_n: int, small: bool = False
     ) -> Observation:
         request = wire.RetrieveRequest(question=query.text, namespace=namespace, top_n=top_n)
-        answer = self.services.answers.retrieve(OPEN, request).answer
+        answer = self.runtime.services.answers.retrieve(OPEN, request).answer
         returned = {self.source.get((namespace, a.result.entry.id)) for a in answer.entries}
         return Observation(
             answer.evidence.features(),

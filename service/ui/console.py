@@ -127,13 +127,13 @@ def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page
     if authorization and services.keys.enabled:
         key = presented_key(authorization)
         try:
-            viewer = sessions.viewer(request, services.keys, services.signed_out)
+            viewer = sessions.viewer(request, services.keys, services.sessions)
         except Unauthorized:
             services.limits.key_sent(address, key, right=False)
             raise
         services.limits.key_sent(address, key, right=True)
     else:
-        viewer = sessions.viewer(request, services.keys, services.signed_out)
+        viewer = sessions.viewer(request, services.keys, services.sessions)
     if page and viewer.principal is not None:
         caller = services.limits.caller(viewer.principal.at(address))
         if caller is not None:

@@ -24,7 +24,7 @@ from litestar import Request
 from litestar.datastructures import Cookie
 
 from service.application.auth import KeyRing, Principal
-from service.domain.ports import SignedOutSessions
+from service.application.sessions import SessionUseCases
 
 COOKIE = "strata_console"
 PATH = "/ui"
@@ -111,10 +111,10 @@ class Sessions:
         """When ``session`` ends by itself (epoch seconds)."""
         return float(session.issued + SESSION_SECONDS)
 
-    def sign_out(self, session: Session, signed_out: SignedOutSessions) -> None:
+    def sign_out(self, session: Session, sessions: SessionUseCases) -> None:
         """End ``session`` on every replica: its cookie is refused from now on."""
         if session.signed_in:
-            signed_out.sign_out(session.id, self.expires(session), self.clock())
+            sessions.sign_out(session.id, self.expires(session))
 
     def csrf(self, session: Session) -> str:
         return self.sign("csrf", session.id)
@@ -132,7 +132,7 @@ class Sessions:
         )
 
     def viewer(
-        self, request: Request[Any, Any, Any], keys: KeyRing, signed_out: SignedOutSessions
+        self, request: Request[Any, Any, Any], keys: KeyRing, sessions: SessionUseCases
     ) -> Viewer:
         """Who calls: a bearer key (scripts), else the cookie's session (made anew when
         missing, expired, forged or signed out of), its principal None when nobody is
@@ -147,7 +147,7 @@ class Sessions:
         principal = keys.find(self.key_digest, session.key) if session.signed_in else None
         # Its key was removed, or it was signed out of (here or on another replica):
         # start over.
-        if session.signed_in and (principal is None or signed_out.signed_out(session.id)):
+        if session.signed_in and (principal is None or sessions.signed_out(session.id)):
             session, new, principal = self.new(), True, None
         return self._viewer(request, principal, session, new)
 

@@ -12,8 +12,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services, Stores
-from service.bootstrap import build_services
+from service.application import Stores
+from service.bootstrap import Runtime, build_runtime
 from service.settings import Settings
 from tests.apps import serving
 from tests.fakes import (
@@ -40,8 +40,8 @@ FAKE_ROOTS = "/srv"
 """Where the fakes' collections may be: the tests keep their folders under ``/srv``."""
 
 
-def fake_services(clock: FakeClock, files: FakeFiles, **env: str | None) -> Services:
-    """Services on fresh fakes, for ``STRATA_*`` settings given as keyword arguments (None:
+def fake_runtime(clock: FakeClock, files: FakeFiles, **env: str | None) -> Runtime:
+    """A runtime on fresh fakes, for ``STRATA_*`` settings given as keyword arguments (None:
     unset); collections may be registered under ``FAKE_ROOTS`` unless ``collection_roots``
     says otherwise."""
     given = {"collection_roots": FAKE_ROOTS, **env}
@@ -67,30 +67,30 @@ def fake_stores(clock: FakeClock, files: FakeFiles, **replaced: Any) -> Stores:
     return dataclasses.replace(stores, **replaced)
 
 
-def numbered(settings: Settings, stores: Stores, clock: FakeClock) -> Services:
+def numbered(settings: Settings, stores: Stores, clock: FakeClock) -> Runtime:
     """The services over ``stores``, giving ids id1, id2, ..."""
     ids = (f"id{n}" for n in itertools.count(1))
-    return build_services(settings, stores, clock=clock, new_id=lambda: next(ids))
+    return build_runtime(settings, stores, clock=clock, new_id=lambda: next(ids))
 
 
 @pytest.fixture
-def services_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Services]:
-    """``fake_services`` with the test's clock and files."""
-    return lambda **env: fake_services(clock, files, **env)
+def runtime_for(clock: FakeClock, files: FakeFiles) -> Callable[..., Runtime]:
+    """``fake_runtime`` with the test's clock and files."""
+    return lambda **env: fake_runtime(clock, files, **env)
 
 
-def serve(services: Services) -> Iterator[TestClient[Litestar]]:
-    with serving(services) as client:
+def serve(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    with serving(runtime) as client:
         yield client
 
 
 @pytest.fixture
-def client(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
+def client(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]]:
     """Open mode (no keys), a batch limit of 5 events and a body limit of 100 kB."""
-    yield from serve(services_for(max_batch="5", max_body_bytes="100000"))
+    yield from serve(runtime_for(max_batch="5", max_body_bytes="100000"))
 
 
 @pytest.fixture
-def keyed(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
+def keyed(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]]:
     """An admin key and an agent key scoped to namespace ``one``."""
-    yield from serve(services_for(api_keys=KEYS))
+    yield from serve(runtime_for(api_keys=KEYS))

@@ -10,19 +10,19 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.api.conftest import serve
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem, write
 
 
 @pytest.fixture
-def services(services_for: Callable[..., Services]) -> Services:
-    return services_for(api_keys=KEYS)
+def runtime(runtime_for: Callable[..., Runtime]) -> Runtime:
+    return runtime_for(api_keys=KEYS)
 
 
 @pytest.fixture
-def client(services: Services) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services)
+def client(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    yield from serve(runtime)
 
 
 def run_job(client: TestClient[Litestar], name: str) -> dict[str, Any]:
@@ -90,11 +90,11 @@ def test_promote_names_each_bad_id_and_changes_nothing(client: TestClient[Litest
 
 
 def test_rebuild_runs_in_the_background_and_reports_its_state(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
     write(client, {"tier": "E", "text": "deploy ok", "namespace": "one"}, headers=AS_ADMIN)
     started = client.post("/v1/admin/rebuild", headers=AS_ADMIN)
     assert started.status_code == 202 and started.json()["total"] == 1
-    services.rebuilder.wait(30)
+    runtime.rebuilder.wait(30)
     state = client.get("/v1/admin/rebuild", headers=AS_ADMIN).json()
     assert state["state"] == "done" and state["done"] == 1

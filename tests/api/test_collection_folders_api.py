@@ -12,7 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.apps import serving
 from tests.fakes import FakeFiles
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem
@@ -38,10 +38,10 @@ def files() -> FakeFiles:
 
 
 @pytest.fixture
-def client_for(services_for: Callable[..., Services]) -> Iterator[Client]:
+def client_for(runtime_for: Callable[..., Runtime]) -> Iterator[Client]:
     """Clients with the test keys and other ``STRATA_*`` settings given as keywords."""
     with ExitStack() as stack:
-        yield lambda **env: stack.enter_context(serving(services_for(api_keys=KEYS, **env)))
+        yield lambda **env: stack.enter_context(serving(runtime_for(api_keys=KEYS, **env)))
 
 
 @pytest.fixture
@@ -126,11 +126,11 @@ def test_without_roots_collections_are_off(client_for: Client) -> None:
 
 
 def test_without_keys_the_roots_default_to_the_home_directory(
-    services_for: Callable[..., Services], files: FakeFiles, monkeypatch: pytest.MonkeyPatch
+    runtime_for: Callable[..., Runtime], files: FakeFiles, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOME", "/home/other")
-    services = services_for(collection_roots=None)
-    with serving(services) as client:
+    runtime = runtime_for(collection_roots=None)
+    with serving(runtime) as client:
         assert added(client, "/home/other/notes", keys=False)["added"] == 1
         outside = "is outside the folders collections may read (STRATA_COLLECTION_ROOTS): "
         assert refused(register(client, ROOT, "x", keys=False)) == f"{ROOT} {outside}/home/other"
@@ -158,11 +158,11 @@ def test_a_rescan_past_the_file_bound_changes_nothing(client_for: Client, files:
 
 
 def test_a_rescan_of_a_folder_the_roots_no_longer_hold_changes_nothing(
-    served: TestClient[Litestar], services: Services, files: FakeFiles
+    served: TestClient[Litestar], runtime: Runtime, files: FakeFiles
 ) -> None:
     client = served
     added(client)
-    domain = services.collections.collections
+    domain = runtime.services.collections.collections
     domain.rules = dataclasses.replace(domain.rules, roots=("/home",))  # as after a restart
     files.roots[ROOT]["people.md"] = b"Carol owns billing.\n"
     body = problem(client.post("/v1/collections/notes/update", headers=AS_ADMIN), 409)
@@ -175,13 +175,13 @@ def test_a_rescan_of_a_folder_the_roots_no_longer_hold_changes_nothing(
 
 
 @pytest.fixture
-def services(services_for: Callable[..., Services]) -> Services:
-    return services_for(api_keys=KEYS)
+def runtime(runtime_for: Callable[..., Runtime]) -> Runtime:
+    return runtime_for(api_keys=KEYS)
 
 
 @pytest.fixture
-def served(services: Services) -> Iterator[TestClient[Litestar]]:
-    with serving(services) as client:
+def served(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    with serving(runtime) as client:
         yield client
 
 

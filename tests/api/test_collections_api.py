@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.api.conftest import serve
 from tests.apps import serving
 from tests.fakes import FakeCatalog, FakeFiles
@@ -37,13 +37,13 @@ def files() -> FakeFiles:
 
 
 @pytest.fixture
-def services(services_for: Callable[..., Services]) -> Services:
-    return services_for(api_keys=KEYS)
+def runtime(runtime_for: Callable[..., Runtime]) -> Runtime:
+    return runtime_for(api_keys=KEYS)
 
 
 @pytest.fixture
-def client(services: Services) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services)
+def client(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    yield from serve(runtime)
 
 
 def add(client: TestClient[Litestar], namespace: str = "one") -> dict[str, Any]:
@@ -119,10 +119,10 @@ def paths(found: dict[str, Any]) -> list[str]:
 
 
 @pytest.fixture
-def client_for(services_for: Callable[..., Services]) -> Iterator[Client]:
+def client_for(runtime_for: Callable[..., Runtime]) -> Iterator[Client]:
     """Clients with the test keys and other ``STRATA_*`` settings given as keywords."""
     with ExitStack() as stack:
-        yield lambda **env: stack.enter_context(serving(services_for(api_keys=KEYS, **env)))
+        yield lambda **env: stack.enter_context(serving(runtime_for(api_keys=KEYS, **env)))
 
 
 @pytest.mark.parametrize("path", ["notes/.env", "notes/.git/config", "notes/skip.txt"])
@@ -186,10 +186,10 @@ def test_documents_are_served_as_indexed_without_the_disk(
 
 
 def test_a_file_indexed_before_texts_were_kept_is_read_from_disk_until_a_scan_keeps_it(
-    client: TestClient[Litestar], files: FakeFiles, services: Services
+    client: TestClient[Litestar], files: FakeFiles, runtime: Runtime
 ) -> None:
     add(client)
-    catalog = services.stores.catalog
+    catalog = runtime.stores.catalog
     assert isinstance(catalog, FakeCatalog)
     notes = next(iter(catalog.collections))
     del catalog.texts[notes, "people.md"]  # as an upgraded catalog holds it

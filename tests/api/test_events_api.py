@@ -9,7 +9,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.api.conftest import serve
 from tests.http import ADMIN, AGENT_ONE, problem, search, write
 
@@ -73,9 +73,9 @@ def test_a_bad_event_rejects_the_whole_batch(
 
 
 def test_an_event_of_too_many_chunks_rejects_the_whole_batch(
-    services_for: Callable[..., Services],
+    runtime_for: Callable[..., Runtime],
 ) -> None:
-    small = services_for(chunk_words="10", chunk_overlap="2", max_chunks="3")
+    small = runtime_for(chunk_words="10", chunk_overlap="2", max_chunks="3")
     words = [f"w{n}" for n in range(27)]  # 3 chunks hold 26 words
     for client in serve(small):
         good = {"id": "good", "tier": "A", "text": " ".join(words[:26])}
@@ -178,10 +178,10 @@ def test_health_and_openapi(client: TestClient[Litestar]) -> None:
 
 
 def test_health_names_the_replica_and_its_place_among_others(
-    services_for: Callable[..., Services],
+    runtime_for: Callable[..., Runtime],
 ) -> None:
-    services = services_for(replica_name="api-7")
-    for client in serve(services):
+    runtime = runtime_for(replica_name="api-7")
+    for client in serve(runtime):
         replica = client.get("/health").json()["replica"]
         # One process on files of its own: nothing to follow, and no schedule started here.
         assert replica == {
@@ -191,33 +191,33 @@ def test_health_names_the_replica_and_its_place_among_others(
             "lag_seconds": 0.0,
             "changes_behind": 0,
         }
-        services.scheduler.start()
+        runtime.scheduler.start()
         try:
             assert client.get("/health").json()["replica"]["leads_jobs"] is True
         finally:
-            services.scheduler.shutdown()
+            runtime.scheduler.shutdown()
 
 
 def test_health_answers_while_the_ledger_is_away(
-    services_for: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+    runtime_for: Callable[..., Runtime], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    services = services_for()
+    runtime = runtime_for()
 
     def away() -> dict[str, int]:
         raise ConnectionError("database server away")
 
-    monkeypatch.setattr(services.stores.ledger, "count", away)
-    for client in serve(services):
+    monkeypatch.setattr(runtime.stores.ledger, "count", away)
+    for client in serve(runtime):
         health = client.get("/health").json()
         assert (health["status"], health["stores"]["ledger"]) == ("degraded", "unreachable")
         assert "ledger unreachable: database server away" in health["degraded"]
 
 
 def test_hits_carry_a_bounded_text_and_the_entry_the_whole(
-    services_for: Callable[..., Services],
+    runtime_for: Callable[..., Runtime],
 ) -> None:
     long = "kubernetes autoscaling decision " + "filler " * 400
-    for client in serve(services_for(max_hit_chars="50")):
+    for client in serve(runtime_for(max_hit_chars="50")):
         write(
             client,
             {"id": "long", "tier": "E", "text": long},

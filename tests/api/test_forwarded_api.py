@@ -13,7 +13,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.api.conftest import serve
 from tests.http import AS_AGENT, KEYS, at_address, problem
 from tests.ui.conftest import SECRET, token
@@ -24,9 +24,9 @@ MCP = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": 
 
 
 @pytest.fixture
-def app(services_for: Callable[..., Services]) -> Iterator[Serve]:
+def app(runtime_for: Callable[..., Runtime]) -> Iterator[Serve]:
     with ExitStack() as stack:
-        yield lambda **env: stack.enter_context(contextmanager(serve)(services_for(**env)))
+        yield lambda **env: stack.enter_context(contextmanager(serve)(runtime_for(**env)))
 
 
 def wrong(n: int, forwarded_for: str) -> dict[str, str]:

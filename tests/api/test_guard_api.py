@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.api.conftest import serve
 from tests.http import ADMIN, KEYS, problem
 
@@ -85,8 +85,8 @@ def test_loopback_hosts_and_pages_are_served(client: TestClient[Litestar]) -> No
 
 
 @pytest.fixture
-def listed(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services_for(allowed_origins="https://notes.example,http://strata.lan:8080"))
+def listed(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]]:
+    yield from serve(runtime_for(allowed_origins="https://notes.example,http://strata.lan:8080"))
 
 
 def test_listed_origins_and_their_hosts_are_served_without_keys(
@@ -111,8 +111,8 @@ def test_with_keys_the_key_is_the_check_and_the_host_is_free(keyed: TestClient[L
 
 
 @pytest.fixture
-def keyed_and_listed(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services_for(api_keys=KEYS, allowed_origins="https://app.example"))
+def keyed_and_listed(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]]:
+    yield from serve(runtime_for(api_keys=KEYS, allowed_origins="https://app.example"))
 
 
 def test_with_keys_and_a_list_only_listed_origins_are_served(

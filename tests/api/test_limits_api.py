@@ -14,7 +14,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from service.lib.fair import ASKER, FairExecutor
 from tests.api.conftest import serve
 from tests.api.test_pools import GatedEmbedder
@@ -35,11 +35,11 @@ Serve = Callable[..., TestClient[Litestar]]
 
 
 @pytest.fixture
-def app(services_for: Callable[..., Services]) -> Iterator[Serve]:
+def app(runtime_for: Callable[..., Runtime]) -> Iterator[Serve]:
     """Serves the app on fakes for ``STRATA_*`` settings given as keyword arguments; each
     stops when the test ends."""
     with ExitStack() as stack:
-        yield lambda **env: stack.enter_context(contextmanager(serve)(services_for(**env)))
+        yield lambda **env: stack.enter_context(contextmanager(serve)(runtime_for(**env)))
 
 
 LISTING = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -172,14 +172,14 @@ def test_tier_e_text_takes_a_chunk_for_every_10_000_characters_of_the_allowance(
 
 
 def test_one_key_s_writes_in_flight_never_hold_up_another_key_s_searches(
-    clock: FakeClock, services_for: Callable[..., Services]
+    clock: FakeClock, runtime_for: Callable[..., Runtime]
 ) -> None:
     """A key with its one place in flight taken by a slow write is refused more; the admin
     key searches meanwhile."""
-    services = services_for(api_keys=KEYS, requests_in_flight='{"agent": 1}')
+    runtime = runtime_for(api_keys=KEYS, requests_in_flight='{"agent": 1}')
     embedder = GatedEmbedder()
-    services.memory.writer.embedder = embedder
-    with serving(services) as client:
+    runtime.memory.writer.embedder = embedder
+    with serving(runtime) as client:
         written: list[int] = []
         slow = {"events": [{"id": "s", "tier": "A", "text": "a slow decision"}]}
         writer = threading.Thread(

@@ -13,7 +13,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from schemas import wire
-from service.application import Services
+from service.bootstrap import Runtime
 from service.domain.answers.interactions import Feedback, Interaction
 from service.domain.collections.catalog import Collection, IndexedFile
 from tests.api.conftest import serve
@@ -24,16 +24,16 @@ NDJSON = {"Content-Type": "application/x-ndjson"}
 
 
 @pytest.fixture
-def services(services_for: Callable[..., Services]) -> Services:
-    return services_for(api_keys=KEYS)
+def runtime(runtime_for: Callable[..., Runtime]) -> Runtime:
+    return runtime_for(api_keys=KEYS)
 
 
 @pytest.fixture
-def client(services: Services) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services)
+def client(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    yield from serve(runtime)
 
 
-def fill(client: TestClient[Litestar], services: Services, namespace: str = "one") -> None:
+def fill(client: TestClient[Litestar], runtime: Runtime, namespace: str = "one") -> None:
     """Entries of each tier (one archived, one with history beyond its creation), an
     interaction with feedback and a collection with a file."""
     events: list[dict[str, Any]] = [
@@ -43,12 +43,12 @@ def fill(client: TestClient[Litestar], services: Services, namespace: str = "one
         {"id": "e1", "tier": "E", "text": "GET /invoices 503", "metadata": {"code": 503}},
     ]
     write(client, *({**e, "namespace": namespace} for e in events), headers=AS_ADMIN)
-    services.memory.set_archived([f"{namespace}:c2"], True, actor="job")
-    log = services.stores.interactions
+    runtime.memory.set_archived([f"{namespace}:c2"], True, actor="job")
+    log = runtime.stores.interactions
     asked = f"q-{namespace}"
     log.record(Interaction(asked, 5.0, namespace, "bot", "tea?", [], False, 0.1, 2.0, 0.2))
     log.add_feedback(Feedback(asked, 6.0, "down", "missed it", "ann"))
-    catalog = services.stores.catalog
+    catalog = runtime.stores.catalog
     assert isinstance(catalog, FakeCatalog)
     name = f"notes-{namespace}"
     catalog.add(Collection(f"col-{namespace}", name, namespace, "/srv/n", "*.md", "A", 1.0))
@@ -79,10 +79,10 @@ def import_(
 
 
 def test_an_export_holds_the_namespace_in_order(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services)
-    fill(client, services, "two")
+    fill(client, runtime)
+    fill(client, runtime, "two")
     lines = export(client, "one")
     kinds = [line["record"] for line in lines]
     assert kinds == [
@@ -97,7 +97,7 @@ def test_an_export_holds_the_namespace_in_order(
     header = lines[0]
     assert header["format"] == "strata-namespace" and header["version"] == wire.FORMAT_VERSION
     assert header["namespace"] == "one" and header["vectors"] is False
-    assert header["model"] == services.stores.embedder.name  # type: ignore[union-attr]
+    assert header["model"] == runtime.stores.embedder.name  # type: ignore[union-attr]
     assert header["counts"] == {
         "entries": 4,
         "collections": 1,
@@ -117,9 +117,9 @@ def test_an_export_holds_the_namespace_in_order(
 
 
 def test_vectors_come_with_the_chunks_when_asked(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services)
+    fill(client, runtime)
     entries = [line for line in export(client, "one", vectors="true") if line["record"] == "entry"]
     by_id = {line["id"]: line for line in entries}
     assert len(by_id["a1"]["chunks"]) == 1 and by_id["a1"]["chunks"][0]["vector"]
@@ -127,11 +127,11 @@ def test_vectors_come_with_the_chunks_when_asked(
 
 
 def test_an_import_restores_the_namespace_elsewhere_and_twice_changes_nothing(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
+    fill(client, runtime, "one")
     exported = export(client, "one", vectors="true")
-    embedder = services.stores.embedder
+    embedder = runtime.stores.embedder
     calls = len(embedder.calls)  # type: ignore[union-attr]
     # The collection and the interaction are the original's: their lines are skipped.
     first = import_(client, "copy", exported, skip_bad_lines="true")
@@ -152,7 +152,7 @@ def test_an_import_restores_the_namespace_elsewhere_and_twice_changes_nothing(
 
 
 def test_a_revised_decision_moves_with_what_it_replaced(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
     old = {"id": "db-1", "tier": "A", "text": "Use SQLite for the ledger.", "namespace": "one"}
     new = {"id": "db-2", "tier": "A", "text": "Use Postgres for the ledger.", "namespace": "one"}
@@ -179,9 +179,9 @@ def test_a_revised_decision_moves_with_what_it_replaced(
 
 
 def test_vectors_of_another_model_are_not_used_tiers_a_and_c_are_embedded_again(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
+    fill(client, runtime, "one")
     exported = export(client, "one", vectors="true")
     zeros = base64.b64encode(bytes(4 * exported[0]["dimension"])).decode()
     foreign = [{**exported[0], "model": "another-model"}]
@@ -189,7 +189,7 @@ def test_vectors_of_another_model_are_not_used_tiers_a_and_c_are_embedded_again(
         if line["record"] == "entry" and line["chunks"]:
             line = {**line, "chunks": [{**c, "vector": zeros} for c in line["chunks"]]}
         foreign.append(line)
-    embedder = services.stores.embedder
+    embedder = runtime.stores.embedder
     calls = len(embedder.calls)  # type: ignore[union-attr]
     report = import_(client, "copy", foreign, skip_bad_lines="true").json()["imported"]
     assert report["entries"] == 4 and report["embedded"] == 3  # a1, c1, c2; never e1
@@ -201,9 +201,9 @@ def test_vectors_of_another_model_are_not_used_tiers_a_and_c_are_embedded_again(
 
 
 def test_a_copy_leaves_collections_to_their_namespace_and_gives_interactions_new_ids(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
+    fill(client, runtime, "one")
     exported = export(client, "one")
     refused = problem(import_(client, "copy", exported), 422)
     named = {e["field"]: e["message"] for e in refused["errors"]}
@@ -226,9 +226,9 @@ def test_a_copy_leaves_collections_to_their_namespace_and_gives_interactions_new
 
 
 def test_a_move_keeps_interactions_and_collections(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
+    fill(client, runtime, "one")
     exported = export(client, "one")
     erased = client.delete("/v1/namespaces/one", params={"confirm": "one"}, headers=AS_ADMIN)
     assert erased.status_code == 200, erased.text
@@ -240,9 +240,9 @@ def test_a_move_keeps_interactions_and_collections(
 
 
 def test_bad_lines_are_named_by_number_and_nothing_is_written(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
+    fill(client, runtime, "one")
     lines = export(client, "one")
     lines[1]["tier"] = "Z"
     lines[2]["text"] = "   "
@@ -262,9 +262,9 @@ def test_bad_lines_are_named_by_number_and_nothing_is_written(
 
 
 def test_a_cut_or_foreign_file_is_refused_whole(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
+    fill(client, runtime, "one")
     lines = export(client, "one")
     cut = problem(import_(client, "fresh", lines[:-3], skip_bad_lines="true"), 422)
     assert "cut short" in cut["detail"]
@@ -277,12 +277,12 @@ def test_a_cut_or_foreign_file_is_refused_whole(
 
 
 def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "one")
-    fill(client, services, "two")
+    fill(client, runtime, "one")
+    fill(client, runtime, "two")
     # The stores as built, under the telemetry's instrumentation.
-    vectors, keywords = services.stores.vectors.wrapped, services.stores.keywords.wrapped  # type: ignore[attr-defined]
+    vectors, keywords = runtime.stores.vectors.wrapped, runtime.stores.keywords.wrapped  # type: ignore[attr-defined]
     assert isinstance(vectors, FakeVectorStore) and isinstance(keywords, FakeKeywordStore)
     unconfirmed = problem(client.delete("/v1/namespaces/one", headers=AS_ADMIN), 422)
     assert unconfirmed["errors"][0]["field"] == "confirm"
@@ -306,7 +306,7 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
     assert any(k.startswith("two:") for k in keywords.keys)
     assert client.get("/v1/entries/a1?namespace=one", headers=AS_ADMIN).status_code == 404
     assert client.get("/v1/entries/a1/history?namespace=one", headers=AS_ADMIN).status_code == 404
-    assert services.stores.interactions.get("q-one") is None
+    assert runtime.stores.interactions.get("q-one") is None
     assert export(client, "one")[0]["counts"] == {
         "entries": 0,
         "collections": 0,
@@ -321,9 +321,9 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
 
 
 def test_a_namespace_that_holds_nothing_is_erased_with_a_record(
-    client: TestClient[Litestar], services: Services
+    client: TestClient[Litestar], runtime: Runtime
 ) -> None:
-    fill(client, services, "two")
+    fill(client, runtime, "two")
     response = client.delete("/v1/namespaces/none", params={"confirm": "none"}, headers=AS_ADMIN)
     assert response.status_code == 200, response.text
     assert set(response.json()["counts"].values()) == {0}
@@ -332,8 +332,8 @@ def test_a_namespace_that_holds_nothing_is_erased_with_a_record(
     assert export(client, "two")[0]["counts"]["entries"] == 4
 
 
-def test_who_may_export_import_and_erase(client: TestClient[Litestar], services: Services) -> None:
-    fill(client, services, "one")
+def test_who_may_export_import_and_erase(client: TestClient[Litestar], runtime: Runtime) -> None:
+    fill(client, runtime, "one")
     agent_export = client.get("/v1/namespaces/one/export", headers=AS_AGENT)
     assert agent_export.status_code == 200  # an agent key of the namespace may read it
     problem(client.get("/v1/namespaces/two/export", headers=AS_AGENT), 403)
@@ -350,8 +350,8 @@ def test_who_may_export_import_and_erase(client: TestClient[Litestar], services:
     problem(client.get("/v1/namespaces/bad:name/export", headers=AS_ADMIN), 422)
 
 
-def test_an_import_over_its_bound_is_413(services_for: Callable[..., Services]) -> None:
-    for client in serve(services_for(api_keys=KEYS, max_import_bytes="100")):
+def test_an_import_over_its_bound_is_413(runtime_for: Callable[..., Runtime]) -> None:
+    for client in serve(runtime_for(api_keys=KEYS, max_import_bytes="100")):
         refused = client.post(
             "/v1/namespaces/one/import", content=b"x" * 1000, headers={**AS_ADMIN, **NDJSON}
         )

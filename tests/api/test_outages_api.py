@@ -11,7 +11,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from service.domain.entries import StoredEntry, Tier
 from service.domain.errors import EngineUnavailable
 from service.domain.search.query import Filters, Hit
@@ -111,7 +111,7 @@ def outage() -> Outage:
 
 
 @pytest.fixture
-def services(outage: Outage, clock: FakeClock) -> Services:
+def runtime(outage: Outage, clock: FakeClock) -> Runtime:
     stores = fake_stores(
         clock,
         FakeFiles(),
@@ -123,8 +123,8 @@ def services(outage: Outage, clock: FakeClock) -> Services:
 
 
 @pytest.fixture
-def client(services: Services) -> Iterator[TestClient[Litestar]]:
-    with serving(services) as client:
+def client(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    with serving(runtime) as client:
         yield client
 
 
@@ -156,26 +156,26 @@ def test_a_search_without_the_vector_side_answers_from_keywords(
 
 
 def test_a_write_while_the_vector_store_is_away_is_kept_and_found_by_keywords(
-    client: TestClient[Litestar], services: Services, outage: Outage
+    client: TestClient[Litestar], runtime: Runtime, outage: Outage
 ) -> None:
     outage.down.add("vector store")
     written = write(client, "1", "the release train leaves on thursdays")
     assert written["indexed"] == 0  # acknowledged from the ledger
     assert [r["id"] for r in search(client, "release train")["results"]] == ["1"]
     outage.down.clear()
-    assert services.memory.recover().indexed == 1  # its vectors, now the store is back
+    assert runtime.memory.recover().indexed == 1  # its vectors, now the store is back
     found = search(client, "release train", mode="vector")
     assert [r["id"] for r in found["results"]] == ["1"] and found["degraded"] == []
 
 
 def test_a_write_while_the_model_fails_is_kept_without_vectors(
-    client: TestClient[Litestar], services: Services, outage: Outage
+    client: TestClient[Litestar], runtime: Runtime, outage: Outage
 ) -> None:
     outage.down.add("model")
     written = write(client, "1", "the on-call rotation is weekly")
     assert (written["embedded"], written["indexed"]) == (0, 1)
     outage.down.clear()
-    assert services.memory.backfill() == 1
+    assert runtime.memory.backfill() == 1
     assert [r["id"] for r in search(client, "on-call rotation", mode="vector")["results"]] == ["1"]
 
 
@@ -218,7 +218,7 @@ def test_a_reranker_nobody_asked_for_is_off_not_degraded(client: TestClient[Lite
 
 
 def test_an_erasure_with_the_vector_store_away_is_a_503_and_finishes_when_run_again(
-    client: TestClient[Litestar], services: Services, outage: Outage
+    client: TestClient[Litestar], runtime: Runtime, outage: Outage
 ) -> None:
     write(client, "1", "the launch code is swordfish")
     outage.down.add("vector store")
@@ -233,7 +233,7 @@ def test_an_erasure_with_the_vector_store_away_is_a_503_and_finishes_when_run_ag
 
 
 def test_an_export_with_the_ledger_away_is_a_503_and_one_cut_later_has_no_end_line(
-    client: TestClient[Litestar], services: Services, outage: Outage
+    client: TestClient[Litestar], runtime: Runtime, outage: Outage
 ) -> None:
     for n in range(3):
         write(client, str(n), f"kept before the outage {n}")
@@ -245,7 +245,7 @@ def test_an_export_with_the_ledger_away_is_a_503_and_one_cut_later_has_no_end_li
     whole = client.get("/v1/namespaces/default/export").text.splitlines()
     assert json.loads(whole[-1])["record"] == "end"
     # The ledger goes away after the first page: the stream stops short of its end line.
-    ledger = services.stores.ledger.wrapped  # type: ignore[attr-defined]
+    ledger = runtime.stores.ledger.wrapped  # type: ignore[attr-defined]
 
     def first_page_only(namespace: str, after: str, limit: int) -> Any:
         if after:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from litestar.testing import TestClient
 
 from service.app import create_app
-from tests.api.conftest import fake_services
+from tests.api.conftest import fake_runtime
 from tests.fakes import FakeClock, FakeEmbedder, FakeFiles
 from tests.http import LOCAL
 
@@ -29,10 +29,10 @@ class GatedEmbedder(FakeEmbedder):
 
 
 def test_searches_and_health_answer_while_every_write_thread_is_busy() -> None:
-    services = fake_services(FakeClock(), FakeFiles(), search_threads="1", write_threads="1")
+    runtime = fake_runtime(FakeClock(), FakeFiles(), search_threads="1", write_threads="1")
     embedder = GatedEmbedder()
-    services.memory.writer.embedder = embedder
-    with TestClient(create_app(services=services), base_url=LOCAL) as client:
+    runtime.memory.writer.embedder = embedder
+    with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
         fast = {"events": [{"id": "e", "tier": "E", "text": "deploy finished"}]}
         assert client.post("/v1/events", json=fast).status_code == 201
         statuses: list[int] = []

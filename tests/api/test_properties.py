@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.api.conftest import fake_services, serve
+from tests.api.conftest import fake_runtime, serve
 from tests.fakes import FakeClock, FakeFiles
 
 TEXT = st.text(max_size=40)
@@ -77,7 +77,7 @@ CLEAR = {400, 403, 404, 409, 413, 415, 422}
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient[Litestar]]:
     """One app for every example: each property holds request by request."""
-    yield from serve(fake_services(FakeClock(), FakeFiles(), max_batch="5"))
+    yield from serve(fake_runtime(FakeClock(), FakeFiles(), max_batch="5"))
 
 
 def stored(client: TestClient[Litestar]) -> int:

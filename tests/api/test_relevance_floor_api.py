@@ -10,7 +10,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from service.settings import RELEVANCE_FLOOR
 from tests.api.conftest import serve
 from tests.http import ids, retrieve, search, write
@@ -59,11 +59,11 @@ def test_the_relaxed_retry_widens_the_tiers_but_keeps_the_floor(
     assert sorted(ids(unfloored)) == ["db", "note"] and unfloored["relaxed"] is True
 
 
-def test_the_floor_is_a_setting(services_for: Callable[..., Services]) -> None:
-    for client in serve(services_for(min_score="0")):
+def test_the_floor_is_a_setting(runtime_for: Callable[..., Runtime]) -> None:
+    for client in serve(runtime_for(min_score="0")):
         write(client, *NOTES)
         assert sorted(ids(search(client, NOTHING_HERE))) == ["db", "note"]
-    for client in serve(services_for(min_score="1")):
+    for client in serve(runtime_for(min_score="1")):
         write(client, *NOTES)
         question = "Which database did we pick for billing?"
         found = search(client, question, min_score=None)

@@ -14,7 +14,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from tests.fakes import FakeEmbedder
 from tests.http import LOCAL, problem, write
@@ -36,12 +36,12 @@ def client(tmp_path: Path) -> Iterator[TestClient[Litestar]]:
     settings = Settings().replace(
         data_dir=tmp_path / "data", jobs="off", collection_roots=str(tmp_path), api_keys=KEYS
     )
-    services = open_services(settings, embedder=FakeEmbedder())
+    runtime = open_runtime(settings, embedder=FakeEmbedder())
     try:
-        with TestClient(create_app(services=services), base_url=LOCAL) as client:
+        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
             yield client
     finally:
-        services.close()
+        runtime.close()
 
 
 def erase(client: TestClient[Litestar], namespace: str) -> None:

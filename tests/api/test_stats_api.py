@@ -8,14 +8,14 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.api.conftest import serve
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, search, write
 
 
 @pytest.fixture
-def client(services_for: Callable[..., Services]) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services_for(api_keys=KEYS, fusion="score", unembedded_candidates="3"))
+def client(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]]:
+    yield from serve(runtime_for(api_keys=KEYS, fusion="score", unembedded_candidates="3"))
 
 
 def test_read_time_work_is_shown_per_namespace_and_queries_to_keys_that_see_all(

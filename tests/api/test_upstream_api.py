@@ -12,7 +12,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from schemas.vocabulary import RECALL_HEADER
-from service.application import Services
+from service.bootstrap import Runtime
 from service.domain.search.recall import UpstreamError
 from service.settings import Settings
 from tests.api.conftest import fake_stores, numbered, serve
@@ -30,7 +30,7 @@ def upstream() -> FakeUpstream:
     return found
 
 
-def services(clock: FakeClock, files: FakeFiles, upstream: FakeUpstream, **env: str) -> Services:
+def runtime(clock: FakeClock, files: FakeFiles, upstream: FakeUpstream, **env: str) -> Runtime:
     settings = Settings.from_env(
         {
             "STRATA_UPSTREAM_URL": "http://central.test",
@@ -44,7 +44,7 @@ def services(clock: FakeClock, files: FakeFiles, upstream: FakeUpstream, **env: 
 def served(
     clock: FakeClock, files: FakeFiles, upstream: FakeUpstream
 ) -> Iterator[TestClient[Litestar]]:
-    yield from serve(services(clock, files, upstream))
+    yield from serve(runtime(clock, files, upstream))
 
 
 def test_a_search_that_finds_something_never_asks_upstream(
@@ -110,7 +110,7 @@ def test_namespaces_map_as_configured(
     clock: FakeClock, files: FakeFiles, upstream: FakeUpstream
 ) -> None:
     mapping = '{"alice": "team", "scratch": null}'
-    for client in serve(services(clock, files, upstream, upstream_namespaces=mapping)):
+    for client in serve(runtime(clock, files, upstream, upstream_namespaces=mapping)):
         hit = search(client, "billing", namespace="alice")["results"][0]
         assert hit["namespace"] == "alice" and hit["upstream"]["namespace"] == "team"
         quiet = search(client, "billing", namespace="scratch")
@@ -121,7 +121,7 @@ def test_namespaces_map_as_configured(
 def test_an_agent_key_asks_upstream_for_its_own_namespace_only(
     clock: FakeClock, files: FakeFiles, upstream: FakeUpstream
 ) -> None:
-    for client in serve(services(clock, files, upstream, api_keys=KEYS)):
+    for client in serve(runtime(clock, files, upstream, api_keys=KEYS)):
         found = search(client, "billing", headers=AS_AGENT)
         assert found["results"][0]["upstream"]["namespace"] == "one"
         refused = client.post(
@@ -134,7 +134,7 @@ def test_an_agent_key_asks_upstream_for_its_own_namespace_only(
 def test_kept_upstream_hits_are_found_here_next_time(
     clock: FakeClock, files: FakeFiles, upstream: FakeUpstream
 ) -> None:
-    for client in serve(services(clock, files, upstream, upstream_store="on")):
+    for client in serve(runtime(clock, files, upstream, upstream_store="on")):
         first = search(client, "billing database")
         assert first["upstream"]["kept"] == 1
         kept = client.get("/v1/entries/central:pg-1").json()
@@ -155,7 +155,7 @@ def test_a_failing_upstream_degrades_the_answer_then_its_breaker_opens_and_recov
 ) -> None:
     upstream.failures = [UpstreamError("answered 503 Service Unavailable", retryable=True)] * 9
     env = {"upstream_backoff_ms": "0", "upstream_cooldown": "30"}
-    for client in serve(services(clock, files, upstream, **env)):
+    for client in serve(runtime(clock, files, upstream, **env)):
         for _ in range(3):
             failed = search(client, "billing")
             assert failed["results"] == [] and failed["upstream"]["outcome"] == "failed"
@@ -210,12 +210,12 @@ def test_a_weak_retrieve_asks_upstream_only_when_configured(
 ) -> None:
     local: dict[str, Any] = {"id": "note", "tier": "A", "text": "Lunch is at noon on Fridays."}
     # No relevance floor: the unrelated note is the weak answer (with it, no answer at all).
-    for client in serve(services(clock, files, upstream, min_score="0")):
+    for client in serve(runtime(clock, files, upstream, min_score="0")):
         write(client, local)
         answer = retrieve(client, "Which database did we pick for billing?")
         assert not answer["strong_match"] and answer["upstream"] is None
     assert upstream.calls == []
-    for client in serve(services(clock, files, upstream, upstream_on_weak="on", min_score="0")):
+    for client in serve(runtime(clock, files, upstream, upstream_on_weak="on", min_score="0")):
         write(client, local)
         answer = retrieve(client, "Which database did we pick for billing?")
         assert [e.get("source", "local") for e in answer["entries"]] == ["local", "upstream"]

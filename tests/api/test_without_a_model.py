@@ -11,7 +11,7 @@ import sys
 from litestar.testing import TestClient
 from service.app import create_app
 from service.application import Stores
-from service.bootstrap import build_services
+from service.bootstrap import build_runtime
 from service.settings import Settings
 from tests.fakes import (FakeCatalog, FakeCoordination, FakeEmbedder, FakeFiles,
     FakeInteractionLog, FakeRunLog, FakeKeywordStore, FakeLedger, FakeVectorStore)
@@ -19,8 +19,8 @@ from tests.http import LOCAL
 
 stores = Stores(FakeLedger(), FakeVectorStore(), FakeKeywordStore(), FakeCatalog(),
     FakeInteractionLog(), FakeFiles(), FakeEmbedder(), FakeRunLog(), FakeCoordination())
-services = build_services(Settings.from_env({}), stores)
-with TestClient(create_app(services=services), base_url=LOCAL) as client:
+runtime = build_runtime(Settings.from_env({}), stores)
+with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
     written = client.post("/v1/events", json={"events": [{"tier": "A", "text": "hello"}]})
     assert written.status_code == 201, written.text
     assert client.post("/v1/search", json={"query": "hello"}).json()["results"]

@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 from service.domain.entries import Entry
 from service.domain.ports import Upstream
 from service.remote.upstream import HttpUpstream
-from tests.api.conftest import fake_services, serve
+from tests.api.conftest import fake_runtime, serve
 from tests.fakes import FakeClock, FakeFiles, FakeUpstream, make_entry
 from tests.http import at_address, write
 
@@ -25,7 +25,7 @@ def upstream(request: pytest.FixtureRequest, clock: FakeClock) -> Iterator[tuple
         fake = FakeUpstream("central")
         yield fake, fake.add
         return
-    for client in serve(fake_services(clock, FakeFiles())):
+    for client in serve(fake_runtime(clock, FakeFiles())):
 
         def add(entry: Entry, client: TestClient[Litestar] = client) -> None:
             event = {

@@ -10,16 +10,16 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.settings import Settings
 from tests.fakes import FakeClock
 from tests.http import ADMIN, AGENT_ONE, LOCAL, ids, search, write
 
-OpenStores = Callable[[Settings], Services]
+OpenStores = Callable[[Settings], Runtime]
 
 
-def client_for(resources: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+def client_for(resources: Runtime) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
         yield client
 
 

@@ -16,20 +16,21 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services, upkeep
+from service.application import upkeep
+from service.bootstrap import Runtime
 from service.errors import Conflict
 from service.jobs.scheduler import Scheduler
 from service.settings import Settings
 from tests.fakes import FakeClock
 from tests.http import LOCAL, ids, problem, search, write
 
-Replica = tuple[Services, TestClient[Litestar]]
+Replica = tuple[Runtime, TestClient[Litestar]]
 
 
-def scheduler(services: Services) -> Scheduler:
+def scheduler(runtime: Runtime) -> Scheduler:
     """The replica's scheduler, whose turns a test fires at a chosen moment."""
-    assert isinstance(services.scheduler, Scheduler)
-    return services.scheduler
+    assert isinstance(runtime.scheduler, Scheduler)
+    return runtime.scheduler
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def replica(
     tmp_path: Path,
     postgres_url: str,
     chroma_server: str,
-    open_stores: Callable[[Settings], Services],
+    open_stores: Callable[[Settings], Runtime],
 ) -> Iterator[Callable[[str], Replica]]:
     """Starts a replica named ``name``, with a data directory of its own."""
     with ExitStack() as clients:
@@ -51,9 +52,9 @@ def replica(
                 jobs="off",
                 collection_roots=str(tmp_path),
             )
-            services = open_stores(settings)
-            client = TestClient(create_app(services=services), base_url=LOCAL)
-            return services, clients.enter_context(client)
+            runtime = open_stores(settings)
+            client = TestClient(create_app(services=runtime.services), base_url=LOCAL)
+            return runtime, clients.enter_context(client)
 
         yield start
 

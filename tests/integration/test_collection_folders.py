@@ -15,9 +15,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.domain.collections.folders import Listing
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.http import LOCAL
@@ -38,20 +38,18 @@ def roots(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def opened(
-    tmp_path: Path, roots: Path, embedder: SentenceTransformerEmbedder
-) -> Iterator[Services]:
+def opened(tmp_path: Path, roots: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Runtime]:
     settings = Settings().replace(
         data_dir=tmp_path / "data", collection_roots=str(roots), max_file_bytes=1000
     )
-    resources = open_services(settings, embedder=embedder)
+    resources = open_runtime(settings, embedder=embedder)
     yield resources
     resources.close()
 
 
 @pytest.fixture
-def client(opened: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
+def client(opened: Runtime) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=opened.services), base_url=LOCAL) as client:
         yield client
 
 
@@ -111,7 +109,7 @@ def test_what_a_scan_cannot_index_is_skipped_with_the_reason(
 @pytest.mark.parametrize("becomes", ["gone", "a folder", "a fifo", "a link out"])
 def test_a_file_changed_between_listing_and_reading_is_skipped(
     client: TestClient[Litestar],
-    opened: Services,
+    opened: Runtime,
     roots: Path,
     monkeypatch: pytest.MonkeyPatch,
     becomes: str,

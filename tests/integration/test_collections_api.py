@@ -12,10 +12,10 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.domain.entries import Entry
 from service.domain.memory.outcomes import WriteOutcome
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.http import LOCAL
@@ -24,7 +24,7 @@ ADR = """# ADR 12: Event bus
 
 ## Context
 
-Services poll each other every few seconds, which wastes CPU.
+Runtime poll each other every few seconds, which wastes CPU.
 
 ## Decision
 
@@ -51,16 +51,16 @@ def notes(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Services]:
+def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Runtime]:
     settings = Settings().replace(data_dir=tmp_path / "data", collection_roots=str(tmp_path))
-    resources = open_services(settings, embedder=embedder)
+    resources = open_runtime(settings, embedder=embedder)
     yield resources
     resources.close()
 
 
 @pytest.fixture
-def client(opened: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
+def client(opened: Runtime) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=opened.services), base_url=LOCAL) as client:
         yield client
 
 
@@ -135,7 +135,7 @@ def test_a_document_reads_as_indexed_until_the_next_scan(
 
 
 def test_code_fences_are_never_split(
-    opened: Services, notes: Path, client: TestClient[Litestar]
+    opened: Runtime, notes: Path, client: TestClient[Litestar]
 ) -> None:
     add(client, notes)
     texts = [s.entry.text for batch in opened.stores.ledger.scan() for s in batch]
@@ -227,7 +227,7 @@ def test_bad_collection_requests(client: TestClient[Litestar], notes: Path) -> N
 
 
 def test_a_running_scan_shows_its_progress(
-    client: TestClient[Litestar], opened: Services, notes: Path, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Litestar], opened: Runtime, notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[dict[str, Any] | None] = []
     write = opened.memory.writer.write
@@ -249,9 +249,9 @@ def test_the_rescan_job_picks_up_edits_when_scheduled(
     settings = Settings().replace(
         data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *", collection_roots=str(tmp_path)
     )
-    resources = open_services(settings, embedder=embedder)
+    resources = open_runtime(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+        with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
             add(client, notes)
             (notes / "people.md").write_text("Carol owns billing now.\n")
             (notes / "adr" / "012-event-bus.md").unlink()

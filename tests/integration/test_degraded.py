@@ -11,7 +11,7 @@ from chromadb.api.shared_system_client import SharedSystemClient
 
 from service.domain.entries import Entry, Mode, Tier
 from service.domain.search.query import Filters, SearchQuery
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 
@@ -28,7 +28,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
     tmp_path: Path, embedder: SentenceTransformerEmbedder
 ) -> None:
     broken = Settings().replace(data_dir=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
-    degraded = open_services(broken)
+    degraded = open_runtime(broken)
     try:
         assert (
             degraded.stores.embedder is None
@@ -42,7 +42,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
     finally:
         degraded.close()
 
-    healthy = open_services(Settings().replace(data_dir=tmp_path), embedder=embedder)
+    healthy = open_runtime(Settings().replace(data_dir=tmp_path), embedder=embedder)
     try:
         found = healthy.retriever.search(query("branching strategy", mode="vector"))
         assert [r.entry.id for r in found.results] == ["1"]
@@ -55,12 +55,12 @@ def reopen_after(
     tmp_path: Path, embedder: SentenceTransformerEmbedder, damage: Callable[[Path], None]
 ) -> list[str]:
     settings = Settings().replace(data_dir=tmp_path)
-    first = open_services(settings, embedder=embedder)
+    first = open_runtime(settings, embedder=embedder)
     first.memory.write([entry("a", "postgres replication lag"), entry("e", "lag alert", "E")])
     first.close()
     damage(tmp_path)
     SharedSystemClient.clear_system_cache()
-    second = open_services(settings, embedder=embedder)
+    second = open_runtime(settings, embedder=embedder)
     try:
         bm25 = [r.entry.id for r in second.retriever.search(query("lag", "bm25")).results]
         vector = [

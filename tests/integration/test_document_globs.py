@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 from schemas import wire
 from service.app import create_app
 from service.domain.collections.globs import MAX_GLOB_LENGTH
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.http import LOCAL, problem
@@ -30,14 +30,14 @@ def client(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Te
     settings = Settings().replace(
         data_dir=tmp_path / "data", collection_roots=str(tmp_path), jobs="off"
     )
-    services = open_services(settings, embedder=embedder)
+    runtime = open_runtime(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=services), base_url=LOCAL) as client:
+        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
             added = client.post("/v1/collections", json={"name": "notes", "path": str(root)})
             assert added.status_code == 201, added.text
             yield client
     finally:
-        services.close()
+        runtime.close()
 
 
 def paths(client: TestClient[Litestar], pattern: str) -> list[str]:

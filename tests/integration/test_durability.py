@@ -7,7 +7,7 @@ from pathlib import Path
 
 from service.domain.entries import TIERS, Entry
 from service.domain.search.query import Filters, SearchQuery
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 
@@ -16,7 +16,7 @@ def test_pending_writes_and_deletes_are_finished_at_start(
     tmp_path: Path, chroma_url: str, embedder: SentenceTransformerEmbedder
 ) -> None:
     settings = Settings().replace(data_dir=tmp_path, chroma_url=chroma_url)
-    first = open_services(settings, embedder=embedder)
+    first = open_runtime(settings, embedder=embedder)
     now = time.time()
     kept = Entry(
         id="kept", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
@@ -28,7 +28,7 @@ def test_pending_writes_and_deletes_are_finished_at_start(
     first.stores.ledger.mark_deleting(["ns:doomed"])
     first.close()
 
-    second = open_services(settings, embedder=embedder)
+    second = open_runtime(settings, embedder=embedder)
     try:
         query = SearchQuery("shard tenant", Filters("ns", ("A", "C", "E"), time.time()))
         found = [r.entry.id for r in second.retriever.search(query).results]
@@ -42,7 +42,7 @@ def test_pending_writes_and_deletes_are_finished_at_start(
 def test_rebuild_recreates_indexes_from_the_ledger(
     tmp_path: Path, chroma_url: str, embedder: SentenceTransformerEmbedder
 ) -> None:
-    resources = open_services(
+    resources = open_runtime(
         Settings().replace(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
     )
     try:

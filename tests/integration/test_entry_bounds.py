@@ -19,12 +19,12 @@ from mcp import Client
 
 from schemas import wire
 from service.app import create_app
-from service.application import Services
 from service.application.auth import OPEN
+from service.bootstrap import Runtime
 from service.domain.entries import Entry
 from service.domain.memory.bounds import breaches
 from service.errors import InvalidInput
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.mcp import LocalGateway, build_server
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
@@ -58,7 +58,7 @@ MCP_FIELDS = {"speaker", "tags", "text"}
 """The fields the ``remember`` tool takes."""
 NDJSON = {"Content-Type": "application/x-ndjson"}
 
-Served = tuple[Services, TestClient[Litestar]]
+Served = tuple[Runtime, TestClient[Litestar]]
 
 
 @pytest.fixture(scope="module")
@@ -87,16 +87,16 @@ def served(
         upstream_name="kb",
         upstream_store="on",
     )
-    services = open_services(settings, embedder=embedder)
+    runtime = open_runtime(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=services), base_url=LOCAL) as client:
-            yield services, client
+        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
+            yield runtime, client
     finally:
-        services.close()
+        runtime.close()
 
 
-def stored(services: Services, namespace: str) -> list[Entry]:
-    return [a.stored.entry for a in services.stores.ledger.entry_page(namespace, "", 100)]
+def stored(runtime: Runtime, namespace: str) -> list[Entry]:
+    return [a.stored.entry for a in runtime.stores.ledger.entry_page(namespace, "", 100)]
 
 
 def entry_lines(export: bytes) -> list[dict[str, Any]]:
@@ -122,7 +122,7 @@ def assert_round_trips(client: TestClient[Litestar], namespace: str) -> dict[str
 def test_a_hostile_upstream_hit_is_kept_within_bounds_and_its_namespace_round_trips(
     served: Served, upstream: ScriptedUpstream
 ) -> None:
-    services, client = served
+    runtime, client = served
     upstream.results = [HOSTILE, {"id": "long", "text": LONG, "score": 0.5}]
     found = search(client, QUESTION, namespace="hostile")
     asked = found["upstream"]
@@ -143,8 +143,8 @@ def test_a_hostile_upstream_hit_is_kept_within_bounds_and_its_namespace_round_tr
         "upstream_id": "h1",
         "source": "wiki",
     }
-    (entry,) = stored(services, "hostile")
-    assert breaches(entry, services.settings.chunking) == []
+    (entry,) = stored(runtime, "hostile")
+    assert breaches(entry, runtime.services.settings.chunking) == []
 
     answer = retrieve(client, QUESTION, namespace="hostile")
     assert [e["id"] for e in answer["entries"]] == ["kb:h1"]
@@ -157,7 +157,7 @@ def test_a_hostile_upstream_hit_is_kept_within_bounds_and_its_namespace_round_tr
 def test_a_collections_chunks_are_within_bounds_and_a_file_that_cannot_be_is_skipped(
     served: Served, root: Path
 ) -> None:
-    services, client = served
+    runtime, client = served
     notes = root / "notes"
     notes.mkdir()
     (notes / "long-heading.md").write_text(f"# {'Invoices-' * 2_000}\n\n{TEXT}\n")
@@ -168,9 +168,9 @@ def test_a_collections_chunks_are_within_bounds_and_a_file_that_cannot_be_is_ski
     skipped = scan.json()["skipped"]
     assert [s["path"] for s in skipped] == ["notes/one-word.md"]
     assert "text: over 1000000 characters" in skipped[0]["reason"]
-    (chunk,) = stored(services, "notes")
+    (chunk,) = stored(runtime, "notes")
     assert len(chunk.metadata["title"]) == 10_000
-    assert breaches(chunk, services.settings.chunking) == []
+    assert breaches(chunk, runtime.services.settings.chunking) == []
     # Its line reads back as an export's (the collection's lines are the namespace's own).
     exported = client.get("/v1/namespaces/notes/export").content.splitlines()
     decoded = [msgspec.json.decode(line, type=wire.ExportLine) for line in exported]
@@ -186,11 +186,11 @@ def write_rest(served: Served, namespace: str, fields: dict[str, Any]) -> str:
 
 
 def write_mcp(served: Served, namespace: str, fields: dict[str, Any]) -> str:
-    services, _ = served
+    runtime, _ = served
     arguments = {"text": TEXT, "namespace": namespace, **fields}
 
     async def call() -> str:
-        async with Client(build_server(lambda _: LocalGateway(services, OPEN))) as client:
+        async with Client(build_server(lambda _: LocalGateway(runtime.services, OPEN))) as client:
             result = await client.call_tool("remember", arguments)
         assert result.is_error
         return "".join(getattr(c, "text", "") for c in result.content)
@@ -223,11 +223,11 @@ def write_import(served: Served, namespace: str, fields: dict[str, Any]) -> str:
 
 def write_memory(served: Served, namespace: str, fields: dict[str, Any]) -> str:
     """The domain's own writes: a collection's chunks, a digest, a promotion."""
-    services, _ = served
+    runtime, _ = served
     values = {"text": TEXT, **fields, "tags": tuple(fields.get("tags", ()))}
     entry = Entry(id="x", namespace=namespace, tier="A", timestamp=1.8e9, **values)
     with pytest.raises(InvalidInput) as refused:
-        services.memory.write([entry])
+        runtime.memory.write([entry])
     return refused.value.detail
 
 
@@ -246,7 +246,7 @@ def test_every_write_path_keeps_out_what_is_out_of_bounds(
 ) -> None:
     """Every path refuses the entry naming the field, and stores nothing; the upstream's
     hits are fitted where a field can be (the text cannot: that hit is refused)."""
-    services, client = served
+    runtime, client = served
     namespace = f"{path}-{field}"
     if path == "upstream":
         upstream.results = [{"id": "x", "text": TEXT, "score": 0.9, **CASES[field]}]
@@ -255,7 +255,7 @@ def test_every_write_path_keeps_out_what_is_out_of_bounds(
         assert counted == ((0, 1) if field == "text" else (1, 0))
     else:
         assert field in PATHS[path](served, namespace, CASES[field])
-        assert stored(services, namespace) == []
-    for entry in stored(services, namespace):
-        assert breaches(entry, services.settings.chunking) == []
+        assert stored(runtime, namespace) == []
+    for entry in stored(runtime, namespace):
+        assert breaches(entry, runtime.services.settings.chunking) == []
     assert_round_trips(client, namespace)

@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.application.import_lines import MAX_LINE_BYTES, SHOWN, TOO_LONG
-from service.lifespan import open_services
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.http import LOCAL, problem, write
@@ -32,9 +32,9 @@ def client(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Te
     settings = Settings().replace(
         data_dir=tmp_path / "data", collection_roots=str(tmp_path / "roots"), jobs="off"
     )
-    services = open_services(settings, embedder=embedder)
+    runtime = open_runtime(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=services), base_url=LOCAL) as client:
+        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
             write(
                 client,
                 {"id": "kept", "tier": "E", "text": "GET /kept 200", "namespace": "one"},
@@ -42,7 +42,7 @@ def client(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Te
             )
             yield client
     finally:
-        services.close()
+        runtime.close()
 
 
 def export(client: TestClient[Litestar], namespace: str = "one") -> list[bytes]:

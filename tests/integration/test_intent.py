@@ -15,13 +15,13 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.domain.search.intent import KIND_FEATURES
 from service.domain.search.learned import SHIPPED, LearnedFusion
 from service.settings import Settings
 from tests.http import LOCAL, ids, retrieve, search, write
 
-OpenStores = Callable[[Settings], Services]
+OpenStores = Callable[[Settings], Runtime]
 
 LEDGER = [
     {
@@ -86,8 +86,8 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
     )
 
 
-def client_for(resources: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+def client_for(resources: Runtime) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
         yield client
 
 
@@ -144,15 +144,15 @@ def test_without_the_speaker_feature_her_turn_leads_by_less(
 ) -> None:
     """The same search scored by the model without ``speaker_named``: the turn of the one
     named keeps less of a lead over the turn that speaks of her."""
-    services = open_stores(settings.replace(query_cache_size=0))
-    fusion = services.retriever.fusion
+    runtime = open_stores(settings.replace(query_cache_size=0))
+    fusion = runtime.retriever.fusion
     assert isinstance(fusion, LearnedFusion)
 
     def lead(client: TestClient[Litestar]) -> float:
         scores = {r["id"]: r["score"] for r in search(client, ABOUT_CAROLINE)["results"]}
         return float(scores["caroline-1"] / scores["melanie-1"])
 
-    for client in client_for(services):
+    for client in client_for(runtime):
         write(client, *CONVERSATION)
         shipped = lead(client)
         weights = {k: v for k, v in fusion.model.weights.items() if k != "speaker_named"}

@@ -9,34 +9,34 @@ from pathlib import Path
 import pytest
 
 from schemas import wire
-from service.application import Services
 from service.application.auth import OPEN
-from service.lifespan import open_services
+from service.bootstrap import Runtime
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 
 
 @pytest.fixture
-def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Services]:
-    services = open_services(
+def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Runtime]:
+    runtime = open_runtime(
         Settings().replace(data_dir=tmp_path / "data", query_cache_size=0),
         embedder=embedder,
     )
-    yield services
-    services.close()
+    yield runtime
+    runtime.close()
 
 
-def found(services: Services, query: str) -> dict[str, wire.Tier]:
-    searched = services.search.search(
+def found(runtime: Runtime, query: str) -> dict[str, wire.Tier]:
+    searched = runtime.services.search.search(
         OPEN, wire.SearchRequest(query=query, namespace="team", min_score=0, limit=20)
     )
     return {r.entry.id: r.entry.tier for r in searched.outcome.results}
 
 
 def test_a_promotion_a_deletion_and_a_new_entry_are_seen_by_the_next_search(
-    opened: Services,
+    opened: Runtime,
 ) -> None:
-    opened.events.write(
+    opened.services.events.write(
         OPEN,
         [
             team("talk", "We talked about moving billing to Postgres.", "C"),
@@ -45,11 +45,11 @@ def test_a_promotion_a_deletion_and_a_new_entry_are_seen_by_the_next_search(
     )
     assert found(opened, "billing postgres") == {"talk": "C", "old": "A"}
     assert found(opened, "billing postgres") == {"talk": "C", "old": "A"}  # kept, read again
-    opened.admin.promote(OPEN, wire.PromoteRequest(ids=["talk"], namespace="team"))
+    opened.services.admin.promote(OPEN, wire.PromoteRequest(ids=["talk"], namespace="team"))
     assert found(opened, "billing postgres")["talk"] == "A"
-    opened.events.delete(OPEN, "old", "team")
+    opened.services.events.delete(OPEN, "old", "team")
     assert "old" not in found(opened, "billing postgres")
-    opened.events.write(OPEN, [team("new", "Billing moved.")])
+    opened.services.events.write(OPEN, [team("new", "Billing moved.")])
     assert set(found(opened, "billing")) == {"talk", "new"}
 
 

@@ -12,8 +12,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
 from service.application.upkeep import archive_e_tier
+from service.bootstrap import Runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from tests.fakes import FakeClock
@@ -27,13 +27,13 @@ DAY = 86_400
 
 
 @pytest.fixture
-def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Services:
+def opened(tmp_path: Path, chroma_url: str, open_stores: OpenStores) -> Runtime:
     return open_stores(Settings().replace(data_dir=tmp_path, chroma_url=chroma_url, api_keys=KEYS))
 
 
 @pytest.fixture
-def client(opened: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened), base_url=LOCAL) as client:
+def client(opened: Runtime) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=opened.services), base_url=LOCAL) as client:
         client.headers.update(ADMIN)
         yield client
 
@@ -50,7 +50,7 @@ def run_job(client: TestClient[Litestar], name: str) -> dict[str, Any]:
 
 
 def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
-    client: TestClient[Litestar], opened: Services, clock: FakeClock
+    client: TestClient[Litestar], opened: Runtime, clock: FakeClock
 ) -> None:
     write(
         client,
@@ -78,7 +78,7 @@ def test_expired_c_is_hidden_then_archived_and_still_found_as_archived(
 
 def test_promote_moves_the_stored_vector_to_tier_a(
     client: TestClient[Litestar],
-    opened: Services,
+    opened: Runtime,
     embedder: SentenceTransformerEmbedder,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -193,7 +193,7 @@ def test_archived_logs_are_found_through_their_digest(
 
 
 def test_a_digest_is_found_by_one_of_its_lines_and_shows_that_line(
-    client: TestClient[Litestar], opened: Services, clock: FakeClock
+    client: TestClient[Litestar], opened: Runtime, clock: FakeClock
 ) -> None:
     midnight = clock.now - clock.now % DAY - 40 * DAY
     texts = [f"built wheel pkg{n}a for the nightly release" for n in range(25)]

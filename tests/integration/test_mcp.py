@@ -15,7 +15,7 @@ from litestar.testing import transport as litestar_transport
 from mcp import Client
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.mcp import Gateway, LocalGateway, RestGateway, build_server
 from service.present.times import format_time
 from service.remote.client import StrataClient
@@ -29,7 +29,7 @@ ALICE = "alice-key-0123456789"
 
 
 @pytest.fixture
-def resources(tmp_path: Path, open_stores: OpenStores) -> Services:
+def resources(tmp_path: Path, open_stores: OpenStores) -> Runtime:
     keys = f"{ADMIN}=admin;{ALICE}=agent:alice"
     settings = Settings().replace(
         data_dir=tmp_path / "data", api_keys=keys, jobs="off", collection_roots=str(tmp_path)
@@ -38,20 +38,20 @@ def resources(tmp_path: Path, open_stores: OpenStores) -> Services:
 
 
 @pytest.fixture
-def rest(resources: Services) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+def rest(resources: Runtime) -> Iterator[TestClient[Litestar]]:
+    with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
         yield client
 
 
-def gateways(resources: Services, rest: TestClient[Litestar], key: str) -> list[Gateway]:
-    principal = resources.keys.authenticate(f"Bearer {key}")
+def gateways(resources: Runtime, rest: TestClient[Litestar], key: str) -> list[Gateway]:
+    principal = resources.services.keys.authenticate(f"Bearer {key}")
     client = StrataClient(
         "http://testserver.local",
         api_key=key,
         # Litestar's test transport has httpx's handle_request but no BaseTransport base.
         transport=litestar_transport.TestClientTransport(rest),  # type: ignore[arg-type]
     )
-    return [LocalGateway(resources, principal), RestGateway(client)]
+    return [LocalGateway(resources.services, principal), RestGateway(client)]
 
 
 def call_both(gateways: list[Gateway], tool: str, **arguments: Any) -> list[dict[str, Any]]:
@@ -73,7 +73,7 @@ def call_both(gateways: list[Gateway], tool: str, **arguments: Any) -> list[dict
 
 
 def test_both_gateways_answer_alike(
-    resources: Services, rest: TestClient[Litestar], tmp_path: Path
+    resources: Runtime, rest: TestClient[Litestar], tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -125,7 +125,7 @@ def test_both_gateways_answer_alike(
 
 
 def test_search_and_retrieve_say_when_nothing_is_relevant(
-    resources: Services, rest: TestClient[Litestar]
+    resources: Runtime, rest: TestClient[Litestar]
 ) -> None:
     alice = gateways(resources, rest, ALICE)
     call_both(alice[:1], "remember", text="Alice is allergic to peanuts.")
@@ -146,7 +146,7 @@ def test_search_and_retrieve_say_when_nothing_is_relevant(
 
 
 def test_remember_supersedes_and_search_answers_as_of(
-    resources: Services, rest: TestClient[Litestar], clock: FakeClock
+    resources: Runtime, rest: TestClient[Litestar], clock: FakeClock
 ) -> None:
     alice = gateways(resources, rest, ALICE)
     local, remote = alice
@@ -178,7 +178,7 @@ def test_remember_supersedes_and_search_answers_as_of(
 
 
 def test_a_decision_remembered_as_one_answers_what_was_decided(
-    resources: Services, rest: TestClient[Litestar]
+    resources: Runtime, rest: TestClient[Litestar]
 ) -> None:
     alice = gateways(resources, rest, ALICE)
     local, remote = alice

@@ -15,8 +15,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
-from service.lifespan import open_services
+from service.bootstrap import Runtime
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from service.testing.engines import ChromaServer, TemporaryPostgres
@@ -30,7 +30,7 @@ def served(
     engines: tuple[TemporaryPostgres, ChromaServer],
     tmp_path: Path,
     embedder: SentenceTransformerEmbedder,
-) -> Iterator[tuple[TestClient[Litestar], Services]]:
+) -> Iterator[tuple[TestClient[Litestar], Runtime]]:
     postgres, chroma = engines
     settings = Settings().replace(
         data_dir=tmp_path / "data",
@@ -39,12 +39,12 @@ def served(
         jobs="off",
         engine_timeout=3.0,
     )
-    services = open_services(settings, embedder=embedder)
+    runtime = open_runtime(settings, embedder=embedder)
     try:
-        with TestClient(create_app(services=services), base_url=LOCAL) as client:
-            yield client, services
+        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
+            yield client, runtime
     finally:
-        services.close()
+        runtime.close()
 
 
 def write(client: TestClient[Litestar], id: str, text: str) -> dict[str, Any]:
@@ -62,10 +62,10 @@ def search(client: TestClient[Litestar], text: str, **fields: Any) -> dict[str, 
 
 
 def test_engines_going_away_degrade_and_recover(
-    served: tuple[TestClient[Litestar], Services], engines: tuple[TemporaryPostgres, ChromaServer]
+    served: tuple[TestClient[Litestar], Runtime], engines: tuple[TemporaryPostgres, ChromaServer]
 ) -> None:
     postgres, chroma = engines
-    client, services = served
+    client, runtime = served
     assert write(client, "1", "we chose postgres for the billing ledger")["indexed"] == 1
 
     chroma.stop()
@@ -79,7 +79,7 @@ def test_engines_going_away_degrade_and_recover(
     assert health["engines"]["vector_store"]["state"] == "unavailable"
 
     chroma.start()  # on its port, with its data
-    assert services.memory.recover().indexed == 1
+    assert runtime.memory.recover().indexed == 1
     found = search(client, "when is the ledger backed up", mode="vector")
     assert found["degraded"] == [] and "2" in [r["id"] for r in found["results"]]
 

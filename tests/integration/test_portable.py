@@ -19,7 +19,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.settings import Settings
 from tests.http import LOCAL, ids, search, write
 
@@ -27,18 +27,18 @@ MARKER = "zqxjvorpal"
 """A word nothing else holds (its stem is itself), written into every field."""
 NDJSON = {"Content-Type": "application/x-ndjson"}
 
-Replica = tuple[Services, TestClient[Litestar]]
+Replica = tuple[Runtime, TestClient[Litestar]]
 
 
 @pytest.fixture
 def start(
-    tmp_path: Path, open_stores: Callable[[Settings], Services]
+    tmp_path: Path, open_stores: Callable[[Settings], Runtime]
 ) -> Iterator[Callable[..., Replica]]:
     """Starts a service on a data directory of its own, with more settings if given."""
     with ExitStack() as clients:
 
         def started(name: str, **settings: Any) -> Replica:
-            services = open_stores(
+            runtime = open_stores(
                 Settings().replace(
                     data_dir=tmp_path / name,
                     jobs="off",
@@ -47,8 +47,8 @@ def start(
                     **settings,
                 )
             )
-            client = TestClient(create_app(services=services), base_url=LOCAL)
-            return services, clients.enter_context(client)
+            client = TestClient(create_app(services=runtime.services), base_url=LOCAL)
+            return runtime, clients.enter_context(client)
 
         yield started
 
@@ -154,7 +154,7 @@ def import_(client: TestClient[Litestar], namespace: str, lines: list[str]) -> d
 def test_an_erased_namespace_is_in_no_file_of_the_data_directory(
     start: Callable[..., Replica], tmp_path: Path
 ) -> None:
-    services, client = start("solo")
+    runtime, client = start("solo")
     fill(client, "gone", MARKER, tmp_path)
     fill(client, "kept", "plover", tmp_path)
     data = tmp_path / "solo"
@@ -174,7 +174,7 @@ def test_an_erased_namespace_is_in_no_file_of_the_data_directory(
     found = search(client, "which database for billing", namespace="kept", mode="vector")
     assert ids(found)[0] == "plover-a"
     assert search(client, MARKER, namespace="gone")["results"] == []
-    assert services.memory.indexes_match_ledger()
+    assert runtime.memory.indexes_match_ledger()
     listed = client.get("/v1/admin/erasures").json()["erasures"]
     assert [e["namespace"] for e in listed] == ["gone"]
     # The namespace can be used again.

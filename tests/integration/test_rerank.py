@@ -14,9 +14,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.application import Services
-from service.bootstrap import load_reranker
-from service.lifespan import open_services
+from service.bootstrap import Runtime, load_reranker
+from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder, open_embedder
 from service.stores.reranker import open_reranker
@@ -49,9 +48,9 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def opened(
     tmp_path: Path, embedder: SentenceTransformerEmbedder, reranker_model: str, rerank: str = "off"
-) -> Services:
+) -> Runtime:
     settings = Settings().replace(data_dir=tmp_path, reranker_model=reranker_model, rerank=rerank)
-    resources = open_services(settings, embedder=embedder)
+    resources = open_runtime(settings, embedder=embedder)
     load_reranker(settings, resources.retriever)
     return resources
 
@@ -61,7 +60,7 @@ def client(
     tmp_path: Path, embedder: SentenceTransformerEmbedder, tiny_cross_encoder: str
 ) -> Iterator[TestClient[Litestar]]:
     resources = opened(tmp_path, embedder, tiny_cross_encoder)
-    with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+    with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
         yield client
     resources.close()
 
@@ -92,7 +91,7 @@ def test_without_a_reranker_the_service_runs_and_says_so(
     searches rerank by default (STRATA_RERANK=on), since only then was it wanted."""
     resources = opened(tmp_path, embedder, str(tmp_path / "no-such-cross-encoder"), rerank)
     try:
-        with TestClient(create_app(services=resources), base_url=LOCAL) as client:
+        with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
             write(client, {"tier": "A", "text": "release train every second week"})
             found = client.post("/v1/search", json={"query": "release", "rerank": True}).json()
             assert [r["text"] for r in found["results"]] == ["release train every second week"]

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from litestar.testing.transport import TestClientTransport
 
-from service.application import Services
-from tests.api.conftest import fake_services
+from service.bootstrap import Runtime
+from tests.api.conftest import fake_runtime
 from tests.apps import serving
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import ADMIN, AGENT_ONE, KEYS, LOCAL
@@ -27,15 +27,15 @@ def files() -> FakeFiles:
 
 
 @pytest.fixture
-def services(clock: FakeClock, files: FakeFiles) -> Services:
+def runtime(clock: FakeClock, files: FakeFiles) -> Runtime:
     """An admin key and an agent key scoped to namespace ``one``."""
-    return fake_services(clock, files, api_keys=KEYS, ui_secret=SECRET)
+    return fake_runtime(clock, files, api_keys=KEYS, ui_secret=SECRET)
 
 
 @pytest.fixture
-def console(services: Services) -> Iterator[Callable[[], Client]]:
+def console(runtime: Runtime) -> Iterator[Callable[[], Client]]:
     """Opens browsers on one running app, each with cookies of its own."""
-    with serving(services) as running:
+    with serving(runtime) as running:
 
         def browser() -> Client:
             transport = TestClientTransport(client=running)

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from service.application import Services
-from tests.api.conftest import fake_services
+from service.bootstrap import Runtime
+from tests.api.conftest import fake_runtime
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import AS_ADMIN, KEYS
 from tests.ui.conftest import SECRET, Client
@@ -15,9 +15,9 @@ from tests.ui.test_pages import text_of, write
 
 
 @pytest.fixture
-def services(clock: FakeClock, files: FakeFiles) -> Services:
+def runtime(clock: FakeClock, files: FakeFiles) -> Runtime:
     """Searches measure the cosine of up to 3 tier E candidates by embedding them."""
-    return fake_services(
+    return fake_runtime(
         clock, files, api_keys=KEYS, ui_secret=SECRET, fusion="score", unembedded_candidates="3"
     )
 

@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 from litestar.testing import transport as transports
 
 from service.app import create_app
-from service.application import Services
+from service.bootstrap import Runtime
 from service.settings import Settings
 from service.ui.forms import SearchForm
 from service.ui.routes.collections import REPORT
@@ -29,7 +29,7 @@ from service.ui.session import COOKIE
 from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, KEYS, LOCAL
 from tests.ui.conftest import SECRET, sign_in, token
 
-OpenStores = Callable[[Settings], Services]
+OpenStores = Callable[[Settings], Runtime]
 
 EVENTS: list[dict[str, Any]] = [
     {
@@ -223,7 +223,7 @@ def walk(
 @contextmanager
 def console(
     tmp_path: Path, open_stores: OpenStores, **settings: Any
-) -> Iterator[tuple[TestClient[Litestar], Services]]:
+) -> Iterator[tuple[TestClient[Litestar], Runtime]]:
     """The app on real stores in ``tmp_path``, holding entries, a revised decision, a
     collection of notes and questions asked through the API."""
     notes = tmp_path / "notes"
@@ -237,9 +237,9 @@ def console(
         requests_per_second=UNLIMITED,  # the clock stands still: no allowance refills
         **settings,
     )
-    services = open_stores(chosen)
+    runtime = open_stores(chosen)
     headers = AS_ADMIN if chosen.server.has_keys else {}
-    with TestClient(create_app(services=services), base_url=LOCAL) as running:
+    with TestClient(create_app(services=runtime.services), base_url=LOCAL) as running:
         for batch in (EVENTS, [REVISION]):
             events = [{**e, "namespace": "one"} for e in batch]
             written = running.post("/v1/events", json={"events": events}, headers=headers)
@@ -250,20 +250,20 @@ def console(
         for question in ("which database for billing?", "who runs the kafka on-call rota?"):
             asked = {"question": question, "namespace": "one"}
             assert running.post("/v1/retrieve", json=asked, headers=headers).status_code == 200
-        yield running, services
+        yield running, runtime
 
 
-def run_every_job(services: Services) -> None:
+def run_every_job(runtime: Runtime) -> None:
     """Each scheduled job once, through the scheduler, as its schedule would."""
-    for job in services.scheduler.records():
-        services.scheduler.run(job.name)
+    for job in runtime.scheduler.records():
+        runtime.scheduler.run(job.name)
 
 
 @pytest.mark.parametrize("keys", [KEYS, ""], ids=["keyed", "open"])
 def test_every_console_page_answers_without_a_server_error(
     tmp_path: Path, open_stores: OpenStores, keys: str
 ) -> None:
-    with console(tmp_path, open_stores, api_keys=keys) as (running, services):
+    with console(tmp_path, open_stores, api_keys=keys) as (running, runtime):
         app = running.app
         assert declared_query_params(app) <= set(query_params()), "give the walk samples"
         if keys:
@@ -276,9 +276,9 @@ def test_every_console_page_answers_without_a_server_error(
             browsers = [Browser(running, "open", None)]
         for browser in browsers:
             browser.sign_in()
-        settle = services.rebuilder.wait
+        settle = runtime.rebuilder.wait
         failures = walk(app, browsers, "before the jobs", settle)
-        run_every_job(services)
+        run_every_job(runtime)
         failures += walk(app, browsers, "after the jobs", settle)
     assert not failures, "\n".join(failures)
 
@@ -293,8 +293,8 @@ def questions_asked(running: TestClient[Litestar], headers: dict[str, str]) -> i
 def test_the_service_page_shows_when_each_job_last_succeeded(
     tmp_path: Path, open_stores: OpenStores
 ) -> None:
-    with console(tmp_path, open_stores, api_keys=KEYS) as (running, services):
-        run_every_job(services)
+    with console(tmp_path, open_stores, api_keys=KEYS) as (running, runtime):
+        run_every_job(runtime)
         page = running.get("/ui/service", headers=AS_ADMIN)
         assert page.status_code == 200, page.text
         assert '<a href="/ui/jobs#job-expire_c_tier">expire_c_tier</a>' in page.text
@@ -336,7 +336,7 @@ def test_a_search_page_showing_what_retrieve_answers_records_no_question(
 def test_a_copy_of_a_session_cookie_is_refused_once_signed_out(
     tmp_path: Path, open_stores: OpenStores
 ) -> None:
-    with console(tmp_path, open_stores, api_keys=KEYS) as (running, services):
+    with console(tmp_path, open_stores, api_keys=KEYS) as (running, runtime):
         browser = Browser(running, "admin", ADMIN)
         browser.sign_in()
         copied = browser.client.cookies[COOKIE]
@@ -352,7 +352,7 @@ def test_a_copy_of_a_session_cookie_is_refused_once_signed_out(
         assert replayed.headers["location"].startswith("/ui/sign-in")
         form = thief.client.post("/ui/jobs/optimize_indexes/run", data={"csrf": token(page)})
         assert form.status_code == 303
-        assert services.scheduler.history("optimize_indexes", 1) == []
+        assert runtime.scheduler.history("optimize_indexes", 1) == []
 
         browser.sign_in()  # signing in again starts a new session, which works
         assert browser.client.get("/ui/namespaces").status_code == 200

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import AS_ADMIN
 from tests.ui.conftest import Client, token
@@ -94,11 +94,11 @@ def test_search_filters_reach_the_search(admin: Client) -> None:
     assert "until: " in text_of(bad.text)
 
 
-def test_search_says_when_it_relaxed_or_ran_degraded(admin: Client, services: Services) -> None:
+def test_search_says_when_it_relaxed_or_ran_degraded(admin: Client, runtime: Runtime) -> None:
     write(admin, FACT)
     relaxed = admin.get("/ui/", params={"q": "peanuts", "namespace": "one", "tier": "E"}).text
     assert "pref-1" in relaxed and "Relaxed:" in relaxed
-    services.stores.degraded.append("no embedding model: searches use BM25 only")
+    runtime.stores.degraded.append("no embedding model: searches use BM25 only")
     degraded = admin.get("/ui/", params={"q": "peanuts", "namespace": "one"}).text
     assert "Degraded:" in degraded and "searches use BM25 only" in degraded
 
@@ -255,7 +255,7 @@ def test_collections_list_files_and_rescan_for_admins(admin: Client, files: Fake
 
 
 def test_a_rescan_lists_what_it_skipped_and_a_refused_one_says_why(
-    admin: Client, files: FakeFiles, services: Services
+    admin: Client, files: FakeFiles, runtime: Runtime
 ) -> None:
     admin.post(
         "/v1/collections",
@@ -270,7 +270,7 @@ def test_a_rescan_lists_what_it_skipped_and_a_refused_one_says_why(
         "1 skipped; each keeps what an earlier scan indexed of it: "
         "notes/latin1.md: not UTF-8 text (byte 3)"
     ) in text_of(done.text)
-    domain = services.collections.collections
+    domain = runtime.services.collections.collections
     domain.rules = dataclasses.replace(domain.rules, roots=("/home",))  # as after a restart
     refused = admin.post("/ui/collections/notes/rescan", data={"csrf": token(page)})
     assert refused.status_code == 409

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from service.application import Services
+from service.bootstrap import Runtime
 from tests.fakes import FakeFiles
 from tests.http import ADMIN, AS_ADMIN
 from tests.ui.conftest import Client, sign_in, token
@@ -41,7 +41,7 @@ FORMS = [
 @pytest.mark.parametrize("action", FORMS)
 @pytest.mark.parametrize("sent", [{}, {"csrf": ""}, {"csrf": "forged-token"}])
 def test_a_form_without_its_token_changes_nothing(
-    admin: Client, services: Services, action: str, sent: dict[str, str]
+    admin: Client, runtime: Runtime, action: str, sent: dict[str, str]
 ) -> None:
     write(admin, {"id": "talk", "namespace": "one", "tier": "C", "text": "shard by tenant"})
     admin.post(
@@ -58,7 +58,7 @@ def test_a_form_without_its_token_changes_nothing(
         j["name"]: j["runs"] for j in admin.get("/v1/admin/jobs", headers=AS_ADMIN).json()["jobs"]
     }
     assert jobs["optimize_indexes"] == 0
-    assert services.rebuilder.status.state == "idle"
+    assert runtime.rebuilder.status.state == "idle"
     assert admin.get("/ui/", follow_redirects=False).status_code == 200, "still signed in"
 
 

@@ -8,10 +8,10 @@ from http.cookies import SimpleCookie
 import httpx
 import pytest
 
-from service.application import Services
 from service.application.auth import OPEN
+from service.bootstrap import Runtime
 from service.ui.session import COOKIE
-from tests.api.conftest import fake_services
+from tests.api.conftest import fake_runtime
 from tests.apps import serving
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, AS_AGENT, LOCAL
@@ -105,18 +105,18 @@ def test_a_bearer_key_works_without_a_cookie(console: Callable[[], Client]) -> N
 
 
 def test_a_bearer_script_posts_forms_without_a_token(
-    console: Callable[[], Client], services: Services
+    console: Callable[[], Client], runtime: Runtime
 ) -> None:
     client = console()
     answer = client.post("/ui/jobs/optimize_indexes/run", headers=AS_ADMIN, follow_redirects=False)
     assert answer.status_code == 303
-    runs = {j.name: j.runs for j in services.admin.list_jobs(OPEN)}
+    runs = {j.name: j.runs for j in runtime.services.admin.list_jobs(OPEN)}
     assert runs["optimize_indexes"] == 1
 
 
 @pytest.fixture
-def over_https(services: Services) -> Iterator[Client]:
-    with serving(services, base_url="https://strata.example") as client:
+def over_https(runtime: Runtime) -> Iterator[Client]:
+    with serving(runtime, base_url="https://strata.example") as client:
         yield client
 
 
@@ -132,8 +132,8 @@ def test_over_https_the_cookie_is_secure(over_https: Client) -> None:
 @pytest.fixture
 def open_console(clock: FakeClock, files: FakeFiles) -> Iterator[Client]:
     """No keys: every caller on loopback is an admin."""
-    services = fake_services(clock, files, ui_secret=SECRET)
-    with serving(services) as client:
+    runtime = fake_runtime(clock, files, ui_secret=SECRET)
+    with serving(runtime) as client:
         yield client
 
 
@@ -167,14 +167,14 @@ def test_without_keys_a_rebound_host_or_foreign_page_is_refused(open_console: Cl
 def test_with_a_list_of_origins_the_console_still_posts_to_itself(
     clock: FakeClock, files: FakeFiles
 ) -> None:
-    services = fake_services(
+    runtime = fake_runtime(
         clock,
         files,
         api_keys=f"{ADMIN}=admin",
         ui_secret=SECRET,
         allowed_origins="https://a.example",
     )
-    with serving(services, base_url="https://strata.example") as client:
+    with serving(runtime, base_url="https://strata.example") as client:
         sign_in(client, ADMIN)
         page = client.get("/ui/jobs")
         sent = {"csrf": token(page)}

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from tests.api.conftest import fake_services
+from tests.api.conftest import fake_runtime
 from tests.apps import serving
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import ADMIN, AGENT_ONE, AS_ADMIN, KEYS, at_address
@@ -26,7 +26,7 @@ Browser = Callable[[str], httpx.Client]
 def browser(clock: FakeClock, files: FakeFiles) -> Iterator[Browser]:
     """Opens browsers at a client address, on a console allowing 3 failed sign-ins a
     minute and 3 requests a second of an agent key."""
-    services = fake_services(
+    runtime = fake_runtime(
         clock,
         files,
         api_keys=KEYS,
@@ -34,7 +34,7 @@ def browser(clock: FakeClock, files: FakeFiles) -> Iterator[Browser]:
         sign_in_failures_per_minute="3",
         requests_per_second='{"agent": 3}',
     )
-    with serving(services) as running:
+    with serving(runtime) as running:
         yield lambda address: at_address(running, address, follow_redirects=True)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.application import Services
+from service.bootstrap import Runtime
 from service.settings import Settings
 from tests.api.conftest import fake_stores, numbered
 from tests.fakes import FakeClock, FakeFiles, FakeUpstream, make_entry
@@ -13,7 +13,7 @@ from tests.ui.conftest import SECRET, Client
 
 
 @pytest.fixture
-def services(clock: FakeClock, files: FakeFiles) -> Services:
+def runtime(clock: FakeClock, files: FakeFiles) -> Runtime:
     upstream = FakeUpstream("central")
     upstream.add(make_entry("pg-1", "We chose PostgreSQL for billing.", namespace="one"))
     settings = Settings.from_env(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from service.application import Services
 
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
@@ -53,3 +56,18 @@ def test_the_use_cases_and_their_presenters_know_no_schedule(layer: str) -> None
         if module == "service.jobs" or module.startswith("service.jobs.")
     ]
     assert crossing == []
+
+
+def test_what_a_front_end_is_given_holds_no_store_engine_or_part_of_the_memory() -> None:
+    """A front end is given ``Services``: use cases, keys, limits, settings, telemetry. The
+    stores, the memory and the jobs stay with the runtime that bootstrap and lifespan own."""
+    behind = ("service.domain.ports", "service.domain.memory", "service.stores", "service.jobs")
+    given = typing.get_type_hints(Services)
+    reachable = {
+        name: f"{kind.__module__}.{kind.__qualname__}"
+        for name, kind in given.items()
+        if isinstance(kind, type)
+        and (kind.__module__.startswith(behind) or kind.__qualname__ == "Stores")
+    }
+    assert reachable == {}
+    assert set(given) >= {"events", "search", "answers", "keys", "limits", "sessions"}

@@ -75,6 +75,6 @@ def sign_out(
     """End the session for every replica (a copy of its cookie is refused from now on) and
     clear the cookie."""
     if viewer.session is not None:
-        sessions.sign_out(viewer.session, services.signed_out)
+        sessions.sign_out(viewer.session, services.sessions)
     cleared = sessions.cookie(None, secure=is_https(request))
     return Redirect(SIGN_IN, status_code=303, headers=PAGE_HEADERS, cookies=[cleared])
