@@ -14,6 +14,16 @@ from service.application import Services
 SERVICE = Path(__file__).resolve().parents[2] / "service"
 
 
+def crossing(folder: str, *packages: str) -> list[tuple[str, str]]:
+    """(file, module) for every import of one of ``packages`` (or a module of theirs) by a
+    file under ``service/<folder>``."""
+    return [
+        (file, module)
+        for file, module in imported(folder)
+        if any(module == p or module.startswith(f"{p}.") for p in packages)
+    ]
+
+
 def imported(folder: str) -> Iterator[tuple[str, str]]:
     """(file, module) for every module imported by a file under ``service/<folder>``."""
     for path in sorted((SERVICE / folder).rglob("*.py")):
@@ -29,33 +39,17 @@ def imported(folder: str) -> Iterator[tuple[str, str]]:
 def test_a_front_end_takes_the_http_edge_from_no_other_front_end(front_end: str) -> None:
     """The console and MCP share the REST API's dependencies, limits and problems through
     ``service/edge``, which none of them owns."""
-    crossing = [
-        (file, module)
-        for file, module in imported(front_end)
-        if module == "service.api" or module.startswith("service.api.")
-    ]
-    assert crossing == []
+    assert crossing(front_end, "service.api") == []
 
 
 def test_the_http_edge_imports_no_front_end() -> None:
-    front_ends = ("service.api", "service.ui", "service.mcp", "service.cli")
-    crossing = [
-        (file, module)
-        for file, module in imported("edge")
-        if any(module == f or module.startswith(f"{f}.") for f in front_ends)
-    ]
-    assert crossing == []
+    assert crossing("edge", "service.api", "service.ui", "service.mcp", "service.cli") == []
 
 
 @pytest.mark.parametrize("layer", ["application", "present"])
 def test_the_use_cases_and_their_presenters_know_no_schedule(layer: str) -> None:
     """Memory's upkeep is a use case; ``service/jobs`` holds its schedule and runs it."""
-    crossing = [
-        (file, module)
-        for file, module in imported(layer)
-        if module == "service.jobs" or module.startswith("service.jobs.")
-    ]
-    assert crossing == []
+    assert crossing(layer, "service.jobs") == []
 
 
 def test_what_a_front_end_is_given_holds_no_store_engine_or_part_of_the_memory() -> None:
