@@ -89,7 +89,7 @@ def _http_problem(request: Request[Any, Any, Any], exc: HTTPException) -> Respon
         detail = f"request body is not valid JSON: {detail}"
     elif exc.status_code == 413:
         detail = "request body is larger than STRATA_MAX_BODY_BYTES"
-    title = "Malformed request" if exc.status_code == 400 else _title(exc.status_code)
+    title = "Malformed request" if exc.status_code == 400 else status_title(exc.status_code)
     return problem(request, exc.status_code, title, detail, headers=exc.headers)
 
 
@@ -117,7 +117,8 @@ def _internal_problem(request: Request[Any, Any, Any], exc: Exception) -> Respon
     return problem(request, 500, "Internal error", "the service failed; see its log")
 
 
-def _title(status: int) -> str:
+def status_title(status: int) -> str:
+    """The status's reason phrase (``Not Found``); ``Error`` for a status HTTP does not name."""
     try:
         return HTTPStatus(status).phrase
     except ValueError:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-from http import HTTPStatus
 from typing import Any
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from service.edge.problems import error_headers
+from service.edge.problems import error_headers, status_title
 from service.errors import StrataError
 from service.ui.links import query
 from service.ui.pages import page, redirect
@@ -53,7 +52,7 @@ def _http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
         405: "This page does not take that method.",
         413: "The form is larger than the service accepts.",
     }.get(status, str(exc.detail))
-    return error_page(request, status, _title(status), detail, [], exc.headers)
+    return error_page(request, status, status_title(status), detail, [], exc.headers)
 
 
 def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -79,13 +78,6 @@ def error_page(
         detail=detail,
         errors=errors,
     )
-
-
-def _title(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Error"
 
 
 EXCEPTION_HANDLERS = {
