@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
 from service import VERSION
 from service.api.admin import AdminController
@@ -21,6 +20,7 @@ from service.api.search import SearchController
 from service.api.status import health, stats
 from service.application import Services
 from service.edge.deps import DEPENDENCIES
+from service.edge.explorer import explorer, explorer_asset
 from service.edge.forwarded import forwarded
 from service.edge.guard import RequestGuard
 from service.edge.hooks import before_request
@@ -68,6 +68,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             health,
             metrics,
             mcp_endpoint,
+            explorer_asset,
             console_router(settings),
         ],
         dependencies=DEPENDENCIES,
@@ -88,8 +89,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
                     keys=settings.server.has_keys,
                     limited=settings.server.has_keys or settings.limits.limit_addresses == "on",
                 ),
-                RedocRenderPlugin(path=["/", "/redoc"]),
-                SwaggerRenderPlugin(),
+                explorer(),
             ],
         ),
     )
