@@ -148,6 +148,15 @@ class StoredEntry:
         return self.entry.embedded and not self.entry.archived and self.has_vectors
 
 
+def vectors_may_remain(state: str, tier: Tier, archived: bool) -> bool:
+    """Whether the vector index may still hold vectors of an entry the ledger holds in
+    ``state`` (``pending``, ``synced``, ``deleting`` or ``quarantined``). None are left of a
+    synced entry out of the index (tier E, or archived): indexing it deleted them. Of any
+    other some may be: it is in the index (live, tier A or C), or its indexing is unfinished
+    and what it reached unknown."""
+    return state != "synced" or (tier in EMBEDDED_TIERS and not archived)
+
+
 @dataclass(frozen=True)
 class HistoryEvent:
     at: float

@@ -76,9 +76,9 @@ class AwayLedger(FakeLedger):
         super().__init__(clock)
         self.outage = outage
 
-    def put(self, stored: Sequence[StoredEntry], **options: Any) -> None:
+    def put(self, stored: Sequence[StoredEntry], **options: Any) -> list[str]:
         self.outage.check("ledger")
-        super().put(stored, **options)
+        return super().put(stored, **options)
 
     def passages(self, keys: Sequence[str]) -> Any:
         self.outage.check("ledger")

@@ -81,6 +81,23 @@ def test_writing_an_entry_being_deleted_brings_it_back_as_pending(ledger: Ledger
     assert "ns:1" in ledger.get(["ns:1"])
 
 
+def test_a_write_names_the_keys_whose_earlier_vectors_may_remain(ledger: Ledger) -> None:
+    written = [stored("a"), stored("e", "E"), stored("c", "C", archived=True)]
+    assert ledger.put(written) == []  # new keys: nothing of them in the vector index
+    # Pending: what their indexing reached is not known.
+    assert ledger.put(written) == ["ns:a", "ns:e", "ns:c"]
+    ledger.mark_synced(["ns:a", "ns:e", "ns:c"])
+    # Synced: only a live entry of tier A or C has vectors there.
+    assert ledger.put([stored("a", "E"), stored("e", "E"), stored("c", "C")]) == ["ns:a"]
+    ledger.mark_synced(["ns:a", "ns:e", "ns:c"])
+    assert ledger.put([stored("a"), stored("a"), stored("e", "E")]) == []
+    ledger.mark_synced(["ns:a", "ns:e"])
+    ledger.mark_deleting(["ns:e"])
+    ledger.quarantine({"ns:a": "boom"}, at=T0)
+    # Being deleted or set aside: their indexing is unfinished too.
+    assert ledger.put([stored("a", "E"), stored("e", "E")]) == ["ns:a", "ns:e"]
+
+
 def test_replacing_a_key_replaces_its_chunks(ledger: Ledger) -> None:
     ledger.put([stored("1")])
     e = stored("1", "E")

@@ -24,6 +24,9 @@ class FakeVectorStore:
         self.records: dict[Tier, dict[str, tuple[StoredEntry, Chunk]]] = {
             t: {} for t in EMBEDDED_TIERS
         }
+        self.calls: list[tuple[str, list[str]]] = []
+        """Every ``upsert``, ``delete`` and ``search`` asked of it, in order: which, and the
+        keys given (a search: its namespace); what a server would be sent."""
 
     @property
     def tiers(self) -> dict[Tier, dict[str, StoredEntry]]:
@@ -38,6 +41,7 @@ class FakeVectorStore:
         return self.entry_keys()
 
     def upsert(self, stored: Sequence[StoredEntry]) -> None:
+        self.calls.append(("upsert", [s.entry.key for s in stored]))
         for s in stored:
             if s.entry.tier not in EMBEDDED_TIERS:
                 continue  # as Chroma: only the A and C collections exist
@@ -47,6 +51,7 @@ class FakeVectorStore:
                 self.records[s.entry.tier][f"{c.key}#{c.number}"] = (s, c)
 
     def delete(self, keys: Sequence[str]) -> None:
+        self.calls.append(("delete", list(keys)))
         gone = set(keys)
         for records in self.records.values():
             for record in [r for r, (s, _) in records.items() if s.entry.key in gone]:
@@ -55,6 +60,7 @@ class FakeVectorStore:
     def search(
         self, tier: Tier, vector: Sequence[float], filters: Filters, limit: int
     ) -> list[Hit]:
+        self.calls.append(("search", [filters.namespace]))
         scored = [
             (sum(a * b for a, b in zip(vector, c.vector or (), strict=True)), s.entry.key, c.number)
             for s, c in self.records[tier].values()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from service.domain.entries import TIERS, Entry
 from service.domain.search.query import Filters, SearchQuery
@@ -69,5 +72,56 @@ def test_rebuild_recreates_indexes_from_the_ledger(
         assert resources.stores.vectors.count("A") == 3 and resources.stores.vectors.count("C") == 3
         query = SearchQuery("caching", Filters("ns", ("A", "C", "E"), time.time()), limit=20)
         assert len(resources.retriever.search(query).results) == 9
+    finally:
+        resources.close()
+
+
+def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
+    tmp_path: Path,
+    chroma_url: str,
+    embedder: SentenceTransformerEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    resources = open_services(
+        Settings().replace(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
+    )
+    try:
+        now = time.time()
+        memory, vectors = resources.memory, resources.stores.vectors
+        chroma: Any = getattr(vectors, "wrapped", vectors)  # the store under any telemetry
+        fact = Entry(
+            id="x", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
+        )
+        memory.write([fact])
+        assert chroma.entry_keys() == {"ns:x"}
+        calls: list[str] = []  # what is asked of Chroma from here on
+        for name in ("upsert", "delete", "search"):
+            real = getattr(chroma, name)
+
+            def record(*args: Any, name: str = name, real: Any = real) -> Any:
+                calls.append(name)
+                return real(*args)
+
+            monkeypatch.setattr(chroma, name, record)
+
+        logs = [
+            Entry(id=f"log{n}", namespace=ns, tier="E", text=f"shard job {n} done", timestamp=now)
+            for n, ns in enumerate(["ns", "ns", "other"])
+        ]
+        assert memory.write(logs).indexed == 3
+        assert calls == []  # new tier E entries: nothing there to delete, nothing to add
+
+        rewritten = Entry(id="x", namespace="ns", tier="E", text="shard job log", timestamp=now)
+        assert memory.write([rewritten]).indexed == 1
+        assert calls == ["delete"]  # its vectors as tier A
+        monkeypatch.undo()
+        assert chroma.entry_keys() == set()
+        filters = Filters("ns", ("A", "C", "E"), time.time())
+        vector = resources.retriever.search(SearchQuery("shard by tenant", filters, mode="vector"))
+        assert [r.entry.id for r in vector.results] == []
+        keyword = resources.retriever.search(SearchQuery("shard job log", filters, mode="bm25"))
+        assert "x" in [r.entry.id for r in keyword.results]
+        assert resources.stores.ledger.unsynced() == ([], [])
+        assert resources.memory.indexes_match_ledger()
     finally:
         resources.close()

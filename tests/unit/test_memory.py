@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from service.domain.entries import Entry, HistoryEvent
+from service.domain.entries import Entry, HistoryEvent, StoredEntry
+from service.domain.errors import EngineUnavailable
 from service.domain.memory import Memory
 from service.domain.memory.outcomes import Recovered, WriteOutcome
 from service.settings import ChunkingSettings
@@ -144,6 +145,95 @@ def test_replacing_with_another_tier_leaves_no_trace_of_the_old(
     memory.write([make_entry("a", "now a log line", "E")])
     assert vectors.keys == set()
     assert keywords.entries["ns:a"].entry.tier == "E"
+
+
+def changes(vectors: FakeVectorStore) -> list[tuple[str, list[str]]]:
+    """The upserts and deletes asked of the vector store (a write of tier A or C entries also
+    searches it for similar entries)."""
+    return [call for call in vectors.calls if call[0] != "search"]
+
+
+def test_a_tier_e_write_asks_nothing_of_the_vector_store(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
+    memory.write(
+        [
+            make_entry("e1", "GET /health 200", "E"),
+            make_entry("e2", "deploy finished", "E", namespace="other"),
+        ]
+    )
+    memory.write([make_entry("e1", "GET /health 503", "E")])  # rewritten, still tier E
+    assert vectors.calls == []
+    assert ledger.states == {"ns:e1": "synced", "other:e2": "synced"}
+    assert keywords.entries["ns:e1"].entry.text == "GET /health 503"
+    assert memory.indexes_match_ledger()
+
+
+def test_an_entry_rewritten_as_tier_e_has_its_vectors_deleted(
+    memory: Memory, vectors: FakeVectorStore
+) -> None:
+    memory.write([make_entry("a", "was a fact", "A")])
+    assert changes(vectors) == [("upsert", ["ns:a"])]  # a new entry: nothing to delete
+    vectors.calls.clear()
+    memory.write([make_entry("a", "now a log line", "E"), make_entry("e", "a new log line", "E")])
+    assert vectors.calls == [("delete", ["ns:a"])]
+    assert vectors.keys == set()
+    vectors.calls.clear()
+    memory.write([make_entry("a", "still a log line", "E")])
+    assert vectors.calls == []
+
+
+def test_a_re_embedded_entry_keeps_none_of_its_old_chunks(
+    memory: Memory, vectors: FakeVectorStore
+) -> None:
+    memory.write([make_entry("a", "one two three four five six seven eight nine", "A")])
+    assert vectors.count("A") == 2
+    vectors.calls.clear()
+    memory.write([make_entry("a", "one two three", "A")])
+    assert changes(vectors) == [("delete", ["ns:a"]), ("upsert", ["ns:a"])]
+    assert vectors.count("A") == 1
+
+
+def test_an_entry_whose_indexing_was_unfinished_has_its_vectors_deleted_when_rewritten(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    upsert = vectors.upsert
+
+    def away(stored: Sequence[StoredEntry]) -> None:
+        upsert(stored)  # reached the store, but its answer was lost
+        raise EngineUnavailable("vector store", "connection reset")
+
+    monkeypatch.setattr(vectors, "upsert", away)
+    assert memory.write([make_entry("a", "was a fact", "A")]).indexed == 0
+    assert ledger.states == {"ns:a": "pending"} and vectors.keys == {"ns:a"}
+    monkeypatch.setattr(vectors, "upsert", upsert)
+    vectors.calls.clear()
+    memory.write([make_entry("a", "now a log line", "E")])
+    assert vectors.calls == [("delete", ["ns:a"])]
+    assert ledger.states == {"ns:a": "synced"} and vectors.keys == set()
+
+
+def test_recovery_deletes_whatever_vectors_a_pending_entry_may_have_left(
+    memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore
+) -> None:
+    memory.write([make_entry("a", "was a fact", "A")])
+    # A crash after the ledger recorded the rewrite, before the indexes were updated.
+    ledger.put(memory.prepare([make_entry("a", "now a log line", "E")]))
+    ledger.put(memory.prepare([make_entry("e", "a new log line", "E")]))
+    vectors.calls.clear()
+    assert memory.recover().indexed == 2
+    assert vectors.calls == [("delete", ["ns:a", "ns:e"])]  # what each left is not known
+    assert vectors.keys == set() and ledger.unsynced() == ([], [])
+
+
+def test_archiving_tier_e_entries_asks_nothing_of_the_vector_store(
+    memory: Memory, vectors: FakeVectorStore, keywords: FakeKeywordStore
+) -> None:
+    memory.write([make_entry("e", "GET /health 200", "E")])
+    assert memory.set_archived(["ns:e"], True) == 1
+    assert memory.set_archived(["ns:e"], False) == 1
+    assert vectors.calls == []
+    assert not keywords.entries["ns:e"].entry.archived
 
 
 def test_same_id_in_another_namespace_is_another_entry(memory: Memory, ledger: FakeLedger) -> None:

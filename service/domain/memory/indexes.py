@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from service.domain.entries import StoredEntry, key_namespace
 from service.domain.errors import EngineUnavailable
@@ -42,12 +42,29 @@ class Indexes:
         """Held by every change to stored entries, from the ledger to the indexes (and by a
         replica applying the changes of others to its index)."""
 
-    def index(self, stored: Sequence[StoredEntry]) -> None:
-        """Put ``stored`` in both indexes and mark it synced."""
+    def index(self, stored: Sequence[StoredEntry], stale: Collection[str] | None = None) -> None:
+        """Put ``stored`` in both indexes and mark it synced.
+
+        ``stale``: the keys of ``stored`` whose earlier vectors the vector index may still
+        hold (as ``Entries.put`` returned them), deleted before the new ones go in, so that
+        an entry re-embedded keeps none of its old chunks and one that left the index (tier
+        E, archived) none of its vectors. None when that is not known (recovering entries
+        left pending): then every key's are. An entry new to the ledger has none there (an
+        entry's vectors go before its row: ``remove``), so a write of tier E entries that
+        replace no entry with vectors asks nothing of the vector store.
+        """
         keys = [s.entry.key for s in stored]
+        if stale is None:
+            gone = keys
+        else:
+            held = set(stale)
+            gone = [k for k in dict.fromkeys(keys) if k in held]
+        embedded = [s for s in stored if s.in_vector_index]
         try:
-            self.vectors.delete(keys)
-            self.vectors.upsert([s for s in stored if s.in_vector_index])
+            if gone:
+                self.vectors.delete(gone)
+            if embedded:
+                self.vectors.upsert(embedded)
         except EngineUnavailable:
             # Found by keywords meanwhile; they stay pending, for ``recover`` to finish.
             self.keywords.apply(stored, ())

@@ -183,5 +183,5 @@ class Lifecycle:
     def _rewrite(self, changed: list[StoredEntry], actor: str, action: str) -> None:
         require_bounds([s.entry for s in changed], self.chunking, "entries")
         if changed:
-            self.entries.put(changed, actor=actor, action=action, at=self.clock())
-            self.indexes.index(changed)
+            stale = self.entries.put(changed, actor=actor, action=action, at=self.clock())
+            self.indexes.index(changed, stale)

@@ -54,6 +54,8 @@ class IndexRepair:
             pending, deleting = self.state.unsynced()
             reasons = {s.entry.key: reason for s in pending if (reason := indexable.problem(s))}
             ready = [s for s in pending if s.entry.key not in reasons]
+            # What each entry's earlier version left in the vector index is not known
+            # (``index`` deletes every key's vectors).
             reasons |= self._index_each(ready)
             if reasons:
                 self.state.quarantine(reasons, at=self.clock())
@@ -104,8 +106,10 @@ class IndexRepair:
                     for s in stored
                     if (now := current.get(s.entry.key)) is not None and now.entry == s.entry
                 ]
-                self.entries.put(fresh, action="embedded", actor="backfill", at=self.clock())
-                self.indexes.index(fresh)
+                stale = self.entries.put(
+                    fresh, action="embedded", actor="backfill", at=self.clock()
+                )
+                self.indexes.index(fresh, stale)
             done += len(fresh)
             if not fresh:
                 break

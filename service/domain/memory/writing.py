@@ -127,7 +127,7 @@ class Writer:
                 [s for _, batch in ready for s in batch], self.entries.last_in_thread
             )
             at = self.clock()
-            start, durable = 0, []
+            start, durable, stale = 0, [], []
             seen: dict[tuple[str, str], str] = {}
             """Fingerprints of the entries this group stored, with their ids."""
             for pending, batch in ready:
@@ -135,7 +135,7 @@ class Writer:
                 start += len(batch)
                 try:
                     written, pairs = self._checked(pending.write, mine, seen)
-                    self.entries.put(
+                    held = self.entries.put(
                         written.stored, actor=pending.write.actor, at=at, supersedes=pairs
                     )
                 except Exception as error:  # nothing of this write was stored
@@ -145,10 +145,13 @@ class Writer:
                     seen.setdefault((s.entry.namespace, s.entry.fingerprint), s.entry.id)
                 pending.result = [written]
                 durable.extend(written.stored)
+                stale.extend(held)
             # The writes are durable: they are acknowledged whatever befalls the indexes.
             # Entries left pending are applied by ``recover`` (at start and on schedule).
             try:
-                self.indexes.index(durable)
+                # Only the old vectors the ledger says may be there are deleted: a write of
+                # new tier E entries asks nothing of the vector store.
+                self.indexes.index(durable, stale)
             except Exception:
                 log.exception("indexing %d written entries failed; they stay pending", len(durable))
                 for pending, _ in ready:

@@ -31,11 +31,15 @@ class Entries(Protocol):
         action: str | None = None,
         at: float | None = None,
         supersedes: Sequence[tuple[str, str]] = (),
-    ) -> None:
+    ) -> list[str]:
         """Durably record entries (replacing same keys) as pending indexing, with history;
         and, in the same transaction, each (older, newer) pair of ``supersedes``: the older
         entry marked replaced (``superseded_by``, a ``superseded`` history event, a change
-        logged), kept. An entry's own ``superseded_by`` is never written from ``stored``."""
+        logged), kept. An entry's own ``superseded_by`` is never written from ``stored``.
+
+        Returns the keys written whose earlier version the vector index may still hold
+        (``entries.vectors_may_remain`` of the row replaced), once each: those whose old
+        vectors ``Indexes.index`` must delete. A key new to the ledger is not among them."""
         ...
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table
 
-from service.domain.entries import Chunk, HistoryEvent, StoredEntry
+from service.domain.entries import Chunk, HistoryEvent, StoredEntry, Tier
 from service.stores.database import Database
 from service.stores.entry_rows import row_entry, unpack
 from service.stores.ledger.statements import Statements
@@ -36,6 +36,16 @@ class LedgerCore:
         """The given keys that have a row, in the given order."""
         found = set(conn.scalars(self._sql.present, self._keys(keys))) if keys else set()
         return [key for key in keys if key in found]
+
+    def _present_states(
+        self, conn: Connection, keys: Sequence[str]
+    ) -> dict[str, tuple[str, Tier, bool]]:
+        """The given keys that have a row (locked, as ``_present``), each with its state,
+        tier and archived flag."""
+        if not keys:
+            return {}
+        found = conn.execute(self._sql.present_states, self._keys(keys))
+        return {key: (state, tier, bool(archived)) for key, state, tier, archived in found}
 
     def _append(self, conn: Connection, keys: Iterable[str], at: float) -> None:
         """Log a change of each key (once), in the caller's transaction."""

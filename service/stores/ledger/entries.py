@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from sqlalchemy import bindparam, func, select
 
-from service.domain.entries import Entry, StoredEntry
+from service.domain.entries import Entry, StoredEntry, vectors_may_remain
 from service.stores.entry_rows import entry_values, pack, row_entry
 from service.stores.ledger.core import HISTORY, LedgerCore
 from service.stores.ledger.statements import ENTRY, LIVE, WRITTEN, E
@@ -25,19 +25,24 @@ class SqlEntries(LedgerCore):
         action: str | None = None,
         at: float | None = None,
         supersedes: Sequence[tuple[str, str]] = (),
-    ) -> None:
+    ) -> list[str]:
         """Record entries as pending indexing, and in each one's history: ``action``, or
         created / updated as the key is new or not. A key given twice is written once, as
         given last. ``supersedes``: (older, newer) keys, the older replaced by the newer in
-        the same transaction (marked, in its history, its change logged)."""
+        the same transaction (marked, in its history, its change logged). Returns the keys
+        written whose earlier version the vector index may still hold."""
         if not stored:
-            return
+            return []
         now = self._clock() if at is None else at
         keys = [s.entry.key for s in stored]
         latest = list({s.entry.key: s for s in stored}.values())
         with self._db.write() as conn:
             # The entries replaced are locked with those written, in one order.
-            existing = set(self._present(conn, [*keys, *(old for old, _ in supersedes)]))
+            before = self._present_states(conn, [*keys, *(old for old, _ in supersedes)])
+            existing = set(before)
+            held = [
+                k for k in dict.fromkeys(keys) if k in before and vectors_may_remain(*before[k])
+            ]
             written = self._db.draw_written(conn, len(latest))
             rows = [(*entry_values(s), "pending", n) for s, n in zip(latest, written, strict=True)]
             self._db.replace_entries(conn, WRITTEN, rows)
@@ -60,6 +65,7 @@ class SqlEntries(LedgerCore):
             )
             replaced = supersede(self._db, conn, supersedes, existing, actor, now)
             self._append(conn, [*keys, *replaced], now)
+        return held
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
         if not keys:

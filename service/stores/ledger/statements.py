@@ -63,6 +63,14 @@ class Statements:
         self.present = select(E.key).where(among(E.key)).order_by(E.key).with_for_update()
         """Keys that have a row; on Postgres their rows are locked in one order by every
         writer, so writers never deadlock."""
+        self.present_states = (
+            select(E.key, E.state, E.tier, E.archived)
+            .where(among(E.key))
+            .order_by(E.key)
+            .with_for_update()
+        )
+        """``present`` with what each row says of its vectors: its state, tier and archived
+        flag (``vectors_may_remain``)."""
         self.delete = {
             t: delete(t).where(among(t.c.key)) for t in (entries, chunks, quarantine, history)
         }

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from service.domain.entries import Entry, StoredEntry, Supersession, key_id
+from service.domain.entries import Entry, StoredEntry, Supersession, key_id, vectors_may_remain
 from service.domain.search.similarity import Matrix
 from tests.fakes.ledger.state import LedgerState
 
@@ -22,10 +22,18 @@ class FakeEntries(LedgerState):
         action: str | None = None,
         at: float | None = None,
         supersedes: Sequence[tuple[str, str]] = (),
-    ) -> None:
+    ) -> list[str]:
         if not stored:
-            return
+            return []
         existing = {s.entry.key for s in stored if s.entry.key in self.entries}
+        held = [
+            key
+            for key in dict.fromkeys(s.entry.key for s in stored)
+            if key in existing
+            and vectors_may_remain(
+                self.states[key], self.entries[key].entry.tier, self.entries[key].entry.archived
+            )
+        ]
         older = [old for old, _ in supersedes if old in self.entries]
         for s in stored:
             key = s.entry.key
@@ -46,6 +54,7 @@ class FakeEntries(LedgerState):
             self._mark(old)
             replaced.append(old)
         self._append([*(s.entry.key for s in stored), *replaced], at)
+        return held
 
     def remove(self, keys: Sequence[str], *, actor: str = "", at: float | None = None) -> None:
         present = [k for k in keys if k in self.entries]
