@@ -82,12 +82,12 @@ def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
     embedder: SentenceTransformerEmbedder,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    resources = open_services(
+    runtime = open_runtime(
         Settings().replace(data_dir=tmp_path, chroma_url=chroma_url), embedder=embedder
     )
     try:
         now = time.time()
-        memory, vectors = resources.memory, resources.stores.vectors
+        memory, vectors = runtime.memory, runtime.stores.vectors
         chroma: Any = getattr(vectors, "wrapped", vectors)  # the store under any telemetry
         fact = Entry(
             id="x", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
@@ -117,11 +117,11 @@ def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
         monkeypatch.undo()
         assert chroma.entry_keys() == set()
         filters = Filters("ns", ("A", "C", "E"), time.time())
-        vector = resources.retriever.search(SearchQuery("shard by tenant", filters, mode="vector"))
+        vector = runtime.retriever.search(SearchQuery("shard by tenant", filters, mode="vector"))
         assert [r.entry.id for r in vector.results] == []
-        keyword = resources.retriever.search(SearchQuery("shard job log", filters, mode="bm25"))
+        keyword = runtime.retriever.search(SearchQuery("shard job log", filters, mode="bm25"))
         assert "x" in [r.entry.id for r in keyword.results]
-        assert resources.stores.ledger.unsynced() == ([], [])
-        assert resources.memory.indexes_match_ledger()
+        assert runtime.stores.ledger.unsynced() == ([], [])
+        assert runtime.memory.indexes_match_ledger()
     finally:
-        resources.close()
+        runtime.close()
