@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 # mkdocs-material's notice about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: install serve test lint bench-quality schemas docs system-packages
+.PHONY: install serve test test-fast lint bench-quality schemas docs system-packages
 
 install: $(VENV)/.installed
 
@@ -44,6 +44,11 @@ test: install system-packages
 	$(BIN)/mypy
 	$(BIN)/mkdocs build --strict --site-dir build/site
 	$(BIN)/pytest $(or $(ARGS),--cov --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR))
+
+# The unit and contract tests without a server, the model or PostgreSQL: under a minute on two
+# cores, for the loop of a change (make test runs them all, and the rest).
+test-fast: install
+	$(BIN)/pytest tests/unit tests/contracts -m "not slow and not postgres"
 
 # The wire contract's JSON Schema files and the TypeScript client's types, both checked for drift.
 schemas: install
