@@ -103,7 +103,11 @@ class Example:
 def pages() -> list[Path]:
     """The README and every page of the docs but the benchmarks, whose commands and printed
     tables are records of runs, not examples."""
-    docs = sorted(p for p in (ROOT / "docs").rglob("*.md") if not p.name.startswith("benchmarks"))
+    docs = sorted(
+        p
+        for p in (ROOT / "docs").rglob("*.md")
+        if not p.relative_to(ROOT / "docs").parts[0].startswith("benchmarks")
+    )
     return [ROOT / "README.md", *docs]
 
 

@@ -6,7 +6,7 @@ waits for it at every step that hands it back (each call to an index, the model,
 network), so the length of a turn is added to another caller's request again and again.
 Measured with the fairness walk (``tests/e2e/test_fairness.py``, 2 cores): another key's
 search p95 during the attack 0.068 s with Python's 5 ms turns, 0.047 s with 1 ms turns; the
-load benchmark's searches a second within its noise (docs/benchmarks-log.md).
+load benchmark's searches a second within its noise (docs/benchmarks-log/search-time.md).
 
 A full collection of cycles looks at every object the interpreter tracks while holding it:
 with the model, the stores and their libraries loaded (some 150,000 objects), one took about
