@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.e2e.test_server import Server
-from tests.readme import fenced_blocks
+from tests.readme import ROOT, fenced_blocks
 
 CLIENT = Path(__file__).parents[2] / "clients" / "typescript"
 README = CLIENT / "README.md"
@@ -75,7 +75,13 @@ def project(folder: Path, dependency: Path) -> Path:
 def run_the_example(app: Path, clone: Path, server: Server) -> str:
     """The README's first example, compiled against the package ``app`` installed and run."""
     example = next(block for block in fenced_blocks(README.read_text()) if block.language == "ts")
-    (app / "example.ts").write_text(example.text.replace("http://127.0.0.1:8080", server.url))
+    return run_code(app, clone, server, example.text)
+
+
+def run_code(app: Path, clone: Path, server: Server, code: str) -> str:
+    """``code``, its service pointed at ``server``, compiled against the package ``app``
+    installed and run."""
+    (app / "example.ts").write_text(code.replace("http://127.0.0.1:8080", server.url))
     compiler = clone / "node_modules" / "typescript" / "bin" / "tsc"
     types = clone / "node_modules" / "@types"
     # The package's own declarations were checked when it was built.
@@ -109,3 +115,25 @@ def test_a_file_dependency_on_the_folder_runs_the_readme_example(
 
     printed = run_the_example(app, clone, server)
     assert " A I am allergic to peanuts, so never suggest satay." in printed, printed
+
+
+DOC_PAGES = ("README.md", "docs/guide/clients.md")
+"""The pages besides the client's README whose TypeScript examples run here."""
+
+
+def doc_examples() -> list[tuple[str, int, str]]:
+    return [
+        (page, block.line, block.text)
+        for page in DOC_PAGES
+        for block in fenced_blocks((ROOT / page).read_text())
+        if block.language == "ts"
+    ]
+
+
+@pytest.mark.parametrize(("page", "line", "code"), doc_examples())
+def test_every_typescript_example_of_the_docs_compiles_and_runs(
+    clone: Path, server: Server, tmp_path: Path, page: str, line: int, code: str
+) -> None:
+    run(clone, "npm", "run", "build")
+    app = project(tmp_path / "app", clone)
+    run_code(app, clone, server, code)  # fails on a compile error, an error thrown or a rejection
