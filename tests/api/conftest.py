@@ -91,6 +91,12 @@ def client(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]
 
 
 @pytest.fixture
-def keyed(runtime_for: Callable[..., Runtime]) -> Iterator[TestClient[Litestar]]:
+def keyed_runtime(runtime_for: Callable[..., Runtime]) -> Runtime:
     """An admin key and an agent key scoped to namespace ``one``."""
-    yield from serve(runtime_for(api_keys=KEYS))
+    return runtime_for(api_keys=KEYS)
+
+
+@pytest.fixture
+def keyed(keyed_runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    """A client of ``keyed_runtime``."""
+    yield from serve(keyed_runtime)
