@@ -5,12 +5,13 @@ against; and which pages hold examples to run, in which order.
 A block tagged ``sh``, ``bash``, ``shell`` or ``console`` is an example to run, unless the
 last line before its fence is ``<!-- not run: reason -->``. The other languages are run or
 checked elsewhere: ``python`` in ``tests/e2e/test_python_examples.py``, ``ts`` in
-``tests/e2e/test_typescript_package.py``, ``json`` in ``tests/api/test_doc_json.py``. In a block, a command may span lines
-(a trailing backslash, an open quote); the comment lines after it may show its output:
-``# 201 {...}`` or ``# {...}``, JSON over one or more lines, the status first when it is
-not a success. In shown JSON ``…`` stands for what is left out: more fields of an object
-(``{"id": "a", …}``), more items of a list (``[{…}, …]``), any value (``"at": …``) or any
-string (``"e4af99…"``). Everything else in the comments is prose. Heredocs are not read.
+``tests/e2e/test_typescript_package.py``, ``json`` in ``tests/api/test_doc_json.py``. In a
+block, a command may span lines (a trailing backslash, an open quote); the comment lines
+after it may show its output: ``# 201 {...}`` or ``# {...}``, JSON over one or more lines,
+the status first when it is not a success. In shown JSON ``…`` stands for what is left out:
+more fields of an object (``{"id": "a", …}``), more items of a list (``[{…}, …]``), any
+value (``"at": …``) or any string (``"e4af99…"``). Everything else in the comments is prose.
+Heredocs are not read.
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ from tests.fakes import (
     FakeLedger,
     FakeVectorStore,
 )
-from tests.http import problem
+from tests.http import problem, search
+from tests.http import write as write_events
 
 
 class Outage:
@@ -129,17 +130,8 @@ def client(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
 
 
 def write(client: TestClient[Litestar], id: str, text: str) -> dict[str, Any]:
-    response = client.post("/v1/events", json={"events": [{"id": id, "tier": "A", "text": text}]})
-    assert response.status_code == 201, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def search(client: TestClient[Litestar], text: str, **fields: Any) -> dict[str, Any]:
-    response = client.post("/v1/search", json={"query": text, **fields})
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
+    """One tier A entry written."""
+    return write_events(client, {"id": id, "tier": "A", "text": text})
 
 
 @pytest.mark.parametrize("engine", ["vector store", "model"])
@@ -149,7 +141,8 @@ def test_a_search_without_the_vector_side_answers_from_keywords(
 ) -> None:
     write(client, "1", "we moved the billing service to postgres")
     outage.down.add(engine)
-    found = search(client, "billing postgres", **({"mode": mode} if mode else {}))
+    asked: dict[str, Any] = {"mode": mode} if mode else {}
+    found = search(client, "billing postgres", **asked)
     assert [r["id"] for r in found["results"]] == ["1"]
     assert found["mode"] == "bm25"
     assert any(f"{engine} unavailable" in d for d in found["degraded"])

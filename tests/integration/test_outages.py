@@ -20,7 +20,8 @@ from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from service.testing.engines import ChromaServer, TemporaryPostgres
-from tests.http import LOCAL, problem
+from tests.http import LOCAL, problem, search
+from tests.http import write as write_events
 
 pytestmark = pytest.mark.postgres
 
@@ -48,17 +49,8 @@ def served(
 
 
 def write(client: TestClient[Litestar], id: str, text: str) -> dict[str, Any]:
-    response = client.post("/v1/events", json={"events": [{"id": id, "tier": "A", "text": text}]})
-    assert response.status_code == 201, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def search(client: TestClient[Litestar], text: str, **fields: Any) -> dict[str, Any]:
-    response = client.post("/v1/search", json={"query": text, **fields})
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
+    """One tier A entry written."""
+    return write_events(client, {"id": id, "tier": "A", "text": text})
 
 
 def test_engines_going_away_degrade_and_recover(
