@@ -336,3 +336,14 @@ def test_the_service_page_shows_this_replica_at_a_glance(admin: Client) -> None:
     for stage in ("bm25", "embed", "fusion", "hydration", "vector"):
         assert f">{stage}</th>" in page.text
     assert "up vector store" in text
+
+
+def test_the_retrieve_toggle_is_a_preview_not_logged(admin: Client) -> None:
+    """The console's retrieve only shows what an agent would get: the daily report counts
+    no question for it (docs/guide/console.md says so)."""
+    write(admin, FACT)
+    params = {"q": "datastore for billing", "namespace": "one", "retrieve": "on"}
+    assert "What retrieve answers" in admin.get("/ui/", params=params).text
+    report = admin.get("/v1/reports/daily", params={"namespace": "one"}, headers=AS_ADMIN)
+    assert report.status_code == 200, report.text
+    assert report.json()["questions"] == 0
