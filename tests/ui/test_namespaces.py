@@ -52,3 +52,23 @@ def test_passage_tokens_embedded_by_searches_show_beside_the_embedding_avoided(
     # The totals' share and the namespace's own both fall by the tokens read time embedded.
     assert avoided(after)[0] < avoided(before)[0] and avoided(after)[1] < avoided(before)[1]
     assert avoided(after)[1] == pytest.approx(100 * stats["totals"]["embedding_avoided"], abs=0.1)
+
+
+def test_the_service_page_and_the_namespaces_page_count_the_embedding_avoided_alike(
+    admin: Client,
+) -> None:
+    """Everything stored was written by this process: the share the service page counts
+    since it started is the share the namespaces page counts of what is stored."""
+    write(
+        admin,
+        {"namespace": "one", "tier": "A", "text": "invoices are retried three times"},
+        *[{"namespace": "one", "tier": "E", "text": f"GET /invoices {n} 503"} for n in range(4)],
+    )
+    found = admin.post(
+        "/v1/search", json={"query": "invoices 503", "namespace": "one"}, headers=AS_ADMIN
+    )
+    assert found.status_code == 200, found.text
+    assert admin.get("/v1/stats", headers=AS_ADMIN).json()["totals"]["tokens_read_time"] > 0
+    namespaces = avoided(text_of(admin.get("/ui/namespaces").text))
+    service = avoided(text_of(admin.get("/ui/service").text))
+    assert len(service) == 1 and service[0] == namespaces[0] == namespaces[1]
