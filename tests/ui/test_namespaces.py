@@ -72,3 +72,24 @@ def test_the_service_page_and_the_namespaces_page_count_the_embedding_avoided_al
     namespaces = avoided(text_of(admin.get("/ui/namespaces").text))
     service = avoided(text_of(admin.get("/ui/service").text))
     assert len(service) == 1 and service[0] == namespaces[0] == namespaces[1]
+
+
+def test_each_column_of_a_namespaces_table_is_summed_under_it(admin: Client) -> None:
+    write(
+        admin,
+        {"namespace": "one", "tier": "A", "text": "we adopt NATS for the event bus"},
+        {"namespace": "one", "tier": "C", "text": "today I finish the bus migration"},
+        {"namespace": "one", "tier": "E", "text": "nats deploy finished"},
+    )
+    html = admin.get("/ui/namespaces").text
+    table = re.search(r"<table>.*?</table>", html, re.S)
+    assert table is not None
+    head = re.findall(r"<th scope=\"col\"", table.group(0))
+    foot = re.search(r"<tfoot><tr>(.*?)</tr></tfoot>", table.group(0))
+    assert foot is not None
+    cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", foot.group(1))
+    assert "colspan" not in foot.group(1) and len(cells) == len(head)
+    rows = re.findall(r"<tbody>(.*?)</tbody>", table.group(0), re.S)[0]
+    body = [re.findall(r'<td class="num">(\d+)</td>', row) for row in rows.split("</tr>") if row]
+    sums = [str(sum(int(row[n]) for row in body if row)) for n in range(len(head) - 1)]
+    assert cells[1:] == sums and cells[1:3] == ["3", "0"]  # active, archived
