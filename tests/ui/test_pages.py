@@ -350,3 +350,16 @@ def test_the_retrieve_toggle_is_a_preview_not_logged(admin: Client) -> None:
     report = admin.get("/v1/reports/daily", params={"namespace": "one"}, headers=AS_ADMIN)
     assert report.status_code == 200, report.text
     assert report.json()["questions"] == 0
+
+
+def test_a_search_naming_no_namespace_opens_where_entries_are(admin: Client) -> None:
+    """The README writes to alice: the console's first search looks there, not in an empty
+    default namespace, and says why."""
+    write(admin, FACT | {"namespace": "alice"}, FACT | {"id": "pref-2", "namespace": "bob"})
+    page = admin.get("/ui/", params={"q": "peanuts"}).text
+    assert "pref-1" in page
+    assert 'name="namespace" value="alice"' in page
+    assert "(the first holding entries: your key's default, default, holds none)" in text_of(page)
+    write(admin, FACT | {"id": "pref-3", "namespace": "default"})
+    again = admin.get("/ui/", params={"q": "peanuts"}).text
+    assert "pref-3" in again and "(your key's default)" in text_of(again)
