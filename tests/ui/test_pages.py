@@ -64,6 +64,10 @@ def test_search_shows_tiers_scores_their_parts_and_marked_terms(admin: Client) -
     assert parts[:2] == ["BM25", "vector"]
     assert re.search(r'class="bar-fill" x="0" y="0" width="100.0"', html), "the best BM25 is full"
     assert "Namespace: one" in text_of(html)
+    # The bars are what the score was computed from, not addends of it, and say so.
+    note = "What the score was computed from, each on its own scale (not parts that add up to it):"
+    assert text_of(html).count(note) == html.count('<dl class="parts"') >= 1
+    assert "parts the score is made of" not in admin.get("/ui/").text
 
 
 def test_a_decision_shows_how_far_what_the_question_asks_for_moved_it(admin: Client) -> None:
