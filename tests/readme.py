@@ -65,7 +65,14 @@ VOLATILE = frozenset(
     }
 )
 """Fields whose values differ from run to run: checked for their shape only. Beside them,
-numbers with a fraction (scores, timings), times and strings holding ``…`` are too."""
+numbers with a fraction (timings, shares), times and strings holding ``…`` are too, but for
+scores."""
+SCORES = frozenset({"score"})
+"""Fields whose numbers with a fraction are checked to be near the value shown (``NEAR``): a
+fresh server scores the examples alike from run to run, so a score shown where the service
+now answers another is stale."""
+NEAR = 0.05
+"""How far a score may be from the one shown, relative to it (or 0.005, when more)."""
 
 
 @dataclass(frozen=True)
@@ -375,10 +382,16 @@ def _mismatches(shown: Pattern, actual: object, path: str, loose: bool) -> Itera
             yield f"{path}: shown a number, got {actual!r}"
         elif isinstance(shown, int) and not loose and actual != shown:
             yield f"{path}: shown {shown}, got {actual!r}"
+        elif not loose and path.rpartition(".")[2] in SCORES and not _near(shown, actual):
+            yield f"{path}: shown {shown}, got {actual!r}: a score as shown is stale"
     elif not isinstance(actual, str):
         yield f"{path}: shown a string, got {actual!r}"
     elif actual != shown and not (loose or any(m in shown for m in ELLIPSES) or TIME.match(shown)):
         yield f"{path}: shown {shown!r}, got {actual!r}"
+
+
+def _near(shown: float, actual: float) -> bool:
+    return abs(actual - shown) <= max(NEAR * abs(shown), 0.005)
 
 
 def _subsequence(

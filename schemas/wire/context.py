@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import Kind, Tier
-from schemas.wire.fields import Label, Namespace, Question, Timestamp
+from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
 
 MAX_TOKENS = 512
 """The default budget of a context block, in the embedding model's tokens."""
@@ -32,6 +32,9 @@ class ContextRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     as many as the budget may hold (more for a larger budget), at most 50."""
     asker: Label | None = None
     """Who asks (an agent's name); kept in the interaction log."""
+    min_score: Score | None = None
+    """Leave out entries whose search score is below it; unset: the service's relevance
+    floor (``STRATA_MIN_SCORE``); 0: none."""
     tiers: Annotated[list[Tier], Meta(min_length=1)] | None = None
     speaker: Label | None = None
     chain_type: Label | None = None

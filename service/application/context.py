@@ -86,6 +86,7 @@ class ContextUseCase:
                 asker=request.asker,
                 as_of=filters.as_of,
                 within=filters,
+                min_score=request.min_score,
             )
             if span is not None:
                 span.set_attribute("strata.strong_match", answer.strong_match)

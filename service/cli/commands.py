@@ -13,7 +13,7 @@ from typing import TypeVar
 from schemas import wire
 from service.cli import render
 from service.cli.exits import OK, REFUSED
-from service.remote.client import StrataClient
+from service.remote.client import StrataClient, StrataClientError
 
 T = TypeVar("T")
 
@@ -55,10 +55,25 @@ def search(args: argparse.Namespace) -> int:
             as_of=args.as_of,
             min_score=args.min_score,
         )
+        held = _held_namespaces(client) if args.namespace and not found.results else None
     _out(render.SEARCH_FORMATS[args.format](found))
     if args.format == "text":
         _err(render.degraded_text(found.degraded))
+    if held is not None and args.namespace not in held:
+        _err(render.empty_namespace(args.namespace, held))
     return OK
+
+
+def _held_namespaces(client: StrataClient) -> list[str] | None:
+    """The namespaces holding entries that the caller may read, by name; None when the
+    service does not say."""
+    try:
+        stats = client.stats().namespaces
+    except StrataClientError:
+        return None
+    return sorted(
+        n.namespace for n in stats if any(t.active or t.archived for t in n.tiers.values())
+    )
 
 
 def context(args: argparse.Namespace) -> int:
@@ -72,12 +87,16 @@ def context(args: argparse.Namespace) -> int:
             namespace=args.namespace,
             asker=args.asker,
             as_of=args.as_of,
+            min_score=args.min_score,
             format="text" if args.format == "text" else None,
         )
     if args.format == "json":
         _out(render.as_json(made))
         return OK
-    _out(made.context + "\n")
+    if made.context:
+        _out(made.context + "\n")
+    else:
+        _err(render.nothing_fits(made))
     _err(render.context_footer(made))
     _err(render.degraded_text(made.degraded))
     return OK

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import get_args
+from typing import Any, get_args
 
 from schemas import wire
 from service.cli import commands, portable
@@ -12,13 +12,35 @@ from service.cli.migrate import migrate
 from service.cli.serve import serve
 
 TIERS = get_args(wire.Tier)
+MIN_SCORE = "leave out what scores below this (default: the service's relevance floor; 0: none)"
+NAMESPACE = "namespace to act on (default: the API key's only namespace, else 'default')"
 MODES = get_args(wire.Mode)
+
+
+class DefaultsShown(argparse.HelpFormatter):
+    """Help that ends each option taking a value with its default, where it has one: an
+    option whose default the service or the settings decide says so in its own words."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help = action.help or ""
+        unset = action.default is None or action.default is argparse.SUPPRESS
+        if unset or action.nargs == 0 or not action.option_strings or "%(default)" in help:
+            return action.help
+        return f"{help} (default: %(default)s)".lstrip()
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose commands' help shows their defaults alike."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsShown)
+        super().__init__(*args, **kwargs)
 
 
 def parser() -> argparse.ArgumentParser:
     """The parser; each command sets ``run``, the function that takes the parsed
     arguments and returns the exit code."""
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="strata",
         description="Tiered memory for AI agents. Client commands use STRATA_URL "
         "(default http://127.0.0.1:8080) and STRATA_API_KEY.",
@@ -34,12 +56,17 @@ def parser() -> argparse.ArgumentParser:
     serving.set_defaults(run=serve)
 
     add = subparsers.add_parser("add", help="record an event")
-    add.add_argument("text")
-    add.add_argument("--tier", choices=TIERS, default="A")
-    add.add_argument("--id")
-    add.add_argument("--namespace")
-    add.add_argument("--speaker")
-    add.add_argument("--chain-type")
+    add.add_argument("text", help="what to remember")
+    add.add_argument(
+        "--tier",
+        choices=TIERS,
+        default="A",
+        help="A: kept for good; C: working context, archived after a week; E: logs, never embedded",
+    )
+    add.add_argument("--id", help="the entry's id (default: a new one)")
+    add.add_argument("--namespace", help=NAMESPACE)
+    add.add_argument("--speaker", help="who said it")
+    add.add_argument("--chain-type", help="kind of record, such as standup")
     add.add_argument(
         "--type", help="what it is (decision, fact, ...): a question about decisions finds "
         "decisions first",
@@ -55,21 +82,16 @@ def parser() -> argparse.ArgumentParser:
 
     search = subparsers.add_parser("search", help="search memory")
     search.add_argument("query")
-    search.add_argument("--mode", choices=MODES, default="auto")
+    search.add_argument("--mode", choices=MODES, default="auto", help="which lists to search")
     search.add_argument("--tier", action="append", dest="tiers", choices=TIERS, help="repeatable")
-    search.add_argument("-n", "--limit", type=int, default=10)
-    search.add_argument("--namespace")
+    search.add_argument("-n", "--limit", type=int, default=10, help="most hits")
+    search.add_argument("--namespace", help=NAMESPACE)
     search.add_argument("--include-archived", action="store_true")
     search.add_argument(
         "--include-superseded", action="store_true", help="show replaced entries too, marked"
     )
     search.add_argument("--as-of", metavar="TIME", help="memory as it held then (ISO 8601)")
-    search.add_argument(
-        "--min-score",
-        type=float,
-        metavar="SCORE",
-        help="leave out hits scoring below this (default: the service's relevance floor; 0: none)",
-    )
+    search.add_argument("--min-score", type=float, metavar="SCORE", help=MIN_SCORE)
     fmt = search.add_mutually_exclusive_group()
     for name in ("json", "md", "csv"):
         fmt.add_argument(f"--{name}", dest="format", action="store_const", const=name)
@@ -79,9 +101,9 @@ def parser() -> argparse.ArgumentParser:
         "retrieve", help="the best grounded entries for a question, with a strong-match verdict"
     )
     retrieve.add_argument("question")
-    retrieve.add_argument("-n", "--top-n", type=int, default=5)
+    retrieve.add_argument("-n", "--top-n", type=int, default=5, help="most entries")
     retrieve.add_argument("--asker", help="who asks, kept in the interaction log")
-    retrieve.add_argument("--namespace")
+    retrieve.add_argument("--namespace", help=NAMESPACE)
     retrieve.add_argument(
         "--include-superseded", action="store_true", help="answer from replaced entries too"
     )
@@ -94,12 +116,13 @@ def parser() -> argparse.ArgumentParser:
     )
     context.add_argument("question")
     context.add_argument(
-        "-t", "--max-tokens", type=int, default=512, help="most tokens of the block (default 512)"
+        "-t", "--max-tokens", type=int, default=512, help="most tokens of the block"
     )
     context.add_argument("--tier", action="append", dest="tiers", choices=TIERS, help="repeatable")
     context.add_argument("--tag", action="append", dest="tags", help="repeatable")
-    context.add_argument("--namespace")
+    context.add_argument("--namespace", help=NAMESPACE)
     context.add_argument("--asker", help="who asks, kept in the interaction log")
+    context.add_argument("--min-score", type=float, metavar="SCORE", help=MIN_SCORE)
     context.add_argument("--as-of", metavar="TIME", help="memory as it held then (ISO 8601)")
     shape = context.add_mutually_exclusive_group()
     shape.add_argument("--text", dest="format", action="store_const", const="text")
@@ -147,7 +170,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also score each set by models fitted on the other sets alone",
     )
-    calibrating.add_argument("-n", "--top-n", type=int, default=5)
+    calibrating.add_argument("-n", "--top-n", type=int, default=5, help="entries per question")
     calibrating.add_argument("--max-queries", type=int)
     calibrating.add_argument("--json", action="store_true")
     calibrating.set_defaults(run=calibrate)
@@ -173,14 +196,14 @@ def parser() -> argparse.ArgumentParser:
         "get", help="show an entry by id, or a document by <collection>/<path>[:line]"
     )
     get.add_argument("id", help="entry id, or document path (with '/'), optionally :LINE")
-    get.add_argument("--namespace")
+    get.add_argument("--namespace", help=NAMESPACE)
     get.add_argument("--history", action="store_true", help="show what happened to an entry")
     get.add_argument("-l", "--lines", type=int, help="how many lines of a document")
     get.set_defaults(run=commands.get)
 
     multi = subparsers.add_parser("multi-get", help="documents matching a glob or a list")
     multi.add_argument("pattern")
-    multi.add_argument("--max-bytes", type=int, default=65536)
+    multi.add_argument("--max-bytes", type=int, default=65536, help="skip larger files")
     multi.set_defaults(run=commands.multi_get)
 
     collection = subparsers.add_parser("collection", help="folders of markdown kept searchable")
@@ -189,7 +212,7 @@ def parser() -> argparse.ArgumentParser:
     c_add.add_argument("name")
     c_add.add_argument("path", help="folder on the service's machine")
     c_add.add_argument("--mask", help="glob of files to index (default **/*.md)")
-    c_add.add_argument("--namespace")
+    c_add.add_argument("--namespace", help=NAMESPACE)
     c_add.add_argument("--tier", choices=TIERS)
     c_add.set_defaults(run=commands.collection_add)
     actions.add_parser("list", help="list collections").set_defaults(run=commands.collection_list)
@@ -215,7 +238,7 @@ def parser() -> argparse.ArgumentParser:
 
     promote = subparsers.add_parser("promote", help="make tier C entries tier A (admin)")
     promote.add_argument("ids", nargs="+")
-    promote.add_argument("--namespace")
+    promote.add_argument("--namespace", help=NAMESPACE)
     promote.set_defaults(run=commands.promote)
 
     jobs = subparsers.add_parser("jobs", help="list the lifecycle jobs, or run one (admin)")

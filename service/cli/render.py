@@ -106,6 +106,23 @@ def retrieve_text(found: wire.RetrieveResponse) -> str:
     return _joined(lines)
 
 
+def nothing_fits(made: wire.ContextResponse) -> str:
+    """What an empty block says (for stderr): that no entry fit the budget, which it left
+    out, and what to do."""
+    return _joined(
+        [
+            f"strata: no relevant entry fits in {made.max_tokens} tokens "
+            f"({len(made.left_out)} left out for room); give a larger --max-tokens"
+        ]
+    )
+
+
+def empty_namespace(namespace: str, held: list[str]) -> str:
+    """That the namespace searched holds nothing, and which ones do (for stderr)."""
+    others = ", ".join(held) if held else "none"
+    return _joined([f"strata: namespace {namespace!r} holds no entries; namespaces: {others}"])
+
+
 def context_footer(made: wire.ContextResponse) -> str:
     """The block's size and interaction, and what the budget left out (for stderr)."""
     lines = [f"{made.tokens}/{made.max_tokens} tokens; interaction {made.interaction_id}"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.samples import Sample
 
+from service.domain.namespaces.stats import avoided
 from service.telemetry.metrics import Metrics
 
 
@@ -32,10 +33,13 @@ class Glance:
     degraded: Mapping[str, int]
     entries_written: Mapping[str, int]
     tokens_embedded: int
-    """At write time and at read time."""
+    """Of entries, at write time and at read time (passages measured against a query)."""
     tokens_avoided: int
+    """Of entries the tiers kept from the model at write time."""
     embedding_avoided: float | None
-    """Share of the tokens of everything written and searched the tiers kept from the model."""
+    """Share of the tokens of the entries written the tiers kept from the model, once the
+    tokens embedded at write and read time are paid: as the namespaces' figures count it
+    (``service.domain.namespaces.stats.avoided``), of what this process wrote."""
     engines: Mapping[str, bool]
     lag_seconds: float | None
     leads_jobs: bool | None
@@ -50,8 +54,9 @@ def at_a_glance(metrics: Metrics) -> Glance:
     misses = found.total("strata_query_cache_total", result="miss")
     hits = found.total("strata_query_cache_total", result="hit")
     written = found.total("strata_write_model_tokens_total")
-    read = found.total("strata_read_model_tokens_total")
-    avoided = found.total("strata_write_model_tokens_avoided_total")
+    # Queries aside: plain RAG embeds them too, so no tier saves them.
+    read = found.total("strata_read_model_tokens_total", kind="passage")
+    kept = found.total("strata_write_model_tokens_avoided_total")
     searched = found.total("strata_search_duration_seconds_count")
     stage_sums = found.by("strata_search_stage_duration_seconds_sum", "stage")
     stage_counts = found.by("strata_search_stage_duration_seconds_count", "stage")
@@ -62,7 +67,6 @@ def at_a_glance(metrics: Metrics) -> Glance:
         jobs[s.labels["job"]]["last_success"] = s.value
     lag = found.named("strata_replica_lag_seconds")
     leads = found.named("strata_replica_leads_jobs")
-    everything = written + read + avoided
     return Glance(
         requests=int(sum(statuses.values())),
         errors=int(sum(n for code, n in statuses.items() if code >= 500)),
@@ -82,8 +86,8 @@ def at_a_glance(metrics: Metrics) -> Glance:
             k: int(v) for k, v in found.by("strata_entries_written_total", "tier").items()
         },
         tokens_embedded=int(written + read),
-        tokens_avoided=int(avoided),
-        embedding_avoided=avoided / everything if everything else None,
+        tokens_avoided=int(kept),
+        embedding_avoided=avoided(int(written), int(read), int(written + kept)),
         engines={s.labels["engine"]: s.value == 1 for s in found.named("strata_engine_up")},
         lag_seconds=lag[0].value if lag else None,
         leads_jobs=leads[0].value == 1 if leads else None,

@@ -81,3 +81,17 @@ def test_a_retrieve_with_nothing_above_the_floor_answers_no_entries(
     assert answer["strong_match"] is False and answer["answer_confidence"] == 0.0
     found = retrieve(client, "Which database did we pick for billing?")
     assert [e["id"] for e in found["entries"]] == ["db"]
+
+
+def test_a_context_keeps_to_the_floor_unless_asked_for_less(
+    client: TestClient[Litestar],
+) -> None:
+    write(client, *NOTES)
+    asked = {"question": NOTHING_HERE}
+    floored = client.post("/v1/context", json=asked).json()
+    assert floored["entries"] == [] and floored["nothing_relevant"] is True
+    unfloored = client.post("/v1/context", json=asked | {"min_score": 0})
+    assert unfloored.status_code == 200, unfloored.text
+    assert {e["id"] for e in unfloored.json()["entries"]} == {"db", "note"}
+    refused = client.post("/v1/context", json=asked | {"min_score": 2})
+    assert refused.status_code == 422

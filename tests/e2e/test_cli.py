@@ -174,8 +174,21 @@ def test_cli_context_prints_the_cited_block_within_its_budget(tmp_path: Path) ->
         assert [e["id"] for e in found["entries"]] == ["inv-2"]
         nothing = strata(url, "context", "Who won the football world cup in 1998?")
         assert nothing.stdout == "### Memory\nNothing relevant in memory.\n"
+        unfloored = ["--min-score", "0", "--json"]
+        weak = json.loads(
+            strata(url, "context", "Who won the football world cup?", *unfloored).stdout
+        )
+        assert {e["id"] for e in weak["entries"]} >= {"inv-2"}
         refused = strata(url, "context", "invoices", "--max-tokens", "8")
         assert refused.returncode != 0 and "max_tokens" in refused.stderr
+        # A budget too small for the best entry's citation: said, not an empty block.
+        tea = ["--namespace", "tea"]
+        assert strata(url, "add", "Alice prefers tea to coffee.", *tea).returncode == 0
+        tight = strata(url, "context", "what does Alice drink?", "-t", "32", *tea)
+        assert tight.returncode == 0, tight.stderr
+        assert tight.stdout == ""
+        assert "no relevant entry fits in 32 tokens" in tight.stderr
+        assert "give a larger --max-tokens" in tight.stderr
     finally:
         server.stop()
 
@@ -194,6 +207,10 @@ def test_cli_says_when_nothing_in_memory_is_relevant(tmp_path: Path) -> None:
         )
         shown = strata(url, "search", question, "--min-score", "0")
         assert "Alice is allergic to peanuts." in shown.stdout
+        misspelt = strata(url, "search", "peanuts", "--namespace", "alise")
+        assert misspelt.returncode == 0, misspelt.stderr
+        assert misspelt.stdout == "nothing relevant in memory\n"
+        assert "namespace 'alise' holds no entries; namespaces: default" in misspelt.stderr
         answer = strata(url, "retrieve", question)
         assert answer.returncode == 0, answer.stderr
         verdict, *rest = answer.stdout.splitlines()
@@ -369,12 +386,16 @@ def test_cli_exports_imports_and_erases_a_namespace(tmp_path: Path) -> None:
             added = strata(url, "add", text, "--tier", tier, "--namespace", "src")
             assert added.returncode == 0, added.stderr
         file = tmp_path / "src.jsonl"
-        exported = strata(url, "export", "src", "--vectors", "-o", str(file))
+        exported = strata(url, "export", "--namespace", "src", "--vectors", "-o", str(file))
         assert exported.returncode == 0, exported.stderr
+        # The namespace given first, as before --namespace, still works.
         streamed = strata(url, "export", "src", "--vectors").stdout.splitlines()
         on_disk = file.read_text().splitlines()
         assert len(on_disk) == 4 and streamed[1:] == on_disk[1:]
-        imported = strata(url, "import", "copy", str(file))
+        for unnamed in (["export"], ["export", "src", "--namespace", "other"]):
+            usage = strata(url, *unnamed)
+            assert usage.returncode == 2 and "--namespace NAME" in usage.stderr
+        imported = strata(url, "import", "--namespace", "copy", str(file))
         assert imported.returncode == 0, imported.stderr
         report = json.loads(imported.stdout)
         assert report["imported"]["entries"] == 2 and report["source"] == "src"
@@ -388,7 +409,7 @@ def test_cli_exports_imports_and_erases_a_namespace(tmp_path: Path) -> None:
 
         unconfirmed = strata(url, "erase", "src")
         assert unconfirmed.returncode == 2 and "--confirm src" in unconfirmed.stderr
-        erased = strata(url, "erase", "src", "--confirm", "src")
+        erased = strata(url, "erase", "--namespace", "src", "--confirm", "src")
         assert erased.returncode == 0, erased.stderr
         assert json.loads(erased.stdout)["counts"]["entries"] == 2
         empty = strata(url, "export", "src").stdout.splitlines()

@@ -64,6 +64,10 @@ def test_search_shows_tiers_scores_their_parts_and_marked_terms(admin: Client) -
     assert parts[:2] == ["BM25", "vector"]
     assert re.search(r'class="bar-fill" x="0" y="0" width="100.0"', html), "the best BM25 is full"
     assert "Namespace: one" in text_of(html)
+    # The bars are what the score was computed from, not addends of it, and say so.
+    note = "What the score was computed from, each on its own scale (not parts that add up to it):"
+    assert text_of(html).count(note) == html.count('<dl class="parts"') >= 1
+    assert "parts the score is made of" not in admin.get("/ui/").text
 
 
 def test_a_decision_shows_how_far_what_the_question_asks_for_moved_it(admin: Client) -> None:
@@ -332,7 +336,34 @@ def test_the_service_page_shows_this_replica_at_a_glance(admin: Client) -> None:
     text = text_of(page.text)
     assert "Searches 2 50.0% from the query cache" in text
     assert "Requests" in text and "A 1 E 1" in text
-    assert re.search(r"Embedding avoided \d+\.\d% \d+ tokens kept from the model", text)
+    shown = (
+        r"Embedding avoided \d+\.\d% of the entries written here: \d+ tokens kept from the model"
+    )
+    assert re.search(shown, text)
     for stage in ("bm25", "embed", "fusion", "hydration", "vector"):
         assert f">{stage}</th>" in page.text
     assert "up vector store" in text
+
+
+def test_the_retrieve_toggle_is_a_preview_not_logged(admin: Client) -> None:
+    """The console's retrieve only shows what an agent would get: the daily report counts
+    no question for it (docs/guide/console.md says so)."""
+    write(admin, FACT)
+    params = {"q": "datastore for billing", "namespace": "one", "retrieve": "on"}
+    assert "What retrieve answers" in admin.get("/ui/", params=params).text
+    report = admin.get("/v1/reports/daily", params={"namespace": "one"}, headers=AS_ADMIN)
+    assert report.status_code == 200, report.text
+    assert report.json()["questions"] == 0
+
+
+def test_a_search_naming_no_namespace_opens_where_entries_are(admin: Client) -> None:
+    """The README writes to alice: the console's first search looks there, not in an empty
+    default namespace, and says why."""
+    write(admin, FACT | {"namespace": "alice"}, FACT | {"id": "pref-2", "namespace": "bob"})
+    page = admin.get("/ui/", params={"q": "peanuts"}).text
+    assert "pref-1" in page
+    assert 'name="namespace" value="alice"' in page
+    assert "(the first holding entries: your key's default, default, holds none)" in text_of(page)
+    write(admin, FACT | {"id": "pref-3", "namespace": "default"})
+    again = admin.get("/ui/", params={"q": "peanuts"}).text
+    assert "pref-3" in again and "(your key's default)" in text_of(again)

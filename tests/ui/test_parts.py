@@ -11,7 +11,7 @@ import pytest
 from service.ui.charts import Day, chart, nice_ceiling
 from service.ui.links import document_link
 from service.ui.marks import marked
-from service.ui.routes.search import Verdict, verdict
+from service.ui.routes.search import Verdict, opening, verdict
 from service.ui.secret import FILE, SigningSecret
 from service.ui.session import SESSION_SECONDS, Sessions
 from service.ui.templating import Moment, counted, when
@@ -138,3 +138,9 @@ def test_a_confidence_equal_to_the_threshold_reaches_it_and_close_ones_read_apar
     assert verdict(0.69, 0.69) == Verdict("0.69", "0.69", reached=True)
     assert verdict(0.6899, 0.69) == Verdict("0.6899", "0.6900", reached=False)
     assert verdict(0.91, 0.69) == Verdict("0.91", "0.69", reached=True)
+
+
+def test_a_search_naming_no_namespace_opens_on_the_default_when_it_holds_entries() -> None:
+    assert opening("default", ["alice", "default"]) == "default"
+    assert opening("default", []) == "default"
+    assert opening("default", ["alice", "bob"]) == "alice"

@@ -70,3 +70,24 @@ def test_headings_make_the_anchors_the_docs_link_to() -> None:
     assert slug("Metrics and traces: what they cost (2026-11-24)") == (
         "metrics-and-traces-what-they-cost-2026-11-24"
     )
+
+
+def first_command(markdown: str) -> int | None:
+    """The line of the first fenced block that runs ``strata``, or None."""
+    for block in fenced_blocks(markdown):
+        if any(line.startswith("strata ") for line in block.text.splitlines()):
+            return block.line
+    return None
+
+
+def test_pages_say_where_the_strata_command_is_before_running_it() -> None:
+    """``make serve`` puts ``strata`` in the virtualenv, not on the PATH: a page that runs it
+    says so before its first example does."""
+    untold = []
+    for page in (README, ROOT / "docs/guide/quickstart.md", ROOT / "docs/guide/cli.md"):
+        lines = page.read_text().splitlines()
+        first = first_command(page.read_text())
+        before = "\n".join(lines[: first or len(lines)])
+        if ".venv/bin/strata" not in prose(before):
+            untold.append(page.name)
+    assert not untold, f"these pages run strata before saying where it is: {untold}"

@@ -62,12 +62,22 @@ def test_an_unclosed_command_is_refused() -> None:
 
 def test_shown_fields_must_be_present_with_their_stable_values() -> None:
     shown = pattern('{"id": "a", "n": 2, "score": 0.5, "at": "2026-11-22T09:00:00Z", …}')
-    assert mismatches(shown, {"id": "a", "n": 2, "score": 0.9, "at": "2030-01-01T00:00:00Z"}) == []
-    assert mismatches(shown, {"id": "b", "n": 3, "score": 1, "at": "x", "more": 1}) == [
+    assert mismatches(shown, {"id": "a", "n": 2, "score": 0.51, "at": "2030-01-01T00:00:00Z"}) == []
+    assert mismatches(shown, {"id": "b", "n": 3, "score": 0.5, "at": "x", "more": 1}) == [
         "output.id: shown 'a', got 'b'",
         "output.n: shown 2, got 3",
     ]
     assert mismatches(shown, {"n": 2, "score": 0.5, "at": ""}) == ["output.id: shown, missing"]
+
+
+def test_a_score_shown_must_be_near_the_one_served() -> None:
+    """A quick start showing 0.0898 where a fresh server answers 0.016 is stale."""
+    shown = pattern('{"results": [{"score": 0.0898, "explain": {"bm25": {"score": 0.929}}}]}')
+    served = {"results": [{"score": 0.016, "explain": {"bm25": {"score": 0.93}}}]}
+    assert mismatches(shown, served) == [
+        "output.results[0].score: shown 0.0898, got 0.016: a score as shown is stale"
+    ]
+    assert mismatches(pattern('{"took_ms": 40.4}'), {"took_ms": 9.1}) == [], "timings vary"
 
 
 def test_lists_are_as_long_as_shown_unless_an_ellipsis_says_more() -> None:

@@ -84,6 +84,8 @@ export interface ContextRequest {
   max_entries?: number | null;
   /** length >= 1, length <= 200. Default: `null`. */
   asker?: string | null;
+  /** >= 0, <= 1. Default: `null`. */
+  min_score?: number | null;
   /** items >= 1. Default: `null`. */
   tiers?: (Array<"A" | "C" | "E">) | null;
   /** length >= 1, length <= 200. Default: `null`. */

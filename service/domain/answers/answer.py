@@ -143,6 +143,7 @@ class Answerer:
         within: Filters | None = None,
         pool_size: int | None = None,
         by_relevance: bool = False,
+        min_score: float | None = None,
     ) -> Answer:
         """The best entries for ``question``: of memory as it is, or as it held ``as_of``
         a moment; superseded entries left out unless ``include_superseded``, and those
@@ -154,7 +155,7 @@ class Answerer:
         ``pool_size``: how many search results the entries are ranked from; None: three for
         every entry asked for (at least 20). ``by_relevance``: the entries are the most
         relevant (the search's score), not the best by the answer's blend; they are still
-        given best blend first."""
+        given best blend first. ``min_score``: the relevance floor; None: the retriever's."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -179,7 +180,8 @@ class Answerer:
         # The evidence is of the whole pool, as calibrated; the answer only of what is
         # relevant enough. Patterns have no floor: one tells how to think about a question,
         # it is rarely its answer, and the ranking model scores how likely an answer is.
-        relevant = above(found, self.retriever.min_score)
+        floor = self.retriever.min_score if min_score is None else min_score
+        relevant = above(found, floor)
         patterns = self.retriever.search(
             SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
         )

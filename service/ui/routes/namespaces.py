@@ -18,9 +18,10 @@ from service.ui.pages import page
 
 @dataclass(frozen=True)
 class Summary:
-    """A namespace's tiers added up."""
+    """A namespace's tiers added up, a figure for each column of its table."""
 
-    entries: int
+    active: int
+    archived: int
     vectors: int
     tokens_embedded: int
     tokens: int
@@ -37,7 +38,8 @@ class Summary:
 def summary(stats: wire.NamespaceStats) -> Summary:
     tiers = stats.tiers.values()
     return Summary(
-        sum(t.active + t.archived for t in tiers),
+        sum(t.active for t in tiers),
+        sum(t.archived for t in tiers),
         sum(t.vectors for t in tiers),
         sum(t.tokens_embedded for t in tiers),
         sum(t.tokens for t in tiers),

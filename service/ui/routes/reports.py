@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -19,6 +20,32 @@ from service.ui.charts import chart
 from service.ui.pages import page
 
 DAYS = 30
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """A question asked without a strong match, once or more that day: its last asking."""
+
+    last: wire.UnansweredQuestion
+    times: int
+    askers: list[str]
+    """Who asked it, in the order they first did."""
+
+
+def grouped(questions: list[wire.UnansweredQuestion]) -> list[Unanswered]:
+    """The questions, each text once, in the order first asked, with how many times and by
+    whom it was asked."""
+    by_text: dict[str, list[wire.UnansweredQuestion]] = {}
+    for asked in questions:
+        by_text.setdefault(asked.question, []).append(asked)
+    return [
+        Unanswered(
+            same[-1],
+            len(same),
+            list(dict.fromkeys(a.asker for a in same if a.asker is not None)),
+        )
+        for same in by_text.values()
+    ]
 
 
 def report(
@@ -50,6 +77,7 @@ def reports_page(
         "reports.html",
         section="reports",
         report=shown,
+        unanswered=grouped(shown.unanswered),
         days=days,
         chart=drawn,
         previous=previous.isoformat() if previous else None,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
+from service.application import Services
+from service.application.auth import Principal
 from service.edge.deps import PrincipalDep, ServicesDep
 from service.errors import InvalidInput
 from service.present.answers import retrieve_out
@@ -97,6 +100,21 @@ def parts(explain: dict[str, wire.ListRank] | None, top_bm25: float) -> list[Par
     return shown
 
 
+def opening(default: str, held: Sequence[str]) -> str:
+    """The namespace a search that names none opens on: the key's default when it holds
+    entries (where the API searches by default) or when no namespace does, else the first
+    by name that holds some, so a first look finds what was written, wherever it was."""
+    return default if default in held or not held else held[0]
+
+
+def _held(services: Services, principal: Principal) -> list[str]:
+    """The namespaces the caller may read that hold entries, by name."""
+    spaces = services.status.stats(principal).namespaces
+    return [
+        ns for ns, tiers in spaces.items() if any(t.active or t.archived for t in tiers.values())
+    ]
+
+
 def _unit(value: float) -> float:
     return min(max(value, 0.0), 1.0)
 
@@ -106,6 +124,9 @@ def search_page(
     request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
 ) -> Template:
     form = read_form(request.query_params)
+    default = None if form.namespace else principal.namespace(None)
+    if default is not None and (opened := opening(default, _held(services, principal))) != default:
+        form = replace(form, namespace=opened)
     found: wire.SearchResponse | None = None
     answer: wire.RetrieveResponse | None = None
     errors: list[str] = []
@@ -139,6 +160,7 @@ def search_page(
         verdict=None if answer is None else verdict(answer.answer_confidence, answer.threshold),
         errors=errors,
         namespace=principal.namespace(form.namespace or None) if not errors else form.namespace,
+        default=default,
         namespaces=sorted(principal.namespaces or ()),
         modes=MODES,
         limits=LIMITS,
