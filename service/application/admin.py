@@ -7,9 +7,9 @@ from typing import Any
 
 from schemas import wire
 from service.application.auth import Principal
-from service.domain.cluster.changes import JobRun
 from service.domain.entries import entry_key
 from service.domain.memory import Lifecycle
+from service.domain.model import JobRun
 from service.jobs.rebuild import Rebuilder, RebuildStatus
 from service.jobs.scheduler import Scheduler
 

@@ -41,6 +41,7 @@ from service.application.services import Services
 from service.bootstrap import load_reranker
 from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
+from service.domain.model import Filters
 from service.domain.search.hydration import replaced_matches
 from service.domain.search.intent import ASKED_KINDS, MemoryKind, asks_for_decision, kind_of
 from service.domain.search.learned import (
@@ -51,7 +52,6 @@ from service.domain.search.learned import (
     pool_logits,
     settled_rows,
 )
-from service.domain.search.query import Filters
 from service.evaluation.beir import (
     Doc,
     Query,

@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 
 from service.domain.entries import TIERS, Entry
-from service.domain.search.query import Filters, SearchQuery
+from service.domain.model import Filters
+from service.domain.search.query import SearchQuery
 from service.lifespan import open_services
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.domain.entries import Tier
+from service.domain.model import Hit
 from service.domain.search.fusion import ScoreFusion
 from service.domain.search.hydration import Candidate
 from service.domain.search.intent import (
@@ -22,7 +23,6 @@ from service.domain.search.intent import (
 )
 from service.domain.search.learned import LearnedFusion, RankingModel, with_log_odds
 from service.domain.search.list_features import LIST_FEATURES
-from service.domain.search.query import Hit
 from service.errors import ConfigError
 from tests.fakes import make_entry
 from tests.fakes.keyword_store import bounded

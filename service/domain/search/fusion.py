@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from service.domain.search.query import ORDER_PLACES, Hit, KeywordStatistics, ListExplain
-from service.domain.search.similarity import Matrix, best_cosines
+from service.domain.model import ORDER_PLACES, Hit, KeywordStatistics, Matrix
+from service.domain.search.query import ListExplain
+from service.domain.search.similarity import best_cosines
 
 if TYPE_CHECKING:
     from service.domain.search.hydration import Candidate

@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 
 from service.domain.entries import Entry
 from service.domain.memory.texts import found_by_passage
+from service.domain.model import Filters
 from service.domain.ports import Passages, Relations
 from service.domain.search.as_of import as_it_was
 from service.domain.search.fusion import FusedHit, Fusion
-from service.domain.search.query import Filters, ListExplain, SearchQuery
+from service.domain.search.query import ListExplain, SearchQuery
 from service.domain.search.snippets import best_chunk, query_terms
 
 

@@ -40,6 +40,7 @@ from service.domain.answers.confidence import (
     stems,
 )
 from service.domain.entries import Entry
+from service.domain.model import Hit
 from service.domain.search.answerable import AnswerableModel, answerable_features
 from service.domain.search.fusion import (
     ChunkVectors,
@@ -58,7 +59,7 @@ from service.domain.search.list_features import (
     first_ranks,
     list_features,
 )
-from service.domain.search.query import Hit, ListExplain
+from service.domain.search.query import ListExplain
 from service.errors import ConfigError
 
 if TYPE_CHECKING:
