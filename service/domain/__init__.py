@@ -2,4 +2,4 @@
 ``answers``, ``memory`` (every change to stored entries), ``lifecycle``, ``collections``,
 ``cluster``, ``namespaces``; what they share: ``ports`` (what the domain needs of the outside)
 and, under them all, the floor: ``entries``, ``model`` (the values rooms and ports pass),
-``tokens`` and ``errors``, which import no room."""
+``text``, ``numbers``, ``tokens`` and ``errors``, which import no room."""

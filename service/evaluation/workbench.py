@@ -39,7 +39,6 @@ from schemas import wire
 from service.application.auth import OPEN
 from service.application.services import Services
 from service.bootstrap import load_reranker
-from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
 from service.domain.model import Filters
 from service.domain.search.hydration import replaced_matches
@@ -52,6 +51,7 @@ from service.domain.search.learned import (
     pool_logits,
     settled_rows,
 )
+from service.domain.text import content_terms, named_terms
 from service.evaluation.beir import (
     Doc,
     Query,

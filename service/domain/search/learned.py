@@ -30,17 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.answers.confidence import (
-    READ_CHARS,
-    content_terms,
-    finite,
-    named_terms,
-    read_weights,
-    sigmoid,
-    stems,
-)
 from service.domain.entries import Entry
 from service.domain.model import Hit
+from service.domain.numbers import finite, read_weights, sigmoid
 from service.domain.search.answerable import AnswerableModel, answerable_features
 from service.domain.search.fusion import (
     ChunkVectors,
@@ -60,6 +52,7 @@ from service.domain.search.list_features import (
     list_features,
 )
 from service.domain.search.query import ListExplain
+from service.domain.text import READ_CHARS, content_terms, named_terms, stems
 from service.errors import ConfigError
 
 if TYPE_CHECKING:

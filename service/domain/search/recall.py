@@ -15,8 +15,9 @@ from random import random as uniform
 from typing import Literal
 
 from service.domain.entries import Entry
-from service.domain.memory.bounds import fitted, unit
+from service.domain.memory.bounds import fitted
 from service.domain.model import UpstreamHit
+from service.domain.numbers import unit
 from service.domain.ports import Upstream
 from service.lib.breaker import BreakerSnapshot, CircuitBreaker
 
