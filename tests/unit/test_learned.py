@@ -13,7 +13,6 @@ import pytest
 from service.domain.entries import Entry
 from service.domain.model import Hit, Matrix
 from service.domain.search.fusion import ScoreFusion
-from service.domain.search.hydration import Candidate
 from service.domain.search.learned import (
     ANSWERABLE_TEXT_FEATURES,
     FEATURES,
@@ -31,6 +30,7 @@ from service.domain.search.list_features import (
     list_features,
     rank_feature,
 )
+from service.domain.search.query import Candidate
 from service.errors import ConfigError
 from tests.fakes.keyword_store import bounded
 

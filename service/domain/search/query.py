@@ -1,5 +1,5 @@
-"""What a search is asked and what it answers: the query and the results (the filters and the
-stores' hits are values of ``service.domain.model``)."""
+"""What a search is asked and what it answers: the query, the candidates it weighs and the
+results (the filters and the stores' hits are values of ``service.domain.model``)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,23 @@ class ListExplain(NamedTuple):
 
     rank: int
     score: float
+
+
+@dataclass
+class Candidate:
+    """A result in the making: the scoring layers scale its score and add to its explain."""
+
+    entry: Entry
+    passage: str
+    """The chunk that matched best."""
+    score: float
+    explain: dict[str, ListExplain]
+    relevance: float | None = None
+    features: Mapping[str, float] | None = None
+    """What the fusion knew of it before it was loaded (a learned fusion's list features)."""
+    replaced_match: float = 0.0
+    """How well the best of the entries it replaced matched the question, among the
+    candidates (``replaced_matches``); 0 when it replaced none of them."""
 
 
 class SearchResult(NamedTuple):
