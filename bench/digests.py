@@ -41,7 +41,7 @@ from bench.common import machine_info
 from service.domain.entries import DIGEST, Entry, StoredEntry, Tier
 from service.domain.lifecycle.digests import MAX_LINES, build_day, digest_id, group_of
 from service.domain.lifecycle.tiers import DAY
-from service.domain.search.query import Filters, Hit
+from service.domain.model import Filters, Hit
 from service.settings import ChunkingSettings
 
 if TYPE_CHECKING:

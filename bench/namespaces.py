@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench.common import machine_info
 from service.domain.entries import Chunk, Entry, StoredEntry
-from service.domain.search.query import Filters
+from service.domain.model import Filters
 from service.stores.tantivy import TantivyKeywordStore
 
 BATCH = 100

@@ -9,9 +9,9 @@ from schemas import wire
 from service.application.auth import Principal
 from service.application.rebuild import Rebuilder, RebuildStatus
 from service.application.schedule import Schedule
-from service.domain.cluster.changes import JobRun
 from service.domain.entries import entry_key
 from service.domain.memory import Lifecycle
+from service.domain.model import JobRun
 
 RUNS_COUNTED = 1000
 """Most runs of a job counted in its ``runs``."""

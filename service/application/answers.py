@@ -13,7 +13,8 @@ from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import moment, not_blank
 from service.application.recall import Recall, RecallUseCases
 from service.domain.answers.answer import Answer, Answered, Answerer, RoutineCheck
-from service.domain.answers.interactions import DailyReport, Feedback, daily_report
+from service.domain.answers.interactions import DailyReport, daily_report
+from service.domain.model import Feedback
 from service.domain.ports import InteractionLog
 from service.domain.search.query import SearchResult
 from service.domain.search.recall import Recalled

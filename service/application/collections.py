@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from schemas import wire
 from service.application.auth import Principal
-from service.domain.collections.catalog import Collection, Collections, ScanReport
-from service.domain.collections.folders import Listing
+from service.domain.collections.catalog import Collections, ScanReport
+from service.domain.model import Collection, Listing
 from service.domain.ports import Catalog, Files
 from service.errors import Conflict, InvalidInput, NotFound
 

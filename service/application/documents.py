@@ -14,13 +14,9 @@ from pathlib import PurePosixPath
 from schemas import wire
 from service.application.auth import Principal
 from service.application.collections import CollectionUseCases
-from service.domain.collections.catalog import (
-    Collection,
-    document_path,
-    leaves_root,
-    title_from,
-)
+from service.domain.collections.catalog import document_path, leaves_root, title_from
 from service.domain.collections.globs import MAX_GLOB_LENGTH, glob_match
+from service.domain.model import Collection
 from service.domain.ports import Catalog, Files
 from service.errors import Forbidden, InvalidInput, NotFound
 

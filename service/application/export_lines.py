@@ -8,8 +8,6 @@ import math
 from array import array
 
 from schemas import wire
-from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
-from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import (
     EMBEDDED_TIERS,
     Chunk,
@@ -23,6 +21,7 @@ from service.domain.entries import (
     key_id,
 )
 from service.domain.memory.bounds import breaches
+from service.domain.model import Collection, Feedback, IndexedFile, Interaction, InteractionResult
 from service.settings import ChunkingSettings
 
 

@@ -13,7 +13,8 @@ from schemas import wire
 from service.domain.entries import EARLIEST_TIME, LATEST_TIME, TIERS, Entry
 from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory.bounds import TIME_RANGE, breaches
-from service.domain.search.query import Filters, SearchQuery
+from service.domain.model import Filters
+from service.domain.search.query import SearchQuery
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings
 

@@ -38,8 +38,8 @@ import msgspec
 from schemas import wire
 from service.application.auth import OPEN
 from service.bootstrap import Runtime, load_reranker
-from service.domain.answers.confidence import content_terms, named_terms
 from service.domain.entries import TIERS
+from service.domain.model import Filters
 from service.domain.search.hydration import replaced_matches
 from service.domain.search.intent import ASKED_KINDS, MemoryKind, asks_for_decision, kind_of
 from service.domain.search.learned import (
@@ -50,7 +50,7 @@ from service.domain.search.learned import (
     pool_logits,
     settled_rows,
 )
-from service.domain.search.query import Filters
+from service.domain.text import content_terms, named_terms
 from service.evaluation.beir import (
     Doc,
     Query,

@@ -24,7 +24,7 @@ from typing import Any
 
 from apscheduler.triggers.cron import CronTrigger
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 from service.domain.ports import Coordination, RunLog
 from service.errors import ConfigError, Conflict, NotFound
 

@@ -10,7 +10,8 @@ from schemas import wire
 from service.application.answers import Retrieved, RoutineReport
 from service.application.chains import Chain
 from service.domain.answers.answer import Answered
-from service.domain.answers.interactions import DailyReport, Feedback
+from service.domain.answers.interactions import DailyReport
+from service.domain.model import Feedback
 from service.domain.search.recall import Recalled
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, upstream_ref

@@ -13,7 +13,8 @@ import msgspec
 
 from schemas.vocabulary import RECALL_HEADER, TIERS
 from service.domain.entries import Entry
-from service.domain.search.recall import UpstreamError, UpstreamHit
+from service.domain.model import UpstreamHit
+from service.domain.search.recall import UpstreamError
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest answer read from the upstream; a longer one is a failure."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 
-from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.model import Collection, IndexedFile
 from service.stores.database import Database
 from service.stores.tables import collections, files
 

@@ -22,7 +22,7 @@ from chromadb.errors import InternalError, NotFoundError
 
 from service.domain.entries import EMBEDDED_TIERS, Chunk, StoredEntry, Tier, key_namespace
 from service.domain.errors import EngineUnavailable
-from service.domain.search.query import Filters, Hit
+from service.domain.model import Filters, Hit
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -12,7 +12,7 @@ import msgspec
 import numpy as np
 
 from service.domain.entries import Entry, StoredEntry
-from service.domain.search.similarity import Matrix
+from service.domain.model import Matrix
 from service.stores.tables import entries
 
 LEDGER_OWN = ("state", "written", "superseded_by", "fingerprint")

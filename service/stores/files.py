@@ -8,8 +8,9 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from service.domain.collections.catalog import leaves_root
-from service.domain.collections.folders import LEAVES, Listing
+from service.domain.collections.folders import LEAVES
 from service.domain.collections.globs import glob_match, may_contain
+from service.domain.model import Listing
 from service.errors import Forbidden
 
 NOT_REGULAR = "not a regular file"

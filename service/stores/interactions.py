@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
+from service.domain.model import Feedback, Interaction, InteractionResult
 from service.stores.database import Database
 from service.stores.tables import feedback, interaction_log
 

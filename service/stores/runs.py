@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 from service.stores.database import Database
 from service.stores.tables import job_runs
 

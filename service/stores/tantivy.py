@@ -23,7 +23,7 @@ from pathlib import Path
 import tantivy
 
 from service.domain.entries import StoredEntry, key_namespace
-from service.domain.search.query import Filters, Hit, KeywordStatistics
+from service.domain.model import Filters, Hit, KeywordStatistics
 from service.stores.tantivy_index import (
     NamespaceIndex,
     documents,

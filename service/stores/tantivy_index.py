@@ -17,7 +17,7 @@ from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
-from service.domain.search.query import ORDER_PLACES, Filters, Hit, KeywordStatistics
+from service.domain.model import ORDER_PLACES, Filters, Hit, KeywordStatistics
 
 NEVER = 2**62
 MS = 1000

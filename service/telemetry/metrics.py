@@ -24,8 +24,8 @@ from prometheus_client import (
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
 
-from service.domain.cluster.changes import JobRun
 from service.domain.memory.outcomes import Committed
+from service.domain.model import JobRun
 from service.domain.search.query import SearchOutcome
 from service.telemetry.readings import Readings, StateCollector
 

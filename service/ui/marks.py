@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from service.domain.answers.confidence import STOPWORDS, content_terms
+from service.domain.text import STOPWORDS, content_terms
 
 _WORD = re.compile(r"\w+")
 STEM_SLACK = 3

@@ -13,8 +13,7 @@ from litestar.testing import TestClient
 
 from schemas import wire
 from service.bootstrap import Runtime
-from service.domain.answers.interactions import Feedback, Interaction
-from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.model import Collection, Feedback, IndexedFile, Interaction
 from tests.api.conftest import serve
 from tests.fakes import FakeCatalog, FakeKeywordStore, FakeVectorStore
 from tests.http import AS_ADMIN, AS_AGENT, KEYS, problem, write

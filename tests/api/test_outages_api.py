@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 from service.bootstrap import Runtime
 from service.domain.entries import StoredEntry, Tier
 from service.domain.errors import EngineUnavailable
-from service.domain.search.query import Filters, Hit
+from service.domain.model import Filters, Hit
 from service.settings import Settings
 from tests.api.conftest import fake_stores, numbered
 from tests.apps import serving

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.model import Collection, IndexedFile
 from service.domain.ports import Catalog
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.cluster.changes import Change
+from service.domain.model import Change
 from service.domain.ports import Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.contracts.test_ledger import stored

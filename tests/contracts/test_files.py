@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.collections.folders import Listing
+from service.domain.model import Listing
 from service.domain.ports import Files
 from service.errors import Forbidden
 from service.stores.files import LocalFiles

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
+from service.domain.model import Feedback, Interaction, InteractionResult
 from service.domain.ports import InteractionLog
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeInteractionLog

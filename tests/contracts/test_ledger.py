@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from service.domain.entries import Chunk, Quarantined, StoredEntry, Supersession, Tier
-from service.domain.namespaces.stats import StoredCounts
+from service.domain.model import StoredCounts
 from service.domain.ports import Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
-from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import Chunk, ExportedEntry, HistoryEvent, StoredEntry, Supersession
+from service.domain.model import Collection, Feedback, IndexedFile, Interaction, InteractionResult
 from service.domain.ports import Catalog, InteractionLog, Ledger
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog, FakeInteractionLog, FakeLedger, make_entry

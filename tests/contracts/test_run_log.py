@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 from service.domain.ports import RunLog
 from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeRunLog

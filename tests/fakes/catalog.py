@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from service.domain.collections.catalog import Collection, IndexedFile
+from service.domain.model import Collection, IndexedFile
 
 
 class FakeCatalog:

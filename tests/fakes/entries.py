@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.domain.entries import Entry, Tier
-from service.domain.search.query import Filters
+from service.domain.model import Filters
 
 T0 = 1_700_000_000.0
 """A fixed 'now' for tests: 2023-11-14T22:13:20Z."""

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from service.domain.collections.catalog import leaves_root
-from service.domain.collections.folders import Listing
 from service.domain.collections.globs import glob_match
+from service.domain.model import Listing
 from service.errors import Forbidden
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.domain.answers.interactions import Feedback, Interaction
+from service.domain.model import Feedback, Interaction
 
 
 class FakeInteractionLog:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 
 
 class FakeRunLog:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from service.domain.entries import StoredEntry
 from service.domain.memory.texts import keyword_texts
-from service.domain.search.query import Filters, Hit, KeywordStatistics
+from service.domain.model import Filters, Hit, KeywordStatistics
 from service.stores.tantivy_index import QUERY_STOPWORDS
 from tests.fakes.entries import matches, words
 

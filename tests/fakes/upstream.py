@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from service.domain.entries import Entry
-from service.domain.search.recall import UpstreamError, UpstreamHit
+from service.domain.model import UpstreamHit
+from service.domain.search.recall import UpstreamError
 from tests.fakes.entries import words
 
 

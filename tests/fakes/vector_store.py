@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.domain.entries import EMBEDDED_TIERS, Chunk, Entry, StoredEntry, Tier
-from service.domain.search.query import Filters, Hit
+from service.domain.model import Filters, Hit
 from tests.fakes.entries import common
 
 

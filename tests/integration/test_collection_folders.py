@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.bootstrap import Runtime
-from service.domain.collections.folders import Listing
+from service.domain.model import Listing
 from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

@@ -10,7 +10,8 @@ from pathlib import Path
 from chromadb.api.shared_system_client import SharedSystemClient
 
 from service.domain.entries import Entry, Mode, Tier
-from service.domain.search.query import Filters, SearchQuery
+from service.domain.model import Filters
+from service.domain.search.query import SearchQuery
 from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

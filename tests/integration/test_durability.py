@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from service.domain.entries import TIERS, Entry
-from service.domain.search.query import Filters, SearchQuery
+from service.domain.model import Filters
+from service.domain.search.query import SearchQuery
 from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy.exc
 
-from service.domain.answers.interactions import Interaction
-from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import StoredEntry
+from service.domain.model import Collection, IndexedFile, Interaction
 from service.stores.durable import DurableStores, open_postgres, open_sqlite
 from tests.contracts.test_ledger import stored
 from tests.fakes import T0, make_entry

@@ -9,9 +9,6 @@ from typing import Any
 import pytest
 
 from service.cli import USAGE, main
-from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
-from service.domain.cluster.changes import JobRun
-from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import (
     Chunk,
     Erasure,
@@ -19,6 +16,14 @@ from service.domain.entries import (
     Quarantined,
     StoredEntry,
     Supersession,
+)
+from service.domain.model import (
+    Collection,
+    Feedback,
+    IndexedFile,
+    Interaction,
+    InteractionResult,
+    JobRun,
 )
 from service.errors import ConfigError
 from service.stores.copying import migrate

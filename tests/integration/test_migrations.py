@@ -14,10 +14,15 @@ import psycopg
 import pytest
 from alembic import command
 
-from service.domain.answers.interactions import Feedback, Interaction, InteractionResult
-from service.domain.cluster.changes import Change
-from service.domain.collections.catalog import Collection, IndexedFile
 from service.domain.entries import HistoryEvent, Quarantined, StoredEntry
+from service.domain.model import (
+    Change,
+    Collection,
+    Feedback,
+    IndexedFile,
+    Interaction,
+    InteractionResult,
+)
 from service.stores.durable import FILES, DurableStores, open_postgres, open_sqlite
 from service.stores.entry_rows import pack
 from service.stores.schema import SchemaTooNew, head

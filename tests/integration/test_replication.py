@@ -10,8 +10,8 @@ import pytest
 
 from service.domain.cluster.replication import Follower
 from service.domain.memory import Memory
+from service.domain.model import Filters
 from service.domain.ports import Ledger
-from service.domain.search.query import Filters
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.durable import open_postgres, open_sqlite
 from service.stores.tantivy import TantivyKeywordStore

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from service.domain.answers.answer import NO_ROUTINE_CHECK, Answerer, AnswerPolicy
-from service.domain.answers.interactions import Feedback, daily_report
+from service.domain.answers.interactions import daily_report
+from service.domain.model import Feedback
 from service.domain.search.retrieval import Retriever
 from tests.fakes import (
     T0,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from service.domain.model import Hit
 from service.domain.search.answerable import (
     ANSWERABLE_FEATURES,
     RELEVANCE_BOUND,
@@ -16,10 +17,9 @@ from service.domain.search.answerable import (
     answerable_features,
 )
 from service.domain.search.fusion import ScoreFusion
-from service.domain.search.hydration import Candidate
 from service.domain.search.learned import FEATURES, LearnedFusion, RankingModel
 from service.domain.search.list_features import CLOSEST
-from service.domain.search.query import Hit
+from service.domain.search.query import Candidate
 from service.errors import ConfigError
 from service.evaluation.answerable_fit import fit_answerable, holds_answer, settled_features
 from service.evaluation.workbench import Candidates

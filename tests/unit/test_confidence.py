@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.answers.confidence import (
-    NO_EVIDENCE,
-    Calibration,
-    Evidence,
-    content_terms,
-    gather,
-    named_terms,
-)
+from service.domain.answers.confidence import NO_EVIDENCE, Calibration, Evidence, gather
 from service.domain.search.query import ListExplain, SearchResult
+from service.domain.text import content_terms, named_terms
 from tests.fakes import make_entry
 
 

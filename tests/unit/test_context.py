@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from schemas import wire
 from service.application.context import considered, pool_size
-from service.domain.answers.confidence import READ_CHARS
 from service.domain.answers.context import NOTHING, SECTIONS, Source, assemble, citation
 from service.domain.answers.excerpts import SCAN_WORDS, excerpt, more_words
 from service.domain.answers.folding import fold
 from service.domain.search.snippets import SCAN_CHARS
+from service.domain.text import READ_CHARS
 from service.domain.tokens import CharacterTokens, ModelTokens, TokenCounter, words
 from tests.fakes import FakeEmbedder
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from service.domain.model import Hit, Matrix
 from service.domain.search.fusion import (
     ChunkVectors,
     Fused,
@@ -15,8 +16,6 @@ from service.domain.search.fusion import (
     ScoreFusion,
     fuse,
 )
-from service.domain.search.query import Hit
-from service.domain.search.similarity import Matrix
 from tests.fakes.keyword_store import bounded
 
 K = 60.0

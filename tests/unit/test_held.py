@@ -9,9 +9,9 @@ import string
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from service.domain.answers.confidence import STOPWORDS, content_terms, stems
 from service.domain.search.held import HeldTerms
 from service.domain.search.snippets import FEW_TERMS, best_chunk, query_terms, snippet
+from service.domain.text import STOPWORDS, content_terms, stems
 
 
 @given(st.lists(st.text(max_size=80), max_size=40))

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from service.domain.entries import DIGEST, Chunk, Entry, StoredEntry
+from service.domain.model import Hit
 from service.domain.search.fusion import FusedHit, RankFusion, ScoreFusion
 from service.domain.search.hydration import hydrate
-from service.domain.search.query import Hit, ListExplain, SearchQuery
+from service.domain.search.query import ListExplain, SearchQuery
 from tests.fakes import FakeLedger, make_entry, make_filters
 from tests.fakes.keyword_store import bounded
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.domain.entries import Tier
+from service.domain.model import Hit
 from service.domain.search.fusion import ScoreFusion
-from service.domain.search.hydration import Candidate
 from service.domain.search.intent import (
     KIND_FEATURES,
     IntentHead,
@@ -22,7 +22,7 @@ from service.domain.search.intent import (
 )
 from service.domain.search.learned import LearnedFusion, RankingModel, with_log_odds
 from service.domain.search.list_features import LIST_FEATURES
-from service.domain.search.query import Hit
+from service.domain.search.query import Candidate
 from service.errors import ConfigError
 from tests.fakes import make_entry
 from tests.fakes.keyword_store import bounded

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from service.domain.entries import Entry
+from service.domain.model import Matrix
 from service.domain.search.kept_passages import KeptPassages
-from service.domain.search.similarity import Matrix
 from tests.fakes.entries import make_entry
 
 

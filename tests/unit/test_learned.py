@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from service.domain.entries import Entry
+from service.domain.model import Hit, Matrix
 from service.domain.search.fusion import ScoreFusion
-from service.domain.search.hydration import Candidate
 from service.domain.search.learned import (
     ANSWERABLE_TEXT_FEATURES,
     FEATURES,
@@ -30,8 +30,7 @@ from service.domain.search.list_features import (
     list_features,
     rank_feature,
 )
-from service.domain.search.query import Hit
-from service.domain.search.similarity import Matrix
+from service.domain.search.query import Candidate
 from service.errors import ConfigError
 from tests.fakes.keyword_store import bounded
 

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 
 from service.application import upkeep
-from service.domain.collections.catalog import Collection, Collections, IndexedFile
+from service.domain.collections.catalog import Collections
 from service.domain.entries import Entry, HistoryEvent, Tier
 from service.domain.lifecycle.digests import digest_id, group_of
 from service.domain.lifecycle.tiers import DAY
 from service.domain.memory import Memory
 from service.domain.memory import lifecycle as lifecycle_part
-from service.domain.search.query import Filters, SearchQuery
+from service.domain.model import Collection, Filters, IndexedFile
+from service.domain.search.query import SearchQuery
 from service.domain.search.retrieval import Retriever
 from service.errors import InvalidInput
 from service.settings import ChunkingSettings

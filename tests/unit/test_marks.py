@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from service.domain.answers.confidence import STOPWORDS
+from service.domain.text import STOPWORDS
 from service.ui.marks import SHORTEST_STEM, STEM_SLACK, matches
 
 

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from service.domain.entries import Tier
-from service.domain.search.hydration import Candidate
-from service.domain.search.query import ListExplain, SearchQuery, SearchResult
+from service.domain.search.query import Candidate, ListExplain, SearchQuery, SearchResult
 from service.domain.search.ranking import Weighting, above, diversified, rerank, score, weigh
 from tests.fakes import T0, make_entry, make_filters
 

@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from service.domain.cluster.changes import Change
 from service.domain.cluster.replication import Follower
 from service.domain.entries import StoredEntry
 from service.domain.memory import Memory
+from service.domain.model import Change
 from tests.fakes import (
     T0,
     FakeCheckpoint,

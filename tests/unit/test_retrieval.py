@@ -10,7 +10,8 @@ import pytest
 
 from service.domain.entries import Mode, Tier
 from service.domain.memory import Memory
-from service.domain.search.query import Filters, Hit, SearchOutcome, SearchQuery
+from service.domain.model import Filters, Hit
+from service.domain.search.query import SearchOutcome, SearchQuery
 from service.domain.search.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
 from service.errors import InvalidInput
 from service.lib.cache import QueryCache

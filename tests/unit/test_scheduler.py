@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 from service.errors import ConfigError, Conflict, NotFound
 from service.jobs.scheduler import Scheduler
 from tests.fakes import FakeClock, FakeCoordination, FakeRunLog

@@ -10,11 +10,12 @@ from typing import Literal
 import numpy as np
 import pytest
 
+from service.domain.model import Matrix
 from service.domain.search import fusion as fusion_module
 from service.domain.search.fusion import VECTOR_BATCH
 from service.domain.search.query import SearchQuery
 from service.domain.search.retrieval import Retriever
-from service.domain.search.similarity import Matrix, best_cosines
+from service.domain.search.similarity import best_cosines
 from service.settings import ChunkingSettings
 from tests.fakes import (
     fake_memory,

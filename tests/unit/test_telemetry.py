@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.domain.cluster.changes import JobRun
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.errors import EngineUnavailable
 from service.domain.memory.outcomes import Committed
+from service.domain.model import JobRun
 from service.domain.search.query import SearchOutcome
 from service.domain.search.recall import UpstreamSnapshot
 from service.domain.search.retrieval import NO_EMBEDDER, NO_RERANKER

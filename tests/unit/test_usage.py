@@ -7,7 +7,8 @@ import threading
 
 import pytest
 
-from service.domain.namespaces.stats import StoredCounts, avoided, summarize
+from service.domain.model import StoredCounts
+from service.domain.namespaces.stats import avoided, summarize
 from service.domain.search.query import SearchQuery
 from service.domain.search.retrieval import Retriever
 from service.domain.search.usage import ModelWork, ReadModelUsage, ReadUsage

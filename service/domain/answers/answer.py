@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from service.domain.answers.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
-from service.domain.answers.interactions import Interaction, InteractionResult
 from service.domain.entries import TIERS, Entry
-from service.domain.memory.bounds import unit
+from service.domain.model import Filters, Interaction, InteractionResult
+from service.domain.numbers import unit
 from service.domain.ports import Embedder, InteractionLog
-from service.domain.search.query import Filters, SearchQuery, SearchResult
+from service.domain.search.query import SearchQuery, SearchResult
 from service.domain.search.ranking import above
 from service.domain.search.retrieval import Retriever, cosine
 from service.settings import AnswerSettings

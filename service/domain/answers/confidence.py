@@ -17,17 +17,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
-import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-import Stemmer
-
+from service.domain.numbers import finite, read_weights, sigmoid, unit
 from service.domain.search.query import SearchResult
+from service.domain.text import READ_CHARS, content_terms, stems
 from service.errors import ConfigError
 
 FEATURES = (
@@ -50,71 +46,6 @@ AGREEMENT_DEPTH = 10
 MATCH_KEYWORD_SHARE = 0.7
 """``match_margin`` mixes each result's BM25 score over its bound and its cosine as score
 fusion does by default, so the margin does not depend on how the results were ranked."""
-
-_WORD = re.compile(r"\w+")
-_LONG_WORD = re.compile(r"\w{3,}")
-STOPWORDS = frozenset(
-    """a an the and or but if of at by for with about against between into through during
-    before after above below to from up down in out on off over under again further then once
-    here there when where why how all any both each few more most other some such no nor not
-    only own same so than too very can will just should now what which who whom whose this
-    that these those am is are was were be been being have has had having do does did doing
-    i me my myself we our ours ourselves you your yours yourself he him his himself she her
-    hers herself it its itself they them their theirs themselves would could might must shall
-    may also ever""".split()  # noqa: SIM905 (a list of words reads better as text)
-)
-"""English function words: a question's content is what is left."""
-
-
-def content_terms(text: str) -> set[str]:
-    """The words of ``text`` that carry its content: longer than two letters, not a
-    function word, lower case."""
-    if text.isascii():  # lower case changes no word's bounds or length: all in C
-        return set(_LONG_WORD.findall(text.lower())) - STOPWORDS
-    return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2} - STOPWORDS
-
-
-READ_CHARS = 20_000
-"""Characters of an entry's text whose words a search weighs (the ranking's text features,
-a retrieve's coverage): a long entry's words past these would cost every search that loads
-it, and the dev sets' longest entry is 5,480 characters."""
-
-_STEMMERS = threading.local()
-"""A stemmer per thread: one is not safe to share."""
-STEMS_CACHED = 65_536
-
-
-@lru_cache(maxsize=STEMS_CACHED)
-def _stem(word: str) -> str:
-    stemmer = getattr(_STEMMERS, "english", None)
-    if stemmer is None:
-        stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
-    return str(stemmer.stemWord(word))
-
-
-def stems(words: Iterable[str]) -> set[str]:
-    """The words' English stems (Snowball's, as the keyword index's), so "peanuts" holds
-    "peanut" and "embedding" "embeddings"."""
-    return {_stem(w) for w in words}
-
-
-_TOKEN = re.compile(r"\S+")
-_QUOTES = "\"'()[]{}<>,;\u201c\u201d\u2018\u2019"
-_SENTENCE_ENDS = (".", "?", "!", ":")
-
-
-def named_terms(text: str) -> set[str]:
-    """The content words of ``text`` written with a capital where no sentence begins
-    ("Caroline", "ECR", "GOV.UK"): the names a question asks about. A question about a
-    person, a product or a place memory never recorded names what no entry holds."""
-    named: set[str] = set()
-    begins = True
-    for token in _TOKEN.findall(text):
-        word = token.strip(_QUOTES)
-        if not begins and any(c.isupper() for c in word):
-            named |= content_terms(word)
-        begins = token.rstrip(_QUOTES).endswith(_SENTENCE_ENDS)
-    return named
 
 
 @dataclass(frozen=True)
@@ -183,15 +114,15 @@ def gather(
     parts = best.explain or {}
     keyword = parts["bm25"].score / keyword_bound if "bm25" in parts and keyword_bound > 0 else 0
     return Evidence(
-        margin=_unit(margin),
+        margin=unit(margin, 0.0),
         agreement=agreement,
         coverage=len(asked & held) / len(asked) if asked else 0.0,
-        cosine=_unit(parts["vector"].score) if "vector" in parts else 0.0,
-        keyword=_unit(keyword),
-        found=1 - math.prod(1 - _unit(r.relevance or 0.0) for r in returned),
-        runners_up=_unit(_runners_up(scores)),
-        match_margin=_unit(matches[0] - _runners_up(matches)),
-        rerank=_unit(parts["rerank"].score) if "rerank" in parts else None,
+        cosine=unit(parts["vector"].score, 0.0) if "vector" in parts else 0.0,
+        keyword=unit(keyword, 0.0),
+        found=1 - math.prod(1 - unit(r.relevance or 0.0, 0.0) for r in returned),
+        runners_up=unit(_runners_up(scores), 0.0),
+        match_margin=unit(matches[0] - _runners_up(matches), 0.0),
+        rerank=unit(parts["rerank"].score, 0.0) if "rerank" in parts else None,
     )
 
 
@@ -205,17 +136,13 @@ def _match(result: SearchResult, keyword_bound: float) -> float:
     parts = result.explain or {}
     keyword = parts["bm25"].score / keyword_bound if "bm25" in parts and keyword_bound > 0 else 0.0
     cosine = parts["vector"].score if "vector" in parts else 0.0
-    return MATCH_KEYWORD_SHARE * _unit(keyword) + (1 - MATCH_KEYWORD_SHARE) * _unit(cosine)
+    return MATCH_KEYWORD_SHARE * unit(keyword, 0.0) + (1 - MATCH_KEYWORD_SHARE) * unit(cosine, 0.0)
 
 
 def _both_near_top(result: SearchResult) -> bool:
     parts = result.explain or {}
     ranks = [parts[name].rank for name in ("bm25", "vector") if name in parts]
     return len(ranks) == 2 and all(0 < rank <= AGREEMENT_DEPTH for rank in ranks)
-
-
-def _unit(value: float) -> float:
-    return min(max(value, 0.0), 1.0)
 
 
 @dataclass(frozen=True)
@@ -256,28 +183,6 @@ class Calibration:
             return cls(bias, weights, threshold, str(raw.get("source", "")))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"calibration {path}: {exc}") from exc
-
-
-def sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-max(min(z, 40.0), -40.0)))
-
-
-def finite(value: object) -> float:
-    """``value`` as a finite number; ValueError otherwise."""
-    number = float(value)  # type: ignore[arg-type]
-    if not math.isfinite(number):
-        raise ValueError(f"{value!r} is not a finite number")
-    return number
-
-
-def read_weights(raw: Mapping[str, Any], known: Sequence[str]) -> dict[str, float]:
-    """The ``weights`` of a model file written by ``strata calibrate``: finite numbers, each
-    of a feature in ``known``; ValueError naming what is wrong."""
-    weights = {str(k): finite(v) for k, v in raw["weights"].items()}
-    unknown = sorted(set(weights) - set(known))
-    if unknown:
-        raise ValueError(f"unknown features {unknown}; known: {list(known)}")
-    return weights
 
 
 SHIPPED = Path(__file__).with_name("calibration.json")

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from service.domain.answers.confidence import READ_CHARS
 from service.domain.entries import folded_case
+from service.domain.text import READ_CHARS
 
 NEAR = 0.8
 """Share of words (Jaccard) from which two texts are one: "Deploys go out on Tuesdays."

@@ -1,42 +1,12 @@
-"""Interactions: every retrieve as logged, the feedback on it, and the daily report."""
+"""The daily report of a namespace's interactions: the retrieves logged (``Interaction``) and
+the feedback given on them (``Feedback``), one day at a time."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemas.vocabulary import Rating as Rating
 from service.domain.entries import HistoryEvent
-
-
-@dataclass(frozen=True)
-class InteractionResult:
-    id: str
-    relevance: float
-    score: float
-
-
-@dataclass(frozen=True)
-class Interaction:
-    id: str
-    at: float
-    namespace: str
-    asker: str | None
-    question: str
-    results: list[InteractionResult]
-    strong_match: bool
-    best_relevance: float
-    took_ms: float
-    answer_confidence: float | None = None
-    """None for a retrieve logged before answers carried a confidence."""
-
-
-@dataclass(frozen=True)
-class Feedback:
-    interaction_id: str
-    at: float
-    rating: Rating
-    comment: str | None
-    actor: str
+from service.domain.model import Feedback, Interaction
 
 
 @dataclass(frozen=True)

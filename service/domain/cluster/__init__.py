@@ -1,1 +1,2 @@
-"""Replicas: the change log they follow, and how each brings its indexes up to it."""
+"""Replicas: how each brings its indexes up to the ledger's change log
+(``service.domain.model.changes``)."""

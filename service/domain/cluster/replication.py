@@ -33,9 +33,9 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from service.domain.cluster.changes import ChangeBounds
 from service.domain.entries import StoredEntry, erased_namespace, key_namespace
 from service.domain.memory import indexable
+from service.domain.model import ChangeBounds
 from service.domain.ports import Checkpoint, FollowedLedger, KeywordStore
 
 log = logging.getLogger(__name__)

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from schemas.vocabulary import METADATA_VALUE_CHARS
-from service.domain.collections.folders import LEAVES, FolderRules, Listing
+from service.domain.collections.folders import LEAVES, FolderRules
 from service.domain.collections.markdown import chunk_markdown, title_of
 from service.domain.entries import Entry, entry_key
 from service.domain.memory import Lifecycle, Writer
 from service.domain.memory.bounds import breaches
+from service.domain.model import Collection, IndexedFile, Listing
 from service.domain.ports import Catalog, Files
 from service.errors import Conflict, Forbidden
 from service.settings import ChunkingSettings
@@ -22,27 +23,6 @@ from service.settings import ChunkingSettings
 FILE_BATCH = 32
 TITLE_LINES = 100
 """A document's title is its first heading within this many lines, else its file name."""
-
-
-@dataclass(frozen=True)
-class Collection:
-    """A folder of files kept searchable in one namespace and tier."""
-
-    id: str
-    name: str
-    namespace: str
-    path: str
-    mask: str
-    tier: str
-    created_at: float
-    scanned_at: float | None = None
-
-
-@dataclass(frozen=True)
-class IndexedFile:
-    path: str
-    hash: str
-    chunks: int
 
 
 @dataclass

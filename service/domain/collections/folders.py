@@ -9,7 +9,7 @@ configuration, programs), and the service's own data. Paths are compared once li
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 SYSTEM_FOLDERS = (
@@ -45,20 +45,6 @@ LEAVES = "leaves the collection folder"
 Resolve = Callable[[str], str | None]
 """The real path of a folder (links and ``..`` resolved), None when there is no folder
 there: ``Files.folder``."""
-
-
-@dataclass(frozen=True)
-class Listing:
-    """The files of a folder that match a mask, as ``Files.list`` finds them."""
-
-    paths: list[str]
-    """Relative POSIX paths of the regular files inside the folder, sorted."""
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    """Paths matching the mask that are not listed, each with the reason: a link whose
-    target is outside the folder or cannot be resolved, a file that is not a regular one
-    (a FIFO, a device), a folder that cannot be read."""
-    complete: bool = True
-    """False when the listing stopped at its limit: more files match than it holds."""
 
 
 @dataclass(frozen=True)

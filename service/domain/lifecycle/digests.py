@@ -33,9 +33,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from service.domain.answers.confidence import STOPWORDS
 from service.domain.entries import DIGEST, Entry
 from service.domain.lifecycle.tiers import DAY
+from service.domain.text import STOPWORDS
 
 MAX_LINES = 20
 """Lines quoted verbatim per digest, the day's first and last included."""

@@ -137,11 +137,6 @@ def fitted(entry: Entry) -> Entry:
     )
 
 
-def unit(value: float, unknown: float) -> float:
-    """``value`` held to [0, 1]; ``unknown`` when it is not a number."""
-    return min(max(value, 0.0), 1.0) if math.isfinite(value) else unknown
-
-
 def _text(text: str, chunking: ChunkingSettings, bad: Found) -> None:
     if not text.strip():
         bad("text", "must not be blank")

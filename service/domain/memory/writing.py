@@ -13,8 +13,8 @@ from service.domain.memory.bounds import require_bounds
 from service.domain.memory.indexes import Indexes
 from service.domain.memory.outcomes import Committed, Similar, WriteOutcome
 from service.domain.memory.preparation import in_threads, prepare, prepare_kept
+from service.domain.model import Filters
 from service.domain.ports import Embedder, Entries, Passages, Relations, VectorStore
-from service.domain.search.query import Filters
 from service.errors import FieldError, InvalidInput
 from service.lib.group_commit import GroupCommit, Pending
 from service.settings import ChunkingSettings

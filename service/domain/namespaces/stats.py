@@ -7,24 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from service.domain.model import StoredCounts
 from service.domain.search.usage import ModelWork, ReadUsage
-
-
-@dataclass(frozen=True)
-class StoredCounts:
-    """What the ledger holds of one namespace's tier, its archived entries or the others."""
-
-    namespace: str
-    tier: str
-    archived: bool
-    entries: int
-    """Live entries (neither being deleted nor set aside)."""
-    vectors: int
-    """Chunks of those entries that have a vector."""
-    tokens_embedded: int
-    """Tokens of the entries that have at least one vector: what the model was paid."""
-    tokens: int
-    """Tokens of every entry: what embedding them all would cost."""
 
 
 @dataclass

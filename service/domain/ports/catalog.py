@@ -3,11 +3,9 @@ from."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from service.domain.collections.catalog import Collection, IndexedFile
-    from service.domain.collections.folders import Listing
+from service.domain.model import Collection, IndexedFile, Listing
 
 
 class NamespaceCatalog(Protocol):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 
 
 class RunLog(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from service.domain.answers.interactions import Feedback, Interaction
+from service.domain.model import Feedback, Interaction
 
 
 class NamespaceInteractions(Protocol):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
-from service.domain.cluster.changes import Change, ChangeBounds
 from service.domain.entries import (
     Entry,
     Erasure,
@@ -16,8 +15,7 @@ from service.domain.entries import (
     StoredEntry,
     Supersession,
 )
-from service.domain.namespaces.stats import StoredCounts
-from service.domain.search.similarity import Matrix
+from service.domain.model import Change, ChangeBounds, Matrix, StoredCounts
 
 
 class Entries(Protocol):

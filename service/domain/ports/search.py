@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from service.domain.entries import StoredEntry, Tier
-from service.domain.search.query import Filters, Hit, KeywordStatistics
+from service.domain.model import Filters, Hit, KeywordStatistics
 from service.domain.tokens import TokenCounter
 
 

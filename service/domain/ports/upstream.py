@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from service.domain.search.recall import UpstreamHit
+from service.domain.model import UpstreamHit
 
 
 class Upstream(Protocol):

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.domain.answers.confidence import sigmoid
+from service.domain.numbers import sigmoid
 from service.domain.search.list_features import CLOSEST
 
 EVIDENCE_FEATURES = ("cosine_best", "keyword_best", "coverage_best", "relevance_best")

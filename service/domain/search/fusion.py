@@ -4,13 +4,11 @@ of scores) and the two strategies built on them, ``ScoreFusion`` and ``RankFusio
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
-from service.domain.search.query import ORDER_PLACES, Hit, KeywordStatistics, ListExplain
-from service.domain.search.similarity import Matrix, best_cosines
-
-if TYPE_CHECKING:
-    from service.domain.search.hydration import Candidate
+from service.domain.model import ORDER_PLACES, Hit, KeywordStatistics, Matrix
+from service.domain.search.query import Candidate, ListExplain
+from service.domain.search.similarity import best_cosines
 
 ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
 """The ledger's chunk vectors of entries, by key (``Passages.vectors``)."""

@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from service.domain.answers.confidence import content_terms, stems
+from service.domain.text import content_terms, stems
 
 HELD_CHARS = 8_000_000
 """Characters of text whose terms are kept: some 40,000 conversation turns, some tens of MB."""

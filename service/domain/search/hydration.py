@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from service.domain.entries import Entry
 from service.domain.memory.texts import found_by_passage
+from service.domain.model import Filters
 from service.domain.ports import Passages, Relations
 from service.domain.search.as_of import as_it_was
 from service.domain.search.fusion import FusedHit, Fusion
-from service.domain.search.query import Filters, ListExplain, SearchQuery
+from service.domain.search.query import Candidate, SearchQuery
 from service.domain.search.snippets import best_chunk, query_terms
-
-
-@dataclass
-class Candidate:
-    """A result in the making: the scoring layers scale its score and add to its explain."""
-
-    entry: Entry
-    passage: str
-    """The chunk that matched best."""
-    score: float
-    explain: dict[str, ListExplain]
-    relevance: float | None = None
-    features: Mapping[str, float] | None = None
-    """What the fusion knew of it before it was loaded (a learned fusion's list features)."""
-    replaced_match: float = 0.0
-    """How well the best of the entries it replaced matched the question, among the
-    candidates (``replaced_matches``); 0 when it replaced none of them."""
 
 
 def hydrate(

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from service.domain.entries import Entry, key_namespace
+from service.domain.model import Matrix
 from service.domain.ports import Passages
-from service.domain.search.similarity import Matrix
 from service.lib.cache import QueryCache
 
 ENTRIES_KEPT = 20_000

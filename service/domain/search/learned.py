@@ -25,21 +25,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.answers.confidence import (
-    READ_CHARS,
-    content_terms,
-    finite,
-    named_terms,
-    read_weights,
-    sigmoid,
-    stems,
-)
 from service.domain.entries import Entry
+from service.domain.model import Hit
+from service.domain.numbers import finite, read_weights, sigmoid
 from service.domain.search.answerable import AnswerableModel, answerable_features
 from service.domain.search.fusion import (
     ChunkVectors,
@@ -58,11 +50,9 @@ from service.domain.search.list_features import (
     first_ranks,
     list_features,
 )
-from service.domain.search.query import Hit, ListExplain
+from service.domain.search.query import Candidate, ListExplain
+from service.domain.text import READ_CHARS, content_terms, named_terms, stems
 from service.errors import ConfigError
-
-if TYPE_CHECKING:
-    from service.domain.search.hydration import Candidate
 
 TEXT_FEATURES = ("coverage", "coverage_unembedded", "length", "speaker_named")
 """Known once the candidate's text is loaded."""

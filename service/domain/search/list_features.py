@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from service.domain.search.query import ORDER_PLACES, Hit
+from service.domain.model import ORDER_PLACES, Hit
 
 LIST_FEATURES = (
     "keyword",

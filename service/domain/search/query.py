@@ -1,4 +1,5 @@
-"""What a search is asked and what it answers: filters, the query, hits and results."""
+"""What a search is asked and what it answers: the query, the candidates it weighs and the
+results (the filters and the stores' hits are values of ``service.domain.model``)."""
 
 from __future__ import annotations
 
@@ -6,62 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from schemas.vocabulary import Kind, Mode, Tier
+from schemas.vocabulary import Mode
 from service.domain.entries import Entry
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Conditions every search result meets, applied inside each store."""
-
-    namespace: str
-    tiers: tuple[Tier, ...]
-    now: float
-    speaker: str | None = None
-    chain_type: str | None = None
-    tags: tuple[str, ...] = ()
-    since: float | None = None
-    until: float | None = None
-    include_archived: bool = False
-    kind: Kind | None = None
-    include_superseded: bool = False
-    """Superseded entries are left out unless asked for (then shown marked)."""
-    as_of: float | None = None
-    """Memory as it held at this moment (``service.domain.search.as_of``); None: as it is now."""
-
-
-ORDER_PLACES = 6
-"""Decimal places a store's score is read to when hits are put in order, equal ones by key:
-an index rebuilt from the same data may differ in a score's last bits, and an order must
-not."""
-
-
-def in_order(hit: Hit) -> tuple[float, str]:
-    """The sort key of hits, best first: the score to ``ORDER_PLACES``, then the key, so an
-    order never depends on how a store holds its data."""
-    return (-round(hit.score, ORDER_PLACES), hit.key)
-
-
-class Hit(NamedTuple):
-    """One store's match for an entry: the best chunk and the store's own score. (A
-    named tuple: a search makes hundreds.)"""
-
-    key: str
-    score: float
-    chunk: int = 0
-
-
-@dataclass(frozen=True)
-class KeywordStatistics:
-    """The BM25 statistics a namespace's keyword search used for a query: its own, never
-    another namespace's."""
-
-    documents: int
-    """Documents its keyword index holds (an entry found by passage counts each passage)."""
-    frequencies: Mapping[str, int]
-    """By query term (stemmed, question words left out): the documents that hold it."""
-    bound: float = 0.0
-    """The most BM25 an entry could score on the query (0: no terms, or no documents)."""
+from service.domain.model import Filters, KeywordStatistics
 
 
 @dataclass(frozen=True)
@@ -86,6 +34,23 @@ class ListExplain(NamedTuple):
 
     rank: int
     score: float
+
+
+@dataclass
+class Candidate:
+    """A result in the making: the scoring layers scale its score and add to its explain."""
+
+    entry: Entry
+    passage: str
+    """The chunk that matched best."""
+    score: float
+    explain: dict[str, ListExplain]
+    relevance: float | None = None
+    features: Mapping[str, float] | None = None
+    """What the fusion knew of it before it was loaded (a learned fusion's list features)."""
+    replaced_match: float = 0.0
+    """How well the best of the entries it replaced matched the question, among the
+    candidates (``replaced_matches``); 0 when it replaced none of them."""
 
 
 class SearchResult(NamedTuple):

@@ -11,8 +11,7 @@ from functools import cached_property
 from service.domain.entries import Entry
 from service.domain.ports import Reranker
 from service.domain.search.diversity import diversify
-from service.domain.search.hydration import Candidate
-from service.domain.search.query import ListExplain, SearchQuery, SearchResult
+from service.domain.search.query import Candidate, ListExplain, SearchQuery, SearchResult
 from service.domain.search.snippets import query_terms, snippet
 
 PASSAGE_CHARS = 600

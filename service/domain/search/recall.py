@@ -12,14 +12,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from random import random as uniform
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from service.domain.entries import Entry
-from service.domain.memory.bounds import fitted, unit
+from service.domain.memory.bounds import fitted
+from service.domain.model import UpstreamHit
+from service.domain.numbers import unit
+from service.domain.ports import Upstream
 from service.lib.breaker import BreakerSnapshot, CircuitBreaker
-
-if TYPE_CHECKING:
-    from service.domain.ports import Upstream
 
 Outcome = Literal["answered", "failed", "circuit_open", "busy"]
 """``answered``: the upstream answered (maybe with nothing); ``failed``: no attempt within
@@ -35,15 +35,6 @@ class UpstreamError(Exception):
     def __init__(self, detail: str, *, retryable: bool) -> None:
         super().__init__(detail)
         self.retryable = retryable
-
-
-@dataclass(frozen=True)
-class UpstreamHit:
-    """An entry an upstream found, as it gave it (``entry.namespace`` is the upstream's)."""
-
-    entry: Entry
-    snippet: str
-    score: float
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from service.domain.entries import EMBEDDED_TIERS, TIERS, Entry, Mode, Tier
 from service.domain.errors import EngineUnavailable
+from service.domain.model import Filters, Hit, in_order
 from service.domain.ports import (
     Embedder,
     KeywordStore,
@@ -27,14 +28,7 @@ from service.domain.ports import (
 from service.domain.search.fusion import Fusion, RankFusion, ScoreFusion
 from service.domain.search.hydration import hydrate
 from service.domain.search.learned import SHIPPED, LearnedFusion, RankingModel
-from service.domain.search.query import (
-    Filters,
-    Hit,
-    SearchOutcome,
-    SearchQuery,
-    SearchResult,
-    in_order,
-)
+from service.domain.search.query import SearchOutcome, SearchQuery, SearchResult
 from service.domain.search.ranking import Weighting, above, retrieval_trust, score
 from service.domain.search.similarity import best_cosines, cosine
 from service.domain.search.unembedded import QueryTimeCosines

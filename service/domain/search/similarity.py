@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
-Matrix = npt.NDArray[np.float32]
-"""An entry's chunk vectors, one row per chunk (chunks x dimension), in single precision."""
+from service.domain.model import Matrix
 
 
 def best_cosines(vector: Sequence[float], matrices: Mapping[str, Matrix]) -> dict[str, float]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import case, delete, func, select
 
-from service.domain.cluster.changes import Change, ChangeBounds
+from service.domain.model import Change, ChangeBounds
 from service.stores.ledger.core import LedgerCore
 from service.stores.ledger.statements import CHANGES_AFTER
 from service.stores.tables import change_horizon, changes

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from service.domain.entries import Entry
-from service.domain.namespaces.stats import StoredCounts
+from service.domain.model import StoredCounts
 from service.stores.entry_rows import row_entry
 from service.stores.ledger.core import LedgerCore
 from service.stores.ledger.statements import ENTRY, LIVE, STATS, E

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from itertools import groupby
 
 from service.domain.entries import Entry
-from service.domain.search.similarity import Matrix
+from service.domain.model import Matrix
 from service.stores.entry_rows import matrix, row_entry
 from service.stores.ledger.core import LedgerCore
 

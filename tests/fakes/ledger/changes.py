@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.cluster.changes import Change, ChangeBounds
+from service.domain.model import Change, ChangeBounds
 from tests.fakes.ledger.state import LedgerState
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from service.domain.entries import Entry, StoredEntry, Supersession, key_id, vectors_may_remain
-from service.domain.search.similarity import Matrix
+from service.domain.model import Matrix
 from tests.fakes.ledger.state import LedgerState
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.domain.entries import Entry
-from service.domain.namespaces.stats import StoredCounts
+from service.domain.model import StoredCounts
 from tests.fakes.ledger.state import LedgerState
 
 

@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from service.domain.cluster.changes import Change
 from service.domain.entries import (
     Erasure,
     HistoryEvent,
@@ -15,6 +14,7 @@ from service.domain.entries import (
     Supersession,
     key_id,
 )
+from service.domain.model import Change
 
 
 class LedgerState:
