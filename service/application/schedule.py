@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from service.domain.cluster.changes import JobRun
+from service.domain.model import JobRun
 
 
 class ScheduledJob(Protocol):

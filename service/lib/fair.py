@@ -199,7 +199,9 @@ class FairExecutor(Executor):
                 while taken is None:
                     if self._closed and not self._waiting:
                         return
-                    self._changed.wait()
+                    # Calls held to their share look again once the askers of late may
+                    # have stopped asking: none waits on an asker that has gone.
+                    self._changed.wait(RECENT if self._waiting else None)
                     taken = self._take()
                 who, call, more, askers = taken
                 if more:  # another call may start too (a share grown, say)

@@ -198,3 +198,27 @@ def test_while_others_ask_a_share_counts_the_calls_of_every_pool_sharing_the_acc
         victim_gate.set()
         reads.shutdown()
         writes.shutdown()
+
+
+def test_a_call_held_to_its_share_starts_once_the_others_stopped_asking() -> None:
+    """A caller's read held back while another asked, its share taken by its own write,
+    starts once the other has not asked for ``RECENT`` seconds, the write still running: no
+    call waits on an asker that has gone."""
+    clock = FakeClock()
+    reads = FairExecutor(4, recent=Recent(clock))
+    writes = FairExecutor(2, recent=reads.recent)
+    gate = threading.Event()
+    try:
+        writing = _submit(writes, "attacker", gate.wait, 10)
+        assert _running([writing], 1)
+        assert _submit(reads, "victim", lambda: "seen").result(5) == "seen"
+        read = _submit(reads, "attacker", lambda: "read")
+        time.sleep(0.05)
+        assert not read.done()  # the victim asked within RECENT: the write is the share
+        clock.advance(RECENT + 0.1)
+        assert read.result(5) == "read"
+        assert not writing.done()
+    finally:
+        gate.set()
+        reads.shutdown()
+        writes.shutdown()
