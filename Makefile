@@ -32,7 +32,7 @@ system-packages:
 	bash scripts/system-packages
 
 # Lint, type checks, the docs site (a link or anchor that does not resolve fails it), then the
-# whole suite: about 20 minutes on two cores, the installs aside. The whole suite also
+# whole suite: about 12 minutes on two cores, the installs aside. The whole suite also
 # measures the branch coverage of service/domain ([tool.coverage] in pyproject.toml) and fails
 # below COVERAGE_FLOOR percent: the unit and API tests alone cover 97.2%. Given ARGS, pytest
 # gets them instead, unmeasured and with no floor (a part covers less):
