@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Iterator
 
 import httpx
+import msgspec
 import pytest
 from llama_index.core.schema import TextNode
 
@@ -172,3 +173,16 @@ def test_the_async_client_writes_searches_answers_and_reads(server: Server) -> N
             assert (await strata.health()).status == "ok"
 
     asyncio.run(session())
+
+
+@pytest.mark.slow
+def test_the_client_asks_for_the_fields_it_reads_and_a_retriever_for_whole_hits(
+    server: Server,
+) -> None:
+    with StrataClient(server.url, api_key=ALICE) as client:
+        whole = client.search("peanut allergy").results
+        bare = client.search("peanut allergy", fields=["snippet"]).results
+    assert [(h.id, h.score, h.snippet) for h in bare] == [(h.id, h.score, h.snippet) for h in whole]
+    assert all(h.text is msgspec.UNSET and h.tier is msgspec.UNSET for h in bare)
+    with pytest.raises(ValueError, match="unknown search filters \\['fields'\\]"):
+        langchain.StrataRetriever(url=server.url, filters={"fields": []})
