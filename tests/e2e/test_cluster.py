@@ -9,7 +9,6 @@ start those of their own. Measured replication lags are printed (``pytest -s`` s
 from __future__ import annotations
 
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from schemas.vocabulary import RECALL_HEADER
 from service.testing.engines import ChromaServer, free_port, stop_process, wait_until_up
 from service.testing.scripted_upstream import ScriptedUpstream
 from tests import postgres
+from tests.e2e.test_server import killed_while_writing
 
 ADMIN_KEY = "cluster-admin-key-0123456789"
 LAG_BOUND_S = 5.0
@@ -243,19 +243,7 @@ def ingest_until_killed(replica: Replica, acked: list[list[str]], stop: threadin
 def test_kill_9_mid_ingest_loses_no_acknowledged_write(cluster: Cluster, a: Replica) -> None:
     [c] = cluster.start("c")
     acked: list[list[str]] = []
-    stop = threading.Event()
-    writer = threading.Thread(target=ingest_until_killed, args=(c, acked, stop))
-    writer.start()
-    try:
-        while len(acked) < 15 and writer.is_alive():
-            writer.join(0.02)
-        os.kill(c.process.pid, signal.SIGKILL)
-        c.process.wait(30)
-    finally:
-        stop.set()
-        writer.join(60)
-        c.stop()
-    assert len(acked) >= 15
+    killed_while_writing(c, lambda done: ingest_until_killed(c, acked, done), acked, 15)
 
     lag = until(lambda: set(acked[-1]) <= a.found("crash", f"crashbatch{len(acked) - 1}"))
     print(

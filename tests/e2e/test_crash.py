@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
 from pathlib import Path
 
 import httpx
 
-from tests.e2e.test_server import Server
+from tests.e2e.test_server import Server, killed_while_writing
 
 
 def ingest_until_stopped(url: str, acked: list[str], stop: threading.Event) -> None:
@@ -37,19 +35,9 @@ def test_sigkill_mid_ingest_loses_no_acknowledged_event(tmp_path: Path) -> None:
     data = tmp_path / "data"
     server = Server(data)
     acked: list[str] = []
-    stop = threading.Event()
-    writer = threading.Thread(target=ingest_until_stopped, args=(server.url, acked, stop))
-    writer.start()
-    try:
-        while len(acked) < 150 and writer.is_alive():
-            writer.join(0.05)
-        os.kill(server.process.pid, signal.SIGKILL)
-        server.process.wait(30)
-    finally:
-        stop.set()
-        writer.join(60)
-        server.stop()
-    assert len(acked) >= 150
+    killed_while_writing(
+        server, lambda done: ingest_until_stopped(server.url, acked, done), acked, 150
+    )
 
     restarted = Server(data)
     try:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Sized
 from pathlib import Path
+from typing import Protocol
 
 import httpx
 import pytest
@@ -45,6 +48,33 @@ class Server:
     def stop(self) -> None:
         stop(self.process)
         self._log.close()
+
+
+class Killable(Protocol):
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None: ...
+
+
+def killed_while_writing(
+    server: Killable, write: Callable[[threading.Event], None], acked: Sized, at_least: int
+) -> None:
+    """``write`` runs on a thread of its own (until its event is set, or the server stops
+    answering); once ``acked`` holds ``at_least`` acknowledged writes the server is killed
+    with SIGKILL, then stopped."""
+    done = threading.Event()
+    writer = threading.Thread(target=write, args=(done,))
+    writer.start()
+    try:
+        while len(acked) < at_least and writer.is_alive():
+            writer.join(0.02)
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(30)
+    finally:
+        done.set()
+        writer.join(60)
+        server.stop()
+    assert len(acked) >= at_least
 
 
 @pytest.fixture
