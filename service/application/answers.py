@@ -16,8 +16,8 @@ from service.domain.answers.answer import Answer, Answered, Answerer, RoutineChe
 from service.domain.answers.interactions import DailyReport, daily_report
 from service.domain.model import Feedback
 from service.domain.ports import InteractionLog
+from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
-from service.domain.search.recall import Recalled
 from service.errors import InvalidInput, NotFound
 from service.telemetry import NONE, Telemetry
 

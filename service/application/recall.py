@@ -15,7 +15,7 @@ from service.application.auth import Principal
 from service.application.events import EventUseCases
 from service.domain.errors import EngineUnavailable
 from service.domain.memory.bounds import fitted
-from service.domain.search.recall import Recalled, RecallReport, UpstreamRecall
+from service.domain.recall import Recalled, RecallReport, UpstreamRecall
 from service.errors import InvalidInput, StrataError
 
 log = logging.getLogger("strata")

@@ -12,7 +12,7 @@ from service.domain.cluster.replication import Follower, Lag
 from service.domain.entries import Quarantined, key_namespace
 from service.domain.namespaces.stats import Stats, summarize
 from service.domain.ports import Embedder, Entries, IndexState, Inventory, KeywordStore, VectorStore
-from service.domain.search.recall import UpstreamRecall, UpstreamSnapshot
+from service.domain.recall import UpstreamRecall, UpstreamSnapshot
 from service.domain.search.retrieval import Retriever
 from service.domain.search.usage import ReadModelUsage
 from service.lib.engines import EngineState

@@ -9,7 +9,7 @@ from service.application import Services, Stores
 from service.application.rebuild import Rebuilder
 from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair, Memory
-from service.domain.search.recall import UpstreamRecall
+from service.domain.recall import UpstreamRecall
 from service.domain.search.retrieval import Retriever
 from service.jobs.scheduler import Scheduler
 

@@ -35,9 +35,9 @@ from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
 from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Memory
 from service.domain.ports import Upstream
+from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.kept_passages import KeptPassages
 from service.domain.search.query import SearchOutcome
-from service.domain.search.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.retrieval import Retriever, Weighting
 from service.domain.search.usage import ReadModelUsage
 from service.domain.tokens import CharacterTokens

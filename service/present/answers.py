@@ -12,7 +12,7 @@ from service.application.chains import Chain
 from service.domain.answers.answer import Answered
 from service.domain.answers.interactions import DailyReport
 from service.domain.model import Feedback
-from service.domain.search.recall import Recalled
+from service.domain.recall import Recalled
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, upstream_ref
 from service.present.times import format_time

@@ -10,8 +10,8 @@ from msgspec import structs
 from schemas import wire
 from service.application.recall import Recall
 from service.application.search import Searched
+from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
-from service.domain.search.recall import Recalled
 from service.present.events import entry_fields, file_fields
 
 BESIDE_ENTRY = frozenset({"snippet", "explain", "source", "upstream"})

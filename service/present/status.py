@@ -5,7 +5,7 @@ from __future__ import annotations
 from schemas import wire
 from service.application.status import Health
 from service.domain.namespaces.stats import Stats
-from service.domain.search.recall import UpstreamSnapshot
+from service.domain.recall import UpstreamSnapshot
 from service.domain.search.usage import ModelWork
 from service.present.times import format_time
 

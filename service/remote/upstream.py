@@ -14,7 +14,7 @@ import msgspec
 from schemas.vocabulary import RECALL_HEADER, TIERS
 from service.domain.entries import Entry
 from service.domain.model import UpstreamHit
-from service.domain.search.recall import UpstreamError
+from service.domain.recall import UpstreamError
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest answer read from the upstream; a longer one is a failure."""

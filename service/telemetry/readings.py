@@ -12,7 +12,7 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from service.domain.search.recall import UpstreamSnapshot
+from service.domain.recall import UpstreamSnapshot
 
 log = logging.getLogger("strata")
 

@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 
 from schemas.vocabulary import RECALL_HEADER
 from service.bootstrap import Runtime
-from service.domain.search.recall import UpstreamError
+from service.domain.recall import UpstreamError
 from service.settings import Settings
 from tests.api.conftest import fake_stores, numbered, serve
 from tests.fakes import FakeClock, FakeFiles, FakeUpstream, make_entry

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from service.domain.entries import Entry
 from service.domain.model import UpstreamHit
-from service.domain.search.recall import UpstreamError
+from service.domain.recall import UpstreamError
 from tests.fakes.entries import words
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.domain.search.recall import UpstreamError
+from service.domain.recall import UpstreamError
 from service.remote.upstream import HttpUpstream
 from service.testing.engines import free_port
 from service.testing.scripted_upstream import ScriptedUpstream

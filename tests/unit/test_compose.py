@@ -18,8 +18,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.memory.outcomes import Committed
 from service.domain.model import JobRun
+from service.domain.recall import UpstreamSnapshot
 from service.domain.search.query import SearchOutcome
-from service.domain.search.recall import UpstreamSnapshot
 from service.domain.search.usage import ModelWork
 from service.lib.breaker import BreakerSnapshot
 from service.net.proxies import TrustedProxies

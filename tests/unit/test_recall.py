@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from service.domain.search.recall import RetryPolicy, UpstreamError, UpstreamRecall, backoff_delay
+from service.domain.recall import RetryPolicy, UpstreamError, UpstreamRecall, backoff_delay
 from service.lib.breaker import CircuitBreaker
 from tests.fakes import FakeClock, FakeUpstream, make_entry
 

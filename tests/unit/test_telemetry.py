@@ -13,8 +13,8 @@ from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.errors import EngineUnavailable
 from service.domain.memory.outcomes import Committed
 from service.domain.model import JobRun
+from service.domain.recall import UpstreamSnapshot
 from service.domain.search.query import SearchOutcome
-from service.domain.search.recall import UpstreamSnapshot
 from service.domain.search.retrieval import NO_EMBEDDER, NO_RERANKER
 from service.lib.breaker import BreakerSnapshot
 from service.lib.engines import Engines

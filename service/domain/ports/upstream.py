@@ -16,6 +16,6 @@ class Upstream(Protocol):
 
     def search(self, namespace: str, query: str, limit: int, timeout: float) -> list[UpstreamHit]:
         """Its best ``limit`` hits for ``query`` in its ``namespace``, best first, answered
-        within ``timeout`` seconds; raises ``UpstreamError`` (``service.domain.search.recall``)
+        within ``timeout`` seconds; raises ``UpstreamError`` (``service.domain.recall``)
         when it does not answer in time, cannot be reached or refuses."""
         ...

@@ -1,5 +1,5 @@
 """A search, in the order it runs: candidates from both indexes (``retrieval``), fused
 (``fusion``, ``learned``, ``intent``), hydrated from the ledger (``hydration``, ``as_of``),
 scored (``ranking``, ``answerable``, ``unembedded``, ``similarity``), spread (``diversity``) and
-shown (``snippets``); the upstream asked when nothing fits (``recall``); the model work reads
-cost (``usage``); what a search is asked and answers (``query``)."""
+shown (``snippets``); the model work reads cost (``usage``); what a search is asked and
+answers (``query``)."""
