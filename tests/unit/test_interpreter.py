@@ -25,7 +25,8 @@ def unfrozen() -> Iterator[None]:
 def test_settle_keeps_what_lives_out_of_collections_and_unsettle_gives_it_back() -> None:
     held = [[n] for n in range(10_000)]  # tracked objects
     kept = interpreter.settle()
-    assert kept >= len(held) and gc.get_freeze_count() == kept
+    # Frozen objects another thread of the test process frees leave the count: a few, not more.
+    assert kept >= len(held) and kept - 100 <= gc.get_freeze_count() <= kept
     # A collection looks at none of them now: it finds fewer objects than were kept.
     assert len(gc.get_objects()) < kept
     interpreter.unsettle()
