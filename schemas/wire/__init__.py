@@ -125,6 +125,7 @@ from schemas.wire.portable import (
 )
 from schemas.wire.problems import FieldProblem, Problem
 from schemas.wire.search import (
+    CalibrationUsed,
     HitField,
     KeywordStats,
     LeftOut,
@@ -166,6 +167,7 @@ __all__ = [
     "TOKEN_BOUNDS",
     "AnswerParts",
     "BreakerHealth",
+    "CalibrationUsed",
     "ChunkLine",
     "CollectionLine",
     "CollectionName",

@@ -10,7 +10,7 @@ from msgspec import Meta, Struct, field
 from schemas.vocabulary import Rating
 from schemas.wire.events import EntryOut, Replacement
 from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
-from schemas.wire.search import Source, UpstreamAsked, UpstreamRef
+from schemas.wire.search import CalibrationUsed, Source, UpstreamAsked, UpstreamRef
 
 
 class RetrieveRequest(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -68,13 +68,16 @@ class RetrieveResponse(Struct):
     best_relevance: float
     """The highest relevance among ``entries``."""
     threshold: float
-    """``STRATA_STRONG_MATCH_THRESHOLD``, or the calibration's recommended threshold."""
+    """The namespace's fitted threshold (``calibration``), else STRATA_STRONG_MATCH_THRESHOLD,
+    else the shipped calibration's."""
     reasoning_patterns: list[RetrievedEntry]
     took_ms: float
     degraded: list[str]
     upstream: UpstreamAsked | None = None
     """Set when the upstream was asked: the retrieve found nothing here (or, with
     STRATA_UPSTREAM_ON_WEAK, no strong match)."""
+    calibration: CalibrationUsed | None = None
+    """Which calibration judged ``strong_match`` and set the floor."""
 
 
 class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):

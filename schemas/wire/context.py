@@ -8,6 +8,7 @@ from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import Kind, Tier
 from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
+from schemas.wire.search import CalibrationUsed
 
 MAX_TOKENS = 512
 """The default budget of a context block, in the embedding model's tokens."""
@@ -88,3 +89,5 @@ class ContextResponse(Struct, kw_only=True):
     answer_confidence: float
     took_ms: float
     degraded: list[str]
+    calibration: CalibrationUsed | None = None
+    """Which calibration judged ``strong_match`` and set the floor of a request naming none."""

@@ -190,6 +190,19 @@ class LeftOut(Struct):
     superseded_by: str
 
 
+class CalibrationUsed(Struct):
+    """The threshold and floor an answer was given, and whose they are."""
+
+    source: Literal["shipped", "namespace", "deployment"]
+    """``namespace``: the namespace's own fit (``strata sweep``); ``deployment``: the fit of
+    every namespace without one; ``shipped``: the calibration the service ships."""
+    version: int
+    """The fit's version (0: shipped); ``GET /v1/admin/calibrations`` lists them."""
+    threshold: float
+    floor: float
+    """The relevance floor of a request that names none."""
+
+
 class SearchResponse(Struct):
     results: list[SearchHit]
     mode: Mode
@@ -208,3 +221,6 @@ class SearchResponse(Struct):
     ``limit``): with no results, memory holds nothing relevant enough."""
     keywords: KeywordStats | None = None
     """With ``explain``, when the keyword index was searched: the statistics it scored by."""
+    calibration: CalibrationUsed | None = None
+    """With ``explain``: the calibration whose floor a request naming no ``min_score`` is
+    given."""

@@ -119,7 +119,7 @@ class AnswerUseCases:
         return Retrieved(
             answer,
             now,
-            self.answerer.policy.threshold,
+            answer.tuning.threshold,
             degraded,
             self.text_chars,
             recall,

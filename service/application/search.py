@@ -10,6 +10,7 @@ from schemas import wire
 from service.application.auth import Principal
 from service.application.inputs import to_query
 from service.application.recall import Recall, RecallUseCases
+from service.domain.answers.tuning import Tuning, Tunings
 from service.domain.search.query import SearchOutcome
 from service.domain.search.retrieval import Retriever
 from service.telemetry.tracing import OFF, Tracing
@@ -26,6 +27,8 @@ class Searched:
     """Most characters of an entry's text a hit carries."""
     recall: Recall | None = None
     """What the upstream returned, when the local search found nothing and it was asked."""
+    tuning: Tuning | None = None
+    """With ``explain``: the namespace's tuning, whose floor a request naming none is given."""
 
 
 class SearchUseCase:
@@ -38,8 +41,10 @@ class SearchUseCase:
         clock: Callable[[], float],
         tracing: Tracing = OFF,
         recall: RecallUseCases | None = None,
+        tunings: Tunings | None = None,
     ) -> None:
-        """``recall``: the upstream asked when a search finds nothing; None: none."""
+        """``recall``: the upstream asked when a search finds nothing; None: none.
+        ``tunings``: each namespace's relevance floor; None: the retriever's everywhere."""
         self.tracing = tracing
         self.retriever = retriever
         self.text_chars = text_chars
@@ -47,6 +52,7 @@ class SearchUseCase:
         """Why the service runs with less than it should (shared, filled at start)."""
         self.clock = clock
         self.recall = recall
+        self.tunings = tunings
 
     def search(
         self, principal: Principal, request: wire.SearchRequest, *, ask_upstream: bool = True
@@ -57,7 +63,9 @@ class SearchUseCase:
         started = time.perf_counter()
         now = self.clock()
         namespace = principal.namespace(request.namespace)
-        query = to_query(request, namespace=namespace, now=now, floor=self.retriever.min_score)
+        tuning = self.tunings.of(namespace) if self.tunings is not None else None
+        floor = tuning.floor if tuning is not None else self.retriever.min_score
+        query = to_query(request, namespace=namespace, now=now, floor=floor)
         with self.tracing.memory("search_memory", namespace, query=query.text) as span:
             outcome = self.retriever.search(query)
             if span is not None:
@@ -70,7 +78,8 @@ class SearchUseCase:
             recall = self.recall.ask(principal, namespace, query.text, request.limit)
         took = round((time.perf_counter() - started) * 1000, 2)
         degraded = [*self.degraded, *outcome.degraded, *(recall.degraded if recall else [])]
-        return Searched(outcome, now, took, degraded, self.text_chars, recall)
+        shown = tuning if request.explain else None
+        return Searched(outcome, now, took, degraded, self.text_chars, recall, shown)
 
 
 def _records(outcome: SearchOutcome) -> list[dict[str, object]]:

@@ -151,7 +151,14 @@ def build_runtime(
         on_search=metrics.searched if metrics is not None else None,
         history=stores.ledger,
     )
-    answerer = Answerer(retriever, stores.embedder, stores.interactions, s.answers, new_id=new_id)
+    answerer = Answerer(
+        retriever,
+        stores.embedder,
+        stores.interactions,
+        s.answers,
+        new_id=new_id,
+        fits=stores.ledger,
+    )
     collections = Collections(
         stores.catalog,
         memory.writer,
@@ -244,6 +251,7 @@ def build_runtime(
             clock=clock,
             tracing=telemetry.tracing,
             recall=recall,
+            tunings=answerer.tunings,
         ),
         answers=AnswerUseCases(
             answerer,

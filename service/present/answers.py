@@ -14,7 +14,7 @@ from service.domain.answers.interactions import DailyReport
 from service.domain.model import Feedback
 from service.domain.recall import Recalled
 from service.present.events import entry_fields, file_fields, replacement_out
-from service.present.search import asked_out, upstream_ref
+from service.present.search import asked_out, calibration_out, upstream_ref
 from service.present.times import format_time
 
 UNANSWERED_SHOWN = 500
@@ -45,6 +45,7 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
         took_ms=answer.took_ms,
         degraded=retrieved.degraded,
         upstream=asked_out(retrieved.recall),
+        calibration=calibration_out(answer.tuning),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from schemas import wire
 from service.application.context import Contextualised
 from service.domain.answers.context import Included
+from service.present.search import calibration_out
 from service.present.times import format_time
 
 
@@ -23,6 +24,7 @@ def context_out(made: Contextualised) -> wire.ContextResponse:
         answer_confidence=answer.confidence,
         took_ms=answer.took_ms,
         degraded=made.degraded,
+        calibration=calibration_out(answer.tuning),
     )
 
 

@@ -10,6 +10,7 @@ from msgspec import structs
 from schemas import wire
 from service.application.recall import Recall
 from service.application.search import Searched
+from service.domain.answers.tuning import Tuning
 from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
 from service.present.events import entry_fields, file_fields
@@ -38,7 +39,13 @@ def search_out(searched: Searched, fields: Collection[str] | None = None) -> wir
         keywords=None
         if outcome.keywords is None
         else wire.KeywordStats(outcome.keywords.documents, dict(outcome.keywords.frequencies)),
+        calibration=calibration_out(searched.tuning) if searched.tuning is not None else None,
     )
+
+
+def calibration_out(tuning: Tuning) -> wire.CalibrationUsed:
+    """Which calibration gave a request its threshold and floor."""
+    return wire.CalibrationUsed(tuning.scope, tuning.version, tuning.threshold, tuning.floor)
 
 
 def cut(found: dict[str, Any], fields: Collection[str] | None) -> wire.SearchHit:

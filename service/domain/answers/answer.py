@@ -11,10 +11,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from service.domain.answers.confidence import NO_EVIDENCE, SHIPPED, Calibration, Evidence, gather
+from service.domain.answers.tuning import Tuning, Tunings
 from service.domain.entries import TIERS, Entry
 from service.domain.model import Filters, Interaction, InteractionResult
 from service.domain.numbers import unit
 from service.domain.ports import Embedder, InteractionLog
+from service.domain.ports.references import Fits
 from service.domain.search.query import SearchQuery, SearchResult
 from service.domain.search.ranking import above
 from service.domain.search.retrieval import Retriever, cosine
@@ -100,6 +102,8 @@ class Answer:
     best_relevance: float
     took_ms: float
     degraded: list[str]
+    tuning: Tuning
+    """The threshold and floor it was given, and whose fit they are."""
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,16 @@ class Answerer:
         settings: AnswerSettings,
         *,
         new_id: Callable[[], str],
+        fits: Fits | None = None,
     ) -> None:
+        """``fits``: the sweeps' fits of each namespace's threshold and floor; None: the
+        policy's threshold and the retriever's floor everywhere."""
         self.retriever = retriever
         self.embedder = embedder
         self.log = log
         self.policy = AnswerPolicy.of(settings)
+        self.tunings = Tunings(fits, Tuning(self.policy.threshold, retriever.min_score))
+        """The threshold and floor of each namespace's requests."""
         self.new_id = new_id
         self.routine_similarity = settings.routine_similarity
         self.routine_min_similar = settings.routine_min_similar
@@ -155,7 +164,8 @@ class Answerer:
         ``pool_size``: how many search results the entries are ranked from; None: three for
         every entry asked for (at least 20). ``by_relevance``: the entries are the most
         relevant (the search's score), not the best by the answer's blend; they are still
-        given best blend first. ``min_score``: the relevance floor; None: the retriever's."""
+        given best blend first. ``min_score``: the relevance floor; None: the namespace's
+        (its tuning's)."""
         started = time.perf_counter()
         everything = Filters(
             namespace=namespace,
@@ -180,7 +190,8 @@ class Answerer:
         # The evidence is of the whole pool, as calibrated; the answer only of what is
         # relevant enough. Patterns have no floor: one tells how to think about a question,
         # it is rarely its answer, and the ranking model scores how likely an answer is.
-        floor = self.retriever.min_score if min_score is None else min_score
+        tuning = self.tunings.of(namespace)
+        floor = tuning.floor if min_score is None else min_score
         relevant = above(found, floor)
         patterns = self.retriever.search(
             SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
@@ -218,12 +229,13 @@ class Answerer:
             interaction_id=self.new_id() if record else "",
             entries=entries,
             patterns=pattern_answers,
-            strong_match=bool(entries) and confidence >= self.policy.threshold,
+            strong_match=bool(entries) and confidence >= tuning.threshold,
             confidence=round(confidence, 6),
             evidence=evidence,
             best_relevance=round(best, 6),
             took_ms=took,
             degraded=degraded,
+            tuning=tuning,
         )
         if not record:
             return answer
