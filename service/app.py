@@ -11,6 +11,7 @@ from litestar.openapi import OpenAPIConfig
 
 from service import VERSION
 from service.api.admin import AdminController
+from service.api.calibrations import CalibrationsController
 from service.api.answers import AnswersController
 from service.api.collections import CollectionsController, DocumentsController
 from service.api.events import EventsController
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             CollectionsController,
             DocumentsController,
             AdminController,
+            CalibrationsController,
             NamespacesController,
             stats,
             health,

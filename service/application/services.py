@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
 from service.application.auth import KeyRing
+from service.application.calibrations import CalibrationUseCases
 from service.application.collections import CollectionUseCases
 from service.application.context import ContextUseCase
 from service.application.documents import DocumentUseCases
@@ -110,4 +111,6 @@ class Services:
     status: StatusUseCases
     sessions: SessionUseCases
     """The console's sessions signed out of."""
+    calibrations: CalibrationUseCases
+    """Each namespace's calibration from its reference questions: sweeps and their fits."""
     telemetry: Telemetry

@@ -15,6 +15,7 @@ from service import VERSION
 from service.application.admin import AdminUseCases
 from service.application.answers import AnswerUseCases
 from service.application.auth import KeyRing
+from service.application.calibrations import CalibrationUseCases
 from service.application.collections import CollectionUseCases
 from service.application.context import ContextUseCase
 from service.application.documents import DocumentUseCases
@@ -274,6 +275,7 @@ def build_runtime(
             telemetry=telemetry,
         ),
         admin=AdminUseCases(memory.lifecycle, scheduler, rebuilder),
+        calibrations=CalibrationUseCases(answerer, stores.ledger, stores.ledger, clock=clock),
         collections=collection_cases,
         documents=DocumentUseCases(
             collection_cases,

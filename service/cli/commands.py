@@ -245,6 +245,22 @@ def jobs(args: argparse.Namespace) -> int:
     return OK
 
 
+def sweep(args: argparse.Namespace) -> int:
+    with connect(args) as client:
+        swept = client.sweep(args.namespace)
+    _out(render.as_json(swept) if args.format == "json" else render.sweep_text(swept))
+    return OK
+
+
+def calibration(args: argparse.Namespace) -> int:
+    with connect(args) as client:
+        if args.rollback is not None:
+            client.roll_back(args.rollback, args.namespace)
+        found = client.calibrations(args.namespace)
+    _out(render.calibrations_text(found))
+    return OK
+
+
 def rebuild(args: argparse.Namespace) -> int:
     """Start a rebuild and follow it with a progress bar until it ends."""
     with connect(args) as client:

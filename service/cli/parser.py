@@ -248,5 +248,23 @@ def parser() -> argparse.ArgumentParser:
     rebuild = subparsers.add_parser("rebuild", help="rebuild the indexes from the ledger (admin)")
     rebuild.set_defaults(run=commands.rebuild)
 
+    sweep = subparsers.add_parser(
+        "sweep",
+        help="fit a namespace's strong-match threshold and floor on its reference questions "
+        "(admin)",
+    )
+    sweep.add_argument("--namespace", help=NAMESPACE)
+    sweep.add_argument("--format", choices=("text", "json"), default="text")
+    sweep.set_defaults(run=commands.sweep)
+
+    calibration = subparsers.add_parser(
+        "calibration", help="the calibration in force and the fits of sweeps; roll back (admin)"
+    )
+    calibration.add_argument("--namespace", help=NAMESPACE)
+    calibration.add_argument(
+        "--rollback", type=int, metavar="VERSION", help="apply this fit again (0: shipped)"
+    )
+    calibration.set_defaults(run=commands.calibration)
+
     portable.add_parsers(subparsers)
     return top

@@ -169,6 +169,48 @@ def collections_text(found: wire.CollectionsResponse) -> str:
     )
 
 
+def calibration_name(used: wire.CalibrationUsed) -> str:
+    return used.source if used.source == "shipped" else f"{used.source} v{used.version}"
+
+
+def sweep_text(swept: wire.SweepResponse) -> str:
+    before, after = swept.before, swept.after
+    lines = [
+        f"{swept.namespace}: {swept.references} references ({swept.answerable} answered "
+        f"by entries) asked in {swept.took_ms / 1000:.1f} s; first ten hold the answer "
+        f"{_share(swept.top10)}",
+        f"{'kept' if swept.kept else 'in force'}: {calibration_name(after)}, threshold "
+        f"{before.threshold:g} -> {after.threshold:g}, floor {before.floor:g} -> "
+        f"{after.floor:g}",
+        swept.reason,
+    ]
+    for name, held in swept.held_out.items():
+        lines.append(
+            f"  held out, {name}: Youden's J {_share(held.youden_j)}, unanswerable given "
+            f"nothing {_share(held.no_result)}, top-10 cost {_share(held.top10_cost)}"
+        )
+    return _joined(lines)
+
+
+def calibrations_text(found: wire.CalibrationsResponse) -> str:
+    used = found.in_force
+    lines = [
+        f"{found.namespace}: {calibration_name(used)} in force (threshold {used.threshold:g},"
+        f" floor {used.floor:g}); {found.references} reference questions"
+    ]
+    for fit in found.fits:
+        mark = "*" if fit.in_force else " "
+        lines.append(
+            f"{mark} v{fit.version}  threshold {fit.threshold:g}  floor {fit.floor:g}  "
+            f"{fit.references} references  {fit.fitted_at}  {fit.actor}"
+        )
+    return _joined(lines)
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def progress_bar(done: int, total: int, label: str = "") -> str:
     """A bar that redraws itself over the current line (it starts with a carriage return)."""
     filled = BAR_WIDTH * done // total if total else BAR_WIDTH

@@ -1,7 +1,7 @@
 """Bounded thread pools for the blocking work of requests: reads (searches, retrieves,
 gets: the handlers Litestar runs in a thread), writes (ingest, deletes, scans, jobs run by
-hand, promotions) and ``/health`` each have their own, so slow writes never starve searches
-or the health check."""
+hand, promotions), ``/health`` and an admin's long work aside (sweeps) each have their own,
+so slow writes never starve searches or the health check."""
 
 from __future__ import annotations
 
@@ -50,15 +50,23 @@ class Pools:
         threads = settings.server.write_threads
         self.writes = FairExecutor(threads, name="strata-write", recent=_askers)
         self.status = CapacityLimiter(STATUS_THREADS)
+        self.asides = ThreadPoolExecutor(1, thread_name_prefix="strata-aside")
 
     async def write(self, call: Callable[..., T], *args: Any) -> T:
         """Run a blocking write on the write pool, in turns with other callers' writes."""
         bound = partial(contextvars.copy_context().run, call, *args)
         return await asyncio.get_running_loop().run_in_executor(self.writes, bound)
 
+    async def aside(self, call: Callable[..., T], *args: Any) -> T:
+        """Run long work an admin asked for (a sweep) on a thread of its own, one call at
+        a time, so that no read or write waits for it."""
+        bound = partial(contextvars.copy_context().run, call, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.asides, bound)
+
     def close(self) -> None:
         """Let the write threads end once their calls are done."""
         self.writes.shutdown(wait=False)
+        self.asides.shutdown(wait=False)
 
     async def check(self, call: Callable[..., T], *args: Any) -> T:
         """Run a health check on its own pool."""

@@ -265,6 +265,22 @@ class StrataClient:
         body: dict[str, Any] = {"ids": list(ids), **_ns(namespace)}
         return self._call(wire.PromoteResponse, "POST", "/v1/admin/promote", json=body)
 
+    def sweep(self, namespace: str | None = None) -> wire.SweepResponse:
+        """Fit the namespace's calibration on its reference questions (admin)."""
+        body = _ns(namespace)
+        return self._call(wire.SweepResponse, "POST", "/v1/admin/sweep", json=body)
+
+    def calibrations(self, namespace: str | None = None) -> wire.CalibrationsResponse:
+        params = _ns(namespace)
+        path = "/v1/admin/calibrations"
+        return self._call(wire.CalibrationsResponse, "GET", path, params=params)
+
+    def roll_back(self, version: int, namespace: str | None = None) -> wire.CalibrationUsed:
+        """Apply the namespace's fit of ``version`` again (0: the shipped calibration)."""
+        body = {"version": version, **_ns(namespace)}
+        path = "/v1/admin/calibrations/rollback"
+        return self._call(wire.CalibrationUsed, "POST", path, json=body)
+
     def jobs(self) -> wire.JobsResponse:
         return self._call(wire.JobsResponse, "GET", "/v1/admin/jobs")
 

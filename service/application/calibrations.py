@@ -1,0 +1,117 @@
+"""A namespace's calibration learned from its reference questions: the sweep, the fits it
+kept, and rolling one back."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from service.application.auth import Principal
+from service.domain.answers.answer import Answerer
+from service.domain.answers.sweep import Asked, SweepReport, ask, fit_sweep
+from service.domain.answers.tuning import Tuning
+from service.domain.model.references import Fit
+from service.domain.ports.references import Fits, References
+from service.errors import Conflict, NotFound
+
+MOST_REFERENCES = 1000
+"""The most references one sweep asks: the first recorded, in order."""
+
+
+@dataclass(frozen=True)
+class Swept:
+    namespace: str
+    report: SweepReport
+    in_force: Tuning
+    """What answered before the sweep."""
+    kept: Fit | None
+    """The fit the sweep kept and applied; None: what was in force stays."""
+    took_ms: float
+
+
+@dataclass(frozen=True)
+class Calibrations:
+    namespace: str
+    in_force: Tuning
+    fits: list[Fit]
+    """Newest first."""
+    references: int
+
+
+class CalibrationUseCases:
+    def __init__(
+        self,
+        answerer: Answerer,
+        references: References,
+        fits: Fits,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.answerer = answerer
+        self.references = references
+        self.fits = fits
+        self.clock = clock
+        self._sweeping = threading.Lock()
+
+    def sweep(self, principal: Principal, namespace: str | None) -> Swept:
+        """Ask every reference question of the namespace through the read path, as agents
+        ask (nothing logged, nothing counted), and keep the fit the cross-validation
+        supports; Conflict while another sweep runs here."""
+        principal.require_admin()
+        name = principal.namespace(namespace)
+        if not self._sweeping.acquire(blocking=False):
+            raise Conflict("a sweep is under way; try again when it has finished")
+        try:
+            return self._sweep(principal, name)
+        finally:
+            self._sweeping.release()
+
+    def _sweep(self, principal: Principal, namespace: str) -> Swept:
+        started = time.perf_counter()
+        now = self.clock()
+        in_force = self.answerer.tunings.of(namespace)
+        asked: list[Asked] = [
+            ask(self.answerer, reference, now)
+            for reference in self.references.references(namespace, 0, MOST_REFERENCES)
+        ]
+        report = fit_sweep(asked, in_force.threshold, in_force.floor)
+        kept = None
+        if report.changed:
+            kept = self.fits.add_fit(
+                Fit(
+                    namespace,
+                    0,
+                    report.threshold,
+                    report.floor,
+                    now,
+                    principal.name,
+                    report.figures,
+                )
+            )
+            self.answerer.tunings.forget()
+        took = round((time.perf_counter() - started) * 1000, 1)
+        return Swept(namespace, report, in_force, kept, took)
+
+    def calibrations(self, principal: Principal, namespace: str | None) -> Calibrations:
+        """The calibration in force for the namespace, its fits and its references."""
+        principal.require_admin()
+        name = principal.namespace(namespace)
+        return Calibrations(
+            name,
+            self.answerer.tunings.of(name),
+            self.fits.fits(name),
+            self.references.count_references(name),
+        )
+
+    def roll_back(self, principal: Principal, namespace: str | None, version: int) -> Tuning:
+        """Apply the namespace's fit of ``version`` (0: the shipped calibration)."""
+        principal.require_admin()
+        name = principal.namespace(namespace)
+        try:
+            self.fits.activate_fit(name, version)
+        except KeyError:
+            raise NotFound(f"namespace {name!r} has no calibration version {version}") from None
+        self.answerer.tunings.forget()
+        return self.answerer.tunings.of(name)
