@@ -9,11 +9,10 @@ from dataclasses import replace
 from typing import Any
 
 from service.domain.entries import Entry, Kind, StoredEntry, Tier
-from service.domain.memory.bounds import require_bounds
 from service.domain.memory.indexes import Indexes
-from service.domain.ports import Entries, IndexState, Inventory, KeywordStore, VectorStore
+from service.domain.memory.preparation import Preparer
+from service.domain.ports import Entries, IndexState, Inventory
 from service.errors import FieldError, InvalidInput
-from service.settings import ChunkingSettings
 
 BATCH = 500
 """Entries archived or deleted by one step of a lifecycle job."""
@@ -28,20 +27,17 @@ class Lifecycle:
         entries: Entries,
         state: IndexState,
         inventory: Inventory,
-        vectors: VectorStore,
-        keywords: KeywordStore,
         indexes: Indexes,
-        chunking: ChunkingSettings,
+        preparer: Preparer,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.entries = entries
         self.state = state
         self.inventory = inventory
-        self.vectors = vectors
-        self.keywords = keywords
         self.indexes = indexes
-        self.chunking = chunking
+        self.preparer = preparer
+        """Checks the bounds of every entry rewritten."""
         self.clock = clock
 
     def delete(self, keys: Sequence[str], actor: str = "") -> list[str]:
@@ -133,12 +129,11 @@ class Lifecycle:
 
     def drop_expired_vectors(self, now: float) -> None:
         """Remove the vectors of tier C entries past their expiry."""
-        self.vectors.delete_expired(now)
+        self.indexes.drop_expired_vectors(now)
 
     def optimize(self) -> int:
         """Merge the keyword index's segments; returns the documents it holds."""
-        self.keywords.optimize()
-        return self.keywords.count()
+        return self.indexes.optimize()
 
     def promote(self, keys: Sequence[str], actor: str = "") -> int:
         """Make tier C entries lasting tier A decisions, archived or not, keeping their vectors.
@@ -181,7 +176,7 @@ class Lifecycle:
         return len(changed)
 
     def _rewrite(self, changed: list[StoredEntry], actor: str, action: str) -> None:
-        require_bounds([s.entry for s in changed], self.chunking, "entries")
+        self.preparer.check([s.entry for s in changed])
         if changed:
             stale = self.entries.put(changed, actor=actor, action=action, at=self.clock())
             self.indexes.index(changed, stale)

@@ -8,18 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.entries import Erasure, ExportedEntry, Supersession
-from service.domain.memory.bounds import require_bounds
 from service.domain.memory.indexes import Indexes
-from service.domain.memory.preparation import prepare_kept
-from service.domain.ports import (
-    Embedder,
-    Entries,
-    KeywordStore,
-    NamespaceEntries,
-    Relations,
-    VectorStore,
-)
-from service.settings import ChunkingSettings
+from service.domain.memory.preparation import Preparer
+from service.domain.ports import Entries, NamespaceEntries, Relations
 
 
 @dataclass(frozen=True)
@@ -39,22 +30,16 @@ class Transfer:
         entries: Entries,
         relations: Relations,
         namespaces: NamespaceEntries,
-        vectors: VectorStore,
-        keywords: KeywordStore,
         indexes: Indexes,
-        embedder: Embedder | None,
-        chunking: ChunkingSettings,
+        preparer: Preparer,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.entries = entries
         self.relations = relations
         self.namespaces = namespaces
-        self.vectors = vectors
-        self.keywords = keywords
         self.indexes = indexes
-        self.embedder = embedder
-        self.chunking = chunking
+        self.preparer = preparer
         self.clock = clock
 
     def restore_entries(self, items: Sequence[ExportedEntry]) -> Restored:
@@ -86,7 +71,7 @@ class Transfer:
             if not same:
                 changed.append(item)
         bare = [i for i in changed if not i.stored.chunks]
-        made = iter(prepare_kept([i.stored.entry for i in bare], self.embedder, self.chunking))
+        made = iter(self.preparer.prepare_kept([i.stored.entry for i in bare]))
         ready = [replace(i, stored=next(made)) if not i.stored.chunks else i for i in changed]
         self.restore(ready)
         embedded = sum(1 for i in bare if i.stored.entry.embedded)
@@ -95,7 +80,7 @@ class Transfer:
     def restore(self, items: Sequence[ExportedEntry]) -> None:
         """Write entries whole, chunks and history as given (an import), and index them;
         InvalidInput, and nothing written, for an entry out of bounds."""
-        require_bounds([i.stored.entry for i in items], self.chunking, "entries")
+        self.preparer.check([i.stored.entry for i in items])
         if items:
             with self.indexes.lock:
                 self.namespaces.restore(items)
@@ -110,9 +95,7 @@ class Transfer:
             erasure = self.namespaces.erase(
                 namespace, actor=actor, at=self.clock(), counted=counted
             )
-            self.vectors.erase_namespace(namespace)
-            self.keywords.erase_namespace(namespace)
-            self.indexes.changed([namespace])
+            self.indexes.erase_namespace(namespace)
         return erasure
 
 
