@@ -3,10 +3,11 @@ concern each: ``Writer`` (new entries), ``Lifecycle`` (archive, promote, delete,
 ``IndexRepair`` (recover, backfill, rebuild) and ``Transfer`` (a namespace restored or
 erased whole).
 
-Each part takes the ledger ports it uses and two collaborators it shares with the others:
-``Indexes``, the one holder of the vector and keyword stores (and of the lock every change
-holds from the ledger to the indexes), and ``Preparer``, the one holder of the model and
-the chunking (entries chunked, embedded, their tokens counted, their bounds checked).
+Each part is a ``Part``: two collaborators it shares with the others and the clock, then
+the ledger ports it uses. ``Indexes`` is the one holder of the vector and keyword stores
+(and of the lock every change holds from the ledger to the indexes); ``Preparer`` the one
+holder of the model and the chunking (entries chunked, embedded, their tokens counted,
+their bounds checked).
 
 ``Memory`` is the parts composed over one ``Ledger``, for callers that use them all (the
 tests, the benchmarks); the wiring gives every other caller the part it uses."""
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from service.domain.memory.indexes import Indexes
 from service.domain.memory.lifecycle import BATCH, Lifecycle
 from service.domain.memory.outcomes import Committed
+from service.domain.memory.part import Part
 from service.domain.memory.preparation import Preparer
 from service.domain.memory.repair import IndexRepair, Progress
 from service.domain.memory.transfer import Restored, Transfer
@@ -52,10 +54,10 @@ class Memory:
             ledger,
             indexes,
             preparer,
-            Writer(ledger, ledger, ledger, indexes, preparer, clock=clock, on_commit=on_commit),
-            Lifecycle(ledger, ledger, ledger, indexes, preparer, clock=clock),
-            IndexRepair(ledger, ledger, indexes, preparer, clock=clock),
-            Transfer(ledger, ledger, ledger, indexes, preparer, clock=clock),
+            Writer(indexes, preparer, ledger, ledger, ledger, clock=clock, on_commit=on_commit),
+            Lifecycle(indexes, preparer, ledger, ledger, ledger, clock=clock),
+            IndexRepair(indexes, preparer, ledger, ledger, clock=clock),
+            Transfer(indexes, preparer, ledger, ledger, ledger, clock=clock),
         )
 
 
@@ -65,6 +67,7 @@ __all__ = [
     "Indexes",
     "Lifecycle",
     "Memory",
+    "Part",
     "Preparer",
     "Progress",
     "Restored",

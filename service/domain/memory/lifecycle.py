@@ -3,14 +3,12 @@ metadata updated, deleted; each change recorded in the ledger, then in the index
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.domain.entries import Entry, Kind, StoredEntry, Tier
-from service.domain.memory.indexes import Indexes
-from service.domain.memory.preparation import Preparer
+from service.domain.memory.part import Part
 from service.domain.ports import Entries, IndexState, Inventory
 from service.errors import FieldError, InvalidInput
 
@@ -18,27 +16,14 @@ BATCH = 500
 """Entries archived or deleted by one step of a lifecycle job."""
 
 
-class Lifecycle:
+@dataclass(eq=False)
+class Lifecycle(Part):
     """Changes to entries already stored, each under the write lock: the ledger first, then
-    the indexes."""
+    the indexes (every entry rewritten checked against the bounds by ``preparer``)."""
 
-    def __init__(
-        self,
-        entries: Entries,
-        state: IndexState,
-        inventory: Inventory,
-        indexes: Indexes,
-        preparer: Preparer,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.entries = entries
-        self.state = state
-        self.inventory = inventory
-        self.indexes = indexes
-        self.preparer = preparer
-        """Checks the bounds of every entry rewritten."""
-        self.clock = clock
+    entries: Entries
+    state: IndexState
+    inventory: Inventory
 
     def delete(self, keys: Sequence[str], actor: str = "") -> list[str]:
         """Remove entries from the ledger and both indexes; returns the keys that existed."""

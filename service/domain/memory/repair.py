@@ -4,15 +4,14 @@ without a model embedded, both indexes rebuilt."""
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from service.domain.entries import StoredEntry
 from service.domain.errors import EngineUnavailable, IndexUnavailable
 from service.domain.memory import indexable
-from service.domain.memory.indexes import Indexes
 from service.domain.memory.outcomes import Recovered
-from service.domain.memory.preparation import Preparer
+from service.domain.memory.part import Part
 from service.domain.ports import Entries, IndexState
 
 log = logging.getLogger(__name__)
@@ -20,24 +19,13 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int], None]
 
 
-class IndexRepair:
+@dataclass(eq=False)
+class IndexRepair(Part):
     """Brings Chroma and Tantivy back in step with the ledger, which holds every
     acknowledged write with its vectors."""
 
-    def __init__(
-        self,
-        entries: Entries,
-        state: IndexState,
-        indexes: Indexes,
-        preparer: Preparer,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.entries = entries
-        self.state = state
-        self.indexes = indexes
-        self.preparer = preparer
-        self.clock = clock
+    entries: Entries
+    state: IndexState
 
     def recover(self) -> Recovered:
         """Finish the writes and deletes not yet applied to the indexes (interrupted by a

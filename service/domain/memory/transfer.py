@@ -3,44 +3,21 @@ the ledger and both indexes."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.entries import Erasure, ExportedEntry, Supersession
-from service.domain.memory.indexes import Indexes
-from service.domain.memory.preparation import Preparer
+from service.domain.memory.part import Part
 from service.domain.ports import Entries, NamespaceEntries, Relations
 
 
-@dataclass(frozen=True)
-class Restored:
-    written: int
-    unchanged: int
-    """Entries the ledger held already as given: left alone."""
-    embedded: int
-    """Entries written whose vectors were made again."""
-
-
-class Transfer:
+@dataclass(eq=False)
+class Transfer(Part):
     """Writes entries whole (an import) and erases namespaces, under the write lock."""
 
-    def __init__(
-        self,
-        entries: Entries,
-        relations: Relations,
-        namespaces: NamespaceEntries,
-        indexes: Indexes,
-        preparer: Preparer,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.entries = entries
-        self.relations = relations
-        self.namespaces = namespaces
-        self.indexes = indexes
-        self.preparer = preparer
-        self.clock = clock
+    entries: Entries
+    relations: Relations
+    namespaces: NamespaceEntries
 
     def restore_entries(self, items: Sequence[ExportedEntry]) -> Restored:
         """Write exported entries with their history, ids and times as they were.
@@ -101,3 +78,14 @@ class Transfer:
 
 def _order(relation: Supersession) -> tuple[float, str]:
     return relation.at, relation.older
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What ``Transfer.restore_entries`` wrote."""
+
+    written: int
+    unchanged: int
+    """Entries the ledger held already as given: left alone."""
+    embedded: int
+    """Entries written whose vectors were made again."""

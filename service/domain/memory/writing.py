@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service.domain.entries import Entry, StoredEntry, entry_key
 from service.domain.errors import EngineUnavailable
-from service.domain.memory.indexes import Indexes
 from service.domain.memory.outcomes import Committed, Similar, WriteOutcome
-from service.domain.memory.preparation import Preparer, in_threads
+from service.domain.memory.part import Part
+from service.domain.memory.preparation import in_threads
 from service.domain.ports import Entries, Passages, Relations
 from service.errors import FieldError, InvalidInput
 from service.lib.group_commit import GroupCommit, Pending
@@ -49,7 +49,8 @@ Ready = tuple[Pending[_Write], list[StoredEntry]]
 """A write of a group and its entries, chunked and embedded."""
 
 
-class Writer:
+@dataclass(eq=False)
+class Writer(Part):
     """Stores new entries durably and indexes them.
 
     Order of a write: vectors are computed first (no lock held), then the ledger
@@ -58,25 +59,13 @@ class Writer:
     pending after a crash is re-applied from the ledger by ``IndexRepair.recover``.
     """
 
-    def __init__(
-        self,
-        entries: Entries,
-        relations: Relations,
-        passages: Passages,
-        indexes: Indexes,
-        preparer: Preparer,
-        *,
-        clock: Callable[[], float] = time.time,
-        on_commit: Callable[[Committed], None] | None = None,
-    ) -> None:
-        self.entries = entries
-        self.relations = relations
-        self.passages = passages
-        self.indexes = indexes
-        self.preparer = preparer
-        self.clock = clock
-        self.on_commit = on_commit
-        """Told how each group commit of writes ended."""
+    entries: Entries
+    relations: Relations
+    passages: Passages
+    on_commit: Callable[[Committed], None] | None = field(default=None, kw_only=True)
+    """Told how each group commit of writes ended."""
+
+    def __post_init__(self) -> None:
         self._writes: GroupCommit[_Write] = GroupCommit(self._commit, _touched, GROUP_ENTRIES)
 
     def write(
