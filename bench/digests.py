@@ -139,7 +139,7 @@ def size(args: argparse.Namespace) -> None:
     from service.application.inputs import to_entries
     from service.application.upkeep import archive_e_tier, optimize_indexes
     from service.domain.lifecycle.tiers import ExpiryPolicy
-    from service.domain.memory import Memory
+    from service.domain.memory import Indexes, Memory, Preparer
     from service.stores.durable import LEDGER, open_sqlite
     from service.stores.tantivy import TantivyKeywordStore
 
@@ -151,15 +151,16 @@ def size(args: argparse.Namespace) -> None:
         stores = open_sqlite(data)
         keywords = TantivyKeywordStore(data / "tantivy")
         clock = [now]
-        memory = Memory.over(
-            stores.ledger, NoVectors(), keywords, None, chunking, clock=lambda: clock[0]
+        indexes = Indexes(
+            stores.ledger, stores.ledger, NoVectors(), keywords, clock=lambda: clock[0]
         )
+        memory = Memory.over(stores.ledger, indexes, Preparer(None, chunking))
         started = time.perf_counter()
         batch: list[dict[str, Any]] = []
 
         def flush() -> None:
             events = [msgspec.convert(e, wire.Event) for e in batch]
-            memory.write(
+            memory.writer.write(
                 to_entries(
                     events,
                     now=now,
@@ -214,7 +215,7 @@ def size(args: argparse.Namespace) -> None:
         seconds = time.perf_counter() - started
         measure("originals deleted (STRATA_E_DELETE_DAYS=30)", deleted, seconds)
         started = time.perf_counter()
-        memory.rebuild()
+        memory.repair.rebuild()
         measure("Tantivy rebuilt from the ledger", None, time.perf_counter() - started)
         lengths = sorted(
             len(s.entry.text)

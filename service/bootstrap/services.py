@@ -34,7 +34,7 @@ from service.domain.cluster.replication import Follower
 from service.domain.collections.catalog import Collections
 from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
 from service.domain.lifecycle.tiers import ExpiryPolicy
-from service.domain.memory import Memory
+from service.domain.memory import Indexes, Memory, Preparer
 from service.domain.ports import Upstream
 from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.kept_passages import KeptPassages
@@ -125,16 +125,20 @@ def build_runtime(
 
     # One lock for every change to stored entries, this replica's follower's included.
     lock = threading.Lock()
-    memory = Memory.over(
+    indexes = Indexes(
+        stores.ledger,
         stores.ledger,
         stores.vectors,
         stores.keywords,
-        stores.embedder,
-        s.chunking,
         clock=clock,
         on_change=changed,
-        on_commit=metrics.committed if metrics is not None else None,
         lock=lock,
+    )
+    memory = Memory.over(
+        stores.ledger,
+        indexes,
+        Preparer(stores.embedder, s.chunking),
+        on_commit=metrics.committed if metrics is not None else None,
     )
     usage = ReadModelUsage(
         stores.embedder.count_tokens if stores.embedder is not None else _no_tokens, clock

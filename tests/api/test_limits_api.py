@@ -178,7 +178,7 @@ def test_one_key_s_writes_in_flight_never_hold_up_another_key_s_searches(
     key searches meanwhile."""
     runtime = runtime_for(api_keys=KEYS, requests_in_flight='{"agent": 1}')
     embedder = GatedEmbedder()
-    runtime.memory.writer.embedder = embedder
+    runtime.memory.preparer.embedder = embedder
     with serving(runtime) as client:
         written: list[int] = []
         slow = {"events": [{"id": "s", "tier": "A", "text": "a slow decision"}]}

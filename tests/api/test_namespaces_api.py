@@ -31,7 +31,7 @@ def fill(keyed: TestClient[Litestar], keyed_runtime: Runtime, namespace: str = "
         {"id": "e1", "tier": "E", "text": "GET /invoices 503", "metadata": {"code": 503}},
     ]
     write(keyed, *({**e, "namespace": namespace} for e in events), headers=AS_ADMIN)
-    keyed_runtime.memory.set_archived([f"{namespace}:c2"], True, actor="job")
+    keyed_runtime.memory.lifecycle.set_archived([f"{namespace}:c2"], True, actor="job")
     log = keyed_runtime.stores.interactions
     asked = f"q-{namespace}"
     log.record(Interaction(asked, 5.0, namespace, "bot", "tea?", [], False, 0.1, 2.0, 0.2))

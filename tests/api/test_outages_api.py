@@ -156,7 +156,7 @@ def test_a_write_while_the_vector_store_is_away_is_kept_and_found_by_keywords(
     assert written["indexed"] == 0  # acknowledged from the ledger
     assert [r["id"] for r in search(client, "release train")["results"]] == ["1"]
     outage.down.clear()
-    assert runtime.memory.recover().indexed == 1  # its vectors, now the store is back
+    assert runtime.memory.repair.recover().indexed == 1  # its vectors, now the store is back
     found = search(client, "release train", mode="vector")
     assert [r["id"] for r in found["results"]] == ["1"] and found["degraded"] == []
 
@@ -168,7 +168,7 @@ def test_a_write_while_the_model_fails_is_kept_without_vectors(
     written = write(client, "1", "the on-call rotation is weekly")
     assert (written["embedded"], written["indexed"]) == (0, 1)
     outage.down.clear()
-    assert runtime.memory.backfill() == 1
+    assert runtime.memory.repair.backfill() == 1
     assert [r["id"] for r in search(client, "on-call rotation", mode="vector")["results"]] == ["1"]
 
 

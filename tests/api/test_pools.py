@@ -39,7 +39,7 @@ def test_searches_and_health_answer_while_every_write_thread_is_busy(
     monkeypatch.setattr(pools, "_askers", Recent())
     runtime = fake_runtime(FakeClock(), FakeFiles(), search_threads="1", write_threads="1")
     embedder = GatedEmbedder()
-    runtime.memory.writer.embedder = embedder
+    runtime.memory.preparer.embedder = embedder
     with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
         fast = {"events": [{"id": "e", "tier": "E", "text": "deploy finished"}]}
         assert client.post("/v1/events", json=fast).status_code == 201

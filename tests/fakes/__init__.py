@@ -17,7 +17,8 @@
 - ``FakeUpstream`` answers searches like ``HttpUpstream`` talking to a strata, with the
   failures and latency a test scripts;
 - ``fake_memory`` builds a ``Memory`` over a fresh fake ledger, vector store, keyword store
-  and embedder, and hands them back with it (``FakeStores``).
+  and embedder, and hands them back with it (``FakeStores``); ``memory_over`` composes one
+  over the stores a test gives, and ``stored_entry`` reads an entry back.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from tests.fakes.interactions import FakeInteractionLog
 from tests.fakes.jobs import FakeCoordination, FakeRunLog
 from tests.fakes.keyword_store import FakeKeywordStore
 from tests.fakes.ledger import FakeLedger
-from tests.fakes.memory import FakeStores, fake_memory
+from tests.fakes.memory import FakeStores, fake_memory, memory_over, stored_entry
 from tests.fakes.reranker import FakeReranker
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.vector_store import FakeVectorStore, vector_matches
@@ -61,6 +62,8 @@ __all__ = [
     "make_entry",
     "make_filters",
     "matches",
+    "memory_over",
+    "stored_entry",
     "vector_matches",
     "words",
 ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from service.domain.memory import Memory
+from service.domain.entries import StoredEntry
+from service.domain.memory import Indexes, Memory, Preparer
+from service.domain.ports import Embedder, KeywordStore, Ledger, VectorStore
 from service.settings import ChunkingSettings
 from tests.fakes.embedder import FakeEmbedder
 from tests.fakes.keyword_store import FakeKeywordStore
@@ -26,6 +29,30 @@ class FakeStores:
     memory: Memory
 
 
+def memory_over(
+    ledger: Ledger,
+    vectors: VectorStore,
+    keywords: KeywordStore,
+    embedder: Embedder | None,
+    chunking: ChunkingSettings = CHUNKING,
+    *,
+    clock: Callable[[], float] = time.time,
+    on_change: Callable[[Iterable[str]], None] | None = None,
+    lock: threading.Lock | None = None,
+) -> Memory:
+    """Every part of the memory over these stores, as the wiring composes them
+    (``embedder`` None: no model)."""
+    indexes = Indexes(
+        ledger, ledger, vectors, keywords, clock=clock, on_change=on_change, lock=lock
+    )
+    return Memory.over(ledger, indexes, Preparer(embedder, chunking))
+
+
+def stored_entry(memory: Memory, key: str) -> StoredEntry | None:
+    """The entry ``key`` as the ledger holds it, or None."""
+    return memory.entries.get([key]).get(key)
+
+
 def fake_memory(
     chunking: ChunkingSettings = CHUNKING, *, clock: Callable[[], float] = time.time
 ) -> FakeStores:
@@ -36,5 +63,5 @@ def fake_memory(
         FakeKeywordStore(),
         FakeEmbedder(),
     )
-    memory = Memory.over(ledger, vectors, keywords, embedder, chunking, clock=clock)
+    memory = memory_over(ledger, vectors, keywords, embedder, chunking, clock=clock)
     return FakeStores(ledger, vectors, keywords, embedder, memory)

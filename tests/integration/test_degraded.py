@@ -35,7 +35,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
             degraded.stores.embedder is None
             and "embedding model unavailable" in degraded.stores.degraded[0]
         )
-        outcome = degraded.memory.write([entry("1", "we adopted trunk based development")])
+        outcome = degraded.memory.writer.write([entry("1", "we adopted trunk based development")])
         assert (outcome.embedded, outcome.indexed) == (0, 1)
         found = degraded.retriever.search(query("trunk development"))
         assert found.mode == "bm25" and found.degraded
@@ -57,7 +57,9 @@ def reopen_after(
 ) -> list[str]:
     settings = Settings().replace(data_dir=tmp_path)
     first = open_runtime(settings, embedder=embedder)
-    first.memory.write([entry("a", "postgres replication lag"), entry("e", "lag alert", "E")])
+    first.memory.writer.write(
+        [entry("a", "postgres replication lag"), entry("e", "lag alert", "E")]
+    )
     first.close()
     damage(tmp_path)
     SharedSystemClient.clear_system_cache()

@@ -26,9 +26,9 @@ def test_pending_writes_and_deletes_are_finished_at_start(
         id="kept", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
     )
     doomed = Entry(id="doomed", namespace="ns", tier="E", text="shard job log", timestamp=now)
-    first.memory.write([doomed])
+    first.memory.writer.write([doomed])
     # A crash after the ledger commit, before the indexes: the write is acknowledged.
-    first.stores.ledger.put(first.memory.prepare([kept]))
+    first.stores.ledger.put(first.memory.preparer.prepare([kept]))
     first.stores.ledger.mark_deleting(["ns:doomed"])
     first.close()
 
@@ -51,7 +51,7 @@ def test_rebuild_recreates_indexes_from_the_ledger(
     )
     try:
         now = time.time()
-        resources.memory.write(
+        resources.memory.writer.write(
             [
                 Entry(
                     id=str(n),
@@ -68,7 +68,7 @@ def test_rebuild_recreates_indexes_from_the_ledger(
         vectors.delete(sorted(vectors.entry_keys()))
         keywords.replace_all([])
         assert keywords.count() == 0 and vectors.count("A") == vectors.count("C") == 0
-        assert resources.memory.rebuild() == 9
+        assert resources.memory.repair.rebuild() == 9
         assert resources.stores.keywords.count() == 9
         assert resources.stores.vectors.count("A") == 3 and resources.stores.vectors.count("C") == 3
         query = SearchQuery("caching", Filters("ns", ("A", "C", "E"), time.time()), limit=20)
@@ -93,7 +93,7 @@ def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
         fact = Entry(
             id="x", namespace="ns", tier="A", text="decided to shard by tenant", timestamp=now
         )
-        memory.write([fact])
+        memory.writer.write([fact])
         assert chroma.entry_keys() == {"ns:x"}
         calls: list[str] = []  # what is asked of Chroma from here on
         for name in ("upsert", "delete", "search"):
@@ -109,11 +109,11 @@ def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
             Entry(id=f"log{n}", namespace=ns, tier="E", text=f"shard job {n} done", timestamp=now)
             for n, ns in enumerate(["ns", "ns", "other"])
         ]
-        assert memory.write(logs).indexed == 3
+        assert memory.writer.write(logs).indexed == 3
         assert calls == []  # new tier E entries: nothing there to delete, nothing to add
 
         rewritten = Entry(id="x", namespace="ns", tier="E", text="shard job log", timestamp=now)
-        assert memory.write([rewritten]).indexed == 1
+        assert memory.writer.write([rewritten]).indexed == 1
         assert calls == ["delete"]  # its vectors as tier A
         monkeypatch.undo()
         assert chroma.entry_keys() == set()
@@ -123,6 +123,6 @@ def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
         keyword = runtime.retriever.search(SearchQuery("shard job log", filters, mode="bm25"))
         assert "x" in [r.entry.id for r in keyword.results]
         assert runtime.stores.ledger.unsynced() == ([], [])
-        assert runtime.memory.indexes_match_ledger()
+        assert runtime.memory.repair.indexes_match_ledger()
     finally:
         runtime.close()

@@ -227,7 +227,7 @@ def write_memory(served: Served, namespace: str, fields: dict[str, Any]) -> str:
     values = {"text": TEXT, **fields, "tags": tuple(fields.get("tags", ()))}
     entry = Entry(id="x", namespace=namespace, tier="A", timestamp=1.8e9, **values)
     with pytest.raises(InvalidInput) as refused:
-        runtime.memory.write([entry])
+        runtime.memory.writer.write([entry])
     return refused.value.detail
 
 

@@ -71,7 +71,7 @@ def test_engines_going_away_degrade_and_recover(
     assert health["engines"]["vector_store"]["state"] == "unavailable"
 
     chroma.start()  # on its port, with its data
-    assert runtime.memory.recover().indexed == 1
+    assert runtime.memory.repair.recover().indexed == 1
     found = search(client, "when is the ledger backed up", mode="vector")
     assert found["degraded"] == [] and "2" in [r["id"] for r in found["results"]]
 

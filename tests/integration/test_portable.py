@@ -174,7 +174,7 @@ def test_an_erased_namespace_is_in_no_file_of_the_data_directory(
     found = search(client, "which database for billing", namespace="kept", mode="vector")
     assert ids(found)[0] == "plover-a"
     assert search(client, MARKER, namespace="gone")["results"] == []
-    assert runtime.memory.indexes_match_ledger()
+    assert runtime.memory.repair.indexes_match_ledger()
     listed = client.get("/v1/admin/erasures").json()["erasures"]
     assert [e["namespace"] for e in listed] == ["gone"]
     # The namespace can be used again.

@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 
 from service.domain.cluster.replication import Follower
-from service.domain.memory import Memory
 from service.domain.model import Filters
 from service.domain.ports import Ledger
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.durable import open_postgres, open_sqlite
 from service.stores.tantivy import TantivyKeywordStore
-from tests.fakes import FakeClock, FakeEmbedder, FakeVectorStore, make_entry
+from tests.fakes import FakeClock, FakeEmbedder, FakeVectorStore, make_entry, memory_over
 from tests.postgres import POSTGRES
 from tests.settings import CHUNKING
 
@@ -57,11 +56,11 @@ class Replica:
         self.checkpoint = FileCheckpoint(data / "checkpoint.json")
         self.clock = clock
         self.closed = False
-        self.memory = Memory.over(
+        self.memory = memory_over(
             ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock
         )
         self.follower = Follower(
-            ledger, self.keywords, self.checkpoint, lock=self.memory.lock, clock=clock
+            ledger, self.keywords, self.checkpoint, lock=self.memory.indexes.lock, clock=clock
         )
         self.follower.start_up()
 
@@ -97,20 +96,20 @@ def test_replicas_see_each_others_writes_deletes_and_promotions(
     start: Callable[[str], Replica],
 ) -> None:
     one, two = start("one"), start("two")
-    one.memory.write(
+    one.memory.writer.write(
         [
             make_entry("pg", "we picked postgres for billing"),
             make_entry("sync", "standup: postgres migration today", "C"),
         ]
     )
-    two.memory.write([make_entry("log", "postgres replica lag 3s", "E")])
+    two.memory.writer.write([make_entry("log", "postgres replica lag 3s", "E")])
     assert one.find("postgres") == ["ns:pg", "ns:sync"]  # its own, at once
     one.follower.catch_up()
     two.follower.catch_up()
     assert one.find("postgres") == two.find("postgres") == ["ns:log", "ns:pg", "ns:sync"]
 
-    two.memory.delete(["ns:pg"])
-    two.memory.promote(["ns:sync"])
+    two.memory.lifecycle.delete(["ns:pg"])
+    two.memory.lifecycle.promote(["ns:sync"])
     one.follower.catch_up()
     assert one.find("postgres") == ["ns:log", "ns:sync"]
     assert one.find("billing") == []
@@ -122,14 +121,14 @@ def test_an_empty_data_directory_rebuilds_and_a_kept_one_catches_up(
     start: Callable[[str], Replica],
 ) -> None:
     one = start("one")
-    one.memory.write([make_entry(str(n), f"note {n} on caching") for n in range(30)])
-    one.memory.delete(["ns:7"])
+    one.memory.writer.write([make_entry(str(n), f"note {n} on caching") for n in range(30)])
+    one.memory.lifecycle.delete(["ns:7"])
     fresh = start("fresh")
     assert fresh.keywords.count() == 29
     assert fresh.checkpoint.load() == one.ledger.change_bounds().latest
     fresh.close()
 
-    one.memory.write([make_entry("late", "caching, later")])
+    one.memory.writer.write([make_entry("late", "caching, later")])
     again = start("fresh")  # the same data directory, checkpoint and index
     assert again.keywords.count() == 30
     assert again.find("later") == ["ns:late"]
@@ -141,12 +140,14 @@ def test_a_checkpoint_below_the_horizon_rebuilds(
     """Away longer than the change log keeps: the delete it missed was trimmed, and only a
     rebuild from the ledger takes the entry out of its index."""
     one, away = start("one"), start("away")
-    one.memory.write([make_entry("old", "written before"), make_entry("gone", "dropped later")])
+    one.memory.writer.write(
+        [make_entry("old", "written before"), make_entry("gone", "dropped later")]
+    )
     away.follower.catch_up()
     away.close()
-    one.memory.delete(["ns:gone"])
+    one.memory.lifecycle.delete(["ns:gone"])
     clock.advance(8 * DAY)
-    one.memory.write([make_entry("new", "written since")])
+    one.memory.writer.write([make_entry("new", "written since")])
     assert one.ledger.trim_changes(clock() - 7 * DAY) > 0
     back = start("away")
     assert back.find("written") == ["ns:new", "ns:old"]

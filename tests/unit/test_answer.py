@@ -35,7 +35,7 @@ def answerer(
 ) -> Answerer:
     stores = fake_memory()
     model = stores.embedder
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("pg", "we decided on postgres for billing", "A", type="decision"),
             make_entry("chat", "postgres or mongo for billing?", "C", expires_at=T0 + DAY),

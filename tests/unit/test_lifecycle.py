@@ -12,7 +12,6 @@ from service.domain.collections.catalog import Collections
 from service.domain.entries import Entry, HistoryEvent, Tier
 from service.domain.lifecycle.digests import digest_id, group_of
 from service.domain.lifecycle.tiers import DAY
-from service.domain.memory import Memory
 from service.domain.memory import lifecycle as lifecycle_part
 from service.domain.model import Collection, Filters, IndexedFile
 from service.domain.search.query import SearchQuery
@@ -27,6 +26,8 @@ from tests.fakes import (
     FakeStores,
     fake_memory,
     make_entry,
+    memory_over,
+    stored_entry,
 )
 from tests.settings import CHUNKING, folder_rules, search_settings
 
@@ -80,7 +81,7 @@ def stores(clock: FakeClock) -> Stores:
 
 
 def write_expiring(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("gone", "standup notes gone", "C", expires_at=T0 + 10),
             make_entry("live", "standup notes live", "C", expires_at=T0 + 1000),
@@ -125,7 +126,7 @@ def test_expire_c_tier_archives_expired_c_entries_only(stores: Stores) -> None:
     assert stores.vectors.tiers["A"].keys() == {"ns:fact"}
     # The ledger keeps the vectors, for a later promotion.
     assert stored["ns:gone"].has_vectors
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_expire_c_tier_is_idempotent(stores: Stores) -> None:
@@ -158,7 +159,7 @@ def test_expire_c_tier_records_the_scheduler_at_the_memory_clock(stores: Stores)
 
 
 def test_expire_c_tier_on_exact_expiry_archives(stores: Stores) -> None:
-    stores.memory.write([make_entry("edge", "edge case", "C", expires_at=NOW)])
+    stores.memory.writer.write([make_entry("edge", "edge case", "C", expires_at=NOW)])
     assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     assert stores.vectors.keys == set()
 
@@ -167,7 +168,7 @@ def test_expire_c_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lifecycle_part, "BATCH", 2)
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry(f"c{n}", f"note {n}", "C", expires_at=T0 + 10) for n in range(5)]
     )
     assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 5}
@@ -177,17 +178,17 @@ def test_expire_c_tier_handles_more_than_one_batch(
 def test_restored_expired_entry_is_archived_again_by_the_next_run(stores: Stores) -> None:
     write_expiring(stores)
     upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
-    stores.memory.set_archived(["ns:gone"], False, "ops")
+    stores.memory.lifecycle.set_archived(["ns:gone"], False, "ops")
     assert upkeep.expire_c_tier(stores.memory.lifecycle, NOW) == {"archived": 1}
     assert [a for a, _ in stores.actions("gone")] == ["created", "archived", "restored", "archived"]
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 # archive_e_tier
 
 
 def write_logs(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("ancient", "cron ran", "E", timestamp=T0 - 100 * DAY),
             make_entry("old", "cron ran", "E", timestamp=T0 - 40 * DAY),
@@ -231,8 +232,8 @@ def test_archive_e_tier_with_zero_days_keeps_everything(stores: Stores) -> None:
 
 def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -> None:
     write_logs(stores)
-    stores.memory.set_archived(["ns:ancient"], True)  # archived or not, it goes
-    stores.memory.write([make_entry("older", "cron ran", "E", timestamp=T0 - 95 * DAY)])
+    stores.memory.lifecycle.set_archived(["ns:ancient"], True)  # archived or not, it goes
+    stores.memory.writer.write([make_entry("older", "cron ran", "E", timestamp=T0 - 95 * DAY)])
     result = stores.archive_e(T0, archive_days=30, delete_days=90)
     # archived first (digested), then deleted: the digests stay
     assert result == {"archived": 2, "deleted": 2, "digests": 2}
@@ -248,7 +249,7 @@ def test_archive_e_tier_deletes_entries_older_than_delete_days(stores: Stores) -
     assert archived(stores) == {"old"}
     assert "ns:ancient" not in stores.keywords.keys and "ns:older" not in stores.keywords.keys
     assert stores.actions("ancient")[-1] == ("deleted", "scheduler")
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_archive_e_tier_can_delete_without_archiving(stores: Stores) -> None:
@@ -263,7 +264,7 @@ def test_archive_e_tier_handles_more_than_one_batch(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lifecycle_part, "BATCH", 2)
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry(f"e{n}", "x", "E", timestamp=T0 - 40 * DAY) for n in range(3)]
         + [make_entry(f"d{n}", "x", "E", timestamp=T0 - 100 * DAY) for n in range(3)]
     )
@@ -288,7 +289,7 @@ def day_log(id: str, text: str, hour: float, days_ago: float = 40, **fields: Any
 def test_archiving_twice_changes_nothing_and_more_of_a_day_updates_its_digest(
     stores: Stores,
 ) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             day_log("a", "ERROR invoices migration failed", 1, thread="t1"),
             day_log("b", "invoices migration applied", 2, thread="t1"),
@@ -303,7 +304,7 @@ def test_archiving_twice_changes_nothing_and_more_of_a_day_updates_its_digest(
     after = {k: (s, list(stores.ledger.events[k])) for k, s in stores.ledger.entries.items()}
     assert after == before and len(stores.ledger.log) == changes  # nothing written
     # a late entry of the same day and thread: its digest is rebuilt with it
-    stores.memory.write([day_log("late", "invoices backfill done", 4, thread="t1")])
+    stores.memory.writer.write([day_log("late", "invoices backfill done", 4, thread="t1")])
     assert stores.archive_e(T0, 30, 0) == {
         "archived": 1,
         "deleted": 0,
@@ -319,7 +320,7 @@ def test_archiving_twice_changes_nothing_and_more_of_a_day_updates_its_digest(
 def test_a_digest_is_found_by_default_and_its_originals_with_include_archived(
     stores: Stores,
 ) -> None:
-    stores.memory.write([day_log("a", "invoices table migrated to v2", 1, thread="t1")])
+    stores.memory.writer.write([day_log("a", "invoices table migrated to v2", 1, thread="t1")])
     stores.archive_e(T0, 30, 0)
     (digest,) = digests_of(stores)
     assert stores.keyword_ids("invoices migrated") == {digest}
@@ -329,7 +330,7 @@ def test_a_digest_is_found_by_default_and_its_originals_with_include_archived(
 def test_a_run_cut_short_after_the_digests_leaves_no_archived_entry_out_of_them(
     stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stores.memory.write([day_log(f"e{n}", f"job {n} finished", 1 + n) for n in range(3)])
+    stores.memory.writer.write([day_log(f"e{n}", f"job {n} finished", 1 + n) for n in range(3)])
 
     def crash(*args: Any) -> None:
         raise RuntimeError("the process stopped")
@@ -347,7 +348,7 @@ def test_a_run_cut_short_after_the_digests_leaves_no_archived_entry_out_of_them(
 
 
 def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [day_log(f"e{n}", f"job {n} finished", 1 + n, days_ago=95) for n in range(3)]
     )
     assert stores.archive_e(T0, 30, 90) == {
@@ -358,7 +359,7 @@ def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
     (kept,) = digests_of(stores).values()
     assert kept["entries"] == 3 and kept["sources"] == ["e0", "e1", "e2"]
     # an entry of that day archived after its originals are gone leaves the digest whole
-    stores.memory.write([day_log("late", "job late finished", 9, days_ago=95)])
+    stores.memory.writer.write([day_log("late", "job late finished", 9, days_ago=95)])
     result = stores.archive_e(T0 + 1, 30, 0)
     assert result == {"archived": 1, "deleted": 0, "digests": 0}
     assert list(digests_of(stores).values()) == [kept]
@@ -371,14 +372,14 @@ def test_deleting_originals_keeps_their_digest_whole(stores: Stores) -> None:
 
 
 def test_promote_moves_c_to_a_keeping_its_vectors(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry("c", "we version the API in the URL path", "C", expires_at=T0 + 1000)]
     )
-    before = stores.memory.get("ns:c")
+    before = stored_entry(stores.memory, "ns:c")
     calls = list(stores.embedder.calls)
-    assert stores.memory.promote(["ns:c"], "alice") == 1
+    assert stores.memory.lifecycle.promote(["ns:c"], "alice") == 1
     assert stores.embedder.calls == calls  # no re-embedding
-    after = stores.memory.get("ns:c")
+    after = stored_entry(stores.memory, "ns:c")
     assert after is not None and before is not None
     assert (after.entry.tier, after.entry.expires_at, after.entry.archived) == ("A", None, False)
     assert after.chunks == before.chunks and after.tokens == before.tokens
@@ -387,16 +388,16 @@ def test_promote_moves_c_to_a_keeping_its_vectors(stores: Stores) -> None:
     assert stores.vectors.tiers["A"]["ns:c"].chunks == before.chunks
     assert stores.keywords.entries["ns:c"].entry.tier == "A"
     assert stores.actions("c") == [("created", ""), ("promoted", "alice")]
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     write_expiring(stores)
     upkeep.expire_c_tier(stores.memory.lifecycle, NOW)
     calls = list(stores.embedder.calls)
-    assert stores.memory.promote(["ns:gone"], "ops") == 1
+    assert stores.memory.lifecycle.promote(["ns:gone"], "ops") == 1
     assert stores.embedder.calls == calls
-    gone = stores.memory.get("ns:gone")
+    gone = stored_entry(stores.memory, "ns:gone")
     assert gone is not None
     entry = gone.entry
     assert (entry.tier, entry.expires_at, entry.archived) == ("A", None, False)
@@ -407,12 +408,12 @@ def test_promote_restores_an_archived_expired_c_entry(stores: Stores) -> None:
     assert (
         upkeep.expire_c_tier(stores.memory.lifecycle, NOW + 10 * DAY)["archived"] == 1
     )  # "live" only
-    gone = stores.memory.get("ns:gone")
+    gone = stored_entry(stores.memory, "ns:gone")
     assert gone is not None and not gone.entry.archived
 
 
 def test_promote_refuses_unknown_and_non_c_ids_and_promotes_nothing(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("c1", "talk", "C"),
             make_entry("a1", "fact", "A"),
@@ -420,44 +421,44 @@ def test_promote_refuses_unknown_and_non_c_ids_and_promotes_nothing(stores: Stor
         ]
     )
     with pytest.raises(InvalidInput) as raised:
-        stores.memory.promote(["ns:c1", "ns:nope", "ns:a1", "ns:e1"], "ops")
+        stores.memory.lifecycle.promote(["ns:c1", "ns:nope", "ns:a1", "ns:e1"], "ops")
     assert [e.field for e in raised.value.errors] == ["ids[1]", "ids[2]", "ids[3]"]
     assert "no such entry" in raised.value.errors[0].message
     assert "tier A" in raised.value.errors[1].message
     assert "tier E" in raised.value.errors[2].message
-    c1 = stores.memory.get("ns:c1")
+    c1 = stored_entry(stores.memory, "ns:c1")
     assert c1 is not None and c1.entry.tier == "C"
     assert stores.vectors.tiers["C"].keys() == {"ns:c1"}
     assert stores.actions("c1") == [("created", "")]
 
 
 def test_promote_of_a_deleted_entry_is_refused(stores: Stores) -> None:
-    stores.memory.write([make_entry("c", "talk", "C")])
-    stores.memory.delete(["ns:c"])
+    stores.memory.writer.write([make_entry("c", "talk", "C")])
+    stores.memory.lifecycle.delete(["ns:c"])
     with pytest.raises(InvalidInput) as raised:
-        stores.memory.promote(["ns:c"])
+        stores.memory.lifecycle.promote(["ns:c"])
     assert [e.field for e in raised.value.errors] == ["ids[0]"]
 
 
 def test_promote_counts_each_entry_once(stores: Stores) -> None:
-    stores.memory.write([make_entry("c", "talk", "C")])
-    assert stores.memory.promote(["ns:c", "ns:c"], "ops") == 1
+    stores.memory.writer.write([make_entry("c", "talk", "C")])
+    assert stores.memory.lifecycle.promote(["ns:c", "ns:c"], "ops") == 1
     assert stores.actions("c") == [("created", ""), ("promoted", "ops")]
 
 
 def test_promote_twice_is_refused_the_second_time(stores: Stores) -> None:
-    stores.memory.write([make_entry("c", "talk", "C")])
-    stores.memory.promote(["ns:c"])
+    stores.memory.writer.write([make_entry("c", "talk", "C")])
+    stores.memory.lifecycle.promote(["ns:c"])
     with pytest.raises(InvalidInput, match=r"ids\[0\]: is tier A"):
-        stores.memory.promote(["ns:c"])
+        stores.memory.lifecycle.promote(["ns:c"])
 
 
 def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: Stores) -> None:
-    without = Memory.over(
+    without = memory_over(
         stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
     )
-    without.write([make_entry("c", "talk about caching", "C")])
-    assert without.promote(["ns:c"]) == 1
+    without.writer.write([make_entry("c", "talk about caching", "C")])
+    assert without.lifecycle.promote(["ns:c"]) == 1
     assert stores.vectors.keys == set()
     assert upkeep.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
     assert stores.vectors.tiers["A"].keys() == {"ns:c"}
@@ -468,16 +469,16 @@ def test_promoted_entry_stored_without_a_model_is_embedded_by_backfill(stores: S
 
 
 def test_optimize_indexes_optimizes_the_keyword_store(stores: Stores) -> None:
-    stores.memory.write([make_entry("a", "x", "A"), make_entry("e", "y", "E")])
+    stores.memory.writer.write([make_entry("a", "x", "A"), make_entry("e", "y", "E")])
     assert upkeep.optimize_indexes(stores.memory.lifecycle) == {"documents": 2}
     assert stores.keywords.optimized == 1
 
 
 def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> None:
-    without = Memory.over(
+    without = memory_over(
         stores.ledger, stores.vectors, stores.keywords, None, CHUNKING, clock=stores.clock
     )
-    without.write([make_entry("a", "x", "A")])
+    without.writer.write([make_entry("a", "x", "A")])
     assert upkeep.backfill_embeddings(without.repair) == {"embedded": 0}
     assert upkeep.backfill_embeddings(stores.memory.repair) == {"embedded": 1}
     assert upkeep.backfill_embeddings(stores.memory.repair) == {"embedded": 0}
@@ -487,9 +488,9 @@ def test_backfill_embeddings_without_a_model_embeds_nothing(stores: Stores) -> N
 
 
 def test_trim_changes_drops_what_is_older_than_the_retention(stores: Stores) -> None:
-    stores.memory.write([make_entry("old", "written long ago", "E")])
+    stores.memory.writer.write([make_entry("old", "written long ago", "E")])
     stores.clock.now = T0 + 8 * DAY
-    stores.memory.write([make_entry("new", "written today", "E")])
+    stores.memory.writer.write([make_entry("new", "written today", "E")])
     assert upkeep.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 1}
     assert [c.key for c in stores.ledger.changes(0)] == ["ns:new"]
     assert upkeep.trim_changes(stores.ledger, stores.clock(), 7) == {"trimmed": 0}

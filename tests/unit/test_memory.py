@@ -11,7 +11,16 @@ from service.domain.errors import EngineUnavailable
 from service.domain.memory import Memory
 from service.domain.memory.outcomes import Recovered, WriteOutcome
 from service.settings import ChunkingSettings
-from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
+from tests.fakes import (
+    T0,
+    FakeEmbedder,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+    make_entry,
+    memory_over,
+    stored_entry,
+)
 from tests.settings import CHUNKING
 
 FIVE_WORDS = ChunkingSettings(words=5, overlap=1)
@@ -41,13 +50,13 @@ def embedder() -> FakeEmbedder:
 def memory(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> Memory:
-    return Memory.over(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0)
+    return memory_over(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0)
 
 
 def test_write_records_and_indexes_every_entry(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    outcome = memory.write(
+    outcome = memory.writer.write(
         [
             make_entry("a", "alice likes tea", "A"),
             make_entry("c", "standup at nine", "C"),
@@ -66,16 +75,16 @@ def test_write_records_and_indexes_every_entry(
 
 def test_get_returns_the_entry_as_written(memory: Memory) -> None:
     entry = make_entry("a", "alice likes tea", "A", speaker="alice", tags=("pref",))
-    memory.write([entry])
-    stored = memory.get("ns:a")
+    memory.writer.write([entry])
+    stored = stored_entry(memory, "ns:a")
     assert stored is not None
     assert stored.entry == entry
-    assert memory.get("ns:missing") is None
+    assert stored_entry(memory, "ns:missing") is None
 
 
 def test_long_entry_is_kept_as_chunks_with_one_vector_each(memory: Memory) -> None:
-    memory.write([make_entry("a", "one two three four five six seven eight nine", "A")])
-    stored = memory.get("ns:a")
+    memory.writer.write([make_entry("a", "one two three four five six seven eight nine", "A")])
+    stored = stored_entry(memory, "ns:a")
     assert stored is not None
     assert [c.text for c in stored.chunks] == [
         "one two three four five",
@@ -86,7 +95,7 @@ def test_long_entry_is_kept_as_chunks_with_one_vector_each(memory: Memory) -> No
 
 
 def test_embedded_tiers_embed_speaker_and_chunk(memory: Memory, embedder: FakeEmbedder) -> None:
-    memory.write(
+    memory.writer.write(
         [
             make_entry("a", "I prefer tea", "A", speaker="alice"),
             make_entry("c", "standup moved one two three four", "C", speaker="bob"),
@@ -103,8 +112,8 @@ def test_embedded_tiers_embed_speaker_and_chunk(memory: Memory, embedder: FakeEm
 
 
 def test_stored_vector_is_that_of_speaker_and_chunk(memory: Memory, embedder: FakeEmbedder) -> None:
-    memory.write([make_entry("a", "I prefer tea", "A", speaker="alice")])
-    stored = memory.get("ns:a")
+    memory.writer.write([make_entry("a", "I prefer tea", "A", speaker="alice")])
+    stored = stored_entry(memory, "ns:a")
     assert stored is not None
     assert stored.chunks[0].vector == embedder.vector("alice: I prefer tea")
     assert stored.chunks[0].text == "I prefer tea"
@@ -117,7 +126,7 @@ def test_tier_e_is_never_embedded(
     keywords: FakeKeywordStore,
     embedder: FakeEmbedder,
 ) -> None:
-    outcome = memory.write([make_entry("e", "GET /health 200", "E", speaker="nginx")])
+    outcome = memory.writer.write([make_entry("e", "GET /health 200", "E", speaker="nginx")])
     assert outcome.embedded == 0
     assert embedder.calls == []
     assert vectors.keys == set()
@@ -129,8 +138,8 @@ def test_tier_e_is_never_embedded(
 def test_writing_an_existing_id_replaces_it(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory.write([make_entry("a", "old words", "A")])
-    memory.write([make_entry("a", "new words", "A")])
+    memory.writer.write([make_entry("a", "old words", "A")])
+    memory.writer.write([make_entry("a", "new words", "A")])
     stored = ledger.get(["ns:a"])["ns:a"]
     assert stored.entry.text == "new words"
     assert vectors.tiers["A"]["ns:a"].entry.text == "new words"
@@ -141,8 +150,8 @@ def test_writing_an_existing_id_replaces_it(
 def test_replacing_with_another_tier_leaves_no_trace_of_the_old(
     memory: Memory, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory.write([make_entry("a", "was a fact", "A")])
-    memory.write([make_entry("a", "now a log line", "E")])
+    memory.writer.write([make_entry("a", "was a fact", "A")])
+    memory.writer.write([make_entry("a", "now a log line", "E")])
     assert vectors.keys == set()
     assert keywords.entries["ns:a"].entry.tier == "E"
 
@@ -156,40 +165,42 @@ def changes(vectors: FakeVectorStore) -> list[tuple[str, list[str]]]:
 def test_a_tier_e_write_asks_nothing_of_the_vector_store(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory.write(
+    memory.writer.write(
         [
             make_entry("e1", "GET /health 200", "E"),
             make_entry("e2", "deploy finished", "E", namespace="other"),
         ]
     )
-    memory.write([make_entry("e1", "GET /health 503", "E")])  # rewritten, still tier E
+    memory.writer.write([make_entry("e1", "GET /health 503", "E")])  # rewritten, still tier E
     assert vectors.calls == []
     assert ledger.states == {"ns:e1": "synced", "other:e2": "synced"}
     assert keywords.entries["ns:e1"].entry.text == "GET /health 503"
-    assert memory.indexes_match_ledger()
+    assert memory.repair.indexes_match_ledger()
 
 
 def test_an_entry_rewritten_as_tier_e_has_its_vectors_deleted(
     memory: Memory, vectors: FakeVectorStore
 ) -> None:
-    memory.write([make_entry("a", "was a fact", "A")])
+    memory.writer.write([make_entry("a", "was a fact", "A")])
     assert changes(vectors) == [("upsert", ["ns:a"])]  # a new entry: nothing to delete
     vectors.calls.clear()
-    memory.write([make_entry("a", "now a log line", "E"), make_entry("e", "a new log line", "E")])
+    memory.writer.write(
+        [make_entry("a", "now a log line", "E"), make_entry("e", "a new log line", "E")]
+    )
     assert vectors.calls == [("delete", ["ns:a"])]
     assert vectors.keys == set()
     vectors.calls.clear()
-    memory.write([make_entry("a", "still a log line", "E")])
+    memory.writer.write([make_entry("a", "still a log line", "E")])
     assert vectors.calls == []
 
 
 def test_a_re_embedded_entry_keeps_none_of_its_old_chunks(
     memory: Memory, vectors: FakeVectorStore
 ) -> None:
-    memory.write([make_entry("a", "one two three four five six seven eight nine", "A")])
+    memory.writer.write([make_entry("a", "one two three four five six seven eight nine", "A")])
     assert vectors.count("A") == 2
     vectors.calls.clear()
-    memory.write([make_entry("a", "one two three", "A")])
+    memory.writer.write([make_entry("a", "one two three", "A")])
     assert changes(vectors) == [("delete", ["ns:a"]), ("upsert", ["ns:a"])]
     assert vectors.count("A") == 1
 
@@ -204,11 +215,11 @@ def test_an_entry_whose_indexing_was_unfinished_has_its_vectors_deleted_when_rew
         raise EngineUnavailable("vector store", "connection reset")
 
     monkeypatch.setattr(vectors, "upsert", away)
-    assert memory.write([make_entry("a", "was a fact", "A")]).indexed == 0
+    assert memory.writer.write([make_entry("a", "was a fact", "A")]).indexed == 0
     assert ledger.states == {"ns:a": "pending"} and vectors.keys == {"ns:a"}
     monkeypatch.setattr(vectors, "upsert", upsert)
     vectors.calls.clear()
-    memory.write([make_entry("a", "now a log line", "E")])
+    memory.writer.write([make_entry("a", "now a log line", "E")])
     assert vectors.calls == [("delete", ["ns:a"])]
     assert ledger.states == {"ns:a": "synced"} and vectors.keys == set()
 
@@ -216,12 +227,12 @@ def test_an_entry_whose_indexing_was_unfinished_has_its_vectors_deleted_when_rew
 def test_recovery_deletes_whatever_vectors_a_pending_entry_may_have_left(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore
 ) -> None:
-    memory.write([make_entry("a", "was a fact", "A")])
+    memory.writer.write([make_entry("a", "was a fact", "A")])
     # A crash after the ledger recorded the rewrite, before the indexes were updated.
-    ledger.put(memory.prepare([make_entry("a", "now a log line", "E")]))
-    ledger.put(memory.prepare([make_entry("e", "a new log line", "E")]))
+    ledger.put(memory.preparer.prepare([make_entry("a", "now a log line", "E")]))
+    ledger.put(memory.preparer.prepare([make_entry("e", "a new log line", "E")]))
     vectors.calls.clear()
-    assert memory.recover().indexed == 2
+    assert memory.repair.recover().indexed == 2
     assert vectors.calls == [("delete", ["ns:a", "ns:e"])]  # what each left is not known
     assert vectors.keys == set() and ledger.unsynced() == ([], [])
 
@@ -229,16 +240,16 @@ def test_recovery_deletes_whatever_vectors_a_pending_entry_may_have_left(
 def test_archiving_tier_e_entries_asks_nothing_of_the_vector_store(
     memory: Memory, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory.write([make_entry("e", "GET /health 200", "E")])
-    assert memory.set_archived(["ns:e"], True) == 1
-    assert memory.set_archived(["ns:e"], False) == 1
+    memory.writer.write([make_entry("e", "GET /health 200", "E")])
+    assert memory.lifecycle.set_archived(["ns:e"], True) == 1
+    assert memory.lifecycle.set_archived(["ns:e"], False) == 1
     assert vectors.calls == []
     assert not keywords.entries["ns:e"].entry.archived
 
 
 def test_same_id_in_another_namespace_is_another_entry(memory: Memory, ledger: FakeLedger) -> None:
-    memory.write([make_entry("a", "mine", "A", namespace="ns")])
-    memory.write([make_entry("a", "theirs", "A", namespace="other")])
+    memory.writer.write([make_entry("a", "mine", "A", namespace="ns")])
+    memory.writer.write([make_entry("a", "theirs", "A", namespace="other")])
     assert ledger.get(["ns:a"])["ns:a"].entry.text == "mine"
     assert ledger.get(["other:a"])["other:a"].entry.text == "theirs"
 
@@ -246,19 +257,19 @@ def test_same_id_in_another_namespace_is_another_entry(memory: Memory, ledger: F
 def test_delete_removes_from_ledger_and_both_indexes(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
-    assert memory.delete(["ns:a", "ns:e", "ns:missing"]) == ["ns:a", "ns:e"]
+    memory.writer.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
+    assert memory.lifecycle.delete(["ns:a", "ns:e", "ns:missing"]) == ["ns:a", "ns:e"]
     assert ledger.entries == {}
     assert vectors.keys == set()
     assert keywords.keys == set()
-    assert memory.get("ns:a") is None
+    assert stored_entry(memory, "ns:a") is None
 
 
 def test_delete_of_nothing_known_changes_nothing(
     memory: Memory, keywords: FakeKeywordStore
 ) -> None:
-    memory.write([make_entry("a", "kept", "A")])
-    assert memory.delete(["ns:missing"]) == []
+    memory.writer.write([make_entry("a", "kept", "A")])
+    assert memory.lifecycle.delete(["ns:missing"]) == []
     assert keywords.keys == {"ns:a"}
 
 
@@ -266,10 +277,14 @@ def test_recover_reindexes_pending_writes_and_finishes_deletes(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     # A crash after the ledger recorded these but before the indexes were updated.
-    memory.write([make_entry("gone", "to delete", "A")])
+    memory.writer.write([make_entry("gone", "to delete", "A")])
     ledger.mark_deleting(["ns:gone"])
-    ledger.put(memory.prepare([make_entry("a", "alice likes tea", "A"), make_entry("e", "x", "E")]))
-    assert memory.recover() == Recovered(indexed=2, removed=1, quarantined=0)
+    ledger.put(
+        memory.preparer.prepare(
+            [make_entry("a", "alice likes tea", "A"), make_entry("e", "x", "E")]
+        )
+    )
+    assert memory.repair.recover() == Recovered(indexed=2, removed=1, quarantined=0)
     assert ledger.unsynced() == ([], [])
     assert vectors.keys == {"ns:a"}
     assert keywords.keys == {"ns:a", "ns:e"}
@@ -277,15 +292,17 @@ def test_recover_reindexes_pending_writes_and_finishes_deletes(
 
 
 def test_recover_with_nothing_pending_does_nothing(memory: Memory) -> None:
-    memory.write([make_entry("a", "fine", "A")])
-    assert memory.recover() == Recovered(indexed=0, removed=0, quarantined=0)
+    memory.writer.write([make_entry("a", "fine", "A")])
+    assert memory.repair.recover() == Recovered(indexed=0, removed=0, quarantined=0)
 
 
 def test_without_a_model_embedded_tiers_are_stored_without_vectors(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
-    outcome = memory.write([make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")])
+    memory = memory_over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    outcome = memory.writer.write(
+        [make_entry("e", "log", "E"), make_entry("a", "alice likes tea", "A")]
+    )
     assert (outcome.embedded, outcome.indexed) == (0, 2)
     stored = ledger.get(["ns:a"])["ns:a"]
     assert stored.chunks and all(c.vector is None for c in stored.chunks)
@@ -295,23 +312,23 @@ def test_without_a_model_embedded_tiers_are_stored_without_vectors(
     assert keywords.keys == {"ns:a", "ns:e"}
     assert vectors.keys == set()
     assert ledger.missing_vectors() == ["ns:a"]
-    assert memory.indexes_match_ledger()
+    assert memory.repair.indexes_match_ledger()
 
 
 def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
-    without = Memory.over(ledger, vectors, keywords, None, FIVE_WORDS, clock=lambda: T0)
-    assert without.backfill() == 0  # nothing to embed with
-    without.write(
+    without = memory_over(ledger, vectors, keywords, None, FIVE_WORDS, clock=lambda: T0)
+    assert without.repair.backfill() == 0  # nothing to embed with
+    without.writer.write(
         [
             make_entry("a", "alice likes tea", "A", speaker="alice"),
             make_entry("c", "standup moved one two three four", "C"),
             make_entry("e", "GET /health 200", "E"),
         ]
     )
-    with_model = Memory.over(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0 + 42)
-    assert with_model.backfill() == 2
+    with_model = memory_over(ledger, vectors, keywords, embedder, FIVE_WORDS, clock=lambda: T0 + 42)
+    assert with_model.repair.backfill() == 2
     assert sorted(embedder.texts) == sorted(
         ["alice: alice likes tea", "standup moved one two three", "three four"]
     )
@@ -322,24 +339,24 @@ def test_backfill_embeds_entries_stored_without_a_model_once_one_is_loaded(
     assert vectors.count("C") == 2  # one record per chunk
     assert ledger.missing_vectors() == []
     assert ledger.history("ns:a")[-1] == HistoryEvent(T0 + 42, "embedded", "backfill")
-    assert with_model.indexes_match_ledger()
+    assert with_model.repair.indexes_match_ledger()
     calls = len(embedder.calls)
-    assert with_model.backfill() == 0
+    assert with_model.repair.backfill() == 0
     assert len(embedder.calls) == calls
 
 
 def test_backfill_embeds_archived_entries_but_keeps_them_out_of_the_vector_index(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
-    without = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
-    without.write([make_entry("c", "old standup", "C")])
-    without.set_archived(["ns:c"], True)
-    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
-    assert memory.backfill() == 1
+    without = memory_over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    without.writer.write([make_entry("c", "old standup", "C")])
+    without.lifecycle.set_archived(["ns:c"], True)
+    memory = memory_over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    assert memory.repair.backfill() == 1
     stored = ledger.get(["ns:c"])["ns:c"]
     assert stored.has_vectors and stored.entry.archived
     assert vectors.keys == set()
-    assert memory.indexes_match_ledger()
+    assert memory.repair.indexes_match_ledger()
 
 
 class HookedEmbedder(FakeEmbedder):
@@ -357,32 +374,34 @@ class HookedEmbedder(FakeEmbedder):
 def test_backfill_skips_entries_deleted_or_rewritten_while_it_embedded(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    without = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
-    without.write([make_entry("gone", "to be deleted", "A"), make_entry("new", "old text", "A")])
+    without = memory_over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    without.writer.write(
+        [make_entry("gone", "to be deleted", "A"), make_entry("new", "old text", "A")]
+    )
     embedder = HookedEmbedder()
-    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = memory_over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
 
     def race() -> None:
         embedder.hook = lambda: None
-        memory.delete(["ns:gone"])
-        without.write([make_entry("new", "new text", "A")])
+        memory.lifecycle.delete(["ns:gone"])
+        without.writer.write([make_entry("new", "new text", "A")])
 
     embedder.hook = race
-    assert memory.backfill() == 0
-    assert memory.get("ns:gone") is None
+    assert memory.repair.backfill() == 0
+    assert stored_entry(memory, "ns:gone") is None
     assert "ns:gone" not in vectors.keys and "ns:gone" not in keywords.keys
-    new = memory.get("ns:new")
+    new = stored_entry(memory, "ns:new")
     assert new is not None and new.entry.text == "new text"
     assert keywords.entries["ns:new"].entry.text == "new text"
     assert vectors.keys == set()  # the stale text was not indexed
     # The rewrite, still without vectors, is embedded by the next run.
-    assert memory.backfill() == 1
+    assert memory.repair.backfill() == 1
     assert vectors.tiers["A"]["ns:new"].entry.text == "new text"
     assert embedder.texts[-1] == "new text"
 
 
 def test_tokens_are_counted_by_the_model_for_every_tier(memory: Memory, ledger: FakeLedger) -> None:
-    memory.write(
+    memory.writer.write(
         [
             make_entry("a", "one two three four five six seven eight nine", "A"),
             make_entry("e", "GET /health 200", "E"),
@@ -397,16 +416,16 @@ def test_tokens_are_counted_by_the_model_for_every_tier(memory: Memory, ledger: 
 def test_without_a_model_tokens_are_estimated_from_words(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
-    memory.write([make_entry("a", "one two three four five six", "A")])
+    memory = memory_over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    memory.writer.write([make_entry("a", "one two three four five six", "A")])
     assert ledger.get(["ns:a"])["ns:a"].tokens == 6 * 4 // 3
 
 
 def test_without_a_model_tier_e_is_still_written(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory = Memory.over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
-    outcome = memory.write([make_entry("e", "log", "E")])
+    memory = memory_over(ledger, vectors, keywords, None, CHUNKING, clock=lambda: T0)
+    outcome = memory.writer.write([make_entry("e", "log", "E")])
     assert (outcome.embedded, outcome.indexed) == (0, 1)
     assert keywords.keys == {"ns:e"}
 
@@ -414,26 +433,26 @@ def test_without_a_model_tier_e_is_still_written(
 def test_archiving_flags_entries_and_restoring_clears_the_flag(
     memory: Memory, keywords: FakeKeywordStore, vectors: FakeVectorStore
 ) -> None:
-    memory.write([make_entry("a", "alice likes tea", "A")])
-    assert memory.set_archived(["ns:a", "ns:missing"], True) == 1
-    assert memory.set_archived(["ns:a"], True) == 0
+    memory.writer.write([make_entry("a", "alice likes tea", "A")])
+    assert memory.lifecycle.set_archived(["ns:a", "ns:missing"], True) == 1
+    assert memory.lifecycle.set_archived(["ns:a"], True) == 0
     assert keywords.entries["ns:a"].entry.archived
     # Archived entries leave the vector index; the ledger keeps their vectors.
     assert vectors.keys == set()
-    archived = memory.get("ns:a")
+    archived = stored_entry(memory, "ns:a")
     assert archived is not None and archived.has_vectors
-    assert memory.indexes_match_ledger()
-    assert memory.set_archived(["ns:a"], False) == 1
+    assert memory.repair.indexes_match_ledger()
+    assert memory.lifecycle.set_archived(["ns:a"], False) == 1
     assert not keywords.entries["ns:a"].entry.archived
     assert vectors.tiers["A"].keys() == {"ns:a"}
-    assert memory.indexes_match_ledger()
+    assert memory.repair.indexes_match_ledger()
 
 
 def test_archiving_and_restoring_never_re_embed(memory: Memory, embedder: FakeEmbedder) -> None:
-    memory.write([make_entry("a", "alice likes tea", "A")])
+    memory.writer.write([make_entry("a", "alice likes tea", "A")])
     calls = len(embedder.calls)
-    memory.set_archived(["ns:a"], True)
-    memory.set_archived(["ns:a"], False)
+    memory.lifecycle.set_archived(["ns:a"], True)
+    memory.lifecycle.set_archived(["ns:a"], False)
     assert len(embedder.calls) == calls
 
 
@@ -441,18 +460,18 @@ def test_history_records_who_did_what_and_when(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore, embedder: FakeEmbedder
 ) -> None:
     now = [100.0]
-    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: now[0])
-    memory.write([make_entry("a", "first", "A")], actor="key:1")
+    memory = memory_over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: now[0])
+    memory.writer.write([make_entry("a", "first", "A")], actor="key:1")
     now[0] = 200.0
-    memory.write([make_entry("a", "second", "A")], actor="alice")
+    memory.writer.write([make_entry("a", "second", "A")], actor="alice")
     now[0] = 300.0
-    memory.set_archived(["ns:a"], True, actor="scheduler")
+    memory.lifecycle.set_archived(["ns:a"], True, actor="scheduler")
     now[0] = 400.0
-    memory.set_archived(["ns:a"], False, actor="ops")
+    memory.lifecycle.set_archived(["ns:a"], False, actor="ops")
     now[0] = 500.0
-    memory.update_metadata(["ns:a"], {"k": "v"}, actor="ops")
+    memory.lifecycle.update_metadata(["ns:a"], {"k": "v"}, actor="ops")
     now[0] = 600.0
-    memory.delete(["ns:a"], actor="bob")
+    memory.lifecycle.delete(["ns:a"], actor="bob")
     assert ledger.history("ns:a") == [
         HistoryEvent(100.0, "created", "key:1"),
         HistoryEvent(200.0, "updated", "alice"),
@@ -465,19 +484,19 @@ def test_history_records_who_did_what_and_when(
 
 
 def test_unchanged_archive_flag_adds_no_history(memory: Memory, ledger: FakeLedger) -> None:
-    memory.write([make_entry("a", "x", "A")])
-    memory.set_archived(["ns:a"], False)
+    memory.writer.write([make_entry("a", "x", "A")])
+    memory.lifecycle.set_archived(["ns:a"], False)
     assert [h.action for h in ledger.history("ns:a")] == ["created"]
 
 
 def test_update_metadata_keeps_text_and_vectors(
     memory: Memory, ledger: FakeLedger, vectors: FakeVectorStore, embedder: FakeEmbedder
 ) -> None:
-    memory.write([make_entry("a", "alice likes tea", "A", metadata={"x": 1})])
-    before = memory.get("ns:a")
+    memory.writer.write([make_entry("a", "alice likes tea", "A", metadata={"x": 1})])
+    before = stored_entry(memory, "ns:a")
     calls = len(embedder.calls)
-    assert memory.update_metadata(["ns:a", "ns:missing"], {"y": 2}) == 1
-    after = memory.get("ns:a")
+    assert memory.lifecycle.update_metadata(["ns:a", "ns:missing"], {"y": 2}) == 1
+    after = stored_entry(memory, "ns:a")
     assert after is not None and before is not None
     assert after.entry.metadata == {"x": 1, "y": 2}
     assert after.chunks == before.chunks and after.tokens == before.tokens
@@ -488,28 +507,28 @@ def test_update_metadata_keeps_text_and_vectors(
 def test_rebuild_recreates_both_indexes_from_the_ledger(
     memory: Memory, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
-    memory.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
+    memory.writer.write([make_entry("a", "alice likes tea", "A"), make_entry("e", "log", "E")])
     vectors.clear()
     keywords.apply((), ["ns:e"])
-    assert not memory.indexes_match_ledger()
-    assert memory.rebuild() == 2
+    assert not memory.repair.indexes_match_ledger()
+    assert memory.repair.rebuild() == 2
     assert vectors.keys == {"ns:a"}
     assert keywords.keys == {"ns:a", "ns:e"}
-    assert memory.indexes_match_ledger()
+    assert memory.repair.indexes_match_ledger()
 
 
 def test_each_turn_of_a_thread_gets_the_turn_before_as_context(
     memory: Memory, ledger: FakeLedger
 ) -> None:
-    memory.write(
+    memory.writer.write(
         [
             make_entry("t1", "Did you book the flights?", "C", speaker="ann", thread="trip"),
             make_entry("t2", "Yes, to Lisbon on Friday.", "C", speaker="bob", thread="trip"),
             make_entry("x", "unrelated", "C", speaker="bob"),
         ]
     )
-    memory.write([make_entry("t3", "Great, thanks!", "C", speaker="ann", thread="trip")])
-    memory.write([make_entry("o", "Other thread", "C", thread="work")])
+    memory.writer.write([make_entry("t3", "Great, thanks!", "C", speaker="ann", thread="trip")])
+    memory.writer.write([make_entry("o", "Other thread", "C", thread="work")])
     context = {k.split(":")[1]: s.entry.context for k, s in ledger.entries.items()}
     assert context == {
         "t1": None,
@@ -521,16 +540,16 @@ def test_each_turn_of_a_thread_gets_the_turn_before_as_context(
 
 
 def test_threads_do_not_cross_namespaces(memory: Memory, ledger: FakeLedger) -> None:
-    memory.write([make_entry("a", "first", "E", thread="t", namespace="one")])
-    memory.write([make_entry("b", "second", "E", thread="t", namespace="two")])
+    memory.writer.write([make_entry("a", "first", "E", thread="t", namespace="one")])
+    memory.writer.write([make_entry("b", "second", "E", thread="t", namespace="two")])
     assert ledger.entries["two:b"].entry.context is None
 
 
 def test_rewriting_the_last_turn_does_not_make_it_its_own_context(
     memory: Memory, ledger: FakeLedger
 ) -> None:
-    memory.write([make_entry("t1", "hello", "E", thread="t")])
-    memory.write([make_entry("t1", "hello again", "E", thread="t")])
+    memory.writer.write([make_entry("t1", "hello", "E", thread="t")])
+    memory.writer.write([make_entry("t1", "hello again", "E", thread="t")])
     assert ledger.entries["ns:t1"].entry.context is None
 
 
@@ -552,7 +571,7 @@ def _writers_blocked_behind_first(
 
     def run(n: int) -> None:
         try:
-            results[n] = memory.write(batches[n], actor=f"agent{n}")
+            results[n] = memory.writer.write(batches[n], actor=f"agent{n}")
         except Exception as error:
             results[n] = error
 
@@ -584,7 +603,7 @@ def test_writes_waiting_behind_a_commit_are_embedded_and_indexed_together(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = memory_over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [[make_entry(f"w{n}", f"decision number {n}", "A")] for n in range(4)]
     results = _writers_blocked_behind_first(memory, embedder, batches)
     written = [r for r in results if isinstance(r, WriteOutcome)]
@@ -601,7 +620,7 @@ def test_writes_of_the_same_key_are_applied_in_arrival_order(
     ledger: FakeLedger, vectors: FakeVectorStore, keywords: FakeKeywordStore
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = memory_over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     batches = [
         [make_entry("first", "unrelated", "A")],
         [make_entry("x", "old text", "A")],
@@ -609,7 +628,7 @@ def test_writes_of_the_same_key_are_applied_in_arrival_order(
     ]
     _writers_blocked_behind_first(memory, embedder, batches)
     assert [len(call) for call in embedder.calls] == [1, 1, 1]
-    x = memory.get("ns:x")
+    x = stored_entry(memory, "ns:x")
     assert x is not None and x.entry.text == "new text"
     assert keywords.entries["ns:x"].entry.text == "new text"
     assert [e.action for e in ledger.history("ns:x")] == ["created", "updated"]
@@ -622,7 +641,7 @@ def test_a_write_that_fails_in_a_group_fails_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     embedder = GateEmbedder()
-    memory = Memory.over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
+    memory = memory_over(ledger, vectors, keywords, embedder, CHUNKING, clock=lambda: T0)
     original = embedder.embed
 
     def embed_refusing_poison(texts: Sequence[str]) -> list[tuple[float, ...]]:
@@ -637,6 +656,6 @@ def test_a_write_that_fails_in_a_group_fails_alone(
     assert isinstance(results[2], RuntimeError)
     written = [r for r in results if isinstance(r, WriteOutcome)]
     assert [r.ids for r in written] == [["w0"], ["w1"], ["w3"]]
-    assert memory.get("ns:w2") is None
+    assert stored_entry(memory, "ns:w2") is None
     assert ledger.states == {"ns:w0": "synced", "ns:w1": "synced", "ns:w3": "synced"}
     assert set(keywords.entries) == {"ns:w0", "ns:w1", "ns:w3"}

@@ -9,7 +9,6 @@ import pytest
 
 from service.application.rebuild import Rebuilder
 from service.domain.entries import Chunk, StoredEntry, Tier
-from service.domain.memory import Memory
 from service.errors import Conflict
 from service.settings import ChunkingSettings
 from tests.fakes import (
@@ -22,6 +21,7 @@ from tests.fakes import (
     fake_memory,
     make_entry,
     make_filters,
+    memory_over,
 )
 from tests.settings import CHUNKING
 
@@ -35,7 +35,7 @@ def stores() -> FakeStores:
 
 def write_mix(stores: FakeStores) -> None:
     """Five entries: multi-chunk A, C, E, an archived A and an archived E."""
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("a", "alice prefers green tea over coffee", "A"),
             make_entry("c", "standup moved to ten", "C"),
@@ -44,7 +44,7 @@ def write_mix(stores: FakeStores) -> None:
             make_entry("old_e", "an old log", "E"),
         ]
     )
-    stores.memory.set_archived(["ns:old_a", "ns:old_e"], True)
+    stores.memory.lifecycle.set_archived(["ns:old_a", "ns:old_e"], True)
 
 
 def snapshot(
@@ -61,13 +61,13 @@ def test_indexes_match_after_writes_archiving_and_deletes(stores: FakeStores) ->
     write_mix(stores)
     assert stores.vectors.count("A") == 2  # "a" has two chunks; "old_a" is archived
     assert stores.ledger.vector_count() == 3
-    assert stores.memory.indexes_match_ledger()
-    stores.memory.delete(["ns:a", "ns:e"])
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
+    stores.memory.lifecycle.delete(["ns:a", "ns:e"])
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_indexes_match_on_empty_stores(stores: FakeStores) -> None:
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_indexes_match_on_empty_stores(stores: FakeStores) -> None:
         # An archived entry's vectors back in the index.
         lambda s: s.vectors.upsert([s.ledger.entries["ns:old_a"]]),
         # Entries the ledger never had.
-        lambda s: s.keywords.apply(s.memory.prepare([make_entry("x", "stray", "E")]), ()),
+        lambda s: s.keywords.apply(s.memory.preparer.prepare([make_entry("x", "stray", "E")]), ()),
     ],
 )
 def test_indexes_do_not_match_after_damage(
@@ -90,7 +90,7 @@ def test_indexes_do_not_match_after_damage(
 ) -> None:
     write_mix(stores)
     damage(stores)
-    assert not stores.memory.indexes_match_ledger()
+    assert not stores.memory.repair.indexes_match_ledger()
 
 
 # rebuild
@@ -102,10 +102,10 @@ def test_rebuild_restores_both_indexes_as_they_were(stores: FakeStores) -> None:
     stores.vectors.clear()
     stores.keywords.clear()
     calls = len(stores.embedder.calls)
-    assert stores.memory.rebuild() == 5
+    assert stores.memory.repair.rebuild() == 5
     assert len(stores.embedder.calls) == calls  # vectors come from the ledger
     assert snapshot(stores) == before
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
     assert stores.vectors.tiers["A"].keys() == {"ns:a"}
     assert stores.vectors.tiers["C"].keys() == {"ns:c"}
     assert stores.keywords.keys == {"ns:a", "ns:c", "ns:e", "ns:old_a", "ns:old_e"}
@@ -113,15 +113,15 @@ def test_rebuild_restores_both_indexes_as_they_were(stores: FakeStores) -> None:
 
 def test_rebuild_removes_what_the_ledger_does_not_have(stores: FakeStores) -> None:
     write_mix(stores)
-    stray = stores.memory.prepare([make_entry("x", "stray words here", "A")])
+    stray = stores.memory.preparer.prepare([make_entry("x", "stray words here", "A")])
     stores.vectors.upsert(stray)
     stores.keywords.apply(stray, ())
     stores.vectors.upsert([stores.ledger.entries["ns:old_a"]])  # archived: out of Chroma
-    assert not stores.memory.indexes_match_ledger()
-    stores.memory.rebuild()
+    assert not stores.memory.repair.indexes_match_ledger()
+    stores.memory.repair.rebuild()
     assert stores.vectors.keys == {"ns:a", "ns:c"}
     assert "ns:x" not in stores.keywords.keys
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_rebuild_reports_progress_per_batch(stores: FakeStores) -> None:
@@ -129,17 +129,17 @@ def test_rebuild_reports_progress_per_batch(stores: FakeStores) -> None:
     stores.ledger.scan_batch = 2
     stores.keywords.clear()
     seen: list[int] = []
-    assert stores.memory.rebuild(progress=seen.append) == 5
+    assert stores.memory.repair.rebuild(progress=seen.append) == 5
     assert seen == [2, 4, 5]
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_rebuild_of_an_empty_ledger_empties_the_indexes(stores: FakeStores) -> None:
-    stray = stores.memory.prepare([make_entry("x", "stray", "A")])
+    stray = stores.memory.preparer.prepare([make_entry("x", "stray", "A")])
     stores.vectors.upsert(stray)
     stores.keywords.apply(stray, ())
     seen: list[int] = []
-    assert stores.memory.rebuild(progress=seen.append) == 0
+    assert stores.memory.repair.rebuild(progress=seen.append) == 0
     assert seen == []
     assert stores.vectors.keys == set() and stores.keywords.keys == set()
 
@@ -154,7 +154,7 @@ def test_rebuilt_indexes_give_the_same_searches(stores: FakeStores) -> None:
     )
     stores.vectors.clear()
     stores.keywords.clear()
-    stores.memory.rebuild()
+    stores.memory.repair.rebuild()
     after = (
         stores.keywords.search("old tea standup", filters, 10),
         stores.vectors.search("A", vector, filters, 10),
@@ -165,7 +165,7 @@ def test_rebuilt_indexes_give_the_same_searches(stores: FakeStores) -> None:
 def test_rebuild_skips_entries_being_deleted(stores: FakeStores) -> None:
     write_mix(stores)
     stores.ledger.mark_deleting(["ns:a"])  # a delete interrupted by a crash
-    assert stores.memory.rebuild() == 4
+    assert stores.memory.repair.rebuild() == 4
     assert "ns:a" not in stores.vectors.keys and "ns:a" not in stores.keywords.keys
 
 
@@ -178,7 +178,7 @@ def test_failed_rebuild_keeps_the_old_keyword_index(stores: FakeStores) -> None:
 
     stores.ledger.scan_batch = 2
     with pytest.raises(RuntimeError):
-        stores.memory.rebuild(progress=boom)
+        stores.memory.repair.rebuild(progress=boom)
     assert stores.keywords.entries == before
 
 
@@ -190,26 +190,26 @@ def test_rebuild_drops_vectors_left_in_the_wrong_tier(stores: FakeStores) -> Non
     another tier's collection survives the rebuild: ``indexes_match_ledger`` stays False
     (and startup rebuilds on every start), and tier C vector searches keep returning it.
     """
-    stores.memory.write([make_entry("d", "we version the API", "C")])
+    stores.memory.writer.write([make_entry("d", "we version the API", "C")])
     stale = stores.ledger.entries["ns:d"]
-    stores.memory.promote(["ns:d"])
+    stores.memory.lifecycle.promote(["ns:d"])
     stores.vectors.upsert([stale])  # the old C record is back
-    stores.memory.rebuild()
+    stores.memory.repair.rebuild()
     assert stores.vectors.tiers["C"] == {}
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_rebuild_drops_chunk_records_an_entry_no_longer_has(stores: FakeStores) -> None:
     """BUG (Memory.rebuild), like the above: a restored index holding an older, longer
     version of an entry keeps its extra chunk records (``key#n`` past the current last
     chunk), which vector searches can still return."""
-    stores.memory.write([make_entry("a", "one two three four five six seven eight", "A")])
+    stores.memory.writer.write([make_entry("a", "one two three four five six seven eight", "A")])
     longer = stores.ledger.entries["ns:a"]
-    stores.memory.write([make_entry("a", "one two", "A")])
+    stores.memory.writer.write([make_entry("a", "one two", "A")])
     stores.vectors.upsert([longer])
-    stores.memory.rebuild()
+    stores.memory.repair.rebuild()
     assert set(stores.vectors.records["A"]) == {"ns:a#0"}
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 # Rebuilder: the rebuild in the background
@@ -245,15 +245,15 @@ def test_rebuilder_runs_in_the_background_and_reports_status(stores: FakeStores)
     status = rebuilder.status
     assert (status.state, status.done, status.total, status.error) == ("done", 5, 5, None)
     assert status.finished_at == 20.0
-    assert stores.memory.indexes_match_ledger()
+    assert stores.memory.repair.indexes_match_ledger()
 
 
 def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
     ledger = GatedLedger()
-    memory = Memory.over(
+    memory = memory_over(
         ledger, FakeVectorStore(), FakeKeywordStore(), FakeEmbedder(), CHUNKING, clock=lambda: T0
     )
-    memory.write([make_entry("a", "x", "A")])
+    memory.writer.write([make_entry("a", "x", "A")])
     rebuilder = Rebuilder(memory.repair, ledger, clock=lambda: T0)
     rebuilder.start()
     try:
@@ -271,7 +271,7 @@ def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
 
 
 def test_rebuilder_reports_a_failure(stores: FakeStores) -> None:
-    memory = Memory.over(
+    memory = memory_over(
         stores.ledger,
         stores.vectors,
         FailingKeywordStore(),
@@ -290,7 +290,7 @@ def test_rebuilder_reports_a_failure(stores: FakeStores) -> None:
 def test_rebuild_of_a_stored_entry_keeps_it_as_the_ledger_has_it(stores: FakeStores) -> None:
     write_mix(stores)
     stores.keywords.clear()
-    stores.memory.rebuild()
+    stores.memory.repair.rebuild()
     entry: StoredEntry = stores.keywords.entries["ns:old_a"]
     assert entry == stores.ledger.entries["ns:old_a"]
     assert entry.entry.archived

@@ -14,7 +14,15 @@ from service.domain.errors import IndexUnavailable
 from service.domain.memory import Memory
 from service.domain.memory.outcomes import Recovered
 from service.lifespan import catch_up
-from tests.fakes import T0, FakeEmbedder, FakeKeywordStore, FakeLedger, FakeVectorStore, make_entry
+from tests.fakes import (
+    T0,
+    FakeEmbedder,
+    FakeKeywordStore,
+    FakeLedger,
+    FakeVectorStore,
+    make_entry,
+    memory_over,
+)
 from tests.settings import CHUNKING
 
 BEYOND_9999 = 253_402_300_800.0 + 86_400
@@ -46,14 +54,14 @@ def keywords() -> FlakyKeywords:
 
 @pytest.fixture
 def memory(ledger: FakeLedger, keywords: FlakyKeywords) -> Memory:
-    return Memory.over(
+    return memory_over(
         ledger, FakeVectorStore(), keywords, FakeEmbedder(), CHUNKING, clock=lambda: T0
     )
 
 
 def poisoned(memory: Memory, key_id: str) -> StoredEntry:
     """A row as an older version could have stored it: dated after 9999-12-31."""
-    (stored,) = memory.prepare([make_entry(key_id, "a poisoned row", "E")])
+    (stored,) = memory.preparer.prepare([make_entry(key_id, "a poisoned row", "E")])
     return dataclasses.replace(
         stored, entry=dataclasses.replace(stored.entry, timestamp=BEYOND_9999)
     )
@@ -62,35 +70,35 @@ def poisoned(memory: Memory, key_id: str) -> StoredEntry:
 def test_a_row_that_cannot_be_indexed_is_set_aside_and_the_rest_recovered(
     memory: Memory, ledger: FakeLedger, keywords: FlakyKeywords
 ) -> None:
-    good = memory.prepare([make_entry("good", "deploy went fine", "E")])
+    good = memory.preparer.prepare([make_entry("good", "deploy went fine", "E")])
     ledger.put([poisoned(memory, "bad"), *good])
-    assert memory.recover() == Recovered(indexed=1, removed=0, quarantined=1)
+    assert memory.repair.recover() == Recovered(indexed=1, removed=0, quarantined=1)
     assert set(keywords.entries) == {"ns:good"}
     (aside,) = ledger.quarantined()
     assert aside.key == "ns:bad" and "outside 1970-01-01..9999-12-31" in aside.reason
-    assert memory.recover() == Recovered(indexed=0, removed=0, quarantined=0)
+    assert memory.repair.recover() == Recovered(indexed=0, removed=0, quarantined=0)
 
 
 def test_a_row_the_index_refuses_alone_is_set_aside(
     memory: Memory, ledger: FakeLedger, keywords: FlakyKeywords
 ) -> None:
-    ledger.put(memory.prepare([make_entry(n, f"entry {n}", "E") for n in ("a", "b", "c")]))
+    ledger.put(memory.preparer.prepare([make_entry(n, f"entry {n}", "E") for n in ("a", "b", "c")]))
     keywords.refused = {"ns:b"}
-    assert memory.recover() == Recovered(indexed=2, removed=0, quarantined=1)
+    assert memory.repair.recover() == Recovered(indexed=2, removed=0, quarantined=1)
     assert ledger.quarantined() == [
         Quarantined("ns:b", "indexing failed (RuntimeError: index refused the change)", T0)
     ]
-    memory.write([make_entry("b", "entry b, written again", "E")])
+    memory.writer.write([make_entry("b", "entry b, written again", "E")])
     assert ledger.quarantined() == [] and ledger.states["ns:b"] == "pending"
 
 
 def test_when_the_index_refuses_everything_nothing_is_set_aside(
     memory: Memory, ledger: FakeLedger, keywords: FlakyKeywords
 ) -> None:
-    ledger.put(memory.prepare([make_entry(n, f"entry {n}", "E") for n in ("a", "b")]))
+    ledger.put(memory.preparer.prepare([make_entry(n, f"entry {n}", "E") for n in ("a", "b")]))
     keywords.down = True
     with pytest.raises(IndexUnavailable):
-        memory.recover()
+        memory.repair.recover()
     assert ledger.quarantined() == []
     assert set(ledger.states.values()) == {"pending"}
 
@@ -99,7 +107,7 @@ def test_a_write_the_index_fails_is_acknowledged_and_applied_later(
     memory: Memory, ledger: FakeLedger, keywords: FlakyKeywords
 ) -> None:
     keywords.down = True
-    outcome = memory.write([make_entry("w", "stored while the index was down", "E")])
+    outcome = memory.writer.write([make_entry("w", "stored while the index was down", "E")])
     assert (outcome.ids, outcome.indexed) == (["w"], 0)
     assert ledger.states == {"ns:w": "pending"}
     assert keywords.entries == {}
@@ -115,18 +123,18 @@ def test_a_write_the_index_fails_is_acknowledged_and_applied_later(
 def test_a_failed_change_leaves_nothing_staged_for_the_next(
     memory: Memory, keywords: FlakyKeywords
 ) -> None:
-    memory.write([make_entry("a", "first", "E")])
+    memory.writer.write([make_entry("a", "first", "E")])
     keywords.refused = {"ns:b"}
-    memory.write([make_entry("b", "refused", "E")])
+    memory.writer.write([make_entry("b", "refused", "E")])
     keywords.refused = set()
-    memory.write([make_entry("c", "third", "E")])
+    memory.writer.write([make_entry("c", "third", "E")])
     assert set(keywords.entries) == {"ns:a", "ns:c"}
 
 
 def test_starting_never_fails_on_what_the_ledger_holds(
     memory: Memory, ledger: FakeLedger, keywords: FlakyKeywords
 ) -> None:
-    ledger.put([poisoned(memory, "bad"), *memory.prepare([make_entry("ok", "fine", "E")])])
+    ledger.put([poisoned(memory, "bad"), *memory.preparer.prepare([make_entry("ok", "fine", "E")])])
     degraded: list[str] = []
     keywords.down = True
     catch_up(memory.repair, degraded)
@@ -141,10 +149,10 @@ def test_starting_never_fails_on_what_the_ledger_holds(
 def test_rebuild_sets_aside_what_cannot_be_indexed(
     memory: Memory, ledger: FakeLedger, keywords: FlakyKeywords
 ) -> None:
-    memory.write([make_entry("ok", "fine", "E")])
+    memory.writer.write([make_entry("ok", "fine", "E")])
     bad = poisoned(memory, "bad")
     ledger.put([bad])
     ledger.mark_synced(["ns:bad"])
-    assert memory.rebuild() == 1
+    assert memory.repair.rebuild() == 1
     assert set(keywords.entries) == {"ns:ok"}
     assert [q.key for q in ledger.quarantined()] == ["ns:bad"]

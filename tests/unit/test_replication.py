@@ -11,7 +11,6 @@ import pytest
 
 from service.domain.cluster.replication import Follower
 from service.domain.entries import StoredEntry
-from service.domain.memory import Memory
 from service.domain.model import Change
 from tests.fakes import (
     T0,
@@ -22,6 +21,7 @@ from tests.fakes import (
     FakeLedger,
     FakeVectorStore,
     make_entry,
+    memory_over,
 )
 from tests.settings import CHUNKING
 
@@ -34,14 +34,14 @@ class Replica:
         self.keywords = FakeKeywordStore()
         self.checkpoint = FakeCheckpoint()
         self.dropped: list[set[str]] = []
-        self.memory = Memory.over(
+        self.memory = memory_over(
             ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock
         )
         self.follower = Follower(
             ledger,
             self.keywords,
             self.checkpoint,
-            lock=self.memory.lock,
+            lock=self.memory.indexes.lock,
             on_change=lambda namespaces: self.dropped.append(set(namespaces)),
             clock=clock,
             batch=3,
@@ -82,14 +82,14 @@ def in_ledger(ledger: FakeLedger) -> dict[str, str]:
 def test_each_replica_sees_the_writes_deletes_and_promotions_of_the_other(
     one: Replica, two: Replica, ledger: FakeLedger
 ) -> None:
-    one.memory.write([make_entry("a", "alice likes tea"), make_entry("c", "standup", "C")])
+    one.memory.writer.write([make_entry("a", "alice likes tea"), make_entry("c", "standup", "C")])
     assert set(one.keywords.keys) == {"ns:a", "ns:c"}  # the writer reads its writes at once
     assert two.keywords.keys == set()
     assert two.follower.catch_up() == 2
     assert two.texts() == {"ns:a": "alice likes tea", "ns:c": "standup"}
 
-    two.memory.delete(["ns:a"])
-    two.memory.promote(["ns:c"])
+    two.memory.lifecycle.delete(["ns:a"])
+    two.memory.lifecycle.promote(["ns:c"])
     one.follower.catch_up()
     assert one.keywords.keys == {"ns:c"}
     assert one.keywords.entries["ns:c"].entry.tier == "A"
@@ -100,7 +100,7 @@ def test_each_replica_sees_the_writes_deletes_and_promotions_of_the_other(
 def test_the_namespaces_a_batch_touched_drop_their_cached_searches(
     one: Replica, two: Replica
 ) -> None:
-    one.memory.write(
+    one.memory.writer.write(
         [make_entry("a", "tea", namespace="alice"), make_entry("b", "x", namespace="bob")]
     )
     two.dropped.clear()
@@ -114,10 +114,10 @@ def test_the_namespaces_a_batch_touched_drop_their_cached_searches(
 def test_changes_are_applied_as_the_ledger_holds_the_entry_now(
     one: Replica, two: Replica, ledger: FakeLedger
 ) -> None:
-    one.memory.write([make_entry("a", "first")])
-    one.memory.write([make_entry("a", "second")])
-    one.memory.write([make_entry("b", "gone soon")])
-    one.memory.delete(["ns:b"])
+    one.memory.writer.write([make_entry("a", "first")])
+    one.memory.writer.write([make_entry("a", "second")])
+    one.memory.writer.write([make_entry("b", "gone soon")])
+    one.memory.lifecycle.delete(["ns:b"])
     two.follower.catch_up()
     assert two.texts() == {"ns:a": "second"}
     # Replaying everything from the start changes nothing: each key gets its state now.
@@ -130,7 +130,7 @@ def test_changes_are_applied_as_the_ledger_holds_the_entry_now(
 def test_an_entry_set_aside_in_quarantine_leaves_every_index(
     one: Replica, two: Replica, ledger: FakeLedger
 ) -> None:
-    one.memory.write([make_entry("a", "fine"), make_entry("b", "bad row")])
+    one.memory.writer.write([make_entry("a", "fine"), make_entry("b", "bad row")])
     two.follower.catch_up()
     ledger.quarantine({"ns:b": "cannot be indexed"}, at=T0)
     two.follower.catch_up()
@@ -140,7 +140,7 @@ def test_an_entry_set_aside_in_quarantine_leaves_every_index(
 def test_a_row_no_index_can_take_is_left_out_not_applied(
     one: Replica, two: Replica, ledger: FakeLedger
 ) -> None:
-    one.memory.write([make_entry("a", "fine")])
+    one.memory.writer.write([make_entry("a", "fine")])
     stored = ledger.entries["ns:a"]
     ledger.put([StoredEntry(replace(stored.entry, timestamp=float("inf")), stored.chunks)])
     two.follower.catch_up()
@@ -151,8 +151,8 @@ def test_a_row_no_index_can_take_is_left_out_not_applied(
 def test_a_fresh_replica_rebuilds_from_the_ledger_without_replaying_the_log(
     one: Replica, ledger: FakeLedger, vectors: FakeVectorStore, clock: FakeClock
 ) -> None:
-    one.memory.write([make_entry(str(n), f"entry {n}") for n in range(7)])
-    one.memory.delete(["ns:3"])
+    one.memory.writer.write([make_entry(str(n), f"entry {n}") for n in range(7)])
+    one.memory.lifecycle.delete(["ns:3"])
     fresh = Replica(ledger, vectors, clock)
     ledger.reads.clear()
     assert fresh.follower.start_up() == 0
@@ -166,11 +166,11 @@ def test_a_checkpoint_below_the_horizon_rebuilds(
 ) -> None:
     away = Replica(ledger, vectors, clock)
     away.follower.start_up()
-    one.memory.write([make_entry("a", "while it was away")])
-    one.memory.delete(["ns:a"])
-    one.memory.write([make_entry("b", "kept")])
+    one.memory.writer.write([make_entry("a", "while it was away")])
+    one.memory.lifecycle.delete(["ns:a"])
+    one.memory.writer.write([make_entry("b", "kept")])
     clock.advance(8 * 86400)
-    one.memory.write([make_entry("c", "recent")])
+    one.memory.writer.write([make_entry("c", "recent")])
     assert ledger.trim_changes(before=clock() - 7 * 86400) > 0
     stale = away.checkpoint.seq
     assert stale is not None and stale < ledger.horizon
@@ -185,9 +185,9 @@ def test_a_checkpoint_below_the_horizon_rebuilds(
 def test_changes_trimmed_while_a_replica_runs_make_it_rebuild(
     one: Replica, two: Replica, ledger: FakeLedger, clock: FakeClock
 ) -> None:
-    one.memory.write([make_entry("a", "missed")])
+    one.memory.writer.write([make_entry("a", "missed")])
     clock.advance(10)
-    one.memory.write([make_entry("b", "seen")])
+    one.memory.writer.write([make_entry("b", "seen")])
     ledger.trim_changes(before=clock() - 5)
     two.follower.catch_up()
     assert two.texts() == {"ns:a": "missed", "ns:b": "seen"}
@@ -197,7 +197,7 @@ def test_changes_trimmed_while_a_replica_runs_make_it_rebuild(
 def test_a_checkpoint_the_ledger_cannot_have_given_or_an_empty_index_rebuilds(
     one: Replica, ledger: FakeLedger, vectors: FakeVectorStore, clock: FakeClock, case: str
 ) -> None:
-    one.memory.write([make_entry("a", "in the ledger")])
+    one.memory.writer.write([make_entry("a", "in the ledger")])
     replica = Replica(ledger, vectors, clock)
     replica.checkpoint.seq = ledger.last_seq + 100 if case == "past the latest change" else 1
     replica.follower.start_up()
@@ -208,10 +208,10 @@ def test_a_checkpoint_the_ledger_cannot_have_given_or_an_empty_index_rebuilds(
 def test_a_checkpoint_within_the_log_is_caught_up_not_rebuilt(
     one: Replica, ledger: FakeLedger, vectors: FakeVectorStore, clock: FakeClock
 ) -> None:
-    one.memory.write([make_entry("a", "before")])
+    one.memory.writer.write([make_entry("a", "before")])
     replica = Replica(ledger, vectors, clock)
     replica.follower.start_up()
-    one.memory.write([make_entry("b", "after")])
+    one.memory.writer.write([make_entry("b", "after")])
     restarted = Replica(ledger, vectors, clock)
     restarted.checkpoint.seq = replica.checkpoint.seq
     restarted.keywords.entries = dict(replica.keywords.entries)
@@ -225,9 +225,9 @@ def test_lag_is_the_age_of_the_oldest_change_not_applied(
     one: Replica, two: Replica, clock: FakeClock
 ) -> None:
     assert two.follower.lag().seconds == 0
-    one.memory.write([make_entry("a", "x")])
+    one.memory.writer.write([make_entry("a", "x")])
     clock.advance(2)
-    one.memory.write([make_entry("b", "y"), make_entry("c", "z")])
+    one.memory.writer.write([make_entry("b", "y"), make_entry("c", "z")])
     clock.advance(3)
     lag = two.follower.lag()
     assert (lag.seconds, lag.changes) == (5, 3)
@@ -241,7 +241,7 @@ def test_the_replica_that_writes_is_never_overtaken_by_an_older_state(
 ) -> None:
     """The follower reads the ledger and applies under the writer's lock: a write here
     waits for it, and what the follower applied is never older than that write."""
-    one.memory.write([make_entry("a", "old")])
+    one.memory.writer.write([make_entry("a", "old")])
     read = threading.Event()
     proceed = threading.Event()
     real_get = ledger.get
@@ -257,7 +257,7 @@ def test_the_replica_that_writes_is_never_overtaken_by_an_older_state(
     follower.start()
     assert read.wait(5)
     ledger.get = real_get  # type: ignore[method-assign]
-    writer = threading.Thread(target=two.memory.write, args=([make_entry("a", "new")],))
+    writer = threading.Thread(target=two.memory.writer.write, args=([make_entry("a", "new")],))
     writer.start()
     writer.join(0.2)
     assert writer.is_alive(), "the write waits for the batch being applied"
@@ -272,14 +272,14 @@ def test_a_running_follower_applies_changes_and_reports_a_failing_ledger(
 ) -> None:
     two.follower.start(0.01)
     try:
-        one.memory.write([make_entry("a", "x")])
+        one.memory.writer.write([make_entry("a", "x")])
         wait_for(lambda: two.keywords.keys == {"ns:a"})
         real = ledger.changes
         ledger.changes = broken  # type: ignore[method-assign]
         wait_for(lambda: two.follower.problem is not None)
         assert two.follower.problem == "ConnectionError: database away"
         ledger.changes = real  # type: ignore[method-assign]
-        one.memory.write([make_entry("b", "y")])
+        one.memory.writer.write([make_entry("b", "y")])
         wait_for(lambda: two.keywords.keys == {"ns:a", "ns:b"})
         wait_for(lambda: two.follower.problem is None)
     finally:
@@ -300,10 +300,12 @@ def wait_for(condition: Callable[[], bool], seconds: float = 5) -> None:
 def test_an_erasure_erases_the_namespace_from_the_other_replicas_index(
     one: Replica, two: Replica
 ) -> None:
-    one.memory.write([make_entry("a", "gone text"), make_entry("b", "kept", namespace="other")])
+    one.memory.writer.write(
+        [make_entry("a", "gone text"), make_entry("b", "kept", namespace="other")]
+    )
     two.follower.catch_up()
     assert set(two.texts()) == {"ns:a", "other:b"}
-    one.memory.erase_namespace("ns", "admin", {})
+    one.memory.transfer.erase_namespace("ns", "admin", {})
     assert set(one.texts()) == {"other:b"} and one.keywords.erased == ["ns"]
     assert two.follower.poll() == 1
     assert set(two.texts()) == {"other:b"}
@@ -315,9 +317,9 @@ def test_an_erasure_erases_the_namespace_from_the_other_replicas_index(
 def test_what_is_written_after_an_erasure_follows_it_in_the_same_batch(
     one: Replica, two: Replica
 ) -> None:
-    one.memory.write([make_entry("a", "gone text")])
+    one.memory.writer.write([make_entry("a", "gone text")])
     two.follower.catch_up()
-    one.memory.erase_namespace("ns", "admin", {})
-    one.memory.write([make_entry("c", "written again")])
+    one.memory.transfer.erase_namespace("ns", "admin", {})
+    one.memory.writer.write([make_entry("c", "written again")])
     assert two.follower.poll() == 2
     assert set(two.texts()) == {"ns:c"} and two.keywords.erased == ["ns"]

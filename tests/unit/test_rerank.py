@@ -31,7 +31,7 @@ class KeywordReranker:
 def retriever(reranker: KeywordReranker | None, **options: object) -> Retriever:
     stores = fake_memory()
     # Repeating "cache" ranks n0 first by BM25; only n7 mentions "golden".
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry(f"n{n}", " ".join(["cache"] * (20 - n)) + (" golden" if n == 7 else ""))
             for n in range(15)

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from service.domain.entries import Mode, Tier
-from service.domain.memory import Memory
 from service.domain.model import Filters, Hit
 from service.domain.search.query import SearchOutcome, SearchQuery
 from service.domain.search.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
@@ -23,6 +22,7 @@ from tests.fakes import (
     fake_memory,
     make_entry,
     make_filters,
+    memory_over,
 )
 from tests.settings import CHUNKING, search_settings
 
@@ -97,7 +97,7 @@ def test_explicit_mode_is_kept(mode: Mode) -> None:
 
 
 def test_hybrid_search_finds_entries_of_every_tier(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("a", "the deployment failed on friday", "A"),
             make_entry("c", "deployment retro scheduled", "C"),
@@ -115,7 +115,7 @@ def test_hybrid_search_finds_entries_of_every_tier(stores: Stores) -> None:
 
 
 def test_score_fusion_mixes_bounded_bm25_and_cosine(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("hit", "kubernetes upgrade", "A"),
             make_entry("log", "kubernetes upgrade", "E"),
@@ -135,7 +135,7 @@ def test_score_fusion_mixes_bounded_bm25_and_cosine(stores: Stores) -> None:
 def test_only_the_best_unembedded_candidates_are_embedded_at_query_time(
     stores: Stores,
 ) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry(f"log{n}", "kubernetes upgrade " + "x " * n, "E") for n in range(5)]
     )
     calls = embeddings_of(stores)
@@ -144,7 +144,7 @@ def test_only_the_best_unembedded_candidates_are_embedded_at_query_time(
 
 
 def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry(f"v{n}", f"alpha beta {n}", "A") for n in range(3)]
         + [make_entry("target", "kubernetes", "A")]
     )
@@ -157,7 +157,7 @@ def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -
 
 
 def test_rrf_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("hit", "kubernetes upgrade", "A"),
             make_entry("other", "kubernetes", "A", speaker="zed"),
@@ -171,7 +171,7 @@ def test_rrf_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
 
 
 def test_auto_over_tier_e_only_is_bm25_without_the_model(stores: Stores) -> None:
-    stores.memory.write([make_entry("e", "disk full on node three", "E")])
+    stores.memory.writer.write([make_entry("e", "disk full on node three", "E")])
     outcome = stores.retriever().search(query("disk full", tiers=("E",)))
     assert outcome.mode == "bm25"
     assert [r.entry.id for r in outcome.results] == ["e"]
@@ -185,7 +185,7 @@ def test_vector_mode_over_tier_e_only_names_the_tiers_field(stores: Stores) -> N
 
 
 def test_vector_mode_searches_embedded_tiers_only(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("a", "deployment failed", "A"),
             make_entry("e", "deployment failed", "E"),
@@ -199,7 +199,7 @@ def test_vector_mode_searches_embedded_tiers_only(stores: Stores) -> None:
 
 @pytest.mark.parametrize("mode", ["auto", "hybrid", "vector"])
 def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mode: Mode) -> None:
-    stores.memory.write([make_entry("a", "deployment failed", "A")])
+    stores.memory.writer.write([make_entry("a", "deployment failed", "A")])
     outcome = stores.retriever(embedder=False).search(query("deployment", mode=mode, explain=True))
     assert outcome.mode == "bm25"
     assert outcome.degraded == [NO_EMBEDDER]
@@ -208,23 +208,25 @@ def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mod
 
 
 def test_bm25_mode_without_a_model_is_not_degraded(stores: Stores) -> None:
-    stores.memory.write([make_entry("a", "deployment failed", "A")])
+    stores.memory.writer.write([make_entry("a", "deployment failed", "A")])
     outcome = stores.retriever(embedder=False).search(query("deployment", mode="bm25"))
     assert outcome.degraded == []
     assert [r.entry.id for r in outcome.results] == ["a"]
 
 
 def test_results_are_hydrated_from_the_ledger(stores: Stores) -> None:
-    stores.memory.write([make_entry("a", "deployment failed", "A", speaker="ann", tags=("ops",))])
+    stores.memory.writer.write(
+        [make_entry("a", "deployment failed", "A", speaker="ann", tags=("ops",))]
+    )
     # The ledger holds a newer version than the indexes (a write not yet re-indexed).
     newer = make_entry("a", "deployment failed twice", "A", speaker="ann", tags=("ops", "p1"))
-    stores.ledger.put(stores.memory.prepare([newer]))
+    stores.ledger.put(stores.memory.preparer.prepare([newer]))
     result = stores.retriever().search(query("deployment")).results[0]
     assert result.entry == newer
 
 
 def test_entry_gone_from_the_ledger_is_never_shown(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry("a", "deployment one", "A"), make_entry("b", "deployment two", "A")]
     )
     stores.ledger.remove(["ns:a"])  # the indexes still list it
@@ -233,7 +235,7 @@ def test_entry_gone_from_the_ledger_is_never_shown(stores: Stores) -> None:
 
 
 def test_entry_being_deleted_is_never_shown(stores: Stores) -> None:
-    stores.memory.write([make_entry("a", "deployment one", "A")])
+    stores.memory.writer.write([make_entry("a", "deployment one", "A")])
     stores.ledger.mark_deleting(["ns:a"])
     assert stores.retriever().search(query("deployment")).results == []
 
@@ -252,8 +254,8 @@ class LeakyKeywordStore(FakeKeywordStore):
 
 def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
     keywords = LeakyKeywordStore()
-    memory = Memory.over(stores.ledger, stores.vectors, keywords, stores.embedder, CHUNKING)
-    memory.write(
+    memory = memory_over(stores.ledger, stores.vectors, keywords, stores.embedder, CHUNKING)
+    memory.writer.write(
         [
             make_entry("mine", "deployment failed", "A", namespace="ns"),
             make_entry("theirs", "deployment failed badly", "A", namespace="other"),
@@ -268,7 +270,7 @@ def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
 
 
 def test_same_id_in_two_namespaces_are_separate_entries(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("1", "deployment in ns", "A", namespace="ns"),
             make_entry("1", "deployment in other", "A", namespace="other"),
@@ -281,7 +283,7 @@ def test_same_id_in_two_namespaces_are_separate_entries(stores: Stores) -> None:
 
 
 def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("both", "alpha beta", "A"),
             make_entry("words", "alpha beta alpha", "E"),
@@ -304,13 +306,15 @@ def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
 
 
 def test_no_explain_unless_asked(stores: Stores) -> None:
-    stores.memory.write([make_entry("a", "alpha", "A")])
+    stores.memory.writer.write([make_entry("a", "alpha", "A")])
     assert stores.retriever().search(query("alpha")).results[0].explain is None
 
 
 @pytest.mark.parametrize("limit", [1, 3, 7])
 def test_limit_caps_the_results(stores: Stores, limit: int) -> None:
-    stores.memory.write([make_entry(f"e{n}", f"deployment note {n}", "A") for n in range(10)])
+    stores.memory.writer.write(
+        [make_entry(f"e{n}", f"deployment note {n}", "A") for n in range(10)]
+    )
     outcome = stores.retriever().search(query("deployment", limit=limit))
     assert len(outcome.results) == limit
 
@@ -355,7 +359,7 @@ def test_a_list_searched_alone_is_read_only_as_deep_as_the_fusion_takes(
 
 
 def test_filters_reach_the_stores(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("ann", "deployment", "A", speaker="ann"),
             make_entry("bob", "deployment", "A", speaker="bob"),
@@ -368,7 +372,7 @@ def test_filters_reach_the_stores(stores: Stores) -> None:
 
 def test_snippet_comes_from_the_matching_chunk_of_a_long_entry(stores: Stores) -> None:
     text = " ".join(["filler"] * 60) + " the database migration broke " + " ".join(["tail"] * 60)
-    stores.memory.write([make_entry("long", text, "E")])
+    stores.memory.writer.write([make_entry("long", text, "E")])
     result = stores.retriever().search(query("database migration")).results[0]
     assert "database migration" in result.snippet
     assert result.entry.text == text
@@ -390,14 +394,14 @@ class PinnedVectorStore(FakeVectorStore):
 
 def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> None:
     vectors = PinnedVectorStore(chunk=2)
-    memory = Memory.over(
+    memory = memory_over(
         stores.ledger,
         vectors,
         stores.keywords,
         stores.embedder,
         ChunkingSettings(words=4, overlap=0),
     )
-    memory.write(
+    memory.writer.write(
         [make_entry("long", "revenue grew this quarter while costs fell sharply overall", "A")]
     )
     retriever = Retriever(
@@ -410,7 +414,7 @@ def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> N
 
 
 def test_a_filtered_search_that_finds_nothing_is_retried_wider(stores: Stores) -> None:
-    stores.memory.write([make_entry("a", "we chose postgres for billing", "A")])
+    stores.memory.writer.write([make_entry("a", "we chose postgres for billing", "A")])
     strict = dataclasses.replace(query("postgres billing", tiers=("E",)), relax=True)
     outcome = stores.retriever().search(strict)
     assert outcome.relaxed is True
@@ -419,7 +423,7 @@ def test_a_filtered_search_that_finds_nothing_is_retried_wider(stores: Stores) -
 
 def test_relaxing_drops_the_threshold(stores: Stores) -> None:
     # Found by BM25 alone, the entry scores 0.5 in a hybrid search.
-    stores.memory.write([make_entry("e", "postgres failover log", "E")])
+    stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
     too_high = dataclasses.replace(query("postgres"), min_score=0.9, relax=True)
     assert stores.retriever().search(dataclasses.replace(too_high, relax=False)).results == []
     outcome = stores.retriever().search(too_high)
@@ -428,7 +432,7 @@ def test_relaxing_drops_the_threshold(stores: Stores) -> None:
 
 
 def test_no_relaxed_retry_when_results_exist_or_nothing_to_widen(stores: Stores) -> None:
-    stores.memory.write([make_entry("e", "disk full on node three", "E")])
+    stores.memory.writer.write([make_entry("e", "disk full on node three", "E")])
     found = stores.retriever().search(dataclasses.replace(query("disk", tiers=("E",)), relax=True))
     assert found.relaxed is False and len(found.results) == 1
     nothing = stores.retriever().search(dataclasses.replace(query("kubernetes"), relax=True))
@@ -436,7 +440,7 @@ def test_no_relaxed_retry_when_results_exist_or_nothing_to_widen(stores: Stores)
 
 
 def test_min_score_drops_weaker_results(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("both", "kubernetes upgrade", "A"),
             make_entry("one", "kubernetes", "E"),
@@ -457,7 +461,7 @@ def test_min_score_drops_weaker_results(stores: Stores) -> None:
 def test_the_floor_of_the_settings_is_what_queries_are_given_and_zero_shows_all(
     stores: Stores,
 ) -> None:
-    stores.memory.write([make_entry("e", "postgres failover log", "E")])
+    stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
     floored = stores.retriever(min_score=0.9)
     assert floored.min_score == 0.9
     below = floored.search(dataclasses.replace(query("postgres"), min_score=floored.min_score))
@@ -468,7 +472,7 @@ def test_the_floor_of_the_settings_is_what_queries_are_given_and_zero_shows_all(
 
 def test_the_relaxed_retry_widens_the_tiers_but_keeps_the_floor(stores: Stores) -> None:
     # Found by BM25 alone, the entry scores 0.5 in a hybrid search: below a floor of 0.6.
-    stores.memory.write([make_entry("e", "postgres failover log", "E")])
+    stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
     floored = stores.retriever(min_score=0.6)
     narrow = dataclasses.replace(query("postgres", tiers=("A",)), min_score=0.6, relax=True)
     outcome = floored.search(narrow)
@@ -482,7 +486,7 @@ def test_the_relaxed_retry_widens_the_tiers_but_keeps_the_floor(stores: Stores) 
 
 
 def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("a", "kubernetes upgrade", "A"),
             make_entry("e", "kubernetes upgrade", "E"),
@@ -503,7 +507,7 @@ def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> No
 def test_with_rank_fusion_relevance_is_the_cosine_and_unknown_for_tier_e(
     stores: Stores,
 ) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("a", "kubernetes upgrade", "A"),
             make_entry("e", "kubernetes upgrade", "E"),
@@ -516,7 +520,7 @@ def test_with_rank_fusion_relevance_is_the_cosine_and_unknown_for_tier_e(
 
 
 def test_mmr_sinks_a_near_duplicate_below_a_distinct_result(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("first", "billing outage postgres failover runbook", "E"),
             make_entry("copy", "billing outage postgres failover runbook again", "E"),
@@ -534,7 +538,7 @@ def test_mmr_sinks_a_near_duplicate_below_a_distinct_result(stores: Stores) -> N
 
 
 def test_kind_filter_finds_patterns_only(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [
             make_entry("m", "choose a datastore by transactions", "A"),
             make_entry("p", "choose a datastore", "A", kind="pattern", variants=("acid first",)),
@@ -552,24 +556,26 @@ def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes
     )
     stores.memory.indexes.on_change = cache.invalidate
     retriever = stores.retriever(cache=cache)
-    stores.memory.write([make_entry("a", "postgres chosen for billing", "A")])
+    stores.memory.writer.write([make_entry("a", "postgres chosen for billing", "A")])
     first = retriever.search(query("postgres billing"))
     calls = len(stores.embedder.calls)
     again = retriever.search(dataclasses.replace(query("postgres billing")))
     assert again.cached and not first.cached and len(stores.embedder.calls) == calls
     assert again.results is first.results and again.stages == {}
     # A write elsewhere keeps it; a write to the namespace drops it.
-    stores.memory.write([make_entry("x", "postgres billing elsewhere", "A", namespace="other")])
+    stores.memory.writer.write(
+        [make_entry("x", "postgres billing elsewhere", "A", namespace="other")]
+    )
     assert retriever.search(query("postgres billing")).results is first.results
-    stores.memory.write([make_entry("b", "postgres billing replica", "A")])
+    stores.memory.writer.write([make_entry("b", "postgres billing replica", "A")])
     fresh = retriever.search(query("postgres billing"))
     assert {r.entry.id for r in fresh.results} == {"a", "b"}
-    stores.memory.delete(["ns:b"])
+    stores.memory.lifecycle.delete(["ns:b"])
     assert {r.entry.id for r in retriever.search(query("postgres billing")).results} == {"a"}
 
 
 def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
     )
     calls = embeddings_of(stores)
@@ -583,7 +589,7 @@ def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: St
 
 
 def test_learned_fusion_embeds_nothing_but_the_query(stores: Stores) -> None:
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
         + [make_entry("fact", "the kubernetes cluster runs in Frankfurt", "A")]
     )

@@ -34,7 +34,9 @@ def test_a_search_over_long_entries_reads_texts_and_vector_matrices_only(
 ) -> None:
     stores = fake_memory(ChunkingSettings(words=20, overlap=5))
     ledger, vectors, embedder = stores.ledger, stores.vectors, stores.embedder
-    stores.memory.write([make_entry(f"e{n}", f"billing outage {n} {LONG}") for n in range(ENTRIES)])
+    stores.memory.writer.write(
+        [make_entry(f"e{n}", f"billing outage {n} {LONG}") for n in range(ENTRIES)]
+    )
     # The vector list finds nothing: every cosine comes from the ledger's vectors.
     vectors.clear()
     given: list[Matrix] = []

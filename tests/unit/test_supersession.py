@@ -63,8 +63,8 @@ REVISED = "ledger database decision: use postgres for the ledger, change log par
 
 
 def test_a_revision_leaves_the_decision_it_replaces_out_of_searches(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("v1", DECIDED)], "ann")
-    stores.memory.write([make_entry("v2", REVISED)], "bob", supersedes={"ns:v2": ["v1"]})
+    stores.memory.writer.write([make_entry("v1", DECIDED)], "ann")
+    stores.memory.writer.write([make_entry("v2", REVISED)], "bob", supersedes={"ns:v2": ["v1"]})
 
     assert ids(stores, "ledger database decision") == ["v2"]
     both = ids(stores, "ledger database decision", include_superseded=True)
@@ -76,9 +76,9 @@ def test_a_revision_leaves_the_decision_it_replaces_out_of_searches(stores: Fake
 
 
 def test_explain_names_what_was_left_out_as_superseded(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("v1", DECIDED), make_entry("old", DECIDED + " once")])
-    stores.memory.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1", "old"]})
-    stores.memory.set_archived(["ns:old"], True)
+    stores.memory.writer.write([make_entry("v1", DECIDED), make_entry("old", DECIDED + " once")])
+    stores.memory.writer.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1", "old"]})
+    stores.memory.lifecycle.set_archived(["ns:old"], True)
     filters = replace(make_filters(), now=T + 10**6)
     explained = retriever(stores).search(
         SearchQuery("ledger database decision", filters, explain=True)
@@ -92,9 +92,9 @@ def test_explain_names_what_was_left_out_as_superseded(stores: FakeStores) -> No
 def test_unknown_or_foreign_ids_are_refused_by_name_and_nothing_is_written(
     stores: FakeStores,
 ) -> None:
-    stores.memory.write([make_entry("v1", DECIDED, namespace="other")])
+    stores.memory.writer.write([make_entry("v1", DECIDED, namespace="other")])
     with pytest.raises(InvalidInput) as refused:
-        stores.memory.write(
+        stores.memory.writer.write(
             [make_entry("ok", "fine"), make_entry("v2", REVISED)],
             supersedes={"ns:v2": ["v1", "nope", "v2"]},
         )
@@ -107,25 +107,25 @@ def test_unknown_or_foreign_ids_are_refused_by_name_and_nothing_is_written(
 
 
 def test_deleting_the_revision_brings_the_decision_back(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("v1", DECIDED)])
-    stores.memory.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1"]})
-    stores.memory.delete(["ns:v2"], "ann")
+    stores.memory.writer.write([make_entry("v1", DECIDED)])
+    stores.memory.writer.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1"]})
+    stores.memory.lifecycle.delete(["ns:v2"], "ann")
     assert ids(stores, "ledger database decision") == ["v1"]
     assert stores.ledger.history("ns:v1")[-1].action == "reinstated"
 
 
 def test_a_promoted_discussion_keeps_what_superseded_it(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("talk", "maybe sqlite for the ledger?", "C")])
-    stores.memory.write([make_entry("v1", DECIDED)], supersedes={"ns:v1": ["talk"]})
-    stores.memory.promote(["ns:talk"])
+    stores.memory.writer.write([make_entry("talk", "maybe sqlite for the ledger?", "C")])
+    stores.memory.writer.write([make_entry("v1", DECIDED)], supersedes={"ns:v1": ["talk"]})
+    stores.memory.lifecycle.promote(["ns:talk"])
     promoted = stores.ledger.get(["ns:talk"])["ns:talk"].entry
     assert (promoted.tier, promoted.superseded_by) == ("A", "v1")
     assert ids(stores, "sqlite ledger") == ["v1"]
 
 
 def test_a_repeat_written_without_an_id_is_stored_once(stores: FakeStores) -> None:
-    first = stores.memory.write([make_entry("a", "Alice prefers tea", speaker="alice")])
-    again = stores.memory.write(
+    first = stores.memory.writer.write([make_entry("a", "Alice prefers tea", speaker="alice")])
+    again = stores.memory.writer.write(
         [
             make_entry("b", "  alice PREFERS tea ", speaker="alice"),
             make_entry("c", "alice prefers tea", speaker="bob"),
@@ -140,38 +140,40 @@ def test_a_repeat_written_without_an_id_is_stored_once(stores: FakeStores) -> No
 
 
 def test_an_entry_written_with_its_id_is_stored_even_if_it_repeats(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("a", "alice prefers tea")])
-    outcome = stores.memory.write([make_entry("b", "alice prefers tea")])
+    stores.memory.writer.write([make_entry("a", "alice prefers tea")])
+    outcome = stores.memory.writer.write([make_entry("b", "alice prefers tea")])
     assert (outcome.ids, outcome.duplicate_of) == (["b"], {})
 
 
 def test_a_new_decision_names_the_similar_live_ones(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("v1", DECIDED), make_entry("far", "lunch menu on friday")])
-    outcome = stores.memory.write([make_entry("v2", REVISED)])
+    stores.memory.writer.write(
+        [make_entry("v1", DECIDED), make_entry("far", "lunch menu on friday")]
+    )
+    outcome = stores.memory.writer.write([make_entry("v2", REVISED)])
     assert [s.id for s in outcome.similar[0]] == ["v1"]
     assert outcome.similar[0][0].tier == "A"
     assert 0.5 <= outcome.similar[0][0].similarity <= 1.0
     # Neither what it supersedes nor what is superseded already is named.
-    replaced = stores.memory.write(
+    replaced = stores.memory.writer.write(
         [make_entry("v3", REVISED + " again")], supersedes={"ns:v3": ["v2"]}
     )
     assert {s.id for s in replaced.similar.get(0, [])} == {"v1"}
-    stores.memory.write([make_entry("v4", "unrelated")], supersedes={"ns:v4": ["v1"]})
-    later = stores.memory.write([make_entry("v5", DECIDED + " later")])
+    stores.memory.writer.write([make_entry("v4", "unrelated")], supersedes={"ns:v4": ["v1"]})
+    later = stores.memory.writer.write([make_entry("v5", DECIDED + " later")])
     assert "v1" not in {s.id for s in later.similar.get(0, [])}
 
 
 def test_similar_needs_no_model_call_beyond_the_write(stores: FakeStores) -> None:
-    stores.memory.write([make_entry("v1", DECIDED)])
+    stores.memory.writer.write([make_entry("v1", DECIDED)])
     calls = len(stores.embedder.calls)
-    stores.memory.write([make_entry("v2", REVISED)])
+    stores.memory.writer.write([make_entry("v2", REVISED)])
     assert len(stores.embedder.calls) == calls + 1
 
 
 def test_as_of_answers_with_the_version_current_then(stores: FakeStores, clock: Clock) -> None:
-    stores.memory.write([make_entry("v1", DECIDED)])
+    stores.memory.writer.write([make_entry("v1", DECIDED)])
     clock.now = T + 100
-    stores.memory.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1"]})
+    stores.memory.writer.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1"]})
     clock.now = T + 200
     assert ids(stores, "ledger database decision", as_of=T + 50) == ["v1"]
     assert ids(stores, "ledger database decision", as_of=T + 150) == ["v2"]
@@ -180,9 +182,11 @@ def test_as_of_answers_with_the_version_current_then(stores: FakeStores, clock: 
 
 
 def test_as_of_gives_the_tier_an_entry_had_then(stores: FakeStores, clock: Clock) -> None:
-    stores.memory.write([make_entry("talk", "the offsite is in lisbon", "C", expires_at=T + 10**6)])
+    stores.memory.writer.write(
+        [make_entry("talk", "the offsite is in lisbon", "C", expires_at=T + 10**6)]
+    )
     clock.now = T + 100
-    stores.memory.promote(["ns:talk"])
+    stores.memory.lifecycle.promote(["ns:talk"])
     assert ids(stores, "offsite lisbon", tiers=("C",), as_of=T + 50) == ["talk"]
     assert ids(stores, "offsite lisbon", tiers=("A",), as_of=T + 50) == []
     assert ids(stores, "offsite lisbon", tiers=("A",), as_of=T + 150) == ["talk"]

@@ -70,7 +70,7 @@ def searched(unembedded: int) -> tuple[ReadModelUsage, Retriever, FakeEmbedder]:
     """A retriever counting its model work over one tier A entry and five tier E ones."""
     stores = fake_memory()
     model = stores.embedder
-    stores.memory.write(
+    stores.memory.writer.write(
         [make_entry("plan", "kubernetes upgrade plan", "A")]
         + [make_entry(f"log{n}", "kubernetes upgrade " + "x " * n, "E") for n in range(5)]
     )

@@ -1,14 +1,16 @@
 """The derived indexes (Chroma and Tantivy) kept in step with the ledger, under the one lock
-every change to stored entries holds."""
+every change to stored entries holds: the one holder of the vector and keyword stores among
+the memory's parts."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
-from service.domain.entries import StoredEntry, key_namespace
+from service.domain.entries import EMBEDDED_TIERS, StoredEntry, Tier, key_namespace
 from service.domain.errors import EngineUnavailable
+from service.domain.model import Filters, Hit
 from service.domain.ports import Entries, IndexState, KeywordStore, VectorStore
 
 
@@ -80,6 +82,57 @@ class Indexes:
         self.keywords.apply((), keys)
         self.entries.remove(keys, actor=actor, at=self.clock())
         self.changed(key_namespace(k) for k in keys)
+
+    def replace_all(self, batches: Iterable[list[StoredEntry]]) -> None:
+        """Re-derive both indexes from ``batches`` (every entry they should hold, a batch at
+        a time), without re-embedding: Tantivy swaps in the new documents with one commit,
+        Chroma is rewritten a batch at a time (dropping records an entry no longer has:
+        another tier, older chunks) and the vectors of entries not given are removed last."""
+        keep: set[str] = set()
+
+        def vectored() -> Iterator[list[StoredEntry]]:
+            for batch in batches:
+                live = [s for s in batch if s.in_vector_index]
+                self.vectors.delete([s.entry.key for s in batch])
+                self.vectors.upsert(live)
+                keep.update(s.entry.key for s in live)
+                yield batch
+
+        self.keywords.replace_all(vectored())
+        self.vectors.delete([k for k in self.vectors.entry_keys() if k not in keep])
+
+    def erase_namespace(self, namespace: str) -> None:
+        """Drop a namespace from both indexes (the keyword index's files of it go whole)."""
+        self.vectors.erase_namespace(namespace)
+        self.keywords.erase_namespace(namespace)
+        self.changed([namespace])
+
+    def match_ledger(self) -> bool:
+        """Whether Chroma and Tantivy hold as many records as the ledger says they should."""
+        live = sum(self.entries.count().values())
+        vectors = sum(self.vectors.count(tier) for tier in ("A", "C"))
+        return self.keywords.count() == live and vectors == self.state.vector_count()
+
+    def nearest(
+        self, vector: Sequence[float], namespace: str, now: float, limit: int
+    ) -> list[tuple[Tier, Hit]]:
+        """The entries of ``namespace`` live at ``now`` closest to ``vector``, ``limit`` at
+        most of each embedded tier, tier by tier."""
+        filters = Filters(namespace=namespace, tiers=EMBEDDED_TIERS, now=now)
+        return [
+            (tier, hit)
+            for tier in EMBEDDED_TIERS
+            for hit in self.vectors.search(tier, vector, filters, limit)
+        ]
+
+    def drop_expired_vectors(self, now: float) -> None:
+        """Remove the vectors of tier C entries past their expiry."""
+        self.vectors.delete_expired(now)
+
+    def optimize(self) -> int:
+        """Merge the keyword index's segments; returns the documents it holds."""
+        self.keywords.optimize()
+        return self.keywords.count()
 
     def changed(self, namespaces: Iterable[str]) -> None:
         if self.on_change is not None:

@@ -3,46 +3,27 @@ metadata updated, deleted; each change recorded in the ledger, then in the index
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.domain.entries import Entry, Kind, StoredEntry, Tier
-from service.domain.memory.bounds import require_bounds
-from service.domain.memory.indexes import Indexes
-from service.domain.ports import Entries, IndexState, Inventory, KeywordStore, VectorStore
+from service.domain.memory.part import Part
+from service.domain.ports import Entries, IndexState, Inventory
 from service.errors import FieldError, InvalidInput
-from service.settings import ChunkingSettings
 
 BATCH = 500
 """Entries archived or deleted by one step of a lifecycle job."""
 
 
-class Lifecycle:
+@dataclass(eq=False)
+class Lifecycle(Part):
     """Changes to entries already stored, each under the write lock: the ledger first, then
-    the indexes."""
+    the indexes (every entry rewritten checked against the bounds by ``preparer``)."""
 
-    def __init__(
-        self,
-        entries: Entries,
-        state: IndexState,
-        inventory: Inventory,
-        vectors: VectorStore,
-        keywords: KeywordStore,
-        indexes: Indexes,
-        chunking: ChunkingSettings,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.entries = entries
-        self.state = state
-        self.inventory = inventory
-        self.vectors = vectors
-        self.keywords = keywords
-        self.indexes = indexes
-        self.chunking = chunking
-        self.clock = clock
+    entries: Entries
+    state: IndexState
+    inventory: Inventory
 
     def delete(self, keys: Sequence[str], actor: str = "") -> list[str]:
         """Remove entries from the ledger and both indexes; returns the keys that existed."""
@@ -133,12 +114,11 @@ class Lifecycle:
 
     def drop_expired_vectors(self, now: float) -> None:
         """Remove the vectors of tier C entries past their expiry."""
-        self.vectors.delete_expired(now)
+        self.indexes.drop_expired_vectors(now)
 
     def optimize(self) -> int:
         """Merge the keyword index's segments; returns the documents it holds."""
-        self.keywords.optimize()
-        return self.keywords.count()
+        return self.indexes.optimize()
 
     def promote(self, keys: Sequence[str], actor: str = "") -> int:
         """Make tier C entries lasting tier A decisions, archived or not, keeping their vectors.
@@ -181,7 +161,7 @@ class Lifecycle:
         return len(changed)
 
     def _rewrite(self, changed: list[StoredEntry], actor: str, action: str) -> None:
-        require_bounds([s.entry for s in changed], self.chunking, "entries")
+        self.preparer.check([s.entry for s in changed])
         if changed:
             stale = self.entries.put(changed, actor=actor, action=action, at=self.clock())
             self.indexes.index(changed, stale)

@@ -1,5 +1,5 @@
 """An entry made ready to store: chunked, its chunks embedded (tiers A and C), its tokens
-counted."""
+counted; ``Preparer`` does it with the model and chunking of the memory."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import replace
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.errors import EngineUnavailable
 from service.domain.lifecycle.digests import is_digest, passages
+from service.domain.memory.bounds import require_bounds
 from service.domain.memory.chunking import chunk_text
 from service.domain.memory.texts import embedding_input, turn_text
 from service.domain.ports import Embedder
@@ -86,15 +87,39 @@ def in_threads(
     return placed
 
 
-def prepare_kept(
-    entries: Sequence[Entry], embedder: Embedder | None, chunking: ChunkingSettings
-) -> list[StoredEntry]:
-    """``prepare``, or, when the model fails, the entries without vectors: the write is
-    kept and acknowledged, and ``backfill`` embeds them once the model answers."""
-    try:
-        return prepare(entries, embedder, chunking)
-    except EngineUnavailable as exc:
-        if exc.engine != "model":
-            raise
-        log.warning("%s: %d entries kept without vectors", exc, len(entries))
-        return prepare(entries, None, chunking)
+class Preparer:
+    """Makes entries ready to store with one model (or none) and one chunking: every part
+    that chunks, embeds or bounds-checks entries does it through here."""
+
+    def __init__(self, embedder: Embedder | None, chunking: ChunkingSettings) -> None:
+        self.embedder = embedder
+        """None: no model is loaded (tier A and C entries are kept without vectors)."""
+        self.chunking = chunking
+
+    @property
+    def has_model(self) -> bool:
+        return self.embedder is not None
+
+    @property
+    def similar_threshold(self) -> float:
+        """The least similarity at which a write names an entry as similar to a new one."""
+        return self.chunking.similar_threshold
+
+    def check(self, entries: Sequence[Entry]) -> None:
+        """InvalidInput naming ``entries[n].<field>`` for every breach of the bounds."""
+        require_bounds(list(entries), self.chunking, "entries")
+
+    def prepare(self, entries: Sequence[Entry]) -> list[StoredEntry]:
+        """Chunk every entry and embed the chunks of embedded tiers, in one model call."""
+        return prepare(entries, self.embedder, self.chunking)
+
+    def prepare_kept(self, entries: Sequence[Entry]) -> list[StoredEntry]:
+        """``prepare``, or, when the model fails, the entries without vectors: the write is
+        kept and acknowledged, and ``backfill`` embeds them once the model answers."""
+        try:
+            return self.prepare(entries)
+        except EngineUnavailable as exc:
+            if exc.engine != "model":
+                raise
+            log.warning("%s: %d entries kept without vectors", exc, len(entries))
+            return prepare(entries, None, self.chunking)

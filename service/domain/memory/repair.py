@@ -4,47 +4,28 @@ without a model embedded, both indexes rebuilt."""
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from service.domain.entries import StoredEntry
 from service.domain.errors import EngineUnavailable, IndexUnavailable
 from service.domain.memory import indexable
-from service.domain.memory.indexes import Indexes
 from service.domain.memory.outcomes import Recovered
-from service.domain.memory.preparation import prepare
-from service.domain.ports import Embedder, Entries, IndexState, KeywordStore, VectorStore
-from service.settings import ChunkingSettings
+from service.domain.memory.part import Part
+from service.domain.ports import Entries, IndexState
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
 
 
-class IndexRepair:
+@dataclass(eq=False)
+class IndexRepair(Part):
     """Brings Chroma and Tantivy back in step with the ledger, which holds every
     acknowledged write with its vectors."""
 
-    def __init__(
-        self,
-        entries: Entries,
-        state: IndexState,
-        vectors: VectorStore,
-        keywords: KeywordStore,
-        indexes: Indexes,
-        embedder: Embedder | None,
-        chunking: ChunkingSettings,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.entries = entries
-        self.state = state
-        self.vectors = vectors
-        self.keywords = keywords
-        self.indexes = indexes
-        self.embedder = embedder
-        self.chunking = chunking
-        self.clock = clock
+    entries: Entries
+    state: IndexState
 
     def recover(self) -> Recovered:
         """Finish the writes and deletes not yet applied to the indexes (interrupted by a
@@ -92,12 +73,12 @@ class IndexRepair:
 
     def backfill(self, batch: int = 256) -> int:
         """Embed tier A and C entries written while no model was loaded."""
-        if self.embedder is None:
+        if not self.preparer.has_model:
             return 0
         done = 0
         while keys := self.state.missing_vectors(batch):
             entries = [s.entry for s in self.entries.get(keys).values()]
-            stored = prepare(entries, self.embedder, self.chunking)
+            stored = self.preparer.prepare(entries)
             with self.indexes.lock:
                 current = self.entries.get(keys)
                 # Skip entries rewritten or deleted while this batch was being embedded.
@@ -117,9 +98,7 @@ class IndexRepair:
 
     def indexes_match_ledger(self) -> bool:
         """Whether Chroma and Tantivy hold as many records as the ledger says they should."""
-        live = sum(self.entries.count().values())
-        vectors = sum(self.vectors.count(tier) for tier in ("A", "C"))
-        return self.keywords.count() == live and vectors == self.state.vector_count()
+        return self.indexes.match_ledger()
 
     def rebuild(self, progress: Progress | None = None) -> int:
         """Re-derive Chroma and Tantivy from the ledger without re-embedding.
@@ -130,7 +109,6 @@ class IndexRepair:
         """
         total = 0
         with self.indexes.lock:
-            keep: set[str] = set()
             seen: set[str] = set()
             aside: dict[str, str] = {}
 
@@ -143,19 +121,14 @@ class IndexRepair:
                             aside[s.entry.key] = reason
                         else:
                             batch.append(s)
-                    live = [s for s in batch if s.in_vector_index]
-                    # Drop records an entry no longer has (another tier, older chunks).
-                    self.vectors.delete([s.entry.key for s in batch])
-                    self.vectors.upsert(live)
-                    keep.update(s.entry.key for s in live)
                     seen.update(s.entry.namespace for s in batch)
+                    yield batch
+                    # Counted once both indexes have taken the batch.
                     total += len(batch)
                     if progress:
                         progress(total)
-                    yield batch
 
-            self.keywords.replace_all(batches())
-            self.vectors.delete([k for k in self.vectors.entry_keys() if k not in keep])
+            self.indexes.replace_all(batches())
             if aside:
                 self.state.quarantine(aside, at=self.clock())
             self.indexes.changed(seen)

@@ -3,59 +3,21 @@ the ledger and both indexes."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.domain.entries import Erasure, ExportedEntry, Supersession
-from service.domain.memory.bounds import require_bounds
-from service.domain.memory.indexes import Indexes
-from service.domain.memory.preparation import prepare_kept
-from service.domain.ports import (
-    Embedder,
-    Entries,
-    KeywordStore,
-    NamespaceEntries,
-    Relations,
-    VectorStore,
-)
-from service.settings import ChunkingSettings
+from service.domain.memory.part import Part
+from service.domain.ports import Entries, NamespaceEntries, Relations
 
 
-@dataclass(frozen=True)
-class Restored:
-    written: int
-    unchanged: int
-    """Entries the ledger held already as given: left alone."""
-    embedded: int
-    """Entries written whose vectors were made again."""
-
-
-class Transfer:
+@dataclass(eq=False)
+class Transfer(Part):
     """Writes entries whole (an import) and erases namespaces, under the write lock."""
 
-    def __init__(
-        self,
-        entries: Entries,
-        relations: Relations,
-        namespaces: NamespaceEntries,
-        vectors: VectorStore,
-        keywords: KeywordStore,
-        indexes: Indexes,
-        embedder: Embedder | None,
-        chunking: ChunkingSettings,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.entries = entries
-        self.relations = relations
-        self.namespaces = namespaces
-        self.vectors = vectors
-        self.keywords = keywords
-        self.indexes = indexes
-        self.embedder = embedder
-        self.chunking = chunking
-        self.clock = clock
+    entries: Entries
+    relations: Relations
+    namespaces: NamespaceEntries
 
     def restore_entries(self, items: Sequence[ExportedEntry]) -> Restored:
         """Write exported entries with their history, ids and times as they were.
@@ -86,7 +48,7 @@ class Transfer:
             if not same:
                 changed.append(item)
         bare = [i for i in changed if not i.stored.chunks]
-        made = iter(prepare_kept([i.stored.entry for i in bare], self.embedder, self.chunking))
+        made = iter(self.preparer.prepare_kept([i.stored.entry for i in bare]))
         ready = [replace(i, stored=next(made)) if not i.stored.chunks else i for i in changed]
         self.restore(ready)
         embedded = sum(1 for i in bare if i.stored.entry.embedded)
@@ -95,7 +57,7 @@ class Transfer:
     def restore(self, items: Sequence[ExportedEntry]) -> None:
         """Write entries whole, chunks and history as given (an import), and index them;
         InvalidInput, and nothing written, for an entry out of bounds."""
-        require_bounds([i.stored.entry for i in items], self.chunking, "entries")
+        self.preparer.check([i.stored.entry for i in items])
         if items:
             with self.indexes.lock:
                 self.namespaces.restore(items)
@@ -110,11 +72,20 @@ class Transfer:
             erasure = self.namespaces.erase(
                 namespace, actor=actor, at=self.clock(), counted=counted
             )
-            self.vectors.erase_namespace(namespace)
-            self.keywords.erase_namespace(namespace)
-            self.indexes.changed([namespace])
+            self.indexes.erase_namespace(namespace)
         return erasure
 
 
 def _order(relation: Supersession) -> tuple[float, str]:
     return relation.at, relation.older
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What ``Transfer.restore_entries`` wrote."""
+
+    written: int
+    unchanged: int
+    """Entries the ledger held already as given: left alone."""
+    embedded: int
+    """Entries written whose vectors were made again."""

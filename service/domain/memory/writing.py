@@ -5,19 +5,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from service.domain.entries import EMBEDDED_TIERS, Entry, StoredEntry, entry_key
+from service.domain.entries import Entry, StoredEntry, entry_key
 from service.domain.errors import EngineUnavailable
-from service.domain.memory.bounds import require_bounds
-from service.domain.memory.indexes import Indexes
 from service.domain.memory.outcomes import Committed, Similar, WriteOutcome
-from service.domain.memory.preparation import in_threads, prepare, prepare_kept
-from service.domain.model import Filters
-from service.domain.ports import Embedder, Entries, Passages, Relations, VectorStore
+from service.domain.memory.part import Part
+from service.domain.memory.preparation import in_threads
+from service.domain.ports import Entries, Passages, Relations
 from service.errors import FieldError, InvalidInput
 from service.lib.group_commit import GroupCommit, Pending
-from service.settings import ChunkingSettings
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +49,8 @@ Ready = tuple[Pending[_Write], list[StoredEntry]]
 """A write of a group and its entries, chunked and embedded."""
 
 
-class Writer:
+@dataclass(eq=False)
+class Writer(Part):
     """Stores new entries durably and indexes them.
 
     Order of a write: vectors are computed first (no lock held), then the ledger
@@ -61,30 +59,13 @@ class Writer:
     pending after a crash is re-applied from the ledger by ``IndexRepair.recover``.
     """
 
-    def __init__(
-        self,
-        entries: Entries,
-        relations: Relations,
-        passages: Passages,
-        vectors: VectorStore,
-        indexes: Indexes,
-        embedder: Embedder | None,
-        chunking: ChunkingSettings,
-        *,
-        clock: Callable[[], float] = time.time,
-        on_commit: Callable[[Committed], None] | None = None,
-    ) -> None:
-        self.entries = entries
-        self.relations = relations
-        self.passages = passages
-        self.vectors = vectors
-        self.indexes = indexes
-        self.embedder = embedder
-        self.chunking = chunking
-        self.similar_threshold = chunking.similar_threshold
-        self.clock = clock
-        self.on_commit = on_commit
-        """Told how each group commit of writes ended."""
+    entries: Entries
+    relations: Relations
+    passages: Passages
+    on_commit: Callable[[Committed], None] | None = field(default=None, kw_only=True)
+    """Told how each group commit of writes ended."""
+
+    def __post_init__(self) -> None:
         self._writes: GroupCommit[_Write] = GroupCommit(self._commit, _touched, GROUP_ENTRIES)
 
     def write(
@@ -108,7 +89,7 @@ class Writer:
         An entry out of bounds (``bounds.breaches``) is InvalidInput naming
         ``entries[n].<field>``; then nothing is written.
         """
-        require_bounds(list(entries), self.chunking, "entries")
+        self.preparer.check(entries)
         write = _Write(list(entries), actor, dict(supersedes or {}), frozenset(once))
         done = self._writes.submit(write)
         written: _Written = done.result[0]
@@ -222,13 +203,15 @@ class Writer:
             vector = stored.chunks[0].vector
             assert vector is not None
             skip = own | {entry_key(e.namespace, old) for old in write.supersedes.get(e.key, ())}
-            filters = Filters(namespace=e.namespace, tiers=EMBEDDED_TIERS, now=self.clock())
+            least = self.preparer.similar_threshold
             try:
+                nearest = self.indexes.nearest(
+                    vector, e.namespace, self.clock(), SIMILAR + len(skip)
+                )
                 hits = [
                     (tier, hit)
-                    for tier in EMBEDDED_TIERS
-                    for hit in self.vectors.search(tier, vector, filters, SIMILAR + len(skip))
-                    if hit.key not in skip and hit.score >= self.similar_threshold
+                    for tier, hit in nearest
+                    if hit.key not in skip and hit.score >= least
                 ]
             except EngineUnavailable:
                 continue  # an answer without them rather than none
@@ -250,14 +233,16 @@ class Writer:
         """Each write's entries chunked and embedded: the whole group in one model call,
         or, if that fails, each write on its own, so that a failure fails only its write."""
         try:
-            stored = self.prepare_kept([e for pending in group for e in pending.write.entries])
+            stored = self.preparer.prepare_kept(
+                [e for pending in group for e in pending.write.entries]
+            )
         except Exception:
             if len(group) == 1:
                 raise
             ready = []
             for pending in group:
                 try:
-                    ready.append((pending, self.prepare_kept(pending.write.entries)))
+                    ready.append((pending, self.preparer.prepare_kept(pending.write.entries)))
                 except Exception as error:
                     pending.error = error
             return ready
@@ -267,15 +252,6 @@ class Writer:
             ready.append((pending, stored[start : start + size]))
             start += size
         return ready
-
-    def prepare(self, entries: Sequence[Entry]) -> list[StoredEntry]:
-        """Chunk every entry and embed the chunks of embedded tiers, in one model call."""
-        return prepare(entries, self.embedder, self.chunking)
-
-    def prepare_kept(self, entries: Sequence[Entry]) -> list[StoredEntry]:
-        """``prepare``, or, when the model fails, the entries without vectors: the write is
-        kept and acknowledged, and ``backfill`` embeds them once the model answers."""
-        return prepare_kept(entries, self.embedder, self.chunking)
 
 
 def _touched(write: _Write) -> set[str]:
