@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from service.application.auth import Principal
 from service.domain.answers.answer import Answerer
@@ -16,6 +17,8 @@ from service.domain.model.references import Fit
 from service.domain.ports.references import Fits, References
 from service.errors import Conflict, NotFound
 
+SCHEDULE = Principal("admin", name="schedule")
+"""Who sweeps on the schedule."""
 MOST_REFERENCES = 1000
 """The most references one sweep asks: the first recorded, in order."""
 
@@ -54,6 +57,8 @@ class CalibrationUseCases:
         self.fits = fits
         self.clock = clock
         self._sweeping = threading.Lock()
+        self._swept_at: dict[str, float] = {}
+        """When each namespace was last swept here."""
 
     def sweep(self, principal: Principal, namespace: str | None) -> Swept:
         """Ask every reference question of the namespace through the read path, as agents
@@ -68,9 +73,28 @@ class CalibrationUseCases:
         finally:
             self._sweeping.release()
 
+    def sweep_due(self, after: int) -> dict[str, Any]:
+        """Sweep each namespace given at least ``after`` reference questions since its last
+        sweep (here, or its fit in force); the scheduled job."""
+        swept, kept = [], []
+        for namespace in self.references.reference_namespaces():
+            fit = self.fits.active_fit(namespace)
+            since = self._swept_at.get(namespace, fit.at if fit is not None else 0.0)
+            if self.references.count_references(namespace, since) < after:
+                continue
+            try:
+                done = self.sweep(SCHEDULE, namespace)
+            except Conflict:
+                break  # one is under way, asked by hand: the next run sees what is left
+            swept.append(namespace)
+            if done.kept is not None:
+                kept.append(f"{namespace} v{done.kept.version}")
+        return {"swept": len(swept), "kept": kept}
+
     def _sweep(self, principal: Principal, namespace: str) -> Swept:
         started = time.perf_counter()
         now = self.clock()
+        self._swept_at[namespace] = now
         in_force = self.answerer.tunings.of(namespace)
         asked: list[Asked] = [
             ask(self.answerer, reference, now)

@@ -173,6 +173,7 @@ def build_runtime(
         rules=folder_rules(s),
         clock=clock,
     )
+    calibrations = CalibrationUseCases(answerer, stores.ledger, stores.ledger, clock=clock)
     replica = replica_name(s)
     scheduler = upkeep_jobs(
         Scheduler(
@@ -191,6 +192,7 @@ def build_runtime(
         lifecycle=memory.lifecycle,
         repair=memory.repair,
         collections=collections,
+        calibrations=calibrations,
         clock=clock,
     )
     follower = None
@@ -279,7 +281,7 @@ def build_runtime(
             telemetry=telemetry,
         ),
         admin=AdminUseCases(memory.lifecycle, scheduler, rebuilder),
-        calibrations=CalibrationUseCases(answerer, stores.ledger, stores.ledger, clock=clock),
+        calibrations=calibrations,
         collections=collection_cases,
         documents=DocumentUseCases(
             collection_cases,

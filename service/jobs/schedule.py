@@ -14,6 +14,7 @@ from service.application.upkeep import (
     rescan_collections,
     trim_changes,
 )
+from service.application.calibrations import CalibrationUseCases
 from service.domain.collections.catalog import Collections
 from service.domain.memory import IndexRepair, Lifecycle, Writer
 from service.domain.ports import ChangeLog, Entries, Inventory
@@ -33,6 +34,7 @@ def upkeep_jobs(
     lifecycle: Lifecycle,
     repair: IndexRepair,
     collections: Collections,
+    calibrations: CalibrationUseCases,
     clock: Callable[[], float],
 ) -> Scheduler:
     """The upkeep jobs on their configured schedules, added to ``scheduler``."""
@@ -70,5 +72,11 @@ def upkeep_jobs(
     if settings.rescan_cron:
         scheduler.add(
             "rescan_collections", settings.rescan_cron, lambda: rescan_collections(collections)
+        )
+    if settings.sweep_cron:
+        scheduler.add(
+            "sweep_references",
+            settings.sweep_cron,
+            lambda: calibrations.sweep_due(settings.sweep_after),
         )
     return scheduler

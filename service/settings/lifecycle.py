@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from msgspec import field
+from typing import Annotated
+
+from msgspec import Meta, field
 
 from service.settings.base import Days, Group, Switch
 
@@ -32,6 +34,11 @@ class LifecycleSettings(Group, frozen=True):
     trim_changes_cron: str = "15 * * * *"
     """When ``trim_changes`` drops changes older than STRATA_CHANGE_RETENTION_DAYS from the
     ledger's change log."""
+    sweep_cron: str = "45 * * * *"
+    """When ``sweep_references`` sweeps each namespace given ``sweep_after`` reference
+    questions since its last sweep (crontab, UTC); empty: never."""
+    sweep_after: Annotated[int, Meta(ge=1)] = 10
+    """New reference questions that make a namespace due for a scheduled sweep."""
     e_archive_days: Days = 30.0
     """Tier E entries older than this many days are archived; 0 keeps them active."""
     e_delete_days: Days = 0.0
