@@ -42,6 +42,7 @@ def test_jobs_are_listed_and_unknown_ones_are_404(keyed: TestClient[Litestar]) -
         "recover_pending",
         "backfill_embeddings",
         "trim_changes",
+        "sweep_references",
     }
     assert jobs["expire_c_tier"]["schedule"] == "0 * * * *"
     assert (jobs["expire_c_tier"]["runs"], jobs["expire_c_tier"]["recent"]) == (0, [])

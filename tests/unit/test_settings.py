@@ -88,6 +88,8 @@ VARIABLES = {
     "STRATA_BACKFILL_CRON": ("lifecycle", "backfill_cron"),
     "STRATA_RESCAN_CRON": ("lifecycle", "rescan_cron"),
     "STRATA_TRIM_CHANGES_CRON": ("lifecycle", "trim_changes_cron"),
+    "STRATA_SWEEP_CRON": ("lifecycle", "sweep_cron"),
+    "STRATA_SWEEP_AFTER": ("lifecycle", "sweep_after"),
     "STRATA_E_ARCHIVE_DAYS": ("lifecycle", "e_archive_days"),
     "STRATA_E_DELETE_DAYS": ("lifecycle", "e_delete_days"),
     "STRATA_COLLECTION_ROOTS": ("collections", "roots"),
