@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
+from functools import partial
 
 from schemas import wire
 from service.application.auth import Principal
@@ -85,22 +86,18 @@ class AnswerUseCases:
         as_of = moment(request.as_of, "as_of")
         namespace = principal.namespace(request.namespace)
         now = self.clock()
-        answer = traced_retrieve(
-            self.telemetry,
+        retrieve = partial(
+            self.answerer.retrieve,
             question,
             namespace,
-            lambda: self.answerer.retrieve(
-                question,
-                namespace,
-                now,
-                top_n=request.top_n,
-                asker=request.asker,
-                as_of=as_of,
-                include_superseded=request.include_superseded,
-                record=record,
-            ),
+            now,
+            top_n=request.top_n,
+            asker=request.asker,
+            as_of=as_of,
+            include_superseded=request.include_superseded,
             record=record,
         )
+        answer = traced_retrieve(self.telemetry, question, namespace, retrieve, record=record)
         recall, recalled = None, []
         weak = self.recall_when_weak and not answer.strong_match
         if self.recall is not None and as_of is None and (not answer.entries or weak):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from schemas import wire
 from service.application.answers import traced_retrieve
@@ -73,24 +74,20 @@ class ContextUseCase:
         namespace = principal.namespace(request.namespace)
         now = self.clock()
         filters = to_query(_search_of(request), namespace=namespace, now=now, floor=0.0).filters
-        answer = traced_retrieve(
-            self.telemetry,
+        retrieve = partial(
+            self.answerer.retrieve,
             question,
             namespace,
-            lambda: self.answerer.retrieve(
-                question,
-                namespace,
-                now,
-                top_n=considered(request.max_tokens, request.max_entries),
-                pool_size=pool_size(request),
-                by_relevance=True,
-                asker=request.asker,
-                as_of=filters.as_of,
-                within=filters,
-                min_score=request.min_score,
-            ),
-            confidence=False,
+            now,
+            top_n=considered(request.max_tokens, request.max_entries),
+            pool_size=pool_size(request),
+            by_relevance=True,
+            asker=request.asker,
+            as_of=filters.as_of,
+            within=filters,
+            min_score=request.min_score,
         )
+        answer = traced_retrieve(self.telemetry, question, namespace, retrieve, confidence=False)
         keys = [a.result.entry.key for a in answer.entries]
         replaced = self._replaced(keys)
         # Kept by relevance, the search's score: on conversation memory (locomo-tiers-dev)
