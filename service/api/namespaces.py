@@ -18,6 +18,7 @@ from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.edge.openapi import problems
 from service.edge.params import NamespaceName
 from service.errors import PayloadTooLarge
+from service.lib.fields import fields_of
 from service.present.times import format_time
 
 JSON_LINES = "application/x-ndjson"
@@ -129,12 +130,8 @@ async def _spooled(request: Request[Any, Any, Any], limit: int) -> Path:
 
 def _imported(report: ImportReport) -> wire.ImportResponse:
     return wire.ImportResponse(
-        namespace=report.namespace,
-        source=report.source,
-        lines=report.lines,
-        imported=report.imported,
+        **fields_of(report, "namespace", "source", "lines", "imported", "skipped_count"),
         skipped=[wire.SkippedLine(n, reason) for n, reason in report.skipped],
-        skipped_count=report.skipped_count,
     )
 
 

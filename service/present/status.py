@@ -7,6 +7,7 @@ from service.application.status import Health
 from service.domain.namespaces.stats import Stats
 from service.domain.recall import UpstreamSnapshot
 from service.domain.search.usage import ModelWork
+from service.lib.fields import fields_of
 from service.present.times import format_time
 
 
@@ -21,9 +22,7 @@ def health_out(health: Health) -> wire.Health:
         None
         if health.replica is None
         else wire.ReplicaHealth(
-            name=health.replica.name,
-            mode=health.replica.mode,  # type: ignore[arg-type]
-            leads_jobs=health.replica.leads_jobs,
+            **fields_of(health.replica, "name", "mode", "leads_jobs"),
             lag_seconds=round(health.replica.lag.seconds, 3),
             changes_behind=health.replica.lag.changes,
         ),
@@ -42,22 +41,14 @@ def upstream_health(snapshot: UpstreamSnapshot | None) -> wire.UpstreamHealth | 
         return None
     b = snapshot.breaker
     return wire.UpstreamHealth(
-        name=snapshot.name,
+        **fields_of(
+            snapshot, "name", "asked", "answered", "failed", "circuit_open", "busy", "attempts"
+        ),
         breaker=wire.BreakerHealth(
-            state=b.state,
-            failures=b.failures,
-            trips=b.trips,
-            rejected=b.rejected,
+            **fields_of(b, "state", "failures", "trips", "rejected", "last_error"),
             opened_at=None if b.opened_at is None else round(b.opened_at, 3),
             retry_at=None if b.retry_at is None else round(b.retry_at, 3),
-            last_error=b.last_error,
         ),
-        asked=snapshot.asked,
-        answered=snapshot.answered,
-        failed=snapshot.failed,
-        circuit_open=snapshot.circuit_open,
-        busy=snapshot.busy,
-        attempts=snapshot.attempts,
     )
 
 
@@ -69,11 +60,7 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
                 ns,
                 {
                     tier: wire.TierStats(
-                        active=s.active,
-                        archived=s.archived,
-                        vectors=s.vectors,
-                        tokens_embedded=s.tokens_embedded,
-                        tokens=s.tokens,
+                        **fields_of(s, "active", "archived", "vectors", "tokens_embedded", "tokens")
                     )
                     for tier, s in tiers.items()
                 },
@@ -81,15 +68,7 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
             )
             for ns, tiers in stats.namespaces.items()
         ],
-        wire.Totals(
-            entries=t.entries,
-            vectors=t.vectors,
-            tokens_embedded=t.tokens_embedded,
-            tokens_full_rag=t.tokens_full_rag,
-            embedding_avoided=t.embedding_avoided,
-            quarantined=t.quarantined,
-            tokens_read_time=t.tokens_read_time,
-        ),
+        wire.Totals(**fields_of(t, *wire.Totals.__struct_fields__)),
         stats.disk,
         None
         if (read := stats.read_time) is None
@@ -102,4 +81,4 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
 
 
 def _work_out(work: ModelWork) -> wire.ModelWork:
-    return wire.ModelWork(calls=work.calls, texts=work.texts, tokens=work.tokens)
+    return wire.ModelWork(**fields_of(work, "calls", "texts", "tokens"))
