@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 
 from service.domain.model import Feedback, Interaction, InteractionResult
+from service.lib.fields import fields_of
 from service.stores.database import Database
 from service.stores.tables import feedback, interaction_log
 
@@ -118,28 +119,14 @@ class SqlInteractionLog:
 
 
 def _row(i: Interaction) -> dict[str, Any]:
-    return {
-        "id": i.id,
-        "at": i.at,
-        "namespace": i.namespace,
-        "asker": i.asker,
-        "question": i.question,
-        "results": [[r.id, r.relevance, r.score] for r in i.results],
-        "strong_match": i.strong_match,
-        "best_relevance": i.best_relevance,
-        "took_ms": i.took_ms,
-        "answer_confidence": i.answer_confidence,
-    }
+    asked = ("id", "at", "namespace", "asker", "question", "strong_match", "best_relevance")
+    row = fields_of(i, *asked, "took_ms", "answer_confidence")
+    row["results"] = [[r.id, r.relevance, r.score] for r in i.results]
+    return row
 
 
 def _given(f: Feedback) -> dict[str, Any]:
-    return {
-        "interaction_id": f.interaction_id,
-        "at": f.at,
-        "rating": f.rating,
-        "comment": f.comment,
-        "actor": f.actor,
-    }
+    return fields_of(f, "interaction_id", "at", "rating", "comment", "actor")
 
 
 def _same(column: Any, value: str | None) -> Any:
