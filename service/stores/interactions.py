@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 
 from service.domain.model import Feedback, Interaction, InteractionResult
 from service.lib.fields import fields_of
-from service.stores.database import Database
+from service.stores.database import Database, erase_namespace
 from service.stores.tables import feedback, interaction_log
 
 Q, F = interaction_log.c, feedback.c
@@ -108,11 +108,7 @@ class SqlInteractionLog:
         return added
 
     def erase(self, namespace: str) -> tuple[int, int]:
-        mine = select(Q.id).where(Q.namespace == namespace).scalar_subquery()
-        with self._db.write() as conn:
-            given = conn.execute(delete(feedback).where(F.interaction_id.in_(mine))).rowcount
-            asked = conn.execute(delete(interaction_log).where(Q.namespace == namespace)).rowcount
-        return int(asked), int(given)
+        return erase_namespace(self._db, namespace, interaction_log, feedback, F.interaction_id)
 
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""
