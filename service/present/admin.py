@@ -15,9 +15,9 @@ def promoted_out(promoted: Promoted) -> wire.PromoteResponse:
 
 
 def job_out(job: JobView) -> wire.JobOut:
-    shown = ("name", "schedule", "last_result", "last_error", "runs", "last_replica", "per_replica")
     return wire.JobOut(
-        **fields_of(job, *shown),
+        **fields_of(job, "name", "schedule", "last_result", "last_error", "runs", "last_replica"),
+        per_replica=job.per_replica,
         next_run=format_time(job.next_run),
         last_started=format_time(job.last_started),
         last_finished=format_time(job.last_finished),
@@ -35,7 +35,8 @@ def job_out(job: JobView) -> wire.JobOut:
 
 def rebuild_out(status: RebuildStatus) -> wire.RebuildOut:
     return wire.RebuildOut(
-        **fields_of(status, "state", "done", "total", "error"),
+        state=status.state,  # type: ignore[arg-type]
+        **fields_of(status, "done", "total", "error"),
         started_at=format_time(status.started_at),
         finished_at=format_time(status.finished_at),
     )
