@@ -13,7 +13,6 @@ from typing import TypeVar
 from schemas import wire
 from service.cli import render
 from service.cli.exits import OK, REFUSED
-from service.lib.fields import fields_of
 from service.remote.client import StrataClient, StrataClientError
 
 T = TypeVar("T")
@@ -25,8 +24,17 @@ def connect(args: argparse.Namespace) -> StrataClient:
 
 
 def add(args: argparse.Namespace) -> int:
-    given = ("text", "tier", "id", "namespace", "speaker", "chain_type", "type", "tags")
-    event = fields_of(args, *given, "supersedes")
+    event = {
+        "text": args.text,
+        "tier": args.tier,
+        "id": args.id,
+        "namespace": args.namespace,
+        "speaker": args.speaker,
+        "chain_type": args.chain_type,
+        "type": args.type,
+        "tags": args.tags,
+        "supersedes": args.supersedes,
+    }
     with connect(args) as client:
         written = client.add_events([{k: v for k, v in event.items() if v is not None}])
     print(written.ids[0])
@@ -38,9 +46,14 @@ def search(args: argparse.Namespace) -> int:
     with connect(args) as client:
         found = client.search(
             args.query,
-            **fields_of(args, "mode", "tiers", "limit", "namespace", "as_of", "min_score"),
+            mode=args.mode,
+            tiers=args.tiers,
+            limit=args.limit,
+            namespace=args.namespace,
             include_archived=args.include_archived or None,
             include_superseded=args.include_superseded or None,
+            as_of=args.as_of,
+            min_score=args.min_score,
         )
         held = _held_namespaces(client) if args.namespace and not found.results else None
     _out(render.SEARCH_FORMATS[args.format](found))
@@ -66,10 +79,15 @@ def _held_namespaces(client: StrataClient) -> list[str] | None:
 def context(args: argparse.Namespace) -> int:
     """The block on stdout; its interaction, size and what did not fit on stderr."""
     with connect(args) as client:
-        given = ("max_tokens", "tiers", "tags", "namespace", "asker", "as_of", "min_score")
         made = client.context(
             args.question,
-            **fields_of(args, *given),
+            max_tokens=args.max_tokens,
+            tiers=args.tiers,
+            tags=args.tags,
+            namespace=args.namespace,
+            asker=args.asker,
+            as_of=args.as_of,
+            min_score=args.min_score,
             format="text" if args.format == "text" else None,
         )
     if args.format == "json":
@@ -88,8 +106,11 @@ def retrieve(args: argparse.Namespace) -> int:
     with connect(args) as client:
         found = client.retrieve(
             args.question,
-            **fields_of(args, "top_n", "asker", "namespace", "as_of"),
+            top_n=args.top_n,
+            asker=args.asker,
+            namespace=args.namespace,
             include_superseded=args.include_superseded or None,
+            as_of=args.as_of,
         )
     if args.json:
         _out(render.as_json(found))
