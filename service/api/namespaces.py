@@ -18,7 +18,6 @@ from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
 from service.edge.openapi import problems
 from service.edge.params import NamespaceName
 from service.errors import PayloadTooLarge
-from service.lib.fields import fields_of
 from service.present.times import format_time
 
 JSON_LINES = "application/x-ndjson"
@@ -130,8 +129,12 @@ async def _spooled(request: Request[Any, Any, Any], limit: int) -> Path:
 
 def _imported(report: ImportReport) -> wire.ImportResponse:
     return wire.ImportResponse(
-        **fields_of(report, "namespace", "source", "lines", "imported", "skipped_count"),
+        namespace=report.namespace,
+        source=report.source,
+        lines=report.lines,
+        imported=report.imported,
         skipped=[wire.SkippedLine(n, reason) for n, reason in report.skipped],
+        skipped_count=report.skipped_count,
     )
 
 

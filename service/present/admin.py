@@ -6,7 +6,6 @@ from schemas import wire
 from service.application.admin import JobView, Promoted
 from service.application.rebuild import RebuildStatus
 from service.domain.entries import Quarantined, key_namespace
-from service.lib.fields import fields_of
 from service.present.times import format_time
 
 
@@ -16,17 +15,23 @@ def promoted_out(promoted: Promoted) -> wire.PromoteResponse:
 
 def job_out(job: JobView) -> wire.JobOut:
     return wire.JobOut(
-        **fields_of(job, "name", "schedule", "last_result", "last_error", "runs", "last_replica"),
-        per_replica=job.per_replica,
+        name=job.name,
+        schedule=job.schedule,
         next_run=format_time(job.next_run),
         last_started=format_time(job.last_started),
         last_finished=format_time(job.last_finished),
+        last_result=job.last_result,
+        last_error=job.last_error,
+        runs=job.runs,
+        last_replica=job.last_replica,
+        per_replica=job.per_replica,
         recent=[
             wire.JobRunOut(
-                **fields_of(run, "replica", "error"),
+                replica=run.replica,
                 started_at=format_time(run.started_at) or "",
                 finished_at=format_time(run.finished_at),
                 slot=format_time(run.slot),
+                error=run.error,
             )
             for run in job.recent
         ],
@@ -36,9 +41,11 @@ def job_out(job: JobView) -> wire.JobOut:
 def rebuild_out(status: RebuildStatus) -> wire.RebuildOut:
     return wire.RebuildOut(
         state=status.state,  # type: ignore[arg-type]
-        **fields_of(status, "done", "total", "error"),
+        done=status.done,
+        total=status.total,
         started_at=format_time(status.started_at),
         finished_at=format_time(status.finished_at),
+        error=status.error,
     )
 
 

@@ -13,7 +13,6 @@ from service.domain.answers.answer import Answered
 from service.domain.answers.interactions import DailyReport
 from service.domain.model import Feedback
 from service.domain.recall import Recalled
-from service.lib.fields import fields_of
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, upstream_ref
 from service.present.times import format_time
@@ -38,10 +37,12 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
                 for a, hit in retrieved.recalled
             ),
         ],
-        **fields_of(answer, "strong_match", "best_relevance", "took_ms"),
+        strong_match=answer.strong_match,
         answer_confidence=answer.confidence,
+        best_relevance=answer.best_relevance,
         threshold=retrieved.threshold,
         reasoning_patterns=[retrieved_out(a, now, retrieved.text_chars) for a in answer.patterns],
+        took_ms=answer.took_ms,
         degraded=retrieved.degraded,
         upstream=asked_out(retrieved.recall),
     )
@@ -83,9 +84,11 @@ def feedback_out(feedback: Feedback) -> wire.FeedbackResponse:
 def daily_out(report: DailyReport) -> wire.DailyReportResponse:
     return wire.DailyReportResponse(
         date=datetime.fromtimestamp(report.start, UTC).date().isoformat(),
-        **fields_of(
-            report, "namespace", "questions", "strong_matches", "strong_match_rate", "feedback"
-        ),
+        namespace=report.namespace,
+        questions=report.questions,
+        strong_matches=report.strong_matches,
+        strong_match_rate=report.strong_match_rate,
+        feedback=report.feedback,
         unanswered=[
             wire.UnansweredQuestion(
                 i.id,
@@ -113,12 +116,15 @@ def daily_out(report: DailyReport) -> wire.DailyReportResponse:
 def routine_out(report: RoutineReport) -> wire.RoutineCheckResponse:
     check = report.check
     return wire.RoutineCheckResponse(
-        **fields_of(check, "similar", "is_routine"),
-        **fields_of(report, "similarity_threshold", "min_similar", "degraded"),
+        similar=check.similar,
+        is_routine=check.is_routine,
+        similarity_threshold=report.similarity_threshold,
+        min_similar=report.min_similar,
         examples=[
             wire.SimilarExecution(
                 r.entry.id, r.entry.text, format_time(r.entry.timestamp) or "", similarity
             )
             for r, similarity in check.examples
         ],
+        degraded=report.degraded,
     )

@@ -5,14 +5,17 @@ from __future__ import annotations
 from schemas import wire
 from service.application.collections import CollectionView, Scanned
 from service.application.documents import Document, Documents
-from service.lib.fields import fields_of
 from service.present.times import format_time
 
 
 def collection_out(view: CollectionView) -> wire.CollectionOut:
     c = view.collection
     return wire.CollectionOut(
-        **fields_of(c, "name", "namespace", "path", "mask", "tier"),
+        name=c.name,
+        namespace=c.namespace,
+        path=c.path,
+        mask=c.mask,
+        tier=c.tier,  # type: ignore[arg-type]
         files=view.files,
         created_at=format_time(c.created_at) or "",
         scanned_at=format_time(c.scanned_at),
@@ -24,7 +27,11 @@ def scan_out(scanned: Scanned) -> wire.ScanOut:
     report = scanned.report
     return wire.ScanOut(
         collection=collection_out(scanned.view),
-        **fields_of(report, "added", "changed", "removed", "unchanged", "chunks"),
+        added=report.added,
+        changed=report.changed,
+        removed=report.removed,
+        unchanged=report.unchanged,
+        chunks=report.chunks,
         skipped=[
             wire.Skipped(f"{scanned.view.collection.name}/{path}".removesuffix("/."), reason)
             for path, reason in report.skipped
@@ -38,9 +45,11 @@ def document_out(document: Document) -> wire.DocumentOut:
     width = len(str(first + len(shown)))
     numbered = "\n".join(f"{n:>{width}}| {line}" for n, line in enumerate(shown, start=first))
     return wire.DocumentOut(
-        **fields_of(document, "path", "title", "total_lines"),
+        path=document.path,
+        title=document.title,
         first_line=first,
         last_line=first + len(shown) - 1,
+        total_lines=document.total_lines,
         text=numbered,
     )
 

@@ -12,7 +12,6 @@ from service.application.recall import Recall
 from service.application.search import Searched
 from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
-from service.lib.fields import fields_of
 from service.present.events import entry_fields, file_fields
 
 BESIDE_ENTRY = frozenset({"snippet", "explain", "source", "upstream"})
@@ -69,10 +68,14 @@ def asked_out(recall: Recall | None) -> wire.UpstreamAsked | None:
         return None
     r = recall.report
     return wire.UpstreamAsked(
-        **fields_of(r, "name", "outcome", "attempts", "took_ms", "error"),
+        name=r.name,
+        outcome=r.outcome,
         results=len(r.hits),
+        attempts=r.attempts,
+        took_ms=r.took_ms,
         kept=recall.kept,
         refused=len(recall.refused),
+        error=r.error,
     )
 
 

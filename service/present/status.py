@@ -7,7 +7,6 @@ from service.application.status import Health
 from service.domain.namespaces.stats import Stats
 from service.domain.recall import UpstreamSnapshot
 from service.domain.search.usage import ModelWork
-from service.lib.fields import fields_of
 from service.present.times import format_time
 
 
@@ -22,7 +21,9 @@ def health_out(health: Health) -> wire.Health:
         None
         if health.replica is None
         else wire.ReplicaHealth(
-            **fields_of(health.replica, "name", "mode", "leads_jobs"),
+            name=health.replica.name,
+            mode=health.replica.mode,  # type: ignore[arg-type]
+            leads_jobs=health.replica.leads_jobs,
             lag_seconds=round(health.replica.lag.seconds, 3),
             changes_behind=health.replica.lag.changes,
         ),
@@ -41,14 +42,22 @@ def upstream_health(snapshot: UpstreamSnapshot | None) -> wire.UpstreamHealth | 
         return None
     b = snapshot.breaker
     return wire.UpstreamHealth(
-        **fields_of(
-            snapshot, "name", "asked", "answered", "failed", "circuit_open", "busy", "attempts"
-        ),
+        name=snapshot.name,
         breaker=wire.BreakerHealth(
-            **fields_of(b, "state", "failures", "trips", "rejected", "last_error"),
+            state=b.state,
+            failures=b.failures,
+            trips=b.trips,
+            rejected=b.rejected,
             opened_at=None if b.opened_at is None else round(b.opened_at, 3),
             retry_at=None if b.retry_at is None else round(b.retry_at, 3),
+            last_error=b.last_error,
         ),
+        asked=snapshot.asked,
+        answered=snapshot.answered,
+        failed=snapshot.failed,
+        circuit_open=snapshot.circuit_open,
+        busy=snapshot.busy,
+        attempts=snapshot.attempts,
     )
 
 
@@ -60,7 +69,11 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
                 ns,
                 {
                     tier: wire.TierStats(
-                        **fields_of(s, "active", "archived", "vectors", "tokens_embedded", "tokens")
+                        active=s.active,
+                        archived=s.archived,
+                        vectors=s.vectors,
+                        tokens_embedded=s.tokens_embedded,
+                        tokens=s.tokens,
                     )
                     for tier, s in tiers.items()
                 },
@@ -68,7 +81,15 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
             )
             for ns, tiers in stats.namespaces.items()
         ],
-        wire.Totals(**fields_of(t, *wire.Totals.__struct_fields__)),
+        wire.Totals(
+            entries=t.entries,
+            vectors=t.vectors,
+            tokens_embedded=t.tokens_embedded,
+            tokens_full_rag=t.tokens_full_rag,
+            embedding_avoided=t.embedding_avoided,
+            quarantined=t.quarantined,
+            tokens_read_time=t.tokens_read_time,
+        ),
         stats.disk,
         None
         if (read := stats.read_time) is None
@@ -81,4 +102,4 @@ def stats_out(stats: Stats) -> wire.StatsResponse:
 
 
 def _work_out(work: ModelWork) -> wire.ModelWork:
-    return wire.ModelWork(**fields_of(work, "calls", "texts", "tokens"))
+    return wire.ModelWork(calls=work.calls, texts=work.texts, tokens=work.tokens)
