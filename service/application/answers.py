@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
+from functools import partial
 
 from schemas import wire
 from service.application.auth import Principal
@@ -85,29 +86,18 @@ class AnswerUseCases:
         as_of = moment(request.as_of, "as_of")
         namespace = principal.namespace(request.namespace)
         now = self.clock()
-        tracing, metrics = self.telemetry.tracing, self.telemetry.metrics
-        started = time.perf_counter()
-        with tracing.memory("search_memory", namespace, query=question) as span:
-            answer = self.answerer.retrieve(
-                question,
-                namespace,
-                now,
-                top_n=request.top_n,
-                asker=request.asker,
-                as_of=as_of,
-                include_superseded=request.include_superseded,
-                record=record,
-            )
-            if span is not None:
-                span.set_attribute("strata.strong_match", answer.strong_match)
-                span.set_attribute("strata.answer_confidence", answer.confidence)
-                records = [
-                    {"id": a.result.entry.id, "content": a.result.entry.text, "score": a.score}
-                    for a in answer.entries
-                ]
-                tracing.records(span, records)
-        if metrics is not None and record:
-            metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
+        retrieve = partial(
+            self.answerer.retrieve,
+            question,
+            namespace,
+            now,
+            top_n=request.top_n,
+            asker=request.asker,
+            as_of=as_of,
+            include_superseded=request.include_superseded,
+            record=record,
+        )
+        answer = traced_retrieve(self.telemetry, question, namespace, retrieve, record=record)
         recall, recalled = None, []
         weak = self.recall_when_weak and not answer.strong_match
         if self.recall is not None and as_of is None and (not answer.entries or weak):
@@ -175,6 +165,36 @@ class AnswerUseCases:
             self.answerer.routine_min_similar,
             [*self.degraded, *check.degraded],
         )
+
+
+def traced_retrieve(
+    telemetry: Telemetry,
+    question: str,
+    namespace: str,
+    retrieve: Callable[[], Answer],
+    *,
+    record: bool = True,
+    confidence: bool = True,
+) -> Answer:
+    """``retrieve``'s answer to ``question``, in a ``search_memory`` span of ``namespace``
+    that lists the entries (and, with ``confidence``, the answer's confidence); timed in the
+    metrics unless ``record`` is False."""
+    tracing, metrics = telemetry.tracing, telemetry.metrics
+    started = time.perf_counter()
+    with tracing.memory("search_memory", namespace, query=question) as span:
+        answer = retrieve()
+        if span is not None:
+            span.set_attribute("strata.strong_match", answer.strong_match)
+            if confidence:
+                span.set_attribute("strata.answer_confidence", answer.confidence)
+            records = [
+                {"id": a.result.entry.id, "content": a.result.entry.text, "score": a.score}
+                for a in answer.entries
+            ]
+            tracing.records(span, records)
+    if metrics is not None and record:
+        metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
+    return answer
 
 
 def day_start(day: str | None, now: float) -> float:

@@ -3,12 +3,13 @@ of model tokens."""
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from schemas import wire
+from service.application.answers import traced_retrieve
 from service.application.auth import Principal
 from service.application.inputs import not_blank, to_query
 from service.domain.answers.answer import Answer, Answered, Answerer
@@ -73,32 +74,20 @@ class ContextUseCase:
         namespace = principal.namespace(request.namespace)
         now = self.clock()
         filters = to_query(_search_of(request), namespace=namespace, now=now, floor=0.0).filters
-        tracing, metrics = self.telemetry.tracing, self.telemetry.metrics
-        started = time.perf_counter()
-        with tracing.memory("search_memory", namespace, query=question) as span:
-            answer = self.answerer.retrieve(
-                question,
-                namespace,
-                now,
-                top_n=considered(request.max_tokens, request.max_entries),
-                pool_size=pool_size(request),
-                by_relevance=True,
-                asker=request.asker,
-                as_of=filters.as_of,
-                within=filters,
-                min_score=request.min_score,
-            )
-            if span is not None:
-                span.set_attribute("strata.strong_match", answer.strong_match)
-                tracing.records(
-                    span,
-                    [
-                        {"id": a.result.entry.id, "content": a.result.entry.text, "score": a.score}
-                        for a in answer.entries
-                    ],
-                )
-        if metrics is not None:
-            metrics.retrieved_answer(answer.strong_match, time.perf_counter() - started)
+        retrieve = partial(
+            self.answerer.retrieve,
+            question,
+            namespace,
+            now,
+            top_n=considered(request.max_tokens, request.max_entries),
+            pool_size=pool_size(request),
+            by_relevance=True,
+            asker=request.asker,
+            as_of=filters.as_of,
+            within=filters,
+            min_score=request.min_score,
+        )
+        answer = traced_retrieve(self.telemetry, question, namespace, retrieve, confidence=False)
         keys = [a.result.entry.key for a in answer.entries]
         replaced = self._replaced(keys)
         # Kept by relevance, the search's score: on conversation memory (locomo-tiers-dev)

@@ -80,15 +80,7 @@ class DocumentUseCases:
         text = self._text(collection, relative)
         if text is None:
             raise NotFound(f"no document {document_path(collection, relative)}")
-        every = text.splitlines()
-        end = None if count is None else first - 1 + count
-        return Document(
-            path=document_path(collection, relative),
-            title=title_from(every, relative),
-            first_line=first,
-            lines=every[first - 1 : end],
-            total_lines=len(every),
-        )
+        return _document(collection, relative, text, first, count)
 
     def read_many(self, principal: Principal, request: wire.DocumentsRequest) -> Documents:
         """Indexed documents matching a glob or a comma-separated list, each once, in order,
@@ -170,12 +162,16 @@ class DocumentUseCases:
                         yield collection, relative
 
 
-def _document(collection: Collection, relative: str, text: str) -> Document:
+def _document(
+    collection: Collection, relative: str, text: str, first: int = 1, count: int | None = None
+) -> Document:
+    """The document's lines from ``first`` (from 1), ``count`` of them (None: to the end)."""
     every = text.splitlines()
+    end = None if count is None else first - 1 + count
     return Document(
         path=document_path(collection, relative),
         title=title_from(every, relative),
-        first_line=1,
-        lines=every,
+        first_line=first,
+        lines=every[first - 1 : end],
         total_lines=len(every),
     )

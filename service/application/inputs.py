@@ -16,7 +16,21 @@ from service.domain.memory.bounds import TIME_RANGE, breaches
 from service.domain.model import Filters
 from service.domain.search.query import SearchQuery
 from service.errors import FieldError, InvalidInput
+from service.lib.fields import fields_of
 from service.settings import ChunkingSettings
+
+AS_WRITTEN = (
+    "tier",
+    "text",
+    "speaker",
+    "role",
+    "chain_type",
+    "kind",
+    "type",
+    "confidence",
+    "thread",
+)
+"""The fields of an event its entry keeps unchanged."""
 
 NamespaceOf = Callable[[str | None, str], str]
 """Resolves a requested namespace for the caller (field name for errors); raises if denied."""
@@ -71,22 +85,14 @@ def to_entries(
             errors.append(FieldError(f"{where}.id", f"{entry_id!r} appears twice in the batch"))
         seen.add((ns, entry_id))
         entry = Entry(
+            **fields_of(event, *AS_WRITTEN),
             id=entry_id,
             namespace=ns,
-            tier=event.tier,
-            text=event.text,
             timestamp=timestamp,
-            speaker=event.speaker,
-            role=event.role,
-            chain_type=event.chain_type,
             tags=tuple(dict.fromkeys(event.tags)),
             expires_at=policy.expires_at(event.tier, timestamp, event.ttl_days, event.chain_type),
             metadata=dict(event.metadata),
-            kind=event.kind,
-            type=event.type,
-            confidence=event.confidence,
             variants=tuple(event.variants),
-            thread=event.thread,
         )
         # An expiry is the event's time and lifetime: a late one is blamed on either.
         expiry = "ttl_days" if event.ttl_days is not None else "timestamp"

@@ -18,7 +18,7 @@ import httpx
 import msgspec
 
 from schemas import wire
-from service.remote.client import StrataClientError, connection
+from service.remote.client import connection, raise_problem
 
 T = TypeVar("T")
 
@@ -51,11 +51,7 @@ class AsyncStrataClient:
         """Send a request and decode its answer as ``kind``."""
         response = await self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
-            try:
-                problem = response.json()
-            except ValueError:
-                problem = {"title": response.reason_phrase, "detail": response.text}
-            raise StrataClientError(response.status_code, problem)
+            raise_problem(response)
         return msgspec.json.decode(response.content, type=kind)
 
     async def add_events(self, events: Sequence[Mapping[str, Any]]) -> wire.EventsResponse:

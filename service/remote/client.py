@@ -98,7 +98,7 @@ class StrataClient:
         """Send a request and decode its answer as ``kind``."""
         response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
-            _raise(response)
+            raise_problem(response)
         return msgspec.json.decode(response.content, type=kind)
 
     # -- events and entries
@@ -223,7 +223,7 @@ class StrataClient:
         with self._http.stream("GET", path, params=params, timeout=None) as response:
             if response.status_code >= 400:
                 response.read()
-                _raise(response)
+                raise_problem(response)
             yield from response.iter_bytes()
 
     def import_file(
@@ -294,7 +294,8 @@ class StrataClient:
         return self._call(wire.RebuildOut, "GET", "/v1/admin/rebuild")
 
 
-def _raise(response: httpx.Response) -> NoReturn:
+def raise_problem(response: httpx.Response) -> NoReturn:
+    """The error answer ``response`` as a ``StrataClientError``."""
     try:
         problem = response.json()
     except ValueError:

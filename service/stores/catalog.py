@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from service.domain.model import Collection, IndexedFile
-from service.stores.database import Database
+from service.stores.database import Database, erase_namespace
 from service.stores.tables import collections, files
 
 K, F = collections.c, files.c
@@ -125,11 +125,7 @@ class SqlCatalog:
         )
 
     def erase(self, namespace: str) -> tuple[int, int]:
-        mine = select(K.id).where(K.namespace == namespace).scalar_subquery()
-        with self._db.write() as conn:
-            removed_files = conn.execute(delete(files).where(F.collection.in_(mine))).rowcount
-            removed = conn.execute(delete(collections).where(K.namespace == namespace)).rowcount
-        return int(removed), int(removed_files)
+        return erase_namespace(self._db, namespace, collections, files, F.collection)
 
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""

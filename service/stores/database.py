@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, Table
+from sqlalchemy import ColumnElement, Connection, Engine, Table, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -115,6 +115,18 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def erase_namespace(
+    db: Database, namespace: str, parents: Table, children: Table, link: ColumnElement[Any]
+) -> tuple[int, int]:
+    """Delete the rows of ``parents`` in ``namespace`` and the rows of ``children`` whose
+    ``link`` names one of their ids, in one transaction; how many of each went."""
+    mine = select(parents.c.id).where(parents.c.namespace == namespace).scalar_subquery()
+    with db.write() as conn:
+        removed_children = conn.execute(delete(children).where(link.in_(mine))).rowcount
+        removed = conn.execute(delete(parents).where(parents.c.namespace == namespace)).rowcount
+    return int(removed), int(removed_children)
 
 
 @contextmanager

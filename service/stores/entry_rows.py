@@ -13,6 +13,7 @@ import numpy as np
 
 from service.domain.entries import Entry, StoredEntry
 from service.domain.model import Matrix
+from service.lib.fields import fields_of
 from service.stores.tables import entries
 
 LEDGER_OWN = ("state", "written", "superseded_by", "fingerprint")
@@ -25,58 +26,44 @@ STORED = tuple(c.name for c in entries.c if c.name not in LEDGER_OWN or c.name =
 """The columns an entry is written to, in the table's order (``state`` and ``written`` are
 the ledger's own)."""
 IN_ORDER = itemgetter(*STORED)
+AS_THEY_ARE = (
+    "id",
+    "namespace",
+    "tier",
+    "text",
+    "speaker",
+    "role",
+    "chain_type",
+    "timestamp",
+    "expires_at",
+    "kind",
+    "type",
+    "confidence",
+    "thread",
+    "context",
+)
+"""The columns that hold the entry's field of the same name unchanged."""
 
 
 def entry_values(s: StoredEntry) -> tuple[Any, ...]:
     """An entry's column values, in the order of ``STORED`` (``archived`` a bool)."""
     e = s.entry
-    values = {
-        "key": e.key,
-        "id": e.id,
-        "namespace": e.namespace,
-        "tier": e.tier,
-        "text": e.text,
-        "speaker": e.speaker,
-        "role": e.role,
-        "chain_type": e.chain_type,
-        "tags": json.dumps(list(e.tags)),
-        "timestamp": e.timestamp,
-        "expires_at": e.expires_at,
-        "metadata": json.dumps(dict(e.metadata)),
-        "archived": e.archived,
-        "kind": e.kind,
-        "type": e.type,
-        "confidence": e.confidence,
-        "variants": json.dumps(list(e.variants)),
-        "thread": e.thread,
-        "context": e.context,
-        "tokens": s.tokens,
-        "fingerprint": e.fingerprint,
-    }
+    values = fields_of(e, "key", *AS_THEY_ARE, "archived", "fingerprint")
+    values["tags"] = json.dumps(list(e.tags))
+    values["metadata"] = json.dumps(dict(e.metadata))
+    values["variants"] = json.dumps(list(e.variants))
+    values["tokens"] = s.tokens
     return IN_ORDER(values)  # type: ignore[no-any-return]
 
 
 def row_entry(row: Mapping[Any, Any]) -> Entry:
     """The entry of a row holding the ``FIELDS``."""
     return Entry(
-        id=row["id"],
-        namespace=row["namespace"],
-        tier=row["tier"],
-        text=row["text"],
-        speaker=row["speaker"],
-        role=row["role"],
-        chain_type=row["chain_type"],
+        **{name: row[name] for name in AS_THEY_ARE},
         tags=tuple(_decode(row["tags"])),
-        timestamp=row["timestamp"],
-        expires_at=row["expires_at"],
         metadata=_decode(row["metadata"]),
         archived=bool(row["archived"]),
-        kind=row["kind"],
-        type=row["type"],
-        confidence=row["confidence"],
         variants=tuple(_decode(row["variants"])),
-        thread=row["thread"],
-        context=row["context"],
         superseded_by=row["superseded_by"],
     )
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 
 from service.domain.model import Feedback, Interaction, InteractionResult
-from service.stores.database import Database
+from service.lib.fields import fields_of
+from service.stores.database import Database, erase_namespace
 from service.stores.tables import feedback, interaction_log
 
 Q, F = interaction_log.c, feedback.c
@@ -107,39 +108,21 @@ class SqlInteractionLog:
         return added
 
     def erase(self, namespace: str) -> tuple[int, int]:
-        mine = select(Q.id).where(Q.namespace == namespace).scalar_subquery()
-        with self._db.write() as conn:
-            given = conn.execute(delete(feedback).where(F.interaction_id.in_(mine))).rowcount
-            asked = conn.execute(delete(interaction_log).where(Q.namespace == namespace)).rowcount
-        return int(asked), int(given)
+        return erase_namespace(self._db, namespace, interaction_log, feedback, F.interaction_id)
 
     def close(self) -> None:
         """Nothing of its own to release: the database is closed by whoever opened it."""
 
 
 def _row(i: Interaction) -> dict[str, Any]:
-    return {
-        "id": i.id,
-        "at": i.at,
-        "namespace": i.namespace,
-        "asker": i.asker,
-        "question": i.question,
-        "results": [[r.id, r.relevance, r.score] for r in i.results],
-        "strong_match": i.strong_match,
-        "best_relevance": i.best_relevance,
-        "took_ms": i.took_ms,
-        "answer_confidence": i.answer_confidence,
-    }
+    asked = ("id", "at", "namespace", "asker", "question", "strong_match", "best_relevance")
+    row = fields_of(i, *asked, "took_ms", "answer_confidence")
+    row["results"] = [[r.id, r.relevance, r.score] for r in i.results]
+    return row
 
 
 def _given(f: Feedback) -> dict[str, Any]:
-    return {
-        "interaction_id": f.interaction_id,
-        "at": f.at,
-        "rating": f.rating,
-        "comment": f.comment,
-        "actor": f.actor,
-    }
+    return fields_of(f, "interaction_id", "at", "rating", "comment", "actor")
 
 
 def _same(column: Any, value: str | None) -> Any:

@@ -10,7 +10,7 @@ namespace, an id or any text a caller chose (unbounded, and a leak).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from prometheus_client import (
     CollectorRegistry,
@@ -68,140 +68,120 @@ class Metrics:
         self.replica = replica
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
+
+        def counter(name: str, documentation: str, labels: Sequence[str] = ()) -> Counter:
+            return Counter(name, documentation, labels, registry=r)
+
+        def gauge(name: str, documentation: str, labels: Sequence[str] = ()) -> Gauge:
+            return Gauge(name, documentation, labels, registry=r)
+
+        def histogram(
+            name: str,
+            documentation: str,
+            labels: Sequence[str] = (),
+            buckets: Sequence[float] = SECONDS,
+        ) -> Histogram:
+            return Histogram(name, documentation, labels, buckets=buckets, registry=r)
+
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
         Gauge("strata_info", "This replica's version.", ["version"], registry=r).labels(
             version
         ).set(1)
-        self.requests = Counter(
+        self.requests = counter(
             "strata_http_requests",
             "HTTP requests answered, by route template, method and status.",
             ["route", "method", "status"],
-            registry=r,
         )
-        self.request_seconds = Histogram(
+        self.request_seconds = histogram(
             "strata_http_request_duration_seconds",
             "Time to answer an HTTP request, by route template, method and status.",
             ["route", "method", "status"],
-            buckets=SECONDS,
-            registry=r,
         )
-        self.search_seconds = Histogram(
+        self.search_seconds = histogram(
             "strata_search_duration_seconds",
             "Time of a search in the retriever, by mode (a retrieve makes two searches).",
             ["mode"],
-            buckets=SECONDS,
-            registry=r,
         )
-        self.stage_seconds = Histogram(
+        self.stage_seconds = histogram(
             "strata_search_stage_duration_seconds",
             "Time of each step of a search: embed, bm25, vector, fusion, hydration, and rerank "
             "(or ranking, without a reranker).",
             ["mode", "stage"],
-            buckets=SECONDS,
-            registry=r,
         )
-        self.results = Histogram(
-            "strata_search_results",
-            "Results a search returned.",
-            buckets=RESULTS,
-            registry=r,
+        self.results = histogram(
+            "strata_search_results", "Results a search returned.", buckets=RESULTS
         )
-        self.relaxed = Counter(
-            "strata_search_relaxed",
-            "Searches that found nothing and were retried wider.",
-            registry=r,
+        self.relaxed = counter(
+            "strata_search_relaxed", "Searches that found nothing and were retried wider."
         )
-        self.degraded = Counter(
+        self.degraded = counter(
             "strata_search_degraded",
             "Searches answered with less than they should have, by the engine done without.",
             ["reason"],
-            registry=r,
         )
-        self.cache = Counter(
+        self.cache = counter(
             "strata_query_cache",
             "Searches answered from the query cache (hit) or searched (miss).",
             ["result"],
-            registry=r,
         )
-        self.retrieve_seconds = Histogram(
+        self.retrieve_seconds = histogram(
             "strata_retrieve_duration_seconds",
             "Time of a retrieve: its searches, the answer's scoring and its logging.",
-            buckets=SECONDS,
-            registry=r,
         )
-        self.retrieved = Counter(
+        self.retrieved = counter(
             "strata_retrieve_answers",
             "Retrieves answered, by whether they found a strong match.",
             ["strong_match"],
-            registry=r,
         )
-        self.entries_written = Counter(
-            "strata_entries_written", "Entries stored by writes, by tier.", ["tier"], registry=r
+        self.entries_written = counter(
+            "strata_entries_written", "Entries stored by writes, by tier.", ["tier"]
         )
-        self.chunks_embedded = Counter(
-            "strata_chunks_embedded", "Chunks embedded by writes.", registry=r
+        self.chunks_embedded = counter("strata_chunks_embedded", "Chunks embedded by writes.")
+        self.write_tokens = counter(
+            "strata_write_model_tokens", "Model tokens embedded by writes (tiers A and C)."
         )
-        self.write_tokens = Counter(
-            "strata_write_model_tokens",
-            "Model tokens embedded by writes (tiers A and C).",
-            registry=r,
-        )
-        self.tokens_avoided = Counter(
+        self.tokens_avoided = counter(
             "strata_write_model_tokens_avoided",
             "Model tokens of written entries the tiers kept from the model (tier E).",
-            registry=r,
         )
-        self.group_writes = Histogram(
+        self.group_writes = histogram(
             "strata_group_commit_writes",
             "Writes committed together by one group commit.",
             buckets=WRITES,
-            registry=r,
         )
-        self.group_wait = Histogram(
-            "strata_group_commit_wait_seconds",
-            "Time a write waited for its group commit's turn.",
-            buckets=SECONDS,
-            registry=r,
+        self.group_wait = histogram(
+            "strata_group_commit_wait_seconds", "Time a write waited for its group commit's turn."
         )
-        self.job_runs = Counter(
+        self.job_runs = counter(
             "strata_job_runs",
             "Lifecycle job runs this replica finished, by job and outcome (ok, error).",
             ["job", "outcome"],
-            registry=r,
         )
-        self.job_seconds = Histogram(
+        self.job_seconds = histogram(
             "strata_job_duration_seconds",
             "Time of a lifecycle job run.",
             ["job"],
             buckets=(*SECONDS, 30.0, 60.0, 300.0),
-            registry=r,
         )
-        self.job_success = Gauge(
+        self.job_success = gauge(
             "strata_job_last_success_timestamp_seconds",
             "When a run of the job last succeeded on this replica (Unix seconds).",
             ["job"],
-            registry=r,
         )
-        self.lifecycle = Counter(
+        self.lifecycle = counter(
             "strata_lifecycle_entries",
             "Entries a lifecycle job changed, by job and what it did (archived, deleted, "
             "indexed, removed, quarantined, embedded, ...).",
             ["job", "action"],
-            registry=r,
         )
-        self.engine_seconds = Histogram(
+        self.engine_seconds = histogram(
             "strata_engine_call_duration_seconds",
             "Time of a call to an engine, by engine and operation.",
             ["engine", "operation"],
-            buckets=SECONDS,
-            registry=r,
         )
-        self.engine_errors = Counter(
-            "strata_engine_errors",
-            "Calls to an engine that failed, by engine.",
-            ["engine"],
-            registry=r,
+        self.engine_errors = counter(
+            "strata_engine_errors", "Calls to an engine that failed, by engine.", ["engine"]
         )
 
     def watch(self, readings: Readings) -> None:
