@@ -11,8 +11,8 @@ from litestar.openapi import OpenAPIConfig
 
 from service import VERSION
 from service.api.admin import AdminController
-from service.api.calibrations import CalibrationsController
 from service.api.answers import AnswersController
+from service.api.calibrations import CalibrationsController
 from service.api.collections import CollectionsController, DocumentsController
 from service.api.events import EventsController
 from service.api.metrics import metrics

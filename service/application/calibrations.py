@@ -11,7 +11,7 @@ from typing import Any
 
 from service.application.auth import Principal
 from service.domain.answers.answer import Answerer
-from service.domain.answers.sweep import Asked, SweepReport, ask, fit_sweep
+from service.domain.answers.sweep import FLOORS, Asked, SweepReport, ask, fit_sweep
 from service.domain.answers.tuning import Tuning
 from service.domain.model.references import Fit
 from service.domain.ports.references import Fits, References
@@ -96,8 +96,9 @@ class CalibrationUseCases:
         now = self.clock()
         self._swept_at[namespace] = now
         in_force = self.answerer.tunings.of(namespace)
+        floors = sorted({*FLOORS, in_force.floor})
         asked: list[Asked] = [
-            ask(self.answerer, reference, now)
+            ask(self.answerer, reference, now, floors)
             for reference in self.references.references(namespace, 0, MOST_REFERENCES)
         ]
         report = fit_sweep(asked, in_force.threshold, in_force.floor)

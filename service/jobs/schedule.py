@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from service.application.calibrations import CalibrationUseCases
 from service.application.upkeep import (
     archive_e_tier,
     backfill_embeddings,
@@ -14,7 +15,6 @@ from service.application.upkeep import (
     rescan_collections,
     trim_changes,
 )
-from service.application.calibrations import CalibrationUseCases
 from service.domain.collections.catalog import Collections
 from service.domain.memory import IndexRepair, Lifecycle, Writer
 from service.domain.ports import ChangeLog, Entries, Inventory

@@ -115,6 +115,26 @@ class RoutineCheck:
     degraded: list[str]
 
 
+@dataclass
+class _Pool:
+    """What one retrieve searched: the candidates (best first) and the patterns."""
+
+    question: str
+    namespace: str
+    now: float
+    found: list[SearchResult]
+    patterns: list[SearchResult]
+    degraded: list[str]
+    _bound: float | None = None
+
+    def bound(self, answerer: Answerer) -> float:
+        """The question's BM25 bound in the namespace, asked once."""
+        if self._bound is None:
+            statistics = answerer.retriever.keywords.statistics(self.question, self.namespace)
+            self._bound = statistics.bound
+        return self._bound
+
+
 class Answerer:
     def __init__(
         self,
@@ -167,6 +187,83 @@ class Answerer:
         given best blend first. ``min_score``: the relevance floor; None: the namespace's
         (its tuning's)."""
         started = time.perf_counter()
+        pool = self._pool(
+            question,
+            namespace,
+            now,
+            as_of,
+            include_superseded,
+            within,
+            pool_size or max(3 * top_n, 20),
+        )
+        tuning = self.tunings.of(namespace)
+        floor = tuning.floor if min_score is None else min_score
+        # The evidence is of the whole pool, as calibrated; the answer only of what is
+        # relevant enough. Patterns have no floor: one tells how to think about a question,
+        # it is rarely its answer, and the ranking model scores how likely an answer is.
+        relevant = above(pool.found, floor)
+        relevances = self._relevances(question, [*relevant, *pool.patterns], pool.degraded)
+        answer = self._judged(pool, relevant, relevances, tuning, top_n, by_relevance)
+        answer = replace(
+            answer,
+            interaction_id=self.new_id() if record else "",
+            took_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        if not record:
+            return answer
+        self.log.record(
+            Interaction(
+                id=answer.interaction_id,
+                at=now,
+                namespace=namespace,
+                asker=asker,
+                question=question,
+                results=[
+                    InteractionResult(a.result.entry.id, a.relevance, a.score)
+                    for a in answer.entries
+                ],
+                strong_match=answer.strong_match,
+                best_relevance=answer.best_relevance,
+                took_ms=answer.took_ms,
+                answer_confidence=answer.confidence,
+            )
+        )
+        return answer
+
+    def at_floors(
+        self, question: str, namespace: str, now: float, floors: Sequence[float], top_n: int = 5
+    ) -> tuple[list[tuple[str, float]], list[Answer]]:
+        """The search's results (ids and scores, best first) and the answer a retrieve of
+        ``question`` gives at each floor of ``floors`` (the namespace's threshold judging
+        it), from one search: nothing is logged. A sweep weighs floors with it."""
+        pool = self._pool(question, namespace, now, None, False, None, max(3 * top_n, 20))
+        tuning = self.tunings.of(namespace)
+        found = [*pool.found, *pool.patterns]
+        relevance = dict(
+            zip(
+                map(id, found),
+                self._relevances(question, found, pool.degraded),
+                strict=True,
+            )
+        )
+        answers = []
+        for floor in floors:
+            relevant = above(pool.found, floor)
+            relevances = [relevance[id(r)] for r in [*relevant, *pool.patterns]]
+            answers.append(self._judged(pool, relevant, relevances, tuning, top_n, False))
+        return [(r.entry.id, r.score) for r in pool.found], answers
+
+    def _pool(
+        self,
+        question: str,
+        namespace: str,
+        now: float,
+        as_of: float | None,
+        include_superseded: bool,
+        within: Filters | None,
+        size: int,
+    ) -> _Pool:
+        """The search a retrieve ranks its entries from, and the reasoning patterns."""
         everything = Filters(
             namespace=namespace,
             tiers=TIERS,
@@ -183,23 +280,32 @@ class Answerer:
                 include_superseded=include_superseded,
                 as_of=as_of,
             )
-        pool = self.retriever.search(
-            SearchQuery(question, searched, limit=pool_size or max(3 * top_n, 20), explain=True)
-        )
-        found = [r for r in pool.results if r.entry.kind != "pattern"]
-        # The evidence is of the whole pool, as calibrated; the answer only of what is
-        # relevant enough. Patterns have no floor: one tells how to think about a question,
-        # it is rarely its answer, and the ranking model scores how likely an answer is.
-        tuning = self.tunings.of(namespace)
-        floor = tuning.floor if min_score is None else min_score
-        relevant = above(found, floor)
+        pool = self.retriever.search(SearchQuery(question, searched, limit=size, explain=True))
         patterns = self.retriever.search(
             SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
         )
-        degraded = list(dict.fromkeys([*pool.degraded, *patterns.degraded]))
-        relevances = self._relevances(question, [*relevant, *patterns.results], degraded)
+        return _Pool(
+            question,
+            namespace,
+            now,
+            [r for r in pool.results if r.entry.kind != "pattern"],
+            patterns.results,
+            list(dict.fromkeys([*pool.degraded, *patterns.degraded])),
+        )
+
+    def _judged(
+        self,
+        pool: _Pool,
+        relevant: list[SearchResult],
+        relevances: Sequence[float],
+        tuning: Tuning,
+        top_n: int,
+        by_relevance: bool,
+    ) -> Answer:
+        """The answer of ``pool`` given the results above the floor (``relevant``) and the
+        relevances of those and of the patterns; neither logged nor timed."""
         answered = [
-            self._answered(result, relevance, now)
+            self._answered(result, relevance, pool.now)
             for result, relevance in zip(relevant, relevances, strict=False)
         ]
         if by_relevance:
@@ -210,52 +316,27 @@ class Answerer:
         entries = answered[:top_n]
         best = max((a.relevance for a in entries), default=0.0)
         evidence = (
-            gather(
-                question,
-                found,
-                [a.result for a in entries],
-                self.retriever.keywords.statistics(question, namespace).bound,
-            )
+            gather(pool.question, pool.found, [a.result for a in entries], pool.bound(self))
             if entries
             else NO_EVIDENCE
         )
         confidence = self.policy.calibration.confidence(evidence) if entries else 0.0
         pattern_answers = [
-            self._answered(result, relevance, now)
-            for result, relevance in zip(patterns.results, relevances[len(relevant) :], strict=True)
+            self._answered(result, relevance, pool.now)
+            for result, relevance in zip(pool.patterns, relevances[len(relevant) :], strict=True)
         ]
-        took = round((time.perf_counter() - started) * 1000, 2)
-        answer = Answer(
-            interaction_id=self.new_id() if record else "",
+        return Answer(
+            interaction_id="",
             entries=entries,
             patterns=pattern_answers,
             strong_match=bool(entries) and confidence >= tuning.threshold,
             confidence=round(confidence, 6),
             evidence=evidence,
             best_relevance=round(best, 6),
-            took_ms=took,
-            degraded=degraded,
+            took_ms=0.0,
+            degraded=pool.degraded,
             tuning=tuning,
         )
-        if not record:
-            return answer
-        self.log.record(
-            Interaction(
-                id=answer.interaction_id,
-                at=now,
-                namespace=namespace,
-                asker=asker,
-                question=question,
-                results=[
-                    InteractionResult(a.result.entry.id, a.relevance, a.score) for a in entries
-                ],
-                strong_match=answer.strong_match,
-                best_relevance=answer.best_relevance,
-                took_ms=took,
-                answer_confidence=answer.confidence,
-            )
-        )
-        return answer
 
     def routine_check(self, task: str, namespace: str, now: float) -> RoutineCheck:
         """How many tier E executions resemble ``task`` (cosine at or above the bar)."""

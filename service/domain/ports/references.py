@@ -22,6 +22,10 @@ class References(Protocol):
         """How many references the namespace has, recorded at ``since`` or later."""
         ...
 
+    def reference_namespaces(self) -> list[str]:
+        """The namespaces that have references."""
+        ...
+
     def remove_references(self, namespace: str, ids: Sequence[str]) -> int:
         """Remove the namespace's references of ``ids``; returns how many were removed."""
         ...

@@ -1,0 +1,421 @@
+"""The sweep: a namespace's reference questions asked as agents ask them, and the
+``strong_match`` threshold and relevance floor fitted on them, kept only where they beat
+the calibration in force on the references cross-validation leaves out.
+
+A reference names the entries that answer its question, or says nothing in memory does.
+A retrieve *answers* a reference when one of the entries it returns is among them; a strong
+match is right when the retrieve answers. The floor errs two ways: it leaves a question
+memory answers with nothing (a false empty), or gives entries to one nothing answers (a
+false result); what it costs is the share of answers within the first ten that it cuts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from service.domain.answers.answer import Answerer
+from service.domain.model.references import Reference
+
+FLOORS = (
+    0.0,
+    0.0005,
+    0.001,
+    0.002,
+    0.003,
+    0.005,
+    0.0075,
+    0.01,
+    0.015,
+    0.02,
+    0.03,
+    0.05,
+    0.075,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+)
+"""The floors a sweep weighs (the in-force one is added when it is none of them)."""
+THRESHOLDS = tuple(round(0.01 * n, 2) for n in range(5, 96))
+FIRST = 10
+"""A reference is found when an answer comes within this many of the search's results."""
+RETURNED = 5
+"""The entries a retrieve returns by default: those a strong match is judged on."""
+FOLDS = 5
+MOST_COST = 0.01
+"""The most of the answers within the first ten that a fitted floor may cut."""
+MIN_GAIN = 0.01
+"""How much better than the calibration in force, on the references left out, a fit must
+be to be kept."""
+MIN_ANSWERABLE = 5
+"""Fewest references naming their answers for any fit."""
+MIN_NOTHING = 3
+"""Fewest references that nothing answers for a floor to be fitted."""
+MIN_EACH_SIDE = 5
+"""Fewest answered and unanswered references for a threshold to be fitted."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A retrieve's answer at one floor."""
+
+    returned: tuple[str, ...]
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One reference asked through the read path, nothing logged."""
+
+    reference: Reference
+    ranked: tuple[tuple[str, float], ...]
+    """The search's first results (ids with their scores), best first."""
+    at: Mapping[float, Judged]
+    """The answer at each floor weighed."""
+
+    def found(self, floor: float = 0.0) -> bool:
+        """An answer is within the first ten results and clears ``floor``."""
+        answers = set(self.reference.answers)
+        return any(i in answers and s >= floor for i, s in self.ranked[:FIRST])
+
+    def rank(self) -> int | None:
+        answers = set(self.reference.answers)
+        return next((n for n, (i, _) in enumerate(self.ranked[:FIRST], 1) if i in answers), None)
+
+    def answered(self, floor: float) -> bool:
+        return bool(set(self.at[floor].returned) & set(self.reference.answers))
+
+    def strong(self, floor: float, threshold: float) -> bool:
+        judged = self.at[floor]
+        return bool(judged.returned) and judged.confidence >= threshold
+
+
+def ask(
+    answerer: Answerer, reference: Reference, now: float, floors: Sequence[float] = FLOORS
+) -> Asked:
+    """``reference`` asked as a retrieve asks, judged at every floor of ``floors``, from one
+    search; nothing is logged or counted."""
+    ranked, answers = answerer.at_floors(
+        reference.question, reference.namespace, now, floors, top_n=RETURNED
+    )
+    return Asked(
+        reference,
+        tuple((i, round(s, 6)) for i, s in ranked[:FIRST]),
+        {
+            floor: Judged(tuple(a.result.entry.id for a in answer.entries), answer.confidence)
+            for floor, answer in zip(floors, answers, strict=True)
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Figures:
+    """A threshold and floor judged on some references."""
+
+    youden_j: float | None
+    no_result: float | None
+    """Of the references nothing answers, the share given no entry."""
+    top10_cost: float | None
+
+    def to_json(self) -> dict[str, float | None]:
+        return {
+            "youden_j": self.youden_j,
+            "no_result": self.no_result,
+            "top10_cost": self.top10_cost,
+        }
+
+
+@dataclass(frozen=True)
+class ThresholdPoint:
+    threshold: float
+    precision: float | None
+    recall: float | None
+    youden_j: float | None
+
+
+@dataclass(frozen=True)
+class FloorPoint:
+    floor: float
+    false_empties: float | None
+    false_results: float | None
+    top10_cost: float | None
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    references: int
+    answerable: int
+    threshold: float
+    """The threshold from now on: the fitted one, or the one in force."""
+    floor: float
+    changed: bool
+    reason: str
+    top10: float | None
+    held_out: dict[str, Figures]
+    """``in_force`` and ``fitted`` on the references the folds left out; empty when too
+    few to fit."""
+    thresholds: list[ThresholdPoint]
+    """Strong matches at every threshold, at the floor from now on."""
+    floors: list[FloorPoint]
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+    """Per reference: id, question, answerable, rank, answer_confidence, strong_match (at
+    the floor and threshold from now on)."""
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        """What a kept fit keeps of the report (JSON)."""
+        return {
+            "references": self.references,
+            "answerable": self.answerable,
+            "reason": self.reason,
+            "top10": self.top10,
+            "held_out": {name: f.to_json() for name, f in self.held_out.items()},
+            "thresholds": [asdict(p) for p in self.thresholds],
+            "floors": [asdict(p) for p in self.floors],
+        }
+
+
+def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepReport:
+    """The threshold and floor the references support, each kept only when, fitted on the
+    folds' other references, it beats the one in force (``threshold``, ``floor``) on the
+    references each fold leaves out; with too few references, what is in force."""
+    answerable = [a for a in asked if a.reference.answerable]
+    nothing = [a for a in asked if not a.reference.answerable]
+    reasons = []
+    new_floor, new_threshold = floor, threshold
+    held: dict[str, Figures] = {}
+    if len(answerable) < MIN_ANSWERABLE:
+        reasons.append(
+            f"too few references to fit: {len(answerable)} name their answers, "
+            f"{MIN_ANSWERABLE} are needed"
+        )
+    else:
+        folds = _folds(asked)
+        if len(nothing) >= MIN_NOTHING:
+            kept, why = _cross_validate(
+                folds, lambda train: _fit_floor(train, floor), floor, _floor_gain
+            )
+            reasons.append(why)
+            if kept:
+                new_floor = _fit_floor(asked, floor)
+        else:
+            reasons.append(
+                f"floor kept: {len(nothing)} references say nothing answers, "
+                f"{MIN_NOTHING} are needed"
+            )
+        kept_t, why_t = _cross_validate(
+            folds,
+            lambda train: _fit_threshold(train, new_floor, threshold),
+            threshold,
+            lambda base, fit, test: _threshold_gain(base, fit, test, new_floor),
+        )
+        reasons.append(why_t)
+        if kept_t:
+            new_threshold = _fit_threshold(asked, new_floor, threshold)
+        held = {
+            "in_force": _figures(folds, lambda _: (floor, threshold)),
+            "fitted": _figures(
+                folds,
+                lambda train: (
+                    _fit_floor(train, floor) if new_floor != floor else floor,
+                    _fit_threshold(train, new_floor, threshold)
+                    if new_threshold != threshold
+                    else threshold,
+                ),
+            ),
+        }
+    changed = (new_floor, new_threshold) != (floor, threshold)
+    return SweepReport(
+        references=len(asked),
+        answerable=len(answerable),
+        threshold=new_threshold,
+        floor=new_floor,
+        changed=changed,
+        reason="; ".join(reasons) if reasons else "no references",
+        top10=_share(sum(a.found() for a in answerable), len(answerable)),
+        held_out=held,
+        thresholds=threshold_curve(asked, new_floor),
+        floors=floor_curve(asked),
+        outcomes=[_outcome(a, new_floor, new_threshold) for a in asked],
+    )
+
+
+def threshold_curve(asked: Sequence[Asked], floor: float) -> list[ThresholdPoint]:
+    """Precision, recall and Youden's J of strong matches at every threshold, at ``floor``."""
+    curve = []
+    for t in THRESHOLDS:
+        right = [a.answered(floor) for a in asked]
+        called = [a.strong(floor, t) for a in asked]
+        hits = sum(c and r for c, r in zip(called, right, strict=True))
+        curve.append(
+            ThresholdPoint(
+                t, _share(hits, sum(called)), _share(hits, sum(right)), _youden(called, right)
+            )
+        )
+    return curve
+
+
+def floor_curve(asked: Sequence[Asked]) -> list[FloorPoint]:
+    """The floor's false empties, false results and top-10 cost at every floor weighed."""
+    answerable = [a for a in asked if a.reference.answerable]
+    nothing = [a for a in asked if not a.reference.answerable]
+    found = [a for a in answerable if a.found()]
+    floors = sorted({f for a in asked for f in a.at})
+    return [
+        FloorPoint(
+            f,
+            _share(sum(not a.at[f].returned for a in answerable), len(answerable)),
+            _share(sum(bool(a.at[f].returned) for a in nothing), len(nothing)),
+            _share(sum(not a.found(f) for a in found), len(found)),
+        )
+        for f in floors
+    ]
+
+
+def _fit_floor(train: Sequence[Asked], floor: float) -> float:
+    """The floor that gives the most references nothing answers no entry while cutting at
+    most ``MOST_COST`` of the answers within the first ten (the lowest of equals); ``floor``
+    when the references say nothing of it."""
+    nothing = [a for a in train if not a.reference.answerable]
+    found = [a for a in train if a.reference.answerable and a.found()]
+    if not nothing or not found:
+        return floor
+    best, best_empty = floor, -1.0
+    for f in sorted({f for a in train for f in a.at}):
+        cost = sum(not a.found(f) for a in found) / len(found)
+        if cost > MOST_COST:
+            break  # a higher floor cuts at least as much
+        empty = sum(not a.at[f].returned for a in nothing) / len(nothing)
+        if empty > best_empty:
+            best, best_empty = f, empty
+    return best
+
+
+def _fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> float:
+    """The threshold of the best Youden's J at ``floor`` (the middle of a run of equals);
+    ``threshold`` when the references hold too few answered or unanswered ones."""
+    right = [a.answered(floor) for a in train]
+    if sum(right) < MIN_EACH_SIDE or len(right) - sum(right) < MIN_EACH_SIDE:
+        return threshold
+    scored = [(_youden([a.strong(floor, t) for a in train], right) or -1.0, t) for t in THRESHOLDS]
+    best = max(j for j, _ in scored)
+    tied = [t for j, t in scored if j >= best - 1e-9]
+    return tied[len(tied) // 2]
+
+
+def _cross_validate(
+    folds: list[list[Asked]],
+    fit: Callable[[Sequence[Asked]], float],
+    in_force: float,
+    gain: Callable[[float, list[float], list[list[Asked]]], tuple[bool, str]],
+) -> tuple[bool, str]:
+    """Whether ``fit``, made on each fold's other references, beats ``in_force`` on the
+    references the folds leave out, and why."""
+    return gain(in_force, [fit(_rest(folds, n)) for n in range(len(folds))], folds)
+
+
+def _rest(folds: list[list[Asked]], left_out: int) -> list[Asked]:
+    return [a for n, fold in enumerate(folds) if n != left_out for a in fold]
+
+
+def _floor_gain(base: float, fitted: list[float], folds: list[list[Asked]]) -> tuple[bool, str]:
+    before = _pooled(folds, [base] * len(folds), None)
+    after = _pooled(folds, fitted, None)
+    if after.no_result is None or before.no_result is None:
+        return False, "floor kept: no reference says nothing answers"
+    cost_ok = (after.top10_cost or 0.0) <= max(MOST_COST, before.top10_cost or 0.0)
+    better = after.no_result >= before.no_result + MIN_GAIN
+    verdict = "fitted" if cost_ok and better else "kept"
+    return (
+        cost_ok and better,
+        f"floor {verdict}: left out, the unanswerable given nothing {before.no_result:.3f} -> "
+        f"{after.no_result:.3f}, top-10 cost {before.top10_cost or 0:.3f} -> "
+        f"{after.top10_cost or 0:.3f}",
+    )
+
+
+def _threshold_gain(
+    base: float, fitted: list[float], folds: list[list[Asked]], floor: float
+) -> tuple[bool, str]:
+    before = _pooled(folds, [floor] * len(folds), [base] * len(folds))
+    after = _pooled(folds, [floor] * len(folds), fitted)
+    if before.youden_j is None or after.youden_j is None:
+        return False, "threshold kept: the references answered or not are too few"
+    better = after.youden_j >= before.youden_j + MIN_GAIN
+    verdict = "fitted" if better else "kept"
+    return (
+        better,
+        f"threshold {verdict}: left out, Youden's J {before.youden_j:.3f} -> {after.youden_j:.3f}",
+    )
+
+
+def _figures(
+    folds: list[list[Asked]], fit: Callable[[Sequence[Asked]], tuple[float, float]]
+) -> Figures:
+    chosen = [fit(_rest(folds, n)) for n in range(len(folds))]
+    return _pooled(folds, [f for f, _ in chosen], [t for _, t in chosen])
+
+
+def _pooled(
+    folds: list[list[Asked]], floors: list[float], thresholds: list[float] | None
+) -> Figures:
+    """Each fold's references judged at its floor (and threshold), pooled."""
+    called, right, empty, cut = [], [], [], []
+    judged: list[float | None] = list(thresholds) if thresholds else [None] * len(folds)
+    for test, f, t in zip(folds, floors, judged, strict=True):
+        for a in test:
+            if a.reference.answerable:
+                if a.found():
+                    cut.append(not a.found(f))
+            else:
+                empty.append(not a.at[f].returned)
+            if t is not None:
+                called.append(a.strong(f, t))
+                right.append(a.answered(f))
+    return Figures(
+        _youden(called, right) if thresholds is not None else None,
+        _share(sum(empty), len(empty)),
+        _share(sum(cut), len(cut)),
+    )
+
+
+def _folds(asked: Sequence[Asked]) -> list[list[Asked]]:
+    """``FOLDS`` folds, each with its share of answerable references and of the others,
+    by a hash of each reference's id (the same references, the same folds)."""
+    ordered = sorted(asked, key=lambda a: (not a.reference.answerable, _digest(a.reference.id)))
+    folds: list[list[Asked]] = [[] for _ in range(min(FOLDS, len(asked)) or 1)]
+    for n, a in enumerate(ordered):
+        folds[n % len(folds)].append(a)
+    return folds
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _outcome(a: Asked, floor: float, threshold: float) -> dict[str, Any]:
+    return {
+        "id": a.reference.id,
+        "question": a.reference.question,
+        "answerable": a.reference.answerable,
+        "rank": a.rank(),
+        "answer_confidence": a.at[floor].confidence,
+        "strong_match": a.strong(floor, threshold),
+    }
+
+
+def _youden(called: Sequence[bool], right: Sequence[bool]) -> float | None:
+    positives = sum(right)
+    negatives = len(right) - positives
+    if not positives or not negatives:
+        return None
+    hits = sum(c and r for c, r in zip(called, right, strict=True))
+    false = sum(c and not r for c, r in zip(called, right, strict=True))
+    return round(hits / positives - false / negatives, 6)
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 6) if whole else None
