@@ -254,6 +254,8 @@ class ErasureCounts(Struct, kw_only=True):
     files: int
     interactions: int
     feedback: int
+    references: int = 0
+    """Reference questions (and the fits of their sweeps)."""
 
 
 class ErasureResponse(Struct, kw_only=True):

@@ -188,6 +188,42 @@ erasures = Table(
 """One audit record per namespace erased: who, when, and how many rows of each kind went;
 nothing of what they held."""
 
+references = Table(
+    "references",
+    ledger,
+    Column("namespace", Text, primary_key=True),
+    Column("id", Text, primary_key=True),
+    Column("seq", Integer, nullable=False),
+    Column("question", Text, nullable=False),
+    Column("answers", DOCUMENT, nullable=False),
+    Column("source", Text, nullable=False),
+    Column("actor", Text, nullable=False),
+    Column("at", Float, nullable=False),
+)
+"""Reference questions: the entries that answer each (none: nothing in memory does), in
+the order recorded per namespace (``seq``)."""
+
+fits = Table(
+    "fits",
+    ledger,
+    Column("namespace", Text, primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("threshold", Float, nullable=False),
+    Column("floor", Float, nullable=False),
+    Column("at", Float, nullable=False),
+    Column("actor", Text, nullable=False),
+    Column("figures", DOCUMENT, nullable=False),
+)
+"""The fits sweeps kept, by namespace and version (from 1)."""
+
+fits_in_force = Table(
+    "fits_in_force",
+    ledger,
+    Column("namespace", Text, primary_key=True),
+    Column("version", Integer, nullable=False),
+)
+"""Which fit each namespace's requests are given; none (or version 0): the shipped one."""
+
 collections = Table(
     "collections",
     catalog,

@@ -21,6 +21,7 @@ from service.domain.ports.ledger import (
     Relations,
 )
 from service.domain.ports.providers import Clock, IdFactory
+from service.domain.ports.references import Fits, References
 from service.domain.ports.search import Embedder, KeywordStore, Reranker, VectorStore
 from service.domain.ports.upstream import Upstream
 
@@ -35,6 +36,7 @@ __all__ = [
     "Embedder",
     "Entries",
     "Files",
+    "Fits",
     "FollowedLedger",
     "History",
     "IdFactory",
@@ -47,6 +49,7 @@ __all__ = [
     "NamespaceEntries",
     "NamespaceInteractions",
     "Passages",
+    "References",
     "Relations",
     "Reranker",
     "RunLog",

@@ -16,6 +16,7 @@ from service.domain.entries import (
     Supersession,
 )
 from service.domain.model import Change, ChangeBounds, Matrix, StoredCounts
+from service.domain.ports.references import Fits, References
 
 
 class Entries(Protocol):
@@ -242,6 +243,8 @@ class Ledger(
     Relations,
     ChangeLog,
     NamespaceEntries,
+    References,
+    Fits,
     Protocol,
 ):
     """The source of truth for entries: every port above, served by one adapter

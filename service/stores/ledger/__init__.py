@@ -10,6 +10,7 @@ from service.stores.ledger.index_state import SqlIndexState
 from service.stores.ledger.inventory import SqlInventory
 from service.stores.ledger.namespaces import SqlNamespaceEntries
 from service.stores.ledger.passages import SqlPassages
+from service.stores.ledger.references import SqlReferences
 from service.stores.ledger.relations import SqlRelations
 from service.stores.ledger.removed import SqlRemovedEntries
 
@@ -24,6 +25,7 @@ class SqlLedger(
     SqlNamespaceEntries,
     SqlRemovedEntries,
     SqlErasures,
+    SqlReferences,
 ):
     """Every port of the ledger on one database, in a process of its own or shared by the
     replicas of a cluster (``service.domain.ports.Ledger``)."""

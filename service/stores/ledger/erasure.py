@@ -8,6 +8,7 @@ from sqlalchemy import ColumnElement, delete, select
 
 from service.domain.entries import Erasure, erasure_key
 from service.stores.ledger.core import LedgerCore, past
+from service.stores.ledger.references import erase_references
 from service.stores.tables import (
     changes,
     chunks,
@@ -41,6 +42,7 @@ class SqlErasures(LedgerCore):
                 removed[name] = int(done.rowcount)
             removed.pop("chunks")
             removed.pop("supersessions")
+            removed["references"], _ = erase_references(conn, namespace)
             counts = {**removed, **counted}
             self._append(conn, [erasure_key(namespace)], at)
             conn.execute(

@@ -7,6 +7,7 @@ from tests.fakes.ledger.entries import FakeEntries, FakePassages
 from tests.fakes.ledger.index_state import FakeIndexState
 from tests.fakes.ledger.inventory import FakeInventory
 from tests.fakes.ledger.namespaces import FakeNamespaceEntries
+from tests.fakes.ledger.references import FakeReferences
 from tests.fakes.ledger.relations import FakeHistory
 
 
@@ -18,6 +19,7 @@ class FakeLedger(
     FakeHistory,
     FakeChangeLog,
     FakeNamespaceEntries,
+    FakeReferences,
 ):
     """Every port of the ledger on one in-memory state, as ``SqlLedger`` serves them."""
 

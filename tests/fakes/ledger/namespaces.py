@@ -88,6 +88,9 @@ class FakeNamespaceEntries(LedgerState):
                 del table[key]
         self.log = [c for c in self.log if not mine(c.key)]
         self.relations = [r for r in self.relations if not mine(r.older)]
+        counts["references"] = len(self.kept_references.pop(namespace, {}))
+        self.kept_fits.pop(namespace, None)
+        self.fit_in_force.pop(namespace, None)
         self._append([erasure_key(namespace)], at)
         erasure = Erasure(namespace, at, actor, {**counts, **counted})
         self.erased.append(erasure)

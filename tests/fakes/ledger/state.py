@@ -15,6 +15,7 @@ from service.domain.entries import (
     key_id,
 )
 from service.domain.model import Change
+from service.domain.model.references import Fit, Reference
 
 
 class LedgerState:
@@ -39,6 +40,11 @@ class LedgerState:
         self.erased: list[Erasure] = []
         self.relations: list[Supersession] = []
         """Current supersessions, in the order made."""
+        self.kept_references: dict[str, dict[str, Reference]] = {}
+        """By namespace, by id, in the order recorded."""
+        self.kept_fits: dict[str, list[Fit]] = {}
+        """By namespace, version 1 first."""
+        self.fit_in_force: dict[str, int] = {}
 
     def _record(
         self, key: str, action: str, actor: str, at: float | None, detail: str | None = None
