@@ -254,7 +254,9 @@ def parser() -> argparse.ArgumentParser:
         "(admin)",
     )
     sweep.add_argument("--namespace", help=NAMESPACE)
-    sweep.add_argument("--format", choices=("text", "json"), default="text")
+    sweep.add_argument(
+        "--format", choices=("text", "json"), default="text", help="how the sweep is shown"
+    )
     sweep.set_defaults(run=commands.sweep)
 
     calibration = subparsers.add_parser(

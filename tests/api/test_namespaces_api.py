@@ -289,6 +289,7 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
         "files": 1,
         "interactions": 1,
         "feedback": 1,
+        "references": 0,
     }
     assert not any(k.startswith("one:") for k in keywords.keys | vectors.keys)
     assert any(k.startswith("two:") for k in keywords.keys)

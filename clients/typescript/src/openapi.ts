@@ -22,6 +22,21 @@ export interface BreakerHealth {
   last_error?: string | null;
 }
 
+/** The threshold and floor an answer was given, and whose they are. */
+export interface CalibrationUsed {
+  source: "deployment" | "namespace" | "shipped";
+  version: number;
+  threshold: number;
+  floor: number;
+}
+
+export interface CalibrationsResponse {
+  namespace: string;
+  in_force: CalibrationUsed;
+  fits: Array<FitOut>;
+  references: number;
+}
+
 export interface CollectionOut {
   name: string;
   namespace: string;
@@ -119,6 +134,8 @@ export interface ContextResponse {
   answer_confidence: number;
   took_ms: number;
   degraded: Array<string>;
+  /** Default: `null`. */
+  calibration?: CalibrationUsed | null;
 }
 
 export interface DailyReportResponse {
@@ -210,6 +227,8 @@ export interface ErasureCounts {
   files: number;
   interactions: number;
   feedback: number;
+  /** Default: `0`. */
+  references?: number;
 }
 
 /** The audit record an erasure leaves: who, when and how much; nothing of the content. */
@@ -295,6 +314,27 @@ export interface FieldProblem {
   message: string;
 }
 
+export interface FitOut {
+  version: number;
+  threshold: number;
+  floor: number;
+  fitted_at: string;
+  actor: string;
+  in_force: boolean;
+  held_out: {
+    [key: string]: HeldOut;
+  };
+  references: number;
+}
+
+/** The relevance floor's two errors at one floor. */
+export interface FloorPoint {
+  floor: number;
+  false_empties: number | null;
+  false_results: number | null;
+  top10_cost: number | null;
+}
+
 export interface Health {
   status: "degraded" | "ok";
   model: string | null;
@@ -313,6 +353,13 @@ export interface Health {
   };
   /** Default: `null`. */
   upstream?: UpstreamHealth | null;
+}
+
+/** A calibration judged on the references each fold left out, pooled. */
+export interface HeldOut {
+  youden_j: number | null;
+  no_result: number | null;
+  top10_cost: number | null;
 }
 
 export interface HistoryItem {
@@ -476,6 +523,15 @@ export interface RebuildOut {
   error: string | null;
 }
 
+export interface ReferenceOutcome {
+  id: string;
+  question: string;
+  answerable: boolean;
+  rank: number | null;
+  answer_confidence: number;
+  strong_match: boolean;
+}
+
 export interface RenameRequest {
   name: string;
 }
@@ -525,6 +581,8 @@ export interface RetrieveResponse {
   degraded: Array<string>;
   /** Default: `null`. */
   upstream?: UpstreamAsked | null;
+  /** Default: `null`. */
+  calibration?: CalibrationUsed | null;
 }
 
 /** An entry of an answer: how relevant it is and its final blended score. */
@@ -578,6 +636,13 @@ export interface Revision {
   superseded_by: string;
   at: string;
   actor: string;
+}
+
+export interface RollbackRequest {
+  /** >= 0. */
+  version: number;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
 }
 
 export interface RoutineCheckRequest {
@@ -715,6 +780,8 @@ export interface SearchResponse {
   dropped?: number;
   /** Default: `null`. */
   keywords?: KeywordStats | null;
+  /** Default: `null`. */
+  calibration?: CalibrationUsed | null;
 }
 
 /** A live entry close to one just written (cosine of their first chunks). */
@@ -749,6 +816,38 @@ export interface StatsResponse {
   };
   /** Default: `null`. */
   read_time?: ReadTimeWork | null;
+}
+
+export interface SweepRequest {
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+}
+
+export interface SweepResponse {
+  namespace: string;
+  references: number;
+  answerable: number;
+  took_ms: number;
+  before: CalibrationUsed;
+  after: CalibrationUsed;
+  kept: boolean;
+  reason: string;
+  top10: number | null;
+  held_out: {
+    [key: string]: HeldOut;
+  };
+  thresholds: Array<ThresholdPoint>;
+  floors: Array<FloorPoint>;
+  outcomes: Array<ReferenceOutcome>;
+}
+
+/** ``strong_match`` at one threshold, over the references as the calibration in force
+    asked them. */
+export interface ThresholdPoint {
+  threshold: number;
+  precision: number | null;
+  recall: number | null;
+  youden_j: number | null;
 }
 
 export interface TierStats {
@@ -858,6 +957,27 @@ export interface Routes {
     problems: 403 | 429;
   };
 
+  /** `V1AdminCalibrationsCalibrations`. */
+  "GET /v1/admin/calibrations": {
+    params: Record<string, never>;
+    query: {
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+    };
+    body: undefined;
+    response: CalibrationsResponse;
+    problems: 401 | 403 | 422 | 429;
+  };
+
+  /** `V1AdminCalibrationsRollbackRollBack`. */
+  "POST /v1/admin/calibrations/rollback": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: RollbackRequest;
+    response: CalibrationUsed;
+    problems: 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429;
+  };
+
   /** `V1AdminErasuresErasures`. */
   "GET /v1/admin/erasures": {
     params: Record<string, never>;
@@ -921,6 +1041,15 @@ export interface Routes {
     body: undefined;
     response: RebuildOut;
     problems: 401 | 403 | 409 | 429;
+  };
+
+  /** `V1AdminSweepSweep`. */
+  "POST /v1/admin/sweep": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: SweepRequest;
+    response: SweepResponse;
+    problems: 400 | 401 | 403 | 409 | 413 | 415 | 422 | 429;
   };
 
   /** `V1CollectionsListCollections`. */
