@@ -21,12 +21,22 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from bench.common import write_json
-from service.domain.answers.sweep import FLOORS, Asked, SweepReport, ask, fit_sweep
+from service.domain.answers.sweep import (
+    FLOORS,
+    Asked,
+    FloorPoint,
+    SweepReport,
+    ThresholdPoint,
+    ask,
+    fit_sweep,
+    floor_curve,
+    threshold_curve,
+)
 from service.domain.model.references import Reference
 from service.evaluation.beir import Query, load_queries, namespace_for
 from service.evaluation.workbench import PREFIX, Workbench
@@ -47,6 +57,10 @@ class Outcome:
     """The sweep of only 5 references."""
     sweep_seconds: float
     swept: int
+    held_out_floors: list[FloorPoint]
+    """The floor curve of the questions held out."""
+    held_out_thresholds: list[ThresholdPoint]
+    """The threshold curve of the questions held out, at the shipped floor."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -121,6 +135,8 @@ def run_set(
             few,
             seconds,
             len(asked),
+            floor_curve(tested),
+            threshold_curve(tested, shipped.floor),
         )
 
 
@@ -173,6 +189,8 @@ def as_json(o: Outcome) -> dict[str, Any]:
         "references": o.swept,
         "report": o.report.figures,
         "five_references": o.few.figures | {"changed": o.few.changed},
+        "held_out_floors": [asdict(p) for p in o.held_out_floors],
+        "held_out_thresholds": [asdict(p) for p in o.held_out_thresholds],
     }
 
 

@@ -17,6 +17,7 @@ from service.api.collections import CollectionsController, DocumentsController
 from service.api.events import EventsController
 from service.api.metrics import metrics
 from service.api.namespaces import NamespacesController
+from service.api.references import ReferencesController
 from service.api.search import SearchController
 from service.api.status import health, stats
 from service.application import Services
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, *, services: Services | None = 
             DocumentsController,
             AdminController,
             CalibrationsController,
+            ReferencesController,
             NamespacesController,
             stats,
             health,

@@ -130,11 +130,17 @@ from schemas.wire.portable import (
     Imported,
     ImportResponse,
     InteractionLine,
+    ReferenceLine,
     ResultLine,
     SkippedLine,
     SupersededLine,
 )
 from schemas.wire.problems import FieldProblem, Problem
+from schemas.wire.references import (
+    ReferenceOut,
+    ReferenceRequest,
+    ReferencesResponse,
+)
 from schemas.wire.search import (
     CalibrationUsed,
     HitField,
@@ -251,7 +257,11 @@ __all__ = [
     "Rating",
     "ReadTimeWork",
     "RebuildOut",
+    "ReferenceLine",
+    "ReferenceOut",
     "ReferenceOutcome",
+    "ReferenceRequest",
+    "ReferencesResponse",
     "RenameRequest",
     "Replacement",
     "ReplicaHealth",
@@ -319,6 +329,9 @@ CONTRACT: dict[str, Any] = {
     "PromoteResponse": PromoteResponse,
     "JobsResponse": JobsResponse,
     "RebuildOut": RebuildOut,
+    "ReferenceRequest": ReferenceRequest,
+    "ReferenceOut": ReferenceOut,
+    "ReferencesResponse": ReferencesResponse,
     "SweepRequest": SweepRequest,
     "SweepResponse": SweepResponse,
     "CalibrationsResponse": CalibrationsResponse,

@@ -9,7 +9,8 @@ from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import Rating
 from schemas.wire.events import EntryOut, Replacement
-from schemas.wire.fields import Label, Namespace, Question, Score, Timestamp
+from schemas.wire.fields import Id, Label, Namespace, Question, Score, Timestamp
+from schemas.wire.references import MOST_ANSWERS
 from schemas.wire.search import CalibrationUsed, Source, UpstreamAsked, UpstreamRef
 
 
@@ -84,12 +85,20 @@ class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     interaction_id: Annotated[str, Meta(min_length=1, max_length=128)]
     rating: Rating
     comment: Annotated[str, Meta(max_length=10_000)] | None = None
+    answers: Annotated[list[Id], Meta(max_length=MOST_ANSWERS)] | None = None
+    """The entries that answered (``up``) or should have (``down``): the question becomes a
+    reference question of the namespace (``/v1/references``)."""
+    nothing: bool = False
+    """With ``down``: nothing in memory answers the question; it becomes a reference
+    question whose right answer is none."""
 
 
 class FeedbackResponse(Struct):
     interaction_id: str
     rating: Rating
     recorded_at: str
+    reference_id: str | None = None
+    """The reference question the feedback recorded, when it named answers or nothing."""
 
 
 class UnansweredQuestion(Struct):

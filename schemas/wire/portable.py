@@ -3,12 +3,13 @@
 ``GET .../export`` streams a namespace as JSON Lines, one ``ExportLine`` a line, in this
 order (each names its kind in ``record``): a ``header``, every ``entry`` (by id), every
 ``deleted`` entry's history (by id), every ``collection`` followed by its ``file`` lines,
-every ``interaction`` (in the order asked), every ``feedback`` (in the order given), and
-an ``end`` line counting the lines before it, so a cut file is told from a whole one.
+every ``interaction`` (in the order asked), every ``feedback`` (in the order given), every
+``reference`` question (in the order recorded), and an ``end`` line counting the lines
+before it, so a cut file is told from a whole one.
 ``POST .../import`` reads the same. Times are seconds since the epoch (UTC), as JSON
 numbers, so an import keeps them exactly. The format is versioned by the header's
 ``format`` and ``version``; a reader refuses a version it does not know (version 2 added
-the ``deleted`` lines; a version 1 file reads as before).
+the ``deleted`` lines, version 3 the ``reference`` lines; an older file reads as before).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import MAX_TAGS, MAX_VARIANTS, TEXT_CHARS, Kind, Rating, Tier
 from schemas.wire.fields import Id, Label, Metadata, Namespace, Score, Text, Variant
+from schemas.wire.references import ReferenceSource
 
 FORMAT: Literal["strata-namespace"] = "strata-namespace"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 Seconds = Annotated[
     float,
@@ -50,6 +52,7 @@ class ExportCounts(Struct, kw_only=True):
     files: Count
     interactions: Count
     feedback: Count
+    references: Count = 0
 
 
 class Header(Struct, tag="header", tag_field="record", forbid_unknown_fields=True, kw_only=True):
@@ -193,6 +196,18 @@ class FeedbackLine(
     comment: Annotated[str, Meta(max_length=100_000)] | None = None
 
 
+class ReferenceLine(
+    Struct, tag="reference", tag_field="record", forbid_unknown_fields=True, kw_only=True
+):
+    id: Annotated[str, Meta(min_length=1, max_length=200)]
+    question: Annotated[str, Meta(min_length=1, max_length=10_000)]
+    answers: Annotated[list[str], Meta(max_length=100)]
+    """Ids of entries of the file; empty: nothing in memory answers the question."""
+    source: ReferenceSource
+    actor: Annotated[str, Meta(max_length=200)]
+    at: Seconds
+
+
 class End(Struct, tag="end", tag_field="record", forbid_unknown_fields=True, kw_only=True):
     lines: Count
     """Lines before this one, the header included."""
@@ -206,6 +221,7 @@ ExportLine = (
     | FileLine
     | InteractionLine
     | FeedbackLine
+    | ReferenceLine
     | End
 )
 """One line of an export file."""
@@ -232,6 +248,8 @@ class Imported(Struct, kw_only=True):
     deleted: int
     """Deleted entries whose history was written (one already as the file has it, or an id
     that holds an entry here, is left alone)."""
+    references: int = 0
+    """Reference questions kept (one the namespace has already is left alone)."""
 
 
 class ImportResponse(Struct, kw_only=True):

@@ -13,13 +13,15 @@ from service.application.auth import Principal
 from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import moment, not_blank
 from service.application.recall import Recall, RecallUseCases
+from service.application.references import ReferenceUseCases
 from service.domain.answers.answer import Answer, Answered, Answerer, RoutineCheck
 from service.domain.answers.interactions import DailyReport, daily_report
 from service.domain.model import Feedback
+from service.domain.model.references import Reference
 from service.domain.ports import InteractionLog
 from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
-from service.errors import InvalidInput, NotFound
+from service.errors import FieldError, InvalidInput, NotFound
 from service.telemetry import NONE, Telemetry
 
 DAY = 86_400
@@ -39,6 +41,13 @@ class Retrieved:
     """The upstream's entries, scored as local ones are, listed after them."""
     chains: dict[str, Chain] = field(default_factory=dict)
     """By entry key: what the entries of the answer replaced."""
+
+
+@dataclass(frozen=True)
+class Rated:
+    feedback: Feedback
+    reference: Reference | None
+    """The reference question the feedback made, when it named answers or nothing."""
 
 
 @dataclass(frozen=True)
@@ -62,12 +71,15 @@ class AnswerUseCases:
         recall: RecallUseCases | None = None,
         recall_when_weak: bool = False,
         ledger: ChainSource | None = None,
+        references: ReferenceUseCases | None = None,
     ) -> None:
         """``recall``: the upstream asked when a retrieve finds nothing (and, with
         ``recall_when_weak``, when it finds no strong match); None: none. ``ledger``: where
         the answers' supersessions are read; None: not shown."""
         self.telemetry = telemetry
         self.ledger = ledger
+        self.references = references
+        """Where feedback naming answers records its reference question; None: nowhere."""
         self.answerer = answerer
         self.recall = recall
         self.recall_when_weak = recall_when_weak
@@ -124,17 +136,31 @@ class AnswerUseCases:
         result = SearchResult(hit.entry, hit.snippet, hit.score, relevance=hit.score)
         return Answered(result, round(hit.score, 6), round(policy.score(parts), 6), parts)
 
-    def feedback(self, principal: Principal, request: wire.FeedbackRequest) -> Feedback:
-        """Rate the answer of a retrieve the caller may see."""
+    def feedback(self, principal: Principal, request: wire.FeedbackRequest) -> Rated:
+        """Rate the answer of a retrieve the caller may see; with ``answers`` or
+        ``nothing``, its question becomes a reference question of the namespace."""
         interaction = self.interactions.get(request.interaction_id)
         # Another namespace's interaction is as unknown as one that never was.
         if interaction is None or not principal.may_use(interaction.namespace):
             raise NotFound(f"no interaction {request.interaction_id!r}")
+        reference = None
+        if request.answers or request.nothing:
+            if request.nothing and request.rating == "up":
+                raise InvalidInput(
+                    [FieldError("nothing", "goes with a thumbs-down: an answer was found")]
+                )
+            if self.references is not None:
+                answers = request.answers or []
+                reference = self.references.of_feedback(
+                    principal, interaction, answers, request.nothing
+                )
         given = Feedback(
             interaction.id, self.clock(), request.rating, request.comment, principal.name
         )
         self.interactions.add_feedback(given)
-        return given
+        if reference is not None and self.references is not None:
+            self.references.keep(reference)
+        return Rated(given, reference)
 
     def daily_report(
         self, principal: Principal, day: str | None, namespace: str | None

@@ -22,6 +22,7 @@ from service.domain.entries import (
 )
 from service.domain.memory.bounds import breaches
 from service.domain.model import Collection, Feedback, IndexedFile, Interaction, InteractionResult
+from service.domain.model.references import Reference
 from service.settings import ChunkingSettings
 
 
@@ -219,6 +220,24 @@ def feedback_line(f: Feedback) -> wire.FeedbackLine:
 
 def feedback(line: wire.FeedbackLine) -> Feedback:
     return Feedback(line.interaction_id, line.at, line.rating, line.comment, line.actor)
+
+
+def reference_line(r: Reference) -> wire.ReferenceLine:
+    return wire.ReferenceLine(
+        id=r.id,
+        question=r.question,
+        answers=list(r.answers),
+        source=r.source,
+        actor=r.actor,
+        at=r.at,
+    )
+
+
+def reference(line: wire.ReferenceLine, namespace: str) -> Reference:
+    """The reference question of ``line``, in ``namespace``."""
+    return Reference(
+        namespace, line.id, line.question, tuple(line.answers), line.source, line.actor, line.at
+    )
 
 
 def deleted_line(item: RemovedEntry) -> wire.DeletedLine:

@@ -22,7 +22,8 @@ from schemas import wire
 from service.application import export_lines as lines
 from service.application.import_lines import TOO_LONG, BadLines, read_lines
 from service.domain.memory import Transfer
-from service.domain.ports import Catalog, Embedder, InteractionLog, NamespaceEntries
+from service.domain.model.references import Reference
+from service.domain.ports import Catalog, Embedder, InteractionLog, NamespaceEntries, References
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings
 
@@ -81,6 +82,7 @@ class Importer:
         namespaces: NamespaceEntries,
         catalog: Catalog,
         interactions: InteractionLog,
+        references: References,
         *,
         embedder: Embedder | None,
         chunking: ChunkingSettings,
@@ -90,6 +92,7 @@ class Importer:
     ) -> None:
         self.transfer = transfer
         self.namespaces = namespaces
+        self.references = references
         self.embedder = embedder
         self.chunking = chunking
         self.catalog = catalog
@@ -184,6 +187,10 @@ class Importer:
                         f"interaction_id: no good interaction line {line.interaction_id!r} "
                         "before it"
                     )
+            elif isinstance(line, wire.ReferenceLine):
+                unknown = [i for i in line.answers if i not in ids]
+                if unknown:
+                    problem = f"answers: no entry line {unknown[0]!r} before it"
             elif isinstance(line, wire.End):
                 found.ended = True
                 if line.lines != found.lines - 1:
@@ -243,6 +250,8 @@ class Importer:
         )
         counts = {"entries": 0, "unchanged": 0, "embedded": 0}
         counts |= {"collections": 0, "files": 0, "interactions": 0, "feedback": 0, "deleted": 0}
+        counts["references"] = 0
+        recorded: list[Reference] = []
         batch: list[wire.EntryLine] = []
 
         def flush() -> None:
@@ -298,11 +307,14 @@ class Importer:
                 if len(given) >= BATCH:
                     counts["interactions"] += self._asked(asked)
                     counts["feedback"] += self._given(given)
+            elif isinstance(line, wire.ReferenceLine):
+                recorded.append(lines.reference(line, self.namespace))
         if batch:
             flush()
         counts["deleted"] += self._removed(removed)
         counts["interactions"] += self._asked(asked)
         counts["feedback"] += self._given(given)
+        counts["references"] += self.references.add_references(recorded)
         return wire.Imported(**counts)
 
     def _removed(self, removed: list[wire.DeletedLine]) -> int:

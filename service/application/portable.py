@@ -31,6 +31,7 @@ from service.domain.ports import (
     InteractionLog,
     Inventory,
     NamespaceEntries,
+    References,
 )
 from service.errors import InvalidInput
 from service.settings import Settings
@@ -49,6 +50,7 @@ class NamespaceUseCases:
         self,
         transfer: Transfer,
         namespaces: NamespaceEntries,
+        references: References,
         inventory: Inventory,
         catalog: Catalog,
         interactions: InteractionLog,
@@ -61,6 +63,7 @@ class NamespaceUseCases:
     ) -> None:
         self.transfer = transfer
         self.namespaces = namespaces
+        self.references = references
         self.inventory = inventory
         self.embedder = embedder
         self.catalog = catalog
@@ -108,6 +111,7 @@ class NamespaceUseCases:
                 files=sum(len(self.catalog.files(c.id)) for c in mine),
                 interactions=asked,
                 feedback=given,
+                references=self.references.count_references(namespace),
             ),
         )
 
@@ -148,6 +152,10 @@ class NamespaceUseCases:
         while given := self.interactions.feedback_page(namespace, n, PAGE):
             n = given[-1][0]
             yield [lines.feedback_line(f) for _, f in given]
+        n = 0
+        while recorded := self.references.references(namespace, n, PAGE):
+            n += len(recorded)
+            yield [lines.reference_line(r) for r in recorded]
 
     def may_import(self, principal: Principal, namespace: str) -> None:
         """Refuse, before a byte of the file is read, a caller who may not import."""
@@ -164,6 +172,7 @@ class NamespaceUseCases:
             self.namespaces,
             self.catalog,
             self.interactions,
+            self.references,
             embedder=self.embedder,
             chunking=self.settings.chunking,
             namespace=namespace,

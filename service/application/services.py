@@ -16,6 +16,7 @@ from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
+from service.application.references import ReferenceUseCases
 from service.application.search import SearchUseCase
 from service.application.sessions import SessionUseCases
 from service.application.status import StatusUseCases
@@ -112,5 +113,7 @@ class Services:
     sessions: SessionUseCases
     """The console's sessions signed out of."""
     calibrations: CalibrationUseCases
+    references: ReferenceUseCases
+    """Reference questions, which sweeps ask."""
     """Each namespace's calibration from its reference questions: sweeps and their fits."""
     telemetry: Telemetry

@@ -24,6 +24,7 @@ from service.application.limits import Limits
 from service.application.portable import NamespaceUseCases
 from service.application.rebuild import Rebuilder
 from service.application.recall import RecallUseCases
+from service.application.references import ReferenceUseCases
 from service.application.search import SearchUseCase
 from service.application.services import Services, Stores
 from service.application.sessions import SessionUseCases
@@ -174,6 +175,7 @@ def build_runtime(
         clock=clock,
     )
     calibrations = CalibrationUseCases(answerer, stores.ledger, stores.ledger, clock=clock)
+    references = ReferenceUseCases(stores.ledger, stores.ledger, clock=clock)
     replica = replica_name(s)
     scheduler = upkeep_jobs(
         Scheduler(
@@ -270,6 +272,7 @@ def build_runtime(
             recall=recall,
             recall_when_weak=s.upstream.on_weak == "on",
             ledger=stores.ledger,
+            references=references,
         ),
         context=ContextUseCase(
             answerer,
@@ -282,6 +285,7 @@ def build_runtime(
         ),
         admin=AdminUseCases(memory.lifecycle, scheduler, rebuilder),
         calibrations=calibrations,
+        references=references,
         collections=collection_cases,
         documents=DocumentUseCases(
             collection_cases,
@@ -292,6 +296,7 @@ def build_runtime(
         ),
         namespaces=NamespaceUseCases(
             memory.transfer,
+            stores.ledger,
             stores.ledger,
             stores.ledger,
             stores.catalog,

@@ -7,11 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from schemas import wire
-from service.application.answers import Retrieved, RoutineReport
+from service.application.answers import Rated, Retrieved, RoutineReport
 from service.application.chains import Chain
 from service.domain.answers.answer import Answered
 from service.domain.answers.interactions import DailyReport
-from service.domain.model import Feedback
 from service.domain.recall import Recalled
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, calibration_out, upstream_ref
@@ -76,9 +75,13 @@ def retrieved_out(
     )
 
 
-def feedback_out(feedback: Feedback) -> wire.FeedbackResponse:
+def feedback_out(rated: Rated) -> wire.FeedbackResponse:
+    feedback, reference = rated.feedback, rated.reference
     return wire.FeedbackResponse(
-        feedback.interaction_id, feedback.rating, format_time(feedback.at) or ""
+        feedback.interaction_id,
+        feedback.rating,
+        format_time(feedback.at) or "",
+        reference.id if reference is not None else None,
     )
 
 
