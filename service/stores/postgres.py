@@ -149,8 +149,9 @@ class PostgresDatabase(Database):
         with classified(), self.engine.connect() as conn:
             conn.exec_driver_sql("SET statement_timeout = 0")
             try:
+                quote = conn.dialect.identifier_preparer.quote
                 for table in tables:
-                    conn.exec_driver_sql(f"VACUUM (FULL) {table.name}")
+                    conn.exec_driver_sql(f"VACUUM (FULL) {quote(table.name)}")
             finally:
                 conn.exec_driver_sql("RESET statement_timeout")
 

@@ -189,7 +189,7 @@ erasures = Table(
 nothing of what they held."""
 
 references = Table(
-    "references",
+    "reference_questions",
     ledger,
     Column("namespace", Text, primary_key=True),
     Column("id", Text, primary_key=True),

@@ -23,7 +23,7 @@ NDJSON = {"Content-Type": "application/x-ndjson"}
 
 def fill(keyed: TestClient[Litestar], keyed_runtime: Runtime, namespace: str = "one") -> None:
     """Entries of each tier (one archived, one with history beyond its creation), an
-    interaction with feedback and a collection with a file."""
+    interaction with feedback, a collection with a file and two reference questions."""
     events: list[dict[str, Any]] = [
         {"id": "a1", "tier": "A", "text": "Alice likes tea", "speaker": "alice", "tags": ["x"]},
         {"id": "c1", "tier": "C", "text": "Standup: finishing billing", "thread": "t"},
@@ -41,6 +41,14 @@ def fill(keyed: TestClient[Litestar], keyed_runtime: Runtime, namespace: str = "
     name = f"notes-{namespace}"
     catalog.add(Collection(f"col-{namespace}", name, namespace, "/srv/n", "*.md", "A", 1.0))
     catalog.set_file(f"col-{namespace}", IndexedFile("a.md", "h", 1), "# A\n")
+    for reference in (
+        {"question": "What does Alice like?", "answers": ["a1"]},
+        {"question": "Who won the match?", "nothing": True},
+    ):
+        recorded = keyed.post(
+            "/v1/references", json={**reference, "namespace": namespace}, headers=AS_ADMIN
+        )
+        assert recorded.status_code == 201, recorded.text
 
 
 def export(keyed: TestClient[Litestar], namespace: str, **params: Any) -> list[dict[str, Any]]:
@@ -80,6 +88,8 @@ def test_an_export_holds_the_namespace_in_order(
         "file",
         "interaction",
         "feedback",
+        "reference",
+        "reference",
         "end",
     ]
     header = lines[0]
@@ -92,7 +102,13 @@ def test_an_export_holds_the_namespace_in_order(
         "files": 1,
         "interactions": 1,
         "feedback": 1,
+        "references": 2,
     }
+    references = [line for line in lines if line["record"] == "reference"]
+    assert [(r["question"], r["answers"], r["source"]) for r in references] == [
+        ("What does Alice like?", ["a1"], "admin"),
+        ("Who won the match?", [], "admin"),
+    ]
     entries = {line["id"]: line for line in lines if line["record"] == "entry"}
     assert list(entries) == ["a1", "c1", "c2", "e1"]
     assert entries["c2"]["state"] == "archived" and entries["a1"]["state"] == "live"
@@ -101,7 +117,7 @@ def test_an_export_holds_the_namespace_in_order(
     assert entries["e1"]["metadata"] == {"code": 503}
     assert entries["a1"]["chunks"] is None
     assert lines[-1] == {"record": "end", "lines": len(lines) - 1}
-    assert lines[-2]["comment"] == "missed it"
+    assert lines[-4]["comment"] == "missed it"
 
 
 def test_vectors_come_with_the_chunks_when_asked(
@@ -240,7 +256,9 @@ def test_bad_lines_are_named_by_number_and_nothing_is_written(
     text = body(lines).replace(json.dumps(lines[6]), "{not json")
     refused = problem(import_(keyed, "one", text), 422)
     fields = [e["field"] for e in refused["errors"]]
-    assert fields == ["line 2", "line 3", "line 5", "line 7"]
+    # The first reference question names a1, whose line is bad.
+    assert fields == ["line 2", "line 3", "line 5", "line 7", "line 10"]
+    assert "'a1'" in refused["errors"][4]["message"]
     assert "tier" in refused["errors"][0]["message"]
     assert "blank" in refused["errors"][1]["message"]
     assert "appears twice" in refused["errors"][2]["message"]
@@ -289,7 +307,7 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
         "files": 1,
         "interactions": 1,
         "feedback": 1,
-        "references": 0,
+        "references": 2,
     }
     assert not any(k.startswith("one:") for k in keywords.keys | vectors.keys)
     assert any(k.startswith("two:") for k in keywords.keys)
@@ -302,6 +320,7 @@ def test_erasure_leaves_nothing_of_the_namespace_and_one_audit_record(
         "files": 0,
         "interactions": 0,
         "feedback": 0,
+        "references": 0,
     }
     assert export(keyed, "two")[0]["counts"]["entries"] == 4
     audit = keyed.get("/v1/admin/erasures", headers=AS_ADMIN).json()["erasures"]

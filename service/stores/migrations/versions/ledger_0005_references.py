@@ -18,7 +18,7 @@ DOCUMENT = sa.JSON().with_variant(JSONB(), "postgresql")
 
 def upgrade() -> None:
     op.create_table(
-        "references",
+        "reference_questions",
         sa.Column("namespace", sa.Text(), primary_key=True),
         sa.Column("id", sa.Text(), primary_key=True),
         sa.Column("seq", sa.Integer(), nullable=False),
@@ -48,4 +48,4 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("fits_in_force")
     op.drop_table("fits")
-    op.drop_table("references")
+    op.drop_table("reference_questions")
