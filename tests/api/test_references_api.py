@@ -1,0 +1,135 @@
+"""Reference questions through the REST API: recorded by a key of the namespace, from
+feedback, listed and removed; swept, and the fit kept or rolled back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from tests.http import AS_ADMIN, AS_AGENT, problem, write
+
+TEAM = [
+    {"id": "emb", "tier": "A", "text": "We embed only decisions and recent discussions"},
+    {"id": "db", "tier": "A", "text": "Postgres is the shared ledger of the replicas"},
+    {"id": "log", "tier": "E", "text": "deploy finished in 42 seconds"},
+]
+
+
+def record(client: TestClient[Litestar], headers: dict[str, str], **body: Any) -> Any:
+    return client.post("/v1/references", json={"namespace": "one", **body}, headers=headers)
+
+
+def test_a_key_of_the_namespace_records_a_reference_and_lists_it(
+    keyed: TestClient[Litestar],
+) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    made = record(keyed, AS_AGENT, question="What do we embed?", answers=["emb", "emb"])
+    assert made.status_code == 201, made.text
+    body = made.json()
+    assert body["answers"] == ["emb"] and body["nothing"] is False
+    assert body["source"] == "agent" and body["namespace"] == "one" and body["id"]
+    nothing = record(keyed, AS_ADMIN, question="Who won the match?", nothing=True).json()
+    assert nothing["answers"] == [] and nothing["nothing"] and nothing["source"] == "admin"
+    listed = keyed.get("/v1/references", params={"namespace": "one"}, headers=AS_AGENT).json()
+    assert listed["total"] == 2
+    assert [r["question"] for r in listed["references"]] == [
+        "What do we embed?",
+        "Who won the match?",
+    ]
+    second = keyed.get("/v1/references?namespace=one&offset=1&limit=1", headers=AS_AGENT)
+    assert [r["id"] for r in second.json()["references"]] == [nothing["id"]]
+
+
+def test_a_reference_names_entries_of_its_namespace_or_says_nothing_answers(
+    keyed: TestClient[Litestar],
+) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    write(keyed, {"id": "theirs", "tier": "A", "text": "x", "namespace": "two"}, headers=AS_ADMIN)
+    neither = problem(record(keyed, AS_ADMIN, question="What do we embed?"), 422)
+    assert neither["errors"][0]["field"] == "answers"
+    both = record(keyed, AS_ADMIN, question="What?", answers=["emb"], nothing=True)
+    assert problem(both, 422)["errors"][0]["field"] == "answers"
+    unknown = record(keyed, AS_ADMIN, question="What?", answers=["emb", "nope", "theirs"])
+    errors = problem(unknown, 422)["errors"]
+    assert [e["field"] for e in errors] == ["answers[1]", "answers[2]"]
+    blank = problem(record(keyed, AS_ADMIN, question="   ", nothing=True), 422)
+    assert blank["errors"][0]["field"] == "question"
+    bad_id = record(keyed, AS_ADMIN, question="What?", answers=["has space"])
+    assert problem(bad_id, 422)["errors"][0]["field"] == "answers[0]"
+    listed = keyed.get("/v1/references?namespace=one", headers=AS_ADMIN).json()
+    assert listed == {"references": [], "total": 0}
+
+
+def test_a_key_records_and_lists_only_in_its_namespaces_and_only_admins_remove(
+    keyed: TestClient[Litestar],
+) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    elsewhere = keyed.post(
+        "/v1/references",
+        json={"namespace": "two", "question": "What?", "nothing": True},
+        headers=AS_AGENT,
+    )
+    problem(elsewhere, 403)
+    problem(keyed.get("/v1/references?namespace=two", headers=AS_AGENT), 403)
+    made = record(keyed, AS_AGENT, question="What do we embed?", answers=["emb"]).json()
+    path = f"/v1/references/{made['id']}?namespace=one"
+    problem(keyed.delete(path, headers=AS_AGENT), 403)
+    assert keyed.delete(path, headers=AS_ADMIN).status_code == 204
+    problem(keyed.delete(path, headers=AS_ADMIN), 404)
+    assert keyed.get("/v1/references?namespace=one", headers=AS_ADMIN).json()["total"] == 0
+
+
+def test_feedback_naming_answers_or_nothing_records_the_question_as_a_reference(
+    keyed: TestClient[Litestar],
+) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    asked = keyed.post(
+        "/v1/retrieve", json={"question": "what do we embed?", "namespace": "one"}, headers=AS_AGENT
+    ).json()
+    interaction = asked["interaction_id"]
+    assert asked["calibration"]["source"] == "shipped"
+
+    def feedback(**body: Any) -> Any:
+        return keyed.post(
+            "/v1/feedback", json={"interaction_id": interaction, **body}, headers=AS_AGENT
+        )
+
+    plain = feedback(rating="up").json()
+    assert plain["reference_id"] is None
+    up_nothing = feedback(rating="up", nothing=True)
+    assert problem(up_nothing, 422)["errors"][0]["field"] == "nothing"
+    problem(feedback(rating="down", answers=["nope"]), 422)
+    listed = keyed.get("/v1/references?namespace=one", headers=AS_ADMIN).json()
+    assert listed["total"] == 0  # refused feedback records nothing
+    down = feedback(rating="down", answers=["emb"], comment="this one").json()
+    assert down["reference_id"]
+    listed = keyed.get("/v1/references?namespace=one", headers=AS_ADMIN).json()
+    assert [(r["question"], r["answers"], r["source"]) for r in listed["references"]] == [
+        ("what do we embed?", ["emb"], "feedback")
+    ]
+
+
+def test_a_sweep_without_references_keeps_the_shipped_calibration(
+    keyed: TestClient[Litestar],
+) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    record(keyed, AS_ADMIN, question="What do we embed?", answers=["emb"])
+    problem(keyed.post("/v1/admin/sweep", json={"namespace": "one"}, headers=AS_AGENT), 403)
+    swept = keyed.post("/v1/admin/sweep", json={"namespace": "one"}, headers=AS_ADMIN)
+    assert swept.status_code == 200, swept.text
+    body = swept.json()
+    assert body["references"] == 1 and body["answerable"] == 1 and body["kept"] is False
+    assert body["before"] == body["after"] and body["after"]["source"] == "shipped"
+    assert "too few" in body["reason"] and body["held_out"] == {}
+    assert [o["question"] for o in body["outcomes"]] == ["What do we embed?"]
+    assert len(body["thresholds"]) == 91 and body["floors"][0]["floor"] == 0.0
+    listed = keyed.get("/v1/admin/calibrations?namespace=one", headers=AS_ADMIN).json()
+    assert listed["fits"] == [] and listed["references"] == 1
+    assert listed["in_force"]["source"] == "shipped"
+    rollback = {"namespace": "one", "version": 2}
+    problem(keyed.post("/v1/admin/calibrations/rollback", json=rollback, headers=AS_ADMIN), 404)
+    shipped = {"namespace": "one", "version": 0}
+    back = keyed.post("/v1/admin/calibrations/rollback", json=shipped, headers=AS_ADMIN)
+    assert back.status_code == 200 and back.json()["source"] == "shipped"
