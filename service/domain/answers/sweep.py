@@ -12,6 +12,7 @@ false result); what it costs is the share of answers within the first ten that i
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -50,6 +51,18 @@ MOST_COST = 0.01
 MIN_GAIN = 0.01
 """How much better than the calibration in force, on the references left out, a fit must
 be to be kept."""
+FLOOR_MARGIN = 3.0
+"""A floor is fitted only where every reference's answer within the first ten clears it
+this many times over: a floor just under the lowest answer the references hold cuts answers
+of questions they do not hold."""
+SMOOTHING = 10
+"""A threshold's Youden's J is judged as the mean over it and this many thresholds on
+either side (0.01 apart): a few references make a ragged curve, whose single best point is
+chance."""
+RESAMPLES = 200
+SURELY = 0.9
+"""A fitted threshold is kept only when it beats the one in force in this share of the
+resamples of the references left out: a gain a few references happen to show is not one."""
 MIN_ANSWERABLE = 5
 """Fewest references naming their answers for any fit."""
 MIN_NOTHING = 3
@@ -285,7 +298,7 @@ def _fit_floor(train: Sequence[Asked], floor: float) -> float:
         return floor
     best, best_empty = floor, -1.0
     for f in sorted({f for a in train for f in a.at}):
-        cost = sum(not a.found(f) for a in found) / len(found)
+        cost = sum(not a.found(f * FLOOR_MARGIN) for a in found) / len(found)
         if cost > MOST_COST:
             break  # a higher floor cuts at least as much
         empty = sum(not a.at[f].returned for a in nothing) / len(nothing)
@@ -295,14 +308,20 @@ def _fit_floor(train: Sequence[Asked], floor: float) -> float:
 
 
 def _fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> float:
-    """The threshold of the best Youden's J at ``floor`` (the middle of a run of equals);
-    ``threshold`` when the references hold too few answered or unanswered ones."""
+    """The threshold of the best Youden's J at ``floor``, smoothed over its neighbours
+    (the middle of a run of equals); ``threshold`` when the references hold too few
+    answered or unanswered ones."""
     right = [a.answered(floor) for a in train]
     if sum(right) < MIN_EACH_SIDE or len(right) - sum(right) < MIN_EACH_SIDE:
         return threshold
-    scored = [(_youden([a.strong(floor, t) for a in train], right) or -1.0, t) for t in THRESHOLDS]
-    best = max(j for j, _ in scored)
-    tied = [t for j, t in scored if j >= best - 1e-9]
+    raw = [_youden([a.strong(floor, t) for a in train], right) or -1.0 for t in THRESHOLDS]
+    smooth = [
+        sum(window) / len(window)
+        for n in range(len(raw))
+        if (window := raw[max(0, n - SMOOTHING) : n + SMOOTHING + 1])
+    ]
+    best = max(smooth)
+    tied = [t for j, t in zip(smooth, THRESHOLDS, strict=True) if j >= best - 1e-9]
     return tied[len(tied) // 2]
 
 
@@ -344,12 +363,41 @@ def _threshold_gain(
     after = _pooled(folds, [floor] * len(folds), fitted)
     if before.youden_j is None or after.youden_j is None:
         return False, "threshold kept: the references answered or not are too few"
-    better = after.youden_j >= before.youden_j + MIN_GAIN
+    surely = _surely_better(folds, floor, base, fitted)
+    better = after.youden_j >= before.youden_j + MIN_GAIN and surely
     verdict = "fitted" if better else "kept"
     return (
         better,
-        f"threshold {verdict}: left out, Youden's J {before.youden_j:.3f} -> {after.youden_j:.3f}",
+        f"threshold {verdict}: left out, Youden's J {before.youden_j:.3f} -> "
+        f"{after.youden_j:.3f}, better in {surely_share(folds, floor, base, fitted):.0%} of "
+        "resamples",
     )
+
+
+def surely_share(folds: list[list[Asked]], floor: float, base: float, fitted: list[float]) -> float:
+    """The share of resamples of the references left out (drawn with replacement, the same
+    draws every time) in which the fitted thresholds give a better Youden's J than
+    ``base``."""
+    pairs = [
+        (a.strong(floor, base), a.strong(floor, t), a.answered(floor))
+        for fold, t in zip(folds, fitted, strict=True)
+        for a in fold
+    ]
+    draw = random.Random(len(pairs))
+    wins = 0
+    for _ in range(RESAMPLES):
+        sample = [pairs[draw.randrange(len(pairs))] for _ in pairs]
+        right = [r for _, _, r in sample]
+        before = _youden([b for b, _, _ in sample], right)
+        after = _youden([f for _, f, _ in sample], right)
+        wins += before is not None and after is not None and after > before
+    return wins / RESAMPLES
+
+
+def _surely_better(
+    folds: list[list[Asked]], floor: float, base: float, fitted: list[float]
+) -> bool:
+    return surely_share(folds, floor, base, fitted) >= SURELY
 
 
 def _figures(
