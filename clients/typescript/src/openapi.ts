@@ -301,12 +301,18 @@ export interface FeedbackRequest {
   rating: "down" | "up";
   /** length <= 10000. Default: `null`. */
   comment?: string | null;
+  /** items <= 100. Default: `null`. */
+  answers?: Array<string> | null;
+  /** Default: `false`. */
+  nothing?: boolean;
 }
 
 export interface FeedbackResponse {
   interaction_id: string;
   rating: "down" | "up";
   recorded_at: string;
+  /** Default: `null`. */
+  reference_id?: string | null;
 }
 
 export interface FieldProblem {
@@ -396,6 +402,8 @@ export interface Imported {
   interactions: number;
   feedback: number;
   deleted: number;
+  /** Default: `0`. */
+  references?: number;
 }
 
 export interface JobOut {
@@ -523,6 +531,17 @@ export interface RebuildOut {
   error: string | null;
 }
 
+export interface ReferenceOut {
+  id: string;
+  namespace: string;
+  question: string;
+  answers: Array<string>;
+  nothing: boolean;
+  source: "admin" | "agent" | "console" | "feedback";
+  actor: string;
+  recorded_at: string;
+}
+
 export interface ReferenceOutcome {
   id: string;
   question: string;
@@ -530,6 +549,22 @@ export interface ReferenceOutcome {
   rank: number | null;
   answer_confidence: number;
   strong_match: boolean;
+}
+
+export interface ReferenceRequest {
+  /** length >= 1, length <= 10000. */
+  question: string;
+  /** items <= 100. Default: `[]`. */
+  answers?: Array<string>;
+  /** Default: `false`. */
+  nothing?: boolean;
+  /** Isolated space of entries. Default: `null`. */
+  namespace?: string | null;
+}
+
+export interface ReferencesResponse {
+  references: Array<ReferenceOut>;
+  total: number;
 }
 
 export interface RenameRequest {
@@ -1268,6 +1303,45 @@ export interface Routes {
     body: undefined;
     response: ImportResponse;
     problems: 401 | 403 | 413 | 422 | 429;
+  };
+
+  /** `V1ReferencesListed`. */
+  "GET /v1/references": {
+    params: Record<string, never>;
+    query: {
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+      /** References skipped. >= 0, <= 1000000. Default: `0`. */
+      offset?: number;
+      /** Most references listed. >= 1, <= 1000. Default: `100`. */
+      limit?: number;
+    };
+    body: undefined;
+    response: ReferencesResponse;
+    problems: 401 | 403 | 422 | 429;
+  };
+
+  /** `V1ReferencesRecord`. */
+  "POST /v1/references": {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: ReferenceRequest;
+    response: ReferenceOut;
+    problems: 400 | 401 | 403 | 413 | 415 | 422 | 429;
+  };
+
+  /** `V1ReferencesReferenceIdRemove`. */
+  "DELETE /v1/references/{reference_id}": {
+    params: {
+      reference_id: string;
+    };
+    query: {
+      /** Default: the key's only namespace. */
+      namespace?: string | null;
+    };
+    body: undefined;
+    response: undefined;
+    problems: 401 | 403 | 404 | 422 | 429;
   };
 
   /** `V1ReportsDailyDaily`. */
