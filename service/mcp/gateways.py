@@ -14,6 +14,7 @@ from service.present.answers import retrieve_out
 from service.present.collections import document_out, documents_out
 from service.present.context import context_out
 from service.present.events import entry_out, written
+from service.present.references import reference_out
 from service.present.search import search_out
 from service.present.status import health_out, stats_out
 from service.remote.client import StrataClient
@@ -38,6 +39,7 @@ class Gateway(Protocol):
     def document(self, path: str, from_line: int, lines: int | None) -> wire.DocumentOut: ...
     def documents(self, request: wire.DocumentsRequest) -> wire.DocumentsResponse: ...
     def write(self, event: wire.Event) -> wire.EventsResponse: ...
+    def record_reference(self, request: wire.ReferenceRequest) -> wire.ReferenceOut: ...
     def status(self) -> Status: ...
 
 
@@ -71,6 +73,12 @@ class LocalGateway:
     def write(self, event: wire.Event) -> wire.EventsResponse:
         outcome = self.services.events.write(self.principal, [event])
         return written(outcome, [event.supersedes])
+
+    def record_reference(self, request: wire.ReferenceRequest) -> wire.ReferenceOut:
+        recorded = self.services.references.record(
+            self.principal, request.question, request.answers, request.nothing, request.namespace
+        )
+        return reference_out(recorded)
 
     def status(self) -> Status:
         status = self.services.status
@@ -109,6 +117,11 @@ class RestGateway:
 
     def write(self, event: wire.Event) -> wire.EventsResponse:
         return self.client.add_events([msgspec.to_builtins(event)])
+
+    def record_reference(self, request: wire.ReferenceRequest) -> wire.ReferenceOut:
+        return self.client.record_reference(
+            request.question, request.answers, nothing=request.nothing, namespace=request.namespace
+        )
 
     def status(self) -> Status:
         return Status(self.client.health(), self.client.stats())

@@ -288,6 +288,35 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
             answer |= {k: v for k, v in outcome.items() if k != "id"}
         return answer
 
+    @server.tool(annotations=WRITES)
+    async def record_reference(
+        ctx: Context,
+        question: Annotated[str, like(wire.ReferenceRequest, "question", "The question.")],
+        answers: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=128)]] | None,
+            like(
+                wire.ReferenceRequest,
+                "answers",
+                "Ids of the entries that answer it (from a search or retrieve).",
+            ),
+        ] = None,
+        nothing: Annotated[
+            bool,
+            like(wire.ReferenceRequest, "nothing", "True when nothing in memory answers it."),
+        ] = False,
+        namespace: Namespace = None,
+    ) -> Json:
+        """Record a question whose answer you know: the entries that answer it, or that
+        nothing in memory does. The namespace's sweep asks such questions to tune when an
+        answer counts as a strong match and when memory says it holds nothing."""
+        request = {
+            "question": question,
+            "answers": answers or [],
+            "nothing": nothing,
+            "namespace": namespace,
+        }
+        return await _run(gateway_of(ctx).record_reference, convert(request, wire.ReferenceRequest))
+
     @server.tool(annotations=READ_ONLY)
     async def status(ctx: Context) -> Json:
         """Health of the service (model, stores, degradations) and what is stored: entries,

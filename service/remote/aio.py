@@ -78,10 +78,41 @@ class AsyncStrataClient:
         return await self._call(wire.ContextResponse, "POST", "/v1/context", json=body)
 
     async def feedback(
-        self, interaction_id: str, rating: str, comment: str | None = None
+        self,
+        interaction_id: str,
+        rating: str,
+        comment: str | None = None,
+        *,
+        answers: Sequence[str] | None = None,
+        nothing: bool = False,
     ) -> wire.FeedbackResponse:
-        body = {"interaction_id": interaction_id, "rating": rating, **_given(comment=comment)}
+        """Rate an answer; with ``answers`` or ``nothing``, its question becomes a reference
+        question."""
+        body: dict[str, Any] = {
+            "interaction_id": interaction_id,
+            "rating": rating,
+            **_given(comment=comment),
+        }
+        if answers is not None:
+            body["answers"] = list(answers)
+        if nothing:
+            body["nothing"] = True
         return await self._call(wire.FeedbackResponse, "POST", "/v1/feedback", json=body)
+
+    async def record_reference(
+        self,
+        question: str,
+        answers: Sequence[str] = (),
+        *,
+        nothing: bool = False,
+        namespace: str | None = None,
+    ) -> wire.ReferenceOut:
+        """Record a question whose answer is known: the entries that answer it, or
+        ``nothing`` does."""
+        body = {"question": question, "answers": list(answers), "nothing": nothing}
+        if namespace:
+            body["namespace"] = namespace
+        return await self._call(wire.ReferenceOut, "POST", "/v1/references", json=body)
 
     async def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryOut:
         params = _given(namespace=namespace)

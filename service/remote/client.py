@@ -130,12 +130,43 @@ class StrataClient:
         return self._call(wire.ContextResponse, "POST", "/v1/context", json=body)
 
     def feedback(
-        self, interaction_id: str, rating: str, comment: str | None = None
+        self,
+        interaction_id: str,
+        rating: str,
+        comment: str | None = None,
+        *,
+        answers: Sequence[str] | None = None,
+        nothing: bool = False,
     ) -> wire.FeedbackResponse:
-        body = {"interaction_id": interaction_id, "rating": rating}
+        """Rate an answer; with ``answers`` (the entries that answered, or should have) or
+        ``nothing``, its question becomes a reference question."""
+        body = {"interaction_id": interaction_id, "rating": rating, **_given(comment=comment)}
+        if answers is not None:
+            body["answers"] = list(answers)
+        if nothing:
+            body["nothing"] = True
+        return self._call(wire.FeedbackResponse, "POST", "/v1/feedback", json=body)
+
+    def record_reference(
+        self,
+        question: str,
+        answers: Sequence[str] = (),
+        *,
+        nothing: bool = False,
+        namespace: str | None = None,
+    ) -> wire.ReferenceOut:
+        """Record a question whose answer is known: the entries that answer it, or
+        ``nothing`` does."""
+        body = {"question": question, "answers": list(answers), "nothing": nothing}
         return self._call(
-            wire.FeedbackResponse, "POST", "/v1/feedback", json={**body, **_given(comment=comment)}
+            wire.ReferenceOut, "POST", "/v1/references", json={**body, **_ns(namespace)}
         )
+
+    def references(
+        self, namespace: str | None = None, offset: int = 0, limit: int = 100
+    ) -> wire.ReferencesResponse:
+        params = {"offset": offset, "limit": limit, **_ns(namespace)}
+        return self._call(wire.ReferencesResponse, "GET", "/v1/references", params=params)
 
     def daily_report(
         self, day: str | None = None, namespace: str | None = None

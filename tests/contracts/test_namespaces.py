@@ -111,6 +111,7 @@ def test_an_erasure_removes_the_namespace_and_leaves_its_record(stores: Stores) 
         "history": 5,
         "quarantined": 1,
         "changes": 5,
+        "references": 0,
         "interactions": 4,
     }
     assert ledger.entry_page("ns", "", 10) == []

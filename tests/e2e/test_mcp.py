@@ -23,7 +23,16 @@ from mcp.types import CallToolResult
 from tests.e2e.test_server import Server
 
 ROOT = Path(__file__).parents[2]
-TOOLS = {"search", "retrieve", "context", "get", "multi_get", "remember", "status"}
+TOOLS = {
+    "search",
+    "retrieve",
+    "context",
+    "get",
+    "multi_get",
+    "remember",
+    "record_reference",
+    "status",
+}
 ADMIN = "admin-key-0123456789"
 ALICE = "alice-key-0123456789"
 

@@ -105,7 +105,16 @@ def test_both_gateways_answer_alike(
     for tool, arguments in calls:
         here, there = call_both(alice, tool, **arguments)
         assert "error" not in here and here == there, (tool, here, there)
+    recorded = call_both(
+        alice, "record_reference", question="What is Alice allergic to?", answers=[peanuts["id"]]
+    )
+    for made in recorded:
+        assert made["answers"] == [peanuts["id"]] and made["source"] == "agent", made
+    listed = rest.get("/v1/references", headers={"Authorization": f"Bearer {ALICE}"}).json()
+    assert [r["id"] for r in listed["references"]] == [made["id"] for made in recorded]
     for tool, arguments in [
+        ("record_reference", {"question": "Who won?"}),
+        ("record_reference", {"question": "Who won?", "nothing": True, "namespace": "bob"}),
         ("get", {"id_or_path": "nope"}),
         ("search", {"query": "tea", "namespace": "bob"}),
         ("get", {"id_or_path": "notes/../../secret.md"}),

@@ -20,6 +20,8 @@ import type {
   PromoteResponse,
   QuarantineResponse,
   RebuildOut,
+  ReferenceOut,
+  ReferenceRequest,
   RetrieveRequest,
   RetrieveResponse,
   RoutineCheckResponse,
@@ -181,11 +183,31 @@ export class StrataClient {
     return this.request("POST /v1/context", { body: { ...options, question } });
   }
 
-  /** Rate the answer of a `retrieve` or `context` call. */
-  feedback(interactionId: string, rating: Rating, comment?: string): Promise<FeedbackResponse> {
+  /** Rate the answer of a `retrieve` or `context` call; with `answers` (the entries that
+   * answered, or should have) or `nothing`, its question becomes a reference question. */
+  feedback(
+    interactionId: string,
+    rating: Rating,
+    comment?: string,
+    reference: { answers?: string[]; nothing?: boolean } = {},
+  ): Promise<FeedbackResponse> {
     return this.request("POST /v1/feedback", {
-      body: { interaction_id: interactionId, rating, ...(comment === undefined ? {} : { comment }) },
+      body: {
+        interaction_id: interactionId,
+        rating,
+        ...(comment === undefined ? {} : { comment }),
+        ...reference,
+      },
     });
+  }
+
+  /** Record a question whose answer is known: the entries that answer it, or `nothing: true`;
+   * `strata sweep` asks such questions to fit the namespace's calibration. */
+  recordReference(
+    question: string,
+    options: Omit<ReferenceRequest, "question"> = {},
+  ): Promise<ReferenceOut> {
+    return this.request("POST /v1/references", { body: { ...options, question } });
   }
 
   /** What was asked on a day (default today, UTC): questions, strong matches, unanswered ones, feedback. */

@@ -85,9 +85,15 @@ test("retrieve answers with grounded entries, and its answer can be rated", asyn
   assert.equal(typeof answer.strong_match, "boolean");
   assert.ok(answer.interaction_id);
 
-  const rated = await alice.feedback(answer.interaction_id, "up", "right day");
+  const rated = await alice.feedback(answer.interaction_id, "up", "right day", { answers: ["ts-deploy-day"] });
   assert.equal(rated.interaction_id, answer.interaction_id);
   assert.equal(rated.rating, "up");
+  assert.ok(rated.reference_id);
+
+  const nothing = await alice.recordReference("Who won the office chess match?", { nothing: true });
+  assert.equal(nothing.nothing, true);
+  assert.equal(nothing.source, "agent");
+  assert.equal((await failure(alice.recordReference("When?", { answers: ["no-such-entry"] }))).status, 422);
 
   const report = await alice.dailyReport({ namespace: "alice" });
   assert.ok(report.questions >= 1);
