@@ -1,6 +1,6 @@
 """The JSON examples of the README and the docs, each checked as what it shows: an MCP
-client's configuration is read as the CLI and the client read it, a problem or an answer is
-decoded as its wire type, and the problem the concepts page shows is the one the service
+client's configuration is read as the CLI and the client read it, a problem, an answer or a
+request is decoded as its wire type, and the problem the concepts page shows is the one the service
 answers."""
 
 from __future__ import annotations
@@ -42,7 +42,19 @@ def kind(example: Any) -> str:
         return "problem"
     if {"results", "mode"} <= set(example):
         return "search"
+    if {"interaction_id", "rating"} <= set(example):
+        return "feedback"
+    if "question" in example and {"answers", "nothing"} & set(example):
+        return "reference"
     return "unknown"
+
+
+SHAPES: dict[str, type[msgspec.Struct]] = {
+    "problem": wire.Problem,
+    "search": wire.SearchResponse,
+    "feedback": wire.FeedbackRequest,
+    "reference": wire.ReferenceRequest,
+}
 
 
 def test_every_json_example_is_of_a_kind_these_tests_check() -> None:
@@ -65,7 +77,7 @@ def test_an_mcp_configuration_starts_strata_mcp_on_the_service_it_names(
 def test_a_problem_or_an_answer_shown_is_one_of_its_wire_type(
     page: str, line: int, example: dict[str, Any]
 ) -> None:
-    shape = wire.Problem if kind(example) == "problem" else wire.SearchResponse
+    shape = SHAPES[kind(example)]
     decoded = msgspec.to_builtins(msgspec.convert(example, shape))  # fails on a wrong field
     assert {name: decoded.get(name) for name in example} == example
 

@@ -25,6 +25,7 @@ from service.domain.model import (
     InteractionResult,
     JobRun,
 )
+from service.domain.model.references import Fit, Reference
 from service.errors import ConfigError
 from service.stores.copying import migrate
 from service.stores.durable import DurableStores, open_postgres, open_sqlite
@@ -87,6 +88,15 @@ def fill(stores: DurableStores) -> None:
     stores.runs.finish(run, T0 + 1, {"archived": 2}, None)
     stores.runs.start("optimize_indexes", "api-2", T0 + 5)
     ledger.erase("gone-tenant", actor="admin", at=T0 + 6, counted={"interactions": 3})
+    ledger.add_references(
+        [
+            Reference("ns", "r1", "which db?", ("a",), "feedback", "alice", T0 + 7),
+            Reference("ns", "r2", "who won?", (), "admin", "bob", T0 + 8),
+        ]
+    )
+    ledger.add_fit(Fit("ns", 0, 0.6, 0.01, T0 + 9, "admin", {"references": 2}))
+    ledger.add_fit(Fit("ns", 0, 0.5, 0.02, T0 + 10, "admin", {"references": 2}))
+    ledger.activate_fit("ns", 1)
     stores.signed_out.sign_out("session-1", until=T0 + DAY, now=T0)
 
 
@@ -103,6 +113,7 @@ class Everything:
     interactions: tuple[list[Interaction], list[Feedback]]
     runs: dict[str, list[JobRun]]
     erasures: list[Erasure]
+    references: tuple[list[Reference], list[Fit], Fit | None]
     signed_out: bool
     """Whether the console session signed out of is still refused."""
 
@@ -132,6 +143,7 @@ def everything(stores: DurableStores) -> Everything:
         stores.interactions.between("ns", T0 - DAY, T0 + DAY),
         runs,
         ledger.erasures(),
+        (ledger.references("ns"), ledger.fits("ns"), ledger.active_fit("ns")),
         stores.signed_out.signed_out("session-1"),
     )
 
@@ -172,6 +184,9 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
         "feedback": 1,
         "job_runs": 2,
         "erasures": 1,
+        "reference_questions": 2,
+        "fits": 2,
+        "fits_in_force": 1,
         "signed_out": 1,
     }
     assert copied.vectors == 4
