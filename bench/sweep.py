@@ -8,7 +8,9 @@ the floor on them (for the whole deployment when the set holds several namespace
 set's other questions and other unrelated ones are asked, under the shipped calibration and
 under the fit: ``strong_match`` Youden's J, the unrelated questions given no result, and the
 share of questions with an answer in the first ten that clears the floor. The same is done
-with only 5 references, which should change nothing unless the folds say otherwise.
+with only 5 references, which should change nothing unless the folds say otherwise, and with
+``--draws`` other draws of the references among the questions asked (each fitted on its
+references and judged on the rest).
 
 Printed per set; ``--json`` writes every figure.
 """
@@ -27,7 +29,6 @@ from typing import Any
 
 from bench.common import write_json
 from service.domain.answers.sweep import (
-    FLOORS,
     Asked,
     FloorPoint,
     SweepReport,
@@ -61,6 +62,9 @@ class Outcome:
     """The floor curve of the questions held out."""
     held_out_thresholds: list[ThresholdPoint]
     """The threshold curve of the questions held out, at the shipped floor."""
+    draws: list[dict[str, float | None]]
+    """For each further draw of the references among the questions asked: how the fit on
+    them changed J, the unrelated given nothing and the top-10 of the rest."""
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -69,6 +73,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--references", type=int, default=40, help="answered references per set")
     p.add_argument("--unrelated", type=int, default=20, help="unrelated references per set")
     p.add_argument("--held-out", type=int, default=300, help="most other questions asked")
+    p.add_argument(
+        "--draws", type=int, default=6, help="draws of the references, the first included"
+    )
     p.add_argument("--json", type=Path, help="write every figure here")
     return p.parse_args(argv)
 
@@ -114,17 +121,21 @@ def run_set(
             Reference(homes[n % len(homes)], f"u-{q.id}", q.text, (), "admin", "", 0)
             for n, q in enumerate(unrelated[: args.unrelated + args.held_out // 3])
         ]
-        references = answered[: args.references] + nothing[: args.unrelated]
-        held_out = answered[args.references :][: args.held_out] + nothing[args.unrelated :]
         shipped = answerer.tunings.of(homes[0])
         now = time.time()
         started = time.perf_counter()
-        asked = [ask(answerer, r, now) for r in references]
+        asked = [
+            ask(answerer, r, now) for r in answered[: args.references] + nothing[: args.unrelated]
+        ]
         report = fit_sweep(asked, shipped.threshold, shipped.floor)
         seconds = time.perf_counter() - started
         few = fit_sweep(asked[:4] + asked[args.references : args.references + 1], *_of(shipped))
-        floors = sorted({*FLOORS, report.floor})
-        tested = [ask(answerer, r, now, floors) for r in held_out]
+        rest = answered[args.references :][: args.held_out] + nothing[args.unrelated :]
+        tested = [ask(answerer, r, now) for r in rest]
+        pool = asked + tested
+        draws = [
+            redrawn(pool, d, args, shipped.threshold, shipped.floor) for d in range(1, args.draws)
+        ]
         return Outcome(
             dataset.name,
             judged(tested, shipped.threshold, shipped.floor),
@@ -137,7 +148,30 @@ def run_set(
             len(asked),
             floor_curve(tested),
             threshold_curve(tested, shipped.floor),
+            draws,
         )
+
+
+def redrawn(
+    pool: list[Asked], draw: int, args: argparse.Namespace, threshold: float, floor: float
+) -> dict[str, float | None]:
+    """Another draw of the references from the questions asked: how the fit on it moves
+    the figures of the rest."""
+    order = random.Random(SEED + draw)
+    answered = [a for a in pool if a.reference.answerable]
+    nothing = [a for a in pool if not a.reference.answerable]
+    order.shuffle(answered)
+    order.shuffle(nothing)
+    references = answered[: args.references] + nothing[: args.unrelated]
+    held_out = answered[args.references :] + nothing[args.unrelated :]
+    report = fit_sweep(references, threshold, floor)
+    before = judged(held_out, threshold, floor)
+    after = judged(held_out, report.threshold, report.floor)
+    return {name: _change(before[name], after[name]) for name in ("youden_j", "no_result", "top10")}
+
+
+def _change(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else after - before
 
 
 def _of(tuning: Any) -> tuple[float, float]:
@@ -174,8 +208,19 @@ def row(o: Outcome) -> str:
         f"{o.floor[0]:g} -> {o.floor[1]:g}; {o.swept} references swept in "
         f"{o.sweep_seconds:.1f} s; with 5 references {'changed' if o.few.changed else 'kept'}"
         f" ({s['questions']} questions, {s['unrelated']} unrelated held out)\n"
-        f"  {o.report.reason}"
+        f"  {o.report.reason}\n"
+        f"  over {len(o.draws) + 1} draws: J {_spread(o, 'youden_j')}, unrelated given "
+        f"nothing {_spread(o, 'no_result')}, top-10 {_spread(o, 'top10')}"
     )
+
+
+def _spread(o: Outcome, name: str) -> str:
+    """The mean and the least change of ``name`` over the draws (the first one's too)."""
+    first = _change(o.shipped[name], o.fitted[name])
+    found = [c for c in [first, *(d[name] for d in o.draws)] if c is not None]
+    if not found:
+        return "-"
+    return f"{sum(found) / len(found):+.3f} on average, {min(found):+.3f} at worst"
 
 
 def as_json(o: Outcome) -> dict[str, Any]:
@@ -191,6 +236,7 @@ def as_json(o: Outcome) -> dict[str, Any]:
         "five_references": o.few.figures | {"changed": o.few.changed},
         "held_out_floors": [asdict(p) for p in o.held_out_floors],
         "held_out_thresholds": [asdict(p) for p in o.held_out_thresholds],
+        "draws": o.draws,
     }
 
 

@@ -108,10 +108,9 @@ def test_both_gateways_answer_alike(
     recorded = call_both(
         alice, "record_reference", question="What is Alice allergic to?", answers=[peanuts["id"]]
     )
-    for made in recorded:
-        assert made["answers"] == [peanuts["id"]] and made["source"] == "agent", made
+    assert [(y["answers"], y["source"]) for y in recorded] == [([peanuts["id"]], "agent")] * 2
     listed = rest.get("/v1/references", headers={"Authorization": f"Bearer {ALICE}"}).json()
-    assert [r["id"] for r in listed["references"]] == [made["id"] for made in recorded]
+    assert [x["id"] for x in listed["references"]] == [y["id"] for y in recorded]
     for tool, arguments in [
         ("record_reference", {"question": "Who won?"}),
         ("record_reference", {"question": "Who won?", "nothing": True, "namespace": "bob"}),
