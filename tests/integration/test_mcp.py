@@ -111,14 +111,15 @@ def test_both_gateways_answer_alike(
     assert [(y["answers"], y["source"]) for y in recorded] == [([peanuts["id"]], "agent")] * 2
     listed = rest.get("/v1/references", headers={"Authorization": f"Bearer {ALICE}"}).json()
     assert [x["id"] for x in listed["references"]] == [y["id"] for y in recorded]
-    for tool, arguments in [
+    refused: list[tuple[str, dict[str, Any]]] = [
         ("record_reference", {"question": "Who won?"}),
         ("record_reference", {"question": "Who won?", "nothing": True, "namespace": "bob"}),
         ("get", {"id_or_path": "nope"}),
         ("search", {"query": "tea", "namespace": "bob"}),
         ("get", {"id_or_path": "notes/../../secret.md"}),
         ("multi_get", {"pattern": "notes/missing.md, elsewhere/x.md"}),
-    ]:
+    ]
+    for tool, arguments in refused:
         here, there = call_both(alice, tool, **arguments)
         assert "error" in here and here == there, (tool, here, there)
     (found,) = call_both([local], "search", query="what is alice allergic to?")
