@@ -31,6 +31,13 @@ from service.ui import csrf
 from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded
 from service.ui.headers import ConsoleHeaders
 from service.ui.pages import VIEWER, services_of, viewer_of
+from service.ui.routes.calibration import (
+    calibration_page,
+    record,
+    remove,
+    roll_back,
+    sweep,
+)
 from service.ui.routes.collections import (
     collection_page,
     collections_page,
@@ -81,6 +88,11 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
             delete_entry,
             namespaces_page,
             reports_page,
+            calibration_page,
+            sweep,
+            roll_back,
+            record,
+            remove,
             jobs_page,
             service_page,
             run_job,

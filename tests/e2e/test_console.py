@@ -263,6 +263,50 @@ def test_the_report_page_draws_its_chart(console: Console) -> None:
     console.shot("e2e-namespaces")
 
 
+def test_an_unanswered_question_becomes_a_reference_and_a_sweep_draws_its_curves(
+    console: Console, server: Server
+) -> None:
+    with httpx.Client(base_url=server.url, headers=AS_ADMIN, timeout=60) as api:
+        for question, answers in (
+            ("Which database does billing use?", ["db-decision"]),
+            ("What is Alice allergic to?", ["pref-1"]),
+            ("How do we migrate a datastore?", ["migrate-pattern"]),
+            ("What failed during the billing migration window?", ["deploy-log"]),
+            ("What is Bob reviewing?", ["standup-2"]),
+            ("What will Alice watch tonight?", ["standup-1"]),
+        ):
+            body = {"namespace": "one", "question": question, "answers": answers}
+            assert api.post("/v1/references", json=body).status_code == 201
+    page = console.sign_in(ADMIN)
+    page.goto(f"{console.url}/ui/reports?namespace=one")
+    page.locator("ol.unanswered li", has_text="kafka").get_by_role(
+        "link", name="record as a reference"
+    ).click()
+    expect(page.get_by_role("textbox", name="Question")).to_have_value(
+        "what is the on-call rota for the kafka cluster?"
+    )
+    page.get_by_label("Nothing in memory answers it").check()
+    page.get_by_role("button", name="Record").click()
+    rows = page.locator("section[aria-labelledby=references-title] tbody tr")
+    expect(rows).to_have_count(7)
+    expect(rows.last).to_contain_text("kafka")
+    expect(rows.last).to_contain_text("console")
+    page.get_by_role("button", name="Sweep now").click()
+    expect(page.locator("#swept")).to_contain_text("7 references asked")
+    expect(page.locator("svg.sweep-chart")).to_have_count(2)
+    expect(page.locator("svg.sweep-chart polyline.series").first).to_be_visible()
+    console.shot("e2e-calibration")
+    with httpx.Client(base_url=server.url, headers=AS_ADMIN, timeout=60) as api:
+        kept = api.get("/v1/references", params={"namespace": "one"}).json()
+        assert [r["nothing"] for r in kept["references"]][-1] is True
+        removed = kept["references"][-1]["id"]
+    page.locator(
+        "section[aria-labelledby=references-title] tbody tr", has_text="kafka"
+    ).get_by_role("button").click()
+    expect(rows).to_have_count(6)
+    assert removed not in page.content()
+
+
 def test_a_rescan_and_a_rebuild_report_back_on_their_pages(console: Console) -> None:
     page = console.sign_in(ADMIN)
     page.goto(f"{console.url}/ui/collections/notes")

@@ -202,8 +202,8 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
     held: dict[str, Figures] = {}
     if len(answerable) < MIN_ANSWERABLE:
         reasons.append(
-            f"too few references to fit: {len(answerable)} name their answers, "
-            f"{MIN_ANSWERABLE} are needed"
+            f"too few references to fit: naming their answers {len(answerable)}, "
+            f"{MIN_ANSWERABLE} needed"
         )
     else:
         folds = _folds(asked)
@@ -216,8 +216,8 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
                 new_floor = _fit_floor(asked, floor)
         else:
             reasons.append(
-                f"floor kept: {len(nothing)} references say nothing answers, "
-                f"{MIN_NOTHING} are needed"
+                f"floor kept: references saying nothing answers {len(nothing)}, "
+                f"{MIN_NOTHING} needed"
             )
         kept_t, why_t = _cross_validate(
             folds,

@@ -1,0 +1,157 @@
+"""A namespace's reference questions and its calibration: the last sweep's curves, the fits
+kept, a sweep now, a rollback (admins); a reference recorded from a logged question."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from schemas import wire
+from service.application import Services
+from service.application.auth import Principal
+from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.params import Namespace
+from service.errors import InvalidInput
+from service.present.calibrations import calibrations_out, sweep_out
+from service.present.references import references_out
+from service.ui.curves import Plot, plot
+from service.ui.links import query
+from service.ui.pages import page, redirect
+
+CALIBRATION = "/ui/calibration"
+LISTED = 200
+"""Most reference questions the page lists."""
+
+
+def curves(
+    thresholds: list[wire.ThresholdPoint], floors: list[wire.FloorPoint], used: wire.CalibrationUsed
+) -> tuple[Plot, Plot] | None:
+    """Precision and recall against the threshold, the floor's two errors against the
+    floor; None without a sweep's figures."""
+    if not thresholds or not floors:
+        return None
+    by_threshold = plot(
+        [p.threshold for p in thresholds],
+        {
+            "precision": [p.precision for p in thresholds],
+            "recall": [p.recall for p in thresholds],
+        },
+        {"threshold": used.threshold},
+    )
+    by_floor = plot(
+        [p.floor for p in floors],
+        {
+            "false empties": [p.false_empties for p in floors],
+            "false results": [p.false_results for p in floors],
+        },
+        {"floor": used.floor},
+        log_x=True,
+    )
+    return by_threshold, by_floor
+
+
+def shown(
+    request: Request[Any, Any, Any],
+    services: Services,
+    principal: Principal,
+    namespace: str | None,
+    swept: wire.SweepResponse | None = None,
+    question: str = "",
+) -> Template:
+    held = services.calibrations.calibrations(principal, namespace)
+    found = calibrations_out(held)
+    listed = references_out(services.references.listed(principal, found.namespace, 0, LISTED))
+    thresholds: list[wire.ThresholdPoint] = []
+    floors: list[wire.FloorPoint] = []
+    if swept is not None:
+        thresholds, floors = swept.thresholds, swept.floors
+    elif (fit := next((f for f in found.fits if f.in_force), None)) is not None:
+        figures = next(f.figures for f in held.fits if f.version == fit.version)
+        thresholds = [wire.ThresholdPoint(**p) for p in figures.get("thresholds", [])]
+        floors = [wire.FloorPoint(**p) for p in figures.get("floors", [])]
+    return page(
+        request,
+        "calibration.html",
+        section="calibration",
+        found=found,
+        references=listed,
+        swept=swept,
+        plots=curves(thresholds, floors, swept.after if swept else found.in_force),
+        question=question,
+    )
+
+
+@get("/calibration", name="console-calibration", sync_to_thread=True)
+def calibration_page(
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    namespace: Namespace = None,
+    question: str = "",
+) -> Template:
+    """The namespace's reference questions and calibration; ``question`` fills the form
+    (a question the reports list as unanswered, say)."""
+    return shown(request, services, principal, namespace, question=question[:10_000])
+
+
+@post("/calibration/sweep", name="console-sweep")
+async def sweep(
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+    namespace: Namespace = None,
+) -> Template:
+    """Sweep now; the page comes back with its curves and what it kept."""
+    swept = sweep_out(await pools.aside(services.calibrations.sweep, principal, namespace))
+    return shown(request, services, principal, swept.namespace, swept)
+
+
+@post("/calibration/rollback", name="console-rollback")
+async def roll_back(
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+    namespace: Namespace = None,
+) -> Redirect:
+    """Apply the fit of the form's ``version`` again (0: the shipped calibration)."""
+    form = await request.form()
+    version = str(form.get("version") or "0")
+    if not version.isdigit():
+        raise InvalidInput.one("version", "must be a whole number")
+    await pools.write(services.calibrations.roll_back, principal, namespace, int(version))
+    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
+
+
+@post("/calibration/references", name="console-record-reference")
+async def record(
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+    namespace: Namespace = None,
+) -> Redirect:
+    """Record a reference question from the form: the ids that answer it, or none."""
+    form = await request.form()
+    answers = str(form.get("answers") or "").replace(",", " ").split()
+    question, nothing = str(form.get("question") or ""), bool(form.get("nothing"))
+    record = partial(services.references.record, source="console")
+    await pools.write(record, principal, question, answers, nothing, namespace)
+    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
+
+
+@post("/calibration/references/{reference_id:str}/remove", name="console-remove-reference")
+async def remove(
+    request: Request[Any, Any, Any],
+    reference_id: str,
+    services: ServicesDep,
+    principal: PrincipalDep,
+    pools: PoolsDep,
+    namespace: Namespace = None,
+) -> Redirect:
+    await pools.write(services.references.remove, principal, namespace, reference_id)
+    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
