@@ -10,7 +10,7 @@ from service.domain.entries import DIGEST, Chunk, Entry, StoredEntry
 from service.domain.model import Hit
 from service.domain.search.fusion import FusedHit, RankFusion, ScoreFusion
 from service.domain.search.hydration import hydrate
-from service.domain.search.query import ListExplain, SearchQuery
+from service.domain.search.query import Candidate, ListExplain, SearchQuery
 from tests.fakes import FakeLedger, make_entry, make_filters
 from tests.fakes.keyword_store import bounded
 
@@ -34,13 +34,18 @@ def query(text: str = "billing", **filters: Any) -> SearchQuery:
     return SearchQuery(text, make_filters(**filters))
 
 
+def candidates_of(ledger: FakeLedger, hits: list[FusedHit], asked: SearchQuery) -> list[Candidate]:
+    return hydrate(ledger, hits, asked)[1]
+
+
 def test_candidates_keep_the_fused_order_and_scores() -> None:
     ledger = FakeLedger()
     for name in ("b", "a", "c"):
         put(ledger, make_entry(name, f"billing {name}"))
-    candidates = hydrate(ledger, fused("ns:c", "ns:a", "ns:b"), query(), None, SCORE)
+    kept, candidates = hydrate(ledger, fused("ns:c", "ns:a", "ns:b"), query())
     assert [(c.entry.id, c.score) for c in candidates] == [("c", 1.0), ("a", 0.9), ("b", 0.8)]
-    assert [c.relevance for c in candidates] == [1.0, 0.9, 0.8]
+    relevances = SCORE.relevances(kept, None)
+    assert [relevances[h.key] for h in kept] == [1.0, 0.9, 0.8]
 
 
 def test_deleted_foreign_and_expired_entries_are_dropped() -> None:
@@ -52,9 +57,9 @@ def test_deleted_foreign_and_expired_entries_are_dropped() -> None:
     put(ledger, make_entry("deleting", "billing"))
     ledger.mark_deleting(["ns:deleting"])
     keys = ("ns:gone", "elsewhere:other", "ns:expired", "ns:deleting", "ns:live")
-    candidates = hydrate(ledger, fused(*keys), query(), None, SCORE)
+    candidates = candidates_of(ledger, fused(*keys), query())
     assert [c.entry.id for c in candidates] == ["live"]
-    archived = hydrate(ledger, fused(*keys), query(include_archived=True), None, SCORE)
+    archived = candidates_of(ledger, fused(*keys), query(include_archived=True))
     assert [c.entry.id for c in archived] == ["expired", "live"]
 
 
@@ -67,37 +72,40 @@ def test_passage_is_the_vector_stores_chunk_else_the_one_with_most_query_terms()
         "billing outage",
         "end",
     )
-    by_terms = hydrate(ledger, fused("ns:long"), query("billing outage"), None, SCORE)
+    by_terms = candidates_of(ledger, fused("ns:long"), query("billing outage"))
     assert by_terms[0].passage == "billing outage"
-    by_vector = hydrate(ledger, fused("ns:long", vector_chunk=2), query(), None, SCORE)
+    by_vector = candidates_of(ledger, fused("ns:long", vector_chunk=2), query())
     assert by_vector[0].passage == "end"
     # A chunk number past the entry's chunks (an entry rewritten shorter) shows its last.
-    past = hydrate(ledger, fused("ns:long", vector_chunk=7), query(), None, SCORE)
+    past = candidates_of(ledger, fused("ns:long", vector_chunk=7), query())
     assert past[0].passage == "end"
 
 
 def test_an_entry_without_chunks_shows_its_text() -> None:
     ledger = FakeLedger()
     put(ledger, make_entry("e", "disk full on node three", "E"))
-    assert hydrate(ledger, fused("ns:e"), query("disk"), None, SCORE)[0].passage == (
+    assert candidates_of(ledger, fused("ns:e"), query("disk"))[0].passage == (
         "disk full on node three"
     )
 
 
-def test_relevance_comes_from_the_fusion_strategy() -> None:
+def test_the_candidates_kept_are_those_the_fusion_measures_the_relevance_of() -> None:
     ledger = FakeLedger()
     put(ledger, make_entry("a", "billing"), "billing")
     put(ledger, make_entry("e", "billing", "E"))
     rrf = RankFusion({}, 10.0, ledger.vectors)
-    candidates = hydrate(ledger, fused("ns:a", "ns:e"), query(), (0.6, 0.8), rrf)
-    assert [c.relevance for c in candidates] == [pytest.approx(0.6), None]
+    kept, candidates = hydrate(ledger, fused("ns:a", "ns:gone", "ns:e"), query())
+    assert [h.key for h in kept] == ["ns:a", "ns:e"]
+    assert [c.relevance for c in candidates] == [None, None]
+    relevances = rrf.relevances(kept, (0.6, 0.8))
+    assert [relevances[h.key] for h in kept] == [pytest.approx(0.6), None]
 
 
 def test_each_candidate_gets_its_own_explain() -> None:
     ledger = FakeLedger()
     put(ledger, make_entry("a", "billing"))
     hit = fused("ns:a")[0]._replace(explain={"bm25": ListExplain(1, 2.5)})
-    candidate = hydrate(ledger, [hit], query(), None, SCORE)[0]
+    candidate = candidates_of(ledger, [hit], query())[0]
     candidate.explain["tier"] = ListExplain(0, 0.5)
     assert set(hit.explain) == {"bm25"}  # later layers write to the candidate's copy only
 
@@ -120,7 +128,7 @@ def test_a_digest_shows_the_passage_bm25_scored() -> None:
     hits = [
         FusedHit(key, 1.0, {}, keyword_hit=Hit(key, 2.0, 2)) for key in ("ns:digest:d", "ns:log")
     ]
-    candidates = hydrate(ledger, hits, query(), None, SCORE)
+    candidates = candidates_of(ledger, hits, query())
     # the digest's line BM25 found, though another holds more query terms; any other
     # entry's chunk is the one with most query terms
     assert [c.passage for c in candidates] == [second, "a billing"]
@@ -141,8 +149,8 @@ def test_an_entry_is_given_how_well_the_best_of_those_it_replaced_matched() -> N
         hit._replace(features=features.get(hit.key))
         for hit in fused("ns:notify", "ns:ses", "ns:smtp", "ns:other")
     ]
-    candidates = hydrate(ledger, hits, query(), None, SCORE)
+    candidates = candidates_of(ledger, hits, query())
     assert {c.entry.id: c.replaced_match for c in candidates} == {"ses": 0.9, "other": 0.0}
     # Another fusion knows no list features: nothing is said of what an entry replaced.
-    plain = hydrate(ledger, fused("ns:notify", "ns:ses"), query(), None, SCORE)
+    plain = candidates_of(ledger, fused("ns:notify", "ns:ses"), query())
     assert [c.replaced_match for c in plain] == [0.0]

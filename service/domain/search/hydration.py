@@ -10,7 +10,7 @@ from service.domain.memory.texts import found_by_passage
 from service.domain.model import Filters
 from service.domain.ports import Passages, Relations
 from service.domain.search.as_of import as_it_was
-from service.domain.search.fusion import FusedHit, Fusion
+from service.domain.search.fusion import FusedHit
 from service.domain.search.query import Candidate, SearchQuery
 from service.domain.search.snippets import best_chunk, query_terms
 
@@ -19,16 +19,15 @@ def hydrate(
     ledger: Passages,
     fused: Sequence[FusedHit],
     query: SearchQuery,
-    vector: Sequence[float] | None,
-    fusion: Fusion,
     history: Relations | None = None,
     superseded: list[Entry] | None = None,
-) -> list[Candidate]:
-    """The fused candidates' current entries (with ``as_of``: as they were then, read from
-    ``history``), in fused order, each with the chunk that matched (the vector store's,
-    else, for an entry found by passage, the keyword store's, else the one holding most
-    query terms). ``superseded`` is given the candidates left out
-    as superseded, in fused order."""
+) -> tuple[list[FusedHit], list[Candidate]]:
+    """The fused candidates the search may show, and their current entries (with
+    ``as_of``: as they were then, read from ``history``), in fused order, each with the
+    chunk that matched (the vector store's, else, for an entry found by passage, the
+    keyword store's, else the one holding most query terms), without a relevance yet: the
+    fusion measures it. ``superseded`` is given the candidates left out as superseded, in
+    fused order."""
     found = ledger.passages([f.key for f in fused])
     moment = query.filters.as_of
     if moment is not None and history is not None:
@@ -45,7 +44,6 @@ def hydrate(
             and (entry := found[f.key][0]).superseded_by is not None
             and shown(entry, every)
         )
-    relevances = fusion.relevances(kept, vector)
     replaced = replaced_matches((found[f.key][0], f.features) for f in fused if f.key in found)
     terms = query_terms(query.text)
     candidates: list[Candidate] = []
@@ -65,12 +63,12 @@ def hydrate(
                 texts[chunk],
                 item.score,
                 dict(item.explain),
-                relevances[item.key],
+                None,
                 item.features,
                 replaced.get(entry.id, 0.0),
             )
         )
-    return candidates
+    return kept, candidates
 
 
 def replaced_matches(found: Iterable[tuple[Entry, Mapping[str, float] | None]]) -> dict[str, float]:

@@ -309,9 +309,10 @@ class Retriever:
         (``superseded`` is given the candidates left out as superseded)."""
         fused = self.fusion.fuse(query.text, query.filters.namespace, lists, vector, wanted)
         watch.lap("fusion")
-        candidates = hydrate(
-            self.ledger, fused, query, vector, self.fusion, self.history, superseded
-        )
+        kept, candidates = hydrate(self.ledger, fused, query, self.history, superseded)
+        relevances = self.fusion.relevances(kept, vector)
+        for hit, candidate in zip(kept, candidates, strict=True):
+            candidate.relevance = relevances[hit.key]
         watch.lap("hydration")
         candidates = self.fusion.settle(query.text, candidates, query.explain, vector)
         watch.lap("fusion")
