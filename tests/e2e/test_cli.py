@@ -66,7 +66,12 @@ def test_cli_records_searches_promotes_and_reports(tmp_path: Path) -> None:
         history = json.loads(strata(url, "get", "q1", "--history").stdout)["history"]
         assert [h["action"] for h in history] == ["created", "promoted"]
         jobs = json.loads(strata(url, "jobs").stdout)["jobs"]
-        assert len(jobs) == 6
+        assert len(jobs) == 7
+        swept = strata(url, "sweep").stdout
+        assert "0 references" in swept and "in force: shipped" in swept, swept
+        assert json.loads(strata(url, "sweep", "--format", "json").stdout)["kept"] is False
+        shown = strata(url, "calibration", "--rollback", "0").stdout
+        assert "shipped in force (threshold 0.73, floor 0.002)" in shown, shown
         run = json.loads(strata(url, "jobs", "--run", "expire_c_tier").stdout)
         assert run["runs"] == 1
         status = json.loads(strata(url, "status").stdout)
