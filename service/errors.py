@@ -35,6 +35,20 @@ class InvalidInput(StrataError):
     def one(cls, field: str, message: str) -> InvalidInput:
         return cls([FieldError(field, message)])
 
+    def named(self, domain: str, request: str) -> InvalidInput:
+        """The same errors, each naming the n-th of ``domain`` (``entries[3].tags[1]``, as
+        the domain names its entries) as the request's path names it (``events[3].tags[1]``,
+        ``ids[3]``)."""
+        start = f"{domain}["
+        return InvalidInput(
+            [
+                FieldError(request + e.field[len(domain) :], e.message)
+                if e.field.startswith(start)
+                else e
+                for e in self.errors
+            ]
+        )
+
 
 class MalformedRequest(StrataError):
     """A request the service cannot read: a body that is not UTF-8 JSON, or nested too deep."""

@@ -12,6 +12,7 @@ from service.application.schedule import Schedule
 from service.domain.entries import entry_key
 from service.domain.memory import Lifecycle
 from service.domain.model import JobRun
+from service.errors import InvalidInput
 
 RUNS_COUNTED = 1000
 """Most runs of a job counted in its ``runs``."""
@@ -52,7 +53,10 @@ class AdminUseCases:
         """Make tier C entries lasting tier A entries, keeping their vectors."""
         principal.require_admin()
         ns = principal.namespace(request.namespace)
-        self.lifecycle.promote([entry_key(ns, i) for i in request.ids], principal.name)
+        try:
+            self.lifecycle.promote([entry_key(ns, i) for i in request.ids], principal.name)
+        except InvalidInput as exc:
+            raise exc.named("entries", "ids") from None
         return Promoted(ns, list(dict.fromkeys(request.ids)))
 
     def list_jobs(self, principal: Principal) -> list[JobView]:

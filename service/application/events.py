@@ -16,7 +16,7 @@ from service.domain.memory import Lifecycle, Writer
 from service.domain.memory.chunking import chunk_count
 from service.domain.memory.outcomes import WriteOutcome
 from service.domain.ports import Entries, History
-from service.errors import NotFound, PayloadTooLarge
+from service.errors import InvalidInput, NotFound, PayloadTooLarge
 from service.settings import ChunkingSettings
 from service.telemetry.tracing import OFF, Tracing
 
@@ -105,7 +105,12 @@ class EventUseCases:
         namespaces = {e.namespace for e in entries}
         store = namespaces.pop() if len(namespaces) == 1 else "*"
         with self.tracing.memory("create_memory", store) as span:
-            outcome = self.writer.write(entries, principal.name, supersedes=supersedes, once=once)
+            try:
+                outcome = self.writer.write(
+                    entries, principal.name, supersedes=supersedes, once=once
+                )
+            except InvalidInput as exc:  # the domain names the n-th entry, the request an event
+                raise exc.named("entries", "events") from None
             self.tracing.records(span, [{"id": e.id, "content": e.text} for e in entries])
         return outcome
 

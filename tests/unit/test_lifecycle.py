@@ -422,7 +422,7 @@ def test_promote_refuses_unknown_and_non_c_ids_and_promotes_nothing(stores: Stor
     )
     with pytest.raises(InvalidInput) as raised:
         stores.memory.lifecycle.promote(["ns:c1", "ns:nope", "ns:a1", "ns:e1"], "ops")
-    assert [e.field for e in raised.value.errors] == ["ids[1]", "ids[2]", "ids[3]"]
+    assert [e.field for e in raised.value.errors] == ["entries[1]", "entries[2]", "entries[3]"]
     assert "no such entry" in raised.value.errors[0].message
     assert "tier A" in raised.value.errors[1].message
     assert "tier E" in raised.value.errors[2].message
@@ -437,7 +437,7 @@ def test_promote_of_a_deleted_entry_is_refused(stores: Stores) -> None:
     stores.memory.lifecycle.delete(["ns:c"])
     with pytest.raises(InvalidInput) as raised:
         stores.memory.lifecycle.promote(["ns:c"])
-    assert [e.field for e in raised.value.errors] == ["ids[0]"]
+    assert [e.field for e in raised.value.errors] == ["entries[0]"]
 
 
 def test_promote_counts_each_entry_once(stores: Stores) -> None:
@@ -449,7 +449,7 @@ def test_promote_counts_each_entry_once(stores: Stores) -> None:
 def test_promote_twice_is_refused_the_second_time(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("c", "talk", "C")])
     stores.memory.lifecycle.promote(["ns:c"])
-    with pytest.raises(InvalidInput, match=r"ids\[0\]: is tier A"):
+    with pytest.raises(InvalidInput, match=r"entries\[0\]: is tier A"):
         stores.memory.lifecycle.promote(["ns:c"])
 
 

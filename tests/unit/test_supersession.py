@@ -99,9 +99,9 @@ def test_unknown_or_foreign_ids_are_refused_by_name_and_nothing_is_written(
             supersedes={"ns:v2": ["v1", "nope", "v2"]},
         )
     assert [(e.field, e.message) for e in refused.value.errors] == [
-        ("events[1].supersedes[0]", "no entry 'v1' in namespace 'ns'"),
-        ("events[1].supersedes[1]", "no entry 'nope' in namespace 'ns'"),
-        ("events[1].supersedes[2]", "an entry cannot supersede itself"),
+        ("entries[1].supersedes[0]", "no entry 'v1' in namespace 'ns'"),
+        ("entries[1].supersedes[1]", "no entry 'nope' in namespace 'ns'"),
+        ("entries[1].supersedes[2]", "an entry cannot supersede itself"),
     ]
     assert stores.ledger.get(["ns:ok", "ns:v2"]) == {}
 

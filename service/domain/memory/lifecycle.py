@@ -123,8 +123,8 @@ class Lifecycle(Part):
     def promote(self, keys: Sequence[str], actor: str = "") -> int:
         """Make tier C entries lasting tier A decisions, archived or not, keeping their vectors.
 
-        Raises InvalidInput naming ``ids[i]`` for every unknown or non-C entry; then nothing
-        is promoted.
+        Raises InvalidInput naming ``entries[n]`` (the n-th of ``keys``) for every unknown or
+        non-C entry; then nothing is promoted.
         """
         with self.indexes.lock:
             found = self.entries.get(keys)
@@ -132,9 +132,10 @@ class Lifecycle(Part):
             for n, key in enumerate(keys):
                 stored = found.get(key)
                 if stored is None:
-                    errors.append(FieldError(f"ids[{n}]", "no such entry"))
+                    errors.append(FieldError(f"entries[{n}]", "no such entry"))
                 elif stored.entry.tier != "C":
-                    errors.append(FieldError(f"ids[{n}]", f"is tier {stored.entry.tier}, not C"))
+                    message = f"is tier {stored.entry.tier}, not C"
+                    errors.append(FieldError(f"entries[{n}]", message))
             if errors:
                 raise InvalidInput(errors)
             promoted = [

@@ -79,7 +79,7 @@ class Writer(Part):
         """Store entries durably and index them; returns once both are done.
 
         ``supersedes`` names, by the key of an entry written, the ids of live entries of its
-        namespace it replaces (InvalidInput naming ``events[n].supersedes[i]`` for any
+        namespace it replaces (InvalidInput naming ``entries[n].supersedes[i]`` for any
         other; then nothing is written). An entry whose key is in ``once`` (written without
         an id) is not stored when it repeats a live entry (same namespace, tier, speaker and
         normalised text): the outcome gives that entry's id instead.
@@ -171,13 +171,13 @@ class Writer(Part):
                 if key == newer:
                     errors.append(
                         FieldError(
-                            f"events[{n}].supersedes[{i}]", "an entry cannot supersede itself"
+                            f"entries[{n}].supersedes[{i}]", "an entry cannot supersede itself"
                         )
                     )
                 elif key not in live:
                     errors.append(
                         FieldError(
-                            f"events[{n}].supersedes[{i}]",
+                            f"entries[{n}].supersedes[{i}]",
                             f"no entry {old!r} in namespace {e.namespace!r}",
                         )
                     )

@@ -4,9 +4,10 @@ kept, a sweep now, a rollback (admins); a reference recorded from a logged quest
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Request, get, post
+from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from schemas import wire
@@ -22,6 +23,7 @@ from service.ui.links import query
 from service.ui.pages import page, redirect
 
 CALIBRATION = "/ui/calibration"
+Asked = Annotated[str, QueryParameter(max_length=10_000, description="Fills the form")]
 LISTED = 200
 """Most reference questions the page lists."""
 
@@ -90,11 +92,11 @@ def calibration_page(
     services: ServicesDep,
     principal: PrincipalDep,
     namespace: Namespace = None,
-    question: str = "",
+    question: Asked = "",
 ) -> Template:
     """The namespace's reference questions and calibration; ``question`` fills the form
     (a question the reports list as unanswered, say)."""
-    return shown(request, services, principal, namespace, question=question[:10_000])
+    return shown(request, services, principal, namespace, question=question)
 
 
 @post("/calibration/sweep", name="console-sweep")
@@ -147,7 +149,7 @@ async def record(
 @post("/calibration/references/{reference_id:str}/remove", name="console-remove-reference")
 async def remove(
     request: Request[Any, Any, Any],
-    reference_id: str,
+    reference_id: FromPath[str],
     services: ServicesDep,
     principal: PrincipalDep,
     pools: PoolsDep,
