@@ -18,7 +18,7 @@ import httpx
 import msgspec
 
 from schemas import wire
-from service.remote.client import connection, raise_problem
+from service.remote.client import connection, feedback_body, raise_problem
 
 T = TypeVar("T")
 
@@ -88,15 +88,7 @@ class AsyncStrataClient:
     ) -> wire.FeedbackResponse:
         """Rate an answer; with ``answers`` or ``nothing``, its question becomes a reference
         question."""
-        body: dict[str, Any] = {
-            "interaction_id": interaction_id,
-            "rating": rating,
-            **_given(comment=comment),
-        }
-        if answers is not None:
-            body["answers"] = list(answers)
-        if nothing:
-            body["nothing"] = True
+        body = feedback_body(interaction_id, rating, comment, answers, nothing)
         return await self._call(wire.FeedbackResponse, "POST", "/v1/feedback", json=body)
 
     async def record_reference(

@@ -140,11 +140,7 @@ class StrataClient:
     ) -> wire.FeedbackResponse:
         """Rate an answer; with ``answers`` (the entries that answered, or should have) or
         ``nothing``, its question becomes a reference question."""
-        body = {"interaction_id": interaction_id, "rating": rating, **_given(comment=comment)}
-        if answers is not None:
-            body["answers"] = list(answers)
-        if nothing:
-            body["nothing"] = True
+        body = feedback_body(interaction_id, rating, comment, answers, nothing)
         return self._call(wire.FeedbackResponse, "POST", "/v1/feedback", json=body)
 
     def record_reference(
@@ -332,6 +328,19 @@ def raise_problem(response: httpx.Response) -> NoReturn:
     except ValueError:
         problem = {"title": response.reason_phrase, "detail": response.text}
     raise StrataClientError(response.status_code, problem)
+
+
+def feedback_body(
+    interaction_id: str,
+    rating: str,
+    comment: str | None,
+    answers: Sequence[str] | None,
+    nothing: bool,
+) -> dict[str, Any]:
+    """The body of ``POST /v1/feedback``: what is given, nothing else."""
+    body: dict[str, Any] = {"interaction_id": interaction_id, "rating": rating}
+    body |= _given(comment=comment, answers=None if answers is None else list(answers))
+    return body | ({"nothing": True} if nothing else {})
 
 
 def _ns(namespace: str | None) -> dict[str, str]:

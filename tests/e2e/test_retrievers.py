@@ -164,7 +164,11 @@ def test_the_async_client_writes_searches_answers_and_reads(server: Server) -> N
             answer = await strata.retrieve("When do deploys go out?", top_n=2)
             assert answer.entries[0].id == entry_id
             rated = await strata.feedback(answer.interaction_id, "up")
-            assert rated.rating == "up"
+            assert rated.rating == "up" and rated.reference_id is None
+            named = await strata.feedback(answer.interaction_id, "up", answers=[entry_id])
+            assert named.reference_id
+            recorded = await strata.record_reference("Who won the match?", nothing=True)
+            assert recorded.nothing and recorded.source == "agent"
             assert (await strata.get_entry(entry_id, namespace="alice")).tier == "C"
             assert (await strata.delete_entry(entry_id)).deleted
             with pytest.raises(StrataClientError) as missing:

@@ -86,6 +86,11 @@ def shown(
     )
 
 
+def back(request: Request[Any, Any, Any], namespace: str | None) -> Redirect:
+    """To the namespace's calibration page again."""
+    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
+
+
 @get("/calibration", name="console-calibration", sync_to_thread=True)
 def calibration_page(
     request: Request[Any, Any, Any],
@@ -126,7 +131,7 @@ async def roll_back(
     if not version.isdigit():
         raise InvalidInput.one("version", "must be a whole number")
     await pools.write(services.calibrations.roll_back, principal, namespace, int(version))
-    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
+    return back(request, namespace)
 
 
 @post("/calibration/references", name="console-record-reference")
@@ -143,7 +148,7 @@ async def record(
     question, nothing = str(form.get("question") or ""), bool(form.get("nothing"))
     record = partial(services.references.record, source="console")
     await pools.write(record, principal, question, answers, nothing, namespace)
-    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
+    return back(request, namespace)
 
 
 @post("/calibration/references/{reference_id:str}/remove", name="console-remove-reference")
@@ -156,4 +161,4 @@ async def remove(
     namespace: Namespace = None,
 ) -> Redirect:
     await pools.write(services.references.remove, principal, namespace, reference_id)
-    return redirect(request, query(CALIBRATION, namespace=namespace or ""))
+    return back(request, namespace)
