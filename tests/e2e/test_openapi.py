@@ -35,6 +35,17 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 include-name = "POST /v1/admin/promote"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 
+# A reference question names entries the namespace holds (422 naming each id otherwise), and
+# either names some or says nothing answers it (422 naming `answers` otherwise); so does
+# feedback that makes one.
+[[operations]]
+include-name = "POST /v1/references"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
+[[operations]]
+include-name = "POST /v1/feedback"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
 # Rules between fields JSON Schema cannot state: the ids of one batch differ (per namespace).
 [[operations]]
 include-name = "POST /v1/events"

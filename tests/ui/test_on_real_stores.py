@@ -99,6 +99,7 @@ SAMPLES: dict[str, list[str]] = {
     "next": ["/ui/reports", "//evil.example/", "garbage"],
     **{k: ["1", "garbage", "-1"] for k in REPORT},
     "skip": ["a.md: too big", ""],
+    "question": ["what is the on-call rota?", "", "x" * 20_000],
 }
 """Values of every query parameter the console reads: the one a page declares, the search
 form's fields and a re-scan's counts, each with its edges (the first and last days of the
@@ -108,6 +109,7 @@ PATH_SAMPLES: dict[str, list[str]] = {
     "name": ["notes", "expire_c_tier", "missing"],
     "rest": ["nowhere", "a/b/c"],
     "file_path": ["console.css", "missing.css"],
+    "reference_id": ["r1", "missing"],
 }
 """Values of the path parameters: a collection's or a job's name share ``name``."""
 ROOT = "/ui"

@@ -221,7 +221,9 @@ def test_the_report_draws_thirty_days_and_links_unanswered_questions(
     assert len(re.findall(r'<rect class="day-bar"', html)) == 30
     assert re.findall(r'<circle class="point"[^>]*data-day="2027-01-15"', html)
     assert 'href="/ui/?q=who+owns+the+kafka+cluster%3F&amp;namespace=one"' in html
-    assert re.search(r"answer confidence [01]\.\d\d</span>", html)
+    assert re.search(r"answer confidence [01]\.\d\d · <a [^>]*>record as a reference</a>", html)
+    recorded = "/ui/calibration?namespace=one&amp;question=who+owns+the+kafka+cluster%3F"
+    assert f'href="{recorded}"' in html
     earlier = admin.get("/ui/reports", params={"namespace": "one", "date": "2027-01-10"}).text
     assert "2027-01-10" in earlier and 'data-day="2027-01-15"' not in earlier
 
