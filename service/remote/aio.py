@@ -18,7 +18,7 @@ import httpx
 import msgspec
 
 from schemas import wire
-from service.remote.client import connection, feedback_body, raise_problem
+from service.remote.client import connection, feedback_body, raise_problem, reference_body
 
 T = TypeVar("T")
 
@@ -101,9 +101,7 @@ class AsyncStrataClient:
     ) -> wire.ReferenceOut:
         """Record a question whose answer is known: the entries that answer it, or
         ``nothing`` does."""
-        body = {"question": question, "answers": list(answers), "nothing": nothing}
-        if namespace:
-            body["namespace"] = namespace
+        body = reference_body(question, answers, nothing, namespace)
         return await self._call(wire.ReferenceOut, "POST", "/v1/references", json=body)
 
     async def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryOut:

@@ -153,10 +153,8 @@ class StrataClient:
     ) -> wire.ReferenceOut:
         """Record a question whose answer is known: the entries that answer it, or
         ``nothing`` does."""
-        body = {"question": question, "answers": list(answers), "nothing": nothing}
-        return self._call(
-            wire.ReferenceOut, "POST", "/v1/references", json={**body, **_ns(namespace)}
-        )
+        body = reference_body(question, answers, nothing, namespace)
+        return self._call(wire.ReferenceOut, "POST", "/v1/references", json=body)
 
     def references(
         self, namespace: str | None = None, offset: int = 0, limit: int = 100
@@ -341,6 +339,13 @@ def feedback_body(
     body: dict[str, Any] = {"interaction_id": interaction_id, "rating": rating}
     body |= _given(comment=comment, answers=None if answers is None else list(answers))
     return body | ({"nothing": True} if nothing else {})
+
+
+def reference_body(
+    question: str, answers: Sequence[str], nothing: bool, namespace: str | None
+) -> dict[str, Any]:
+    """The body of ``POST /v1/references``."""
+    return {"question": question, "answers": list(answers), "nothing": nothing, **_ns(namespace)}
 
 
 def _ns(namespace: str | None) -> dict[str, str]:

@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from service.domain.answers.answer import NO_ROUTINE_CHECK, Answerer, AnswerPolicy
+from service.domain.answers.answer import NO_ROUTINE_CHECK, Answerer
 from service.domain.answers.interactions import daily_report
+from service.domain.answers.policy import AnswerPolicy
 from service.domain.model import Feedback
 from service.domain.search.retrieval import Retriever
 from tests.fakes import (

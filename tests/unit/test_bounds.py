@@ -12,7 +12,7 @@ import pytest
 
 from schemas import wire
 from service.application.export_lines import entry_line
-from service.domain.answers.answer import AnswerPolicy
+from service.domain.answers.policy import AnswerPolicy
 from service.domain.entries import Entry, ExportedEntry, StoredEntry
 from service.domain.memory.bounds import breaches, fitted
 from service.settings import ChunkingSettings

@@ -13,38 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from service.domain.answers.answer import Answerer
-from service.domain.model.references import Reference
-
-FLOORS = (
-    0.0,
-    0.0005,
-    0.001,
-    0.002,
-    0.003,
-    0.005,
-    0.0075,
-    0.01,
-    0.015,
-    0.02,
-    0.03,
-    0.05,
-    0.075,
-    0.1,
-    0.15,
-    0.2,
-    0.3,
+from service.domain.answers.sweep.asked import Asked
+from service.domain.answers.sweep.curves import (
+    THRESHOLDS,
+    FloorPoint,
+    ThresholdPoint,
+    floor_curve,
+    share,
+    threshold_curve,
+    youden,
 )
-"""The floors a sweep weighs (the in-force one is added when it is none of them)."""
-THRESHOLDS = tuple(round(0.01 * n, 2) for n in range(5, 96))
-FIRST = 10
-"""A reference is found when an answer comes within this many of the search's results."""
-RETURNED = 5
-"""The entries a retrieve returns by default: those a strong match is judged on."""
+
 FOLDS = 5
 MOST_COST = 0.01
 """The most of the answers within the first ten that a fitted floor may cut."""
@@ -74,59 +57,6 @@ MIN_EACH_SIDE = 5
 
 
 @dataclass(frozen=True)
-class Judged:
-    """A retrieve's answer at one floor."""
-
-    returned: tuple[str, ...]
-    confidence: float
-
-
-@dataclass(frozen=True)
-class Asked:
-    """One reference asked through the read path, nothing logged."""
-
-    reference: Reference
-    ranked: tuple[tuple[str, float], ...]
-    """The search's first results (ids with their scores), best first."""
-    at: Mapping[float, Judged]
-    """The answer at each floor weighed."""
-
-    def found(self, floor: float = 0.0) -> bool:
-        """An answer is within the first ten results and clears ``floor``."""
-        answers = set(self.reference.answers)
-        return any(i in answers and s >= floor for i, s in self.ranked[:FIRST])
-
-    def rank(self) -> int | None:
-        answers = set(self.reference.answers)
-        return next((n for n, (i, _) in enumerate(self.ranked[:FIRST], 1) if i in answers), None)
-
-    def answered(self, floor: float) -> bool:
-        return bool(set(self.at[floor].returned) & set(self.reference.answers))
-
-    def strong(self, floor: float, threshold: float) -> bool:
-        judged = self.at[floor]
-        return bool(judged.returned) and judged.confidence >= threshold
-
-
-def ask(
-    answerer: Answerer, reference: Reference, now: float, floors: Sequence[float] = FLOORS
-) -> Asked:
-    """``reference`` asked as a retrieve asks, judged at every floor of ``floors``, from one
-    search; nothing is logged or counted."""
-    ranked, answers = answerer.at_floors(
-        reference.question, reference.namespace, now, floors, top_n=RETURNED
-    )
-    return Asked(
-        reference,
-        tuple((i, round(s, 6)) for i, s in ranked[:FIRST]),
-        {
-            floor: Judged(tuple(a.result.entry.id for a in answer.entries), answer.confidence)
-            for floor, answer in zip(floors, answers, strict=True)
-        },
-    )
-
-
-@dataclass(frozen=True)
 class Figures:
     """A threshold and floor judged on some references."""
 
@@ -141,22 +71,6 @@ class Figures:
             "no_result": self.no_result,
             "top10_cost": self.top10_cost,
         }
-
-
-@dataclass(frozen=True)
-class ThresholdPoint:
-    threshold: float
-    precision: float | None
-    recall: float | None
-    youden_j: float | None
-
-
-@dataclass(frozen=True)
-class FloorPoint:
-    floor: float
-    false_empties: float | None
-    false_results: float | None
-    top10_cost: float | None
 
 
 @dataclass(frozen=True)
@@ -250,44 +164,12 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
         floor=new_floor,
         changed=changed,
         reason="; ".join(reasons) if reasons else "no references",
-        top10=_share(sum(a.found() for a in answerable), len(answerable)),
+        top10=share(sum(a.found() for a in answerable), len(answerable)),
         held_out=held,
         thresholds=threshold_curve(asked, new_floor),
         floors=floor_curve(asked),
         outcomes=[_outcome(a, new_floor, new_threshold) for a in asked],
     )
-
-
-def threshold_curve(asked: Sequence[Asked], floor: float) -> list[ThresholdPoint]:
-    """Precision, recall and Youden's J of strong matches at every threshold, at ``floor``."""
-    curve = []
-    for t in THRESHOLDS:
-        right = [a.answered(floor) for a in asked]
-        called = [a.strong(floor, t) for a in asked]
-        hits = sum(c and r for c, r in zip(called, right, strict=True))
-        curve.append(
-            ThresholdPoint(
-                t, _share(hits, sum(called)), _share(hits, sum(right)), _youden(called, right)
-            )
-        )
-    return curve
-
-
-def floor_curve(asked: Sequence[Asked]) -> list[FloorPoint]:
-    """The floor's false empties, false results and top-10 cost at every floor weighed."""
-    answerable = [a for a in asked if a.reference.answerable]
-    nothing = [a for a in asked if not a.reference.answerable]
-    found = [a for a in answerable if a.found()]
-    floors = sorted({f for a in asked for f in a.at})
-    return [
-        FloorPoint(
-            f,
-            _share(sum(not a.at[f].returned for a in answerable), len(answerable)),
-            _share(sum(bool(a.at[f].returned) for a in nothing), len(nothing)),
-            _share(sum(not a.found(f) for a in found), len(found)),
-        )
-        for f in floors
-    ]
 
 
 def _fit_floor(train: Sequence[Asked], floor: float) -> float:
@@ -316,7 +198,7 @@ def _fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> fl
     right = [a.answered(floor) for a in train]
     if sum(right) < MIN_EACH_SIDE or len(right) - sum(right) < MIN_EACH_SIDE:
         return threshold
-    raw = [_youden([a.strong(floor, t) for a in train], right) or -1.0 for t in THRESHOLDS]
+    raw = [youden([a.strong(floor, t) for a in train], right) or -1.0 for t in THRESHOLDS]
     smooth = [
         sum(window) / len(window)
         for n in range(len(raw))
@@ -371,12 +253,12 @@ def _threshold_gain(
     return (
         better,
         f"threshold {verdict}: left out, Youden's J {before.youden_j:.3f} -> "
-        f"{after.youden_j:.3f}, better in {surely_share(folds, floor, base, fitted):.0%} of "
+        f"{after.youden_j:.3f}, better in {surelyshare(folds, floor, base, fitted):.0%} of "
         "resamples",
     )
 
 
-def surely_share(folds: list[list[Asked]], floor: float, base: float, fitted: list[float]) -> float:
+def surelyshare(folds: list[list[Asked]], floor: float, base: float, fitted: list[float]) -> float:
     """The share of resamples of the references left out (drawn with replacement, the same
     draws every time) in which the fitted thresholds give a better Youden's J than
     ``base``."""
@@ -390,8 +272,8 @@ def surely_share(folds: list[list[Asked]], floor: float, base: float, fitted: li
     for _ in range(RESAMPLES):
         sample = [pairs[draw.randrange(len(pairs))] for _ in pairs]
         right = [r for _, _, r in sample]
-        before = _youden([b for b, _, _ in sample], right)
-        after = _youden([f for _, f, _ in sample], right)
+        before = youden([b for b, _, _ in sample], right)
+        after = youden([f for _, f, _ in sample], right)
         wins += before is not None and after is not None and after > before
     return wins / RESAMPLES
 
@@ -399,7 +281,7 @@ def surely_share(folds: list[list[Asked]], floor: float, base: float, fitted: li
 def _surely_better(
     folds: list[list[Asked]], floor: float, base: float, fitted: list[float]
 ) -> bool:
-    return surely_share(folds, floor, base, fitted) >= SURELY
+    return surelyshare(folds, floor, base, fitted) >= SURELY
 
 
 def _figures(
@@ -426,9 +308,9 @@ def _pooled(
                 called.append(a.strong(f, t))
                 right.append(a.answered(f))
     return Figures(
-        _youden(called, right) if thresholds is not None else None,
-        _share(sum(empty), len(empty)),
-        _share(sum(cut), len(cut)),
+        youden(called, right) if thresholds is not None else None,
+        share(sum(empty), len(empty)),
+        share(sum(cut), len(cut)),
     )
 
 
@@ -455,17 +337,3 @@ def _outcome(a: Asked, floor: float, threshold: float) -> dict[str, Any]:
         "answer_confidence": a.at[floor].confidence,
         "strong_match": a.strong(floor, threshold),
     }
-
-
-def _youden(called: Sequence[bool], right: Sequence[bool]) -> float | None:
-    positives = sum(right)
-    negatives = len(right) - positives
-    if not positives or not negatives:
-        return None
-    hits = sum(c and r for c, r in zip(called, right, strict=True))
-    false = sum(c and not r for c, r in zip(called, right, strict=True))
-    return round(hits / positives - false / negatives, 6)
-
-
-def _share(part: int, whole: int) -> float | None:
-    return round(part / whole, 6) if whole else None
