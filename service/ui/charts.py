@@ -9,6 +9,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from service.ui.svg import Tick, percent_ticks, runs
+
 WIDTH, HEIGHT = 720, 240
 LEFT, RIGHT, TOP, BOTTOM = 40, 48, 16, 36
 BAR_SHARE = 0.6
@@ -41,12 +43,6 @@ class Point:
     x: float
     y: float
     day: Day
-
-
-@dataclass(frozen=True)
-class Tick:
-    y: float
-    label: str
 
 
 @dataclass(frozen=True)
@@ -91,29 +87,18 @@ def chart(days: Sequence[Day]) -> Chart:
     top_count = nice_ceiling(max((d.questions for d in days), default=0))
     slot = plot_w / max(len(days), 1)
     bars: list[Bar] = []
-    points: list[Point] = []
-    lines: list[str] = []
-    run: list[str] = []
+    points: list[Point | None] = []
     for n, day in enumerate(days):
         middle = LEFT + slot * (n + 0.5)
         height = plot_h * day.questions / top_count
         width = slot * BAR_SHARE
         bars.append(Bar(middle - width / 2, bottom - height, width, height, day))
-        if day.strong_rate is None:
-            if run:
-                lines.append(" ".join(run))
-            run = []
-            continue
-        point = Point(middle, bottom - plot_h * day.strong_rate, day)
-        points.append(point)
-        run.append(f"{point.x:.1f},{point.y:.1f}")
-    if run:
-        lines.append(" ".join(run))
+        rate = day.strong_rate
+        points.append(None if rate is None else Point(middle, bottom - plot_h * rate, day))
     steps = top_count if top_count <= MOST_TICKS else MOST_TICKS  # whole numbers: see nice_ceiling
     question_ticks = [
         Tick(bottom - plot_h * k / steps, str(top_count * k // steps)) for k in range(steps + 1)
     ]
-    rate_ticks = [Tick(bottom - plot_h * k / 4, f"{25 * k}%") for k in range(5)]
     every = max(1, math.ceil(len(days) / 6))
     labels = [
         Label(LEFT + slot * (n + 0.5), day.day[5:])
@@ -128,9 +113,9 @@ def chart(days: Sequence[Day]) -> Chart:
         TOP,
         bottom,
         bars,
-        points,
-        lines,
+        [p for p in points if p is not None],
+        runs(None if p is None else (p.x, p.y) for p in points),
         question_ticks,
-        rate_ticks,
+        percent_ticks(bottom, TOP),
         labels,
     )

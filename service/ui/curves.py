@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from service.ui.svg import Tick, percent_ticks, runs
+
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 44, 16, 16, 40
 LABELS = 6
@@ -26,12 +28,6 @@ class Line:
 class Mark:
     name: str
     x: float
-    label: str
-
-
-@dataclass(frozen=True)
-class Tick:
-    at: float
     label: str
 
 
@@ -61,18 +57,19 @@ def plot(
     span orders of magnitude; 0 goes at the left edge)."""
     right, bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
     place = _placing(xs, log_x, LEFT, right)
-    lines = []
-    for name, values in series.items():
-        runs: list[list[str]] = [[]]
-        for x, y in zip(xs, values, strict=True):
-            if y is None or math.isnan(y):
-                runs.append([])
-                continue
-            runs[-1].append(f"{place(x):.1f},{bottom - (bottom - TOP) * y:.1f}")
-        lines.append(Line(name, [" ".join(run) for run in runs if run]))
+    lines = [
+        Line(
+            name,
+            runs(
+                None if y is None or math.isnan(y) else (place(x), bottom - (bottom - TOP) * y)
+                for x, y in zip(xs, values, strict=True)
+            ),
+        )
+        for name, values in series.items()
+    ]
     every = max(1, math.ceil(len(xs) / LABELS))
     x_ticks = [Tick(place(x), f"{x:g}") for n, x in enumerate(xs) if n % every == 0]
-    y_ticks = [Tick(bottom - (bottom - TOP) * k / 4, f"{25 * k}%") for k in range(5)]
+    y_ticks = percent_ticks(bottom, TOP)
     placed = [Mark(name, place(x), f"{x:g}") for name, x in marks.items()]
     return Plot(WIDTH, HEIGHT, LEFT, right, TOP, bottom, lines, placed, x_ticks, y_ticks)
 

@@ -1,13 +1,6 @@
-"""The sweep: a namespace's reference questions asked as agents ask them, and the
-``strong_match`` threshold and relevance floor fitted on them, kept only where they beat
-the calibration in force on the references cross-validation leaves out.
-
-A reference names the entries that answer its question, or says nothing in memory does.
-A retrieve *answers* a reference when one of the entries it returns is among them; a strong
-match is right when the retrieve answers. The floor errs two ways: it leaves a question
-memory answers with nothing (a false empty), or gives entries to one nothing answers (a
-false result); what it costs is the share of answers within the first ten that it cuts.
-"""
+"""The threshold and floor fitted on the references asked, each kept only where it beats
+the calibration in force on the references the folds leave out (the terms: the package's
+docstring)."""
 
 from __future__ import annotations
 
