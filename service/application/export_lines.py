@@ -23,7 +23,14 @@ from service.domain.entries import (
 from service.domain.memory.bounds import breaches
 from service.domain.model import Collection, Feedback, IndexedFile, Interaction, InteractionResult
 from service.domain.model.references import Reference
+from service.lib.fields import fields_of
 from service.settings import ChunkingSettings
+
+ENTRY_FIELDS = (
+    *("id", "tier", "text", "timestamp", "speaker", "role", "chain_type", "expires_at"),
+    *("kind", "type", "confidence", "thread", "context"),
+)
+"""What an entry's line holds as the entry does."""
 
 
 def entry_line(item: ExportedEntry, *, vectors: bool) -> wire.EntryLine:
@@ -33,23 +40,11 @@ def entry_line(item: ExportedEntry, *, vectors: bool) -> wire.EntryLine:
     if vectors and s.has_vectors:
         chunks = [wire.ChunkLine(text=c.text, vector=encode_vector(c.vector)) for c in s.chunks]
     return wire.EntryLine(
-        id=e.id,
-        tier=e.tier,
-        text=e.text,
-        timestamp=e.timestamp,
+        **fields_of(e, *ENTRY_FIELDS),
         state="archived" if e.archived else "live",
-        speaker=e.speaker,
-        role=e.role,
-        chain_type=e.chain_type,
         tags=list(e.tags),
-        expires_at=e.expires_at,
         metadata=dict(e.metadata),
-        kind=e.kind,
-        type=e.type,
-        confidence=e.confidence,
         variants=list(e.variants),
-        thread=e.thread,
-        context=e.context,
         tokens=s.tokens,
         history=[
             wire.HistoryLine(at=h.at, action=h.action, actor=h.actor, detail=h.detail)
@@ -103,24 +98,12 @@ def entry_problems(
 def line_entry(line: wire.EntryLine, namespace: str) -> Entry:
     """The entry a line holds, in ``namespace``."""
     return Entry(
-        id=line.id,
+        **fields_of(line, *ENTRY_FIELDS),
         namespace=namespace,
-        tier=line.tier,
-        text=line.text,
-        timestamp=line.timestamp,
-        speaker=line.speaker,
-        role=line.role,
-        chain_type=line.chain_type,
         tags=tuple(line.tags),
-        expires_at=line.expires_at,
         metadata=dict(line.metadata),
         archived=line.state == "archived",
-        kind=line.kind,
-        type=line.type,
-        confidence=line.confidence,
         variants=tuple(line.variants),
-        thread=line.thread,
-        context=line.context,
     )
 
 
@@ -148,29 +131,21 @@ def archived_entry(
     return ExportedEntry(stored, history, supersedes)
 
 
+COLLECTION_FIELDS = ("id", "name", "path", "mask", "tier", "created_at", "scanned_at")
+"""What a collection's line holds as the collection does."""
+INTERACTION_FIELDS = (
+    *("id", "at", "question", "strong_match", "best_relevance", "took_ms"),
+    *("asker", "answer_confidence"),
+)
+"""What an interaction's line holds as the interaction does, beside its results."""
+
+
 def collection_line(c: Collection) -> wire.CollectionLine:
-    return wire.CollectionLine(
-        id=c.id,
-        name=c.name,
-        path=c.path,
-        mask=c.mask,
-        tier=c.tier,  # type: ignore[arg-type]
-        created_at=c.created_at,
-        scanned_at=c.scanned_at,
-    )
+    return wire.CollectionLine(**fields_of(c, *COLLECTION_FIELDS))
 
 
 def collection(line: wire.CollectionLine, namespace: str) -> Collection:
-    return Collection(
-        id=line.id,
-        name=line.name,
-        namespace=namespace,
-        path=line.path,
-        mask=line.mask,
-        tier=line.tier,
-        created_at=line.created_at,
-        scanned_at=line.scanned_at,
-    )
+    return Collection(namespace=namespace, **fields_of(line, *COLLECTION_FIELDS))
 
 
 def file_line(collection_id: str, f: IndexedFile, text: str | None) -> wire.FileLine:
@@ -185,30 +160,16 @@ def indexed_file(line: wire.FileLine) -> IndexedFile:
 
 def interaction_line(i: Interaction) -> wire.InteractionLine:
     return wire.InteractionLine(
-        id=i.id,
-        at=i.at,
-        question=i.question,
+        **fields_of(i, *INTERACTION_FIELDS),
         results=[wire.ResultLine(id=r.id, relevance=r.relevance, score=r.score) for r in i.results],
-        strong_match=i.strong_match,
-        best_relevance=i.best_relevance,
-        took_ms=i.took_ms,
-        asker=i.asker,
-        answer_confidence=i.answer_confidence,
     )
 
 
 def interaction(line: wire.InteractionLine, namespace: str) -> Interaction:
     return Interaction(
-        id=line.id,
-        at=line.at,
+        **fields_of(line, *INTERACTION_FIELDS),
         namespace=namespace,
-        asker=line.asker,
-        question=line.question,
         results=[InteractionResult(r.id, r.relevance, r.score) for r in line.results],
-        strong_match=line.strong_match,
-        best_relevance=line.best_relevance,
-        took_ms=line.took_ms,
-        answer_confidence=line.answer_confidence,
     )
 
 

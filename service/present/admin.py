@@ -6,6 +6,7 @@ from schemas import wire
 from service.application.admin import JobView, Promoted
 from service.application.rebuild import RebuildStatus
 from service.domain.entries import Quarantined, key_namespace
+from service.lib.fields import fields_of
 from service.present.times import format_time
 
 
@@ -15,16 +16,11 @@ def promoted_out(promoted: Promoted) -> wire.PromoteResponse:
 
 def job_out(job: JobView) -> wire.JobOut:
     return wire.JobOut(
-        name=job.name,
-        schedule=job.schedule,
+        **fields_of(job, "name", "schedule", "last_result", "last_error", "runs"),
+        **fields_of(job, "last_replica", "per_replica"),
         next_run=format_time(job.next_run),
         last_started=format_time(job.last_started),
         last_finished=format_time(job.last_finished),
-        last_result=job.last_result,
-        last_error=job.last_error,
-        runs=job.runs,
-        last_replica=job.last_replica,
-        per_replica=job.per_replica,
         recent=[
             wire.JobRunOut(
                 replica=run.replica,

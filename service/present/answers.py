@@ -12,6 +12,7 @@ from service.application.chains import Chain
 from service.domain.answers.answer import Answered
 from service.domain.answers.interactions import DailyReport
 from service.domain.recall import Recalled
+from service.lib.fields import fields_of
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, calibration_out, upstream_ref
 from service.present.times import format_time
@@ -88,10 +89,7 @@ def feedback_out(rated: Rated) -> wire.FeedbackResponse:
 def daily_out(report: DailyReport) -> wire.DailyReportResponse:
     return wire.DailyReportResponse(
         date=datetime.fromtimestamp(report.start, UTC).date().isoformat(),
-        namespace=report.namespace,
-        questions=report.questions,
-        strong_matches=report.strong_matches,
-        strong_match_rate=report.strong_match_rate,
+        **fields_of(report, "namespace", "questions", "strong_matches", "strong_match_rate"),
         feedback=report.feedback,
         unanswered=[
             wire.UnansweredQuestion(

@@ -5,17 +5,14 @@ from __future__ import annotations
 from schemas import wire
 from service.application.collections import CollectionView, Scanned
 from service.application.documents import Document, Documents
+from service.lib.fields import fields_of
 from service.present.times import format_time
 
 
 def collection_out(view: CollectionView) -> wire.CollectionOut:
     c = view.collection
     return wire.CollectionOut(
-        name=c.name,
-        namespace=c.namespace,
-        path=c.path,
-        mask=c.mask,
-        tier=c.tier,  # type: ignore[arg-type]
+        **fields_of(c, "name", "namespace", "path", "mask", "tier"),
         files=view.files,
         created_at=format_time(c.created_at) or "",
         scanned_at=format_time(c.scanned_at),
@@ -27,11 +24,7 @@ def scan_out(scanned: Scanned) -> wire.ScanOut:
     report = scanned.report
     return wire.ScanOut(
         collection=collection_out(scanned.view),
-        added=report.added,
-        changed=report.changed,
-        removed=report.removed,
-        unchanged=report.unchanged,
-        chunks=report.chunks,
+        **fields_of(report, "added", "changed", "removed", "unchanged", "chunks"),
         skipped=[
             wire.Skipped(f"{scanned.view.collection.name}/{path}".removesuffix("/."), reason)
             for path, reason in report.skipped

@@ -5,6 +5,7 @@ from __future__ import annotations
 from schemas import wire
 from service.application.context import Contextualised
 from service.domain.answers.context import Included
+from service.lib.fields import fields_of
 from service.present.search import calibration_out
 from service.present.times import format_time
 
@@ -12,18 +13,13 @@ from service.present.times import format_time
 def context_out(made: Contextualised) -> wire.ContextResponse:
     block, answer = made.block, made.answer
     return wire.ContextResponse(
-        interaction_id=answer.interaction_id,
+        **fields_of(block, "tokens", "left_out", "nothing_relevant"),
+        **fields_of(answer, "interaction_id", "strong_match", "took_ms"),
+        **fields_of(made, "max_tokens", "degraded"),
         context=block.text,
-        tokens=block.tokens,
-        max_tokens=made.max_tokens,
         entries=[context_item(i) for i in block.entries],
         reasoning_patterns=[context_item(i) for i in block.patterns],
-        left_out=block.left_out,
-        nothing_relevant=block.nothing_relevant,
-        strong_match=answer.strong_match,
         answer_confidence=answer.confidence,
-        took_ms=answer.took_ms,
-        degraded=made.degraded,
         calibration=calibration_out(answer.tuning),
     )
 
@@ -31,15 +27,9 @@ def context_out(made: Contextualised) -> wire.ContextResponse:
 def context_item(item: Included) -> wire.ContextItem:
     source = item.source
     return wire.ContextItem(
-        id=source.id,
-        tier=source.tier,
+        **fields_of(source, "id", "tier", "score", "speaker", "type"),
+        **fields_of(item, "citation", "text", "cut"),
         timestamp=format_time(source.timestamp) or "",
-        citation=item.citation,
-        text=item.text,
-        score=source.score,
-        speaker=source.speaker,
-        type=source.type,
-        cut=item.cut,
         replaces=list(source.replaces),
         folded=list(item.folded),
     )

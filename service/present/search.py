@@ -13,6 +13,7 @@ from service.application.search import Searched
 from service.domain.answers.tuning import Tuning
 from service.domain.recall import Recalled
 from service.domain.search.query import SearchResult
+from service.lib.fields import fields_of
 from service.present.events import entry_fields, file_fields
 
 BESIDE_ENTRY = frozenset({"snippet", "explain", "source", "upstream"})
@@ -75,14 +76,10 @@ def asked_out(recall: Recall | None) -> wire.UpstreamAsked | None:
         return None
     r = recall.report
     return wire.UpstreamAsked(
-        name=r.name,
-        outcome=r.outcome,
+        **fields_of(r, "name", "outcome", "attempts", "took_ms", "error"),
         results=len(r.hits),
-        attempts=r.attempts,
-        took_ms=r.took_ms,
         kept=recall.kept,
         refused=len(recall.refused),
-        error=r.error,
     )
 
 
