@@ -15,7 +15,7 @@ from service.application.context import ContextUseCase
 from service.application.documents import DocumentUseCases
 from service.application.events import EventUseCases
 from service.application.limits import Limits
-from service.application.portable import NamespaceUseCases
+from service.application.namespaces import NamespaceUseCases
 from service.application.references import ReferenceUseCases
 from service.application.search import SearchUseCase
 from service.application.sessions import SessionUseCases

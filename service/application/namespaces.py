@@ -23,7 +23,7 @@ from service.application.importing import Importer, ImportReport
 from service.domain.entries import Erasure, key_id
 from service.domain.errors import EngineUnavailable
 from service.domain.memory import Transfer
-from service.domain.namespaces.portability import erase_namespace
+from service.domain.namespaces.erasure import erase_namespace
 from service.domain.ports import (
     Catalog,
     Compaction,
