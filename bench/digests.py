@@ -18,7 +18,7 @@ evidence includes a tier E turn twice, 10 results each: as by default (digests, 
 archived original) and with ``include_archived`` (the originals). It prints how often the
 top 10 holds a digest quoting an evidence turn, a digest of an evidence turn's day and
 thread, or (with ``include_archived``) an evidence turn itself; and how many evidence turns
-the digests quote, with the line choice of ``service.domain.lifecycle.digests`` and with the first
+the digests quote, with the line choice of ``service.domain.aging.digests`` and with the first
 lines of each group. It then deletes the originals (as ``STRATA_E_DELETE_DAYS`` does) and
 asks the default searches again. For each round of default searches it prints their
 latency (median and 95th percentile, one search at a time) and searches per second.
@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.common import machine_info
+from service.domain.aging.digests import MAX_LINES, build_day, digest_id, group_of
+from service.domain.aging.tiers import DAY
 from service.domain.entries import DIGEST, Entry, StoredEntry, Tier
-from service.domain.lifecycle.digests import MAX_LINES, build_day, digest_id, group_of
-from service.domain.lifecycle.tiers import DAY
 from service.domain.model import Filters, Hit
 from service.settings import ChunkingSettings
 
@@ -138,7 +138,7 @@ def size(args: argparse.Namespace) -> None:
     from schemas import wire
     from service.application.inputs import to_entries
     from service.application.upkeep import archive_e_tier, optimize_indexes
-    from service.domain.lifecycle.tiers import ExpiryPolicy
+    from service.domain.aging.tiers import ExpiryPolicy
     from service.domain.memory import Indexes, Memory, Preparer
     from service.stores.durable import LEDGER, open_sqlite
     from service.stores.tantivy import TantivyKeywordStore

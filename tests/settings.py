@@ -9,8 +9,8 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from service.domain.aging.tiers import ExpiryPolicy
 from service.domain.collections.folders import FolderRules
-from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.settings import AnswerSettings, SearchSettings, Settings
 
 DEFAULTS = Settings()

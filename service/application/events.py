@@ -10,8 +10,8 @@ from service.application.auth import Principal
 from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import to_entries
 from service.application.limits import Limits
+from service.domain.aging.tiers import ExpiryPolicy
 from service.domain.entries import Entry, HistoryEvent, entry_key
-from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Lifecycle, Writer
 from service.domain.memory.chunking import chunk_count
 from service.domain.memory.outcomes import WriteOutcome

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from schemas import wire
+from service.domain.aging.tiers import ExpiryPolicy
 from service.domain.entries import EARLIEST_TIME, LATEST_TIME, TIERS, Entry
-from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory.bounds import TIME_RANGE, breaches
 from service.domain.model import Filters
 from service.domain.search.query import SearchQuery

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from service.domain.aging.digests import build_day, day_bounds, group_of, summarized
+from service.domain.aging.tiers import DAY
 from service.domain.collections.catalog import Collections
 from service.domain.entries import DIGEST, Entry
-from service.domain.lifecycle.digests import build_day, day_bounds, group_of, summarized
-from service.domain.lifecycle.tiers import DAY
 from service.domain.memory import IndexRepair, Lifecycle, Writer
 from service.domain.ports import ChangeLog, Entries, Inventory
 from service.errors import Conflict

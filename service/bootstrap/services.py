@@ -30,11 +30,11 @@ from service.application.services import Services, Stores
 from service.application.sessions import SessionUseCases
 from service.application.status import Replica, StatusUseCases
 from service.bootstrap.runtime import Runtime
+from service.domain.aging.tiers import ExpiryPolicy
 from service.domain.answers.answer import Answerer
 from service.domain.cluster.replication import Follower
 from service.domain.collections.catalog import Collections
 from service.domain.collections.folders import SYSTEM_FOLDERS, FolderRules
-from service.domain.lifecycle.tiers import ExpiryPolicy
 from service.domain.memory import Indexes, Memory, Preparer
 from service.domain.ports import Upstream
 from service.domain.recall import RetryPolicy, UpstreamRecall

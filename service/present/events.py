@@ -8,8 +8,8 @@ from typing import Any
 from schemas import wire
 from service.application.chains import Link
 from service.application.events import EntryHistory, Found
+from service.domain.aging.tiers import is_live
 from service.domain.entries import DIGEST, Entry
-from service.domain.lifecycle.tiers import is_live
 from service.domain.memory.outcomes import WriteOutcome
 from service.present.times import format_time
 

@@ -11,8 +11,8 @@ import pytest
 
 from schemas import wire
 from service.application.inputs import NamespaceOf, parse_time, to_entries, to_query
+from service.domain.aging.tiers import DAY, ExpiryPolicy
 from service.domain.entries import Entry, Tier
-from service.domain.lifecycle.tiers import DAY, ExpiryPolicy
 from service.errors import FieldError, Forbidden, InvalidInput
 from service.present.times import format_time
 from service.settings import ChunkingSettings

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from schemas.vocabulary import ID_PATTERN
-from service.domain.entries import Entry
-from service.domain.lifecycle import digests
-from service.domain.lifecycle.digests import (
+from service.domain.aging import digests
+from service.domain.aging.digests import (
     MAX_LINES,
     MAX_TERMS,
     MAX_TEXT_CHARS,
@@ -21,7 +20,8 @@ from service.domain.lifecycle.digests import (
     digest_id,
     group_of,
 )
-from service.domain.lifecycle.tiers import DAY
+from service.domain.aging.tiers import DAY
+from service.domain.entries import Entry
 from service.domain.memory.preparation import prepare
 from service.settings import ChunkingSettings
 from tests.fakes import make_entry

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from service.application import upkeep
+from service.domain.aging.digests import digest_id, group_of
+from service.domain.aging.tiers import DAY
 from service.domain.collections.catalog import Collections
 from service.domain.entries import Entry, HistoryEvent, Tier
-from service.domain.lifecycle.digests import digest_id, group_of
-from service.domain.lifecycle.tiers import DAY
 from service.domain.memory import lifecycle as lifecycle_part
 from service.domain.model import Collection, Filters, IndexedFile
 from service.domain.search.query import SearchQuery

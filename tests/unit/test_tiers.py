@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from service.domain.aging.tiers import DAY, ExpiryPolicy, is_live
 from service.domain.entries import Tier
-from service.domain.lifecycle.tiers import DAY, ExpiryPolicy, is_live
 from tests.settings import expiry_policy
 
 T0 = 1_700_000_000.0

@@ -31,8 +31,8 @@ from schemas.vocabulary import (
     TEXT_CHARS,
     VARIANT_CHARS,
 )
+from service.domain.aging.digests import ID_PREFIX as DIGEST_ID_PREFIX
 from service.domain.entries import DIGEST, EARLIEST_TIME, LATEST_TIME, TIERS, Entry
-from service.domain.lifecycle.digests import ID_PREFIX as DIGEST_ID_PREFIX
 from service.domain.memory.chunking import chunk_count
 from service.errors import FieldError, InvalidInput
 from service.settings import ChunkingSettings

@@ -7,9 +7,9 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from service.domain.aging.digests import is_digest, passages
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.domain.errors import EngineUnavailable
-from service.domain.lifecycle.digests import is_digest, passages
 from service.domain.memory.bounds import require_bounds
 from service.domain.memory.chunking import chunk_text
 from service.domain.memory.texts import embedding_input, turn_text

@@ -33,8 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from service.domain.aging.tiers import DAY
 from service.domain.entries import DIGEST, Entry
-from service.domain.lifecycle.tiers import DAY
 from service.domain.text import STOPWORDS
 
 MAX_LINES = 20
