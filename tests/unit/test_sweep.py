@@ -75,6 +75,29 @@ def test_a_floor_that_gives_the_unanswerable_nothing_is_fitted_when_it_costs_no_
     assert "floor fitted" in report.reason
 
 
+def test_a_floor_that_cuts_answers_is_lowered_where_the_unanswerable_still_get_nothing() -> None:
+    draw = random.Random(5)
+    references = team(5)
+    # A few answers score under the floor in force; what nothing answers, far lower still.
+    low = [asked(100 + n, True, 0.0015, draw.uniform(0.5, 0.9)) for n in range(6)]
+    empty = [asked(200 + n, False, 0.0001, 0.1) for n in range(20)]
+    answered = [a for a in references if a.reference.answerable]
+    report = fit_sweep(answered + low + empty, 0.73, 0.002)
+    assert report.floor < 0.002 and "floor fitted" in report.reason
+    before, after = report.held_out["in_force"], report.held_out["fitted"]
+    assert (after.top10_cost or 0.0) < (before.top10_cost or 0.0)
+    assert after.no_result == before.no_result == 1.0
+
+
+def test_a_floor_is_not_lowered_where_the_unanswerable_score_near_it() -> None:
+    draw = random.Random(5)
+    answered = [a for a in team(5) if a.reference.answerable]
+    low = [asked(100 + n, True, 0.0015, draw.uniform(0.5, 0.9)) for n in range(6)]
+    near = [asked(200 + n, False, 0.0004, 0.1) for n in range(20)]
+    report = fit_sweep(answered + low + near, 0.73, 0.002)
+    assert report.floor == 0.002 and "floor kept" in report.reason
+
+
 def test_the_threshold_moves_where_the_folds_left_out_say_it_separates_better() -> None:
     report = fit_sweep(team(3), 0.9, 0.002)
     assert report.threshold < 0.9 and "threshold fitted" in report.reason
@@ -109,6 +132,9 @@ def test_a_kept_fit_beats_the_one_in_force_on_the_references_left_out(
     if report.floor != 0.002:
         before, after = report.held_out["in_force"], report.held_out["fitted"]
         assert after.no_result is not None and before.no_result is not None
-        assert after.no_result >= before.no_result + MIN_GAIN
+        cut_before, cut_after = before.top10_cost or 0.0, after.top10_cost or 0.0
+        guards = after.no_result >= before.no_result + MIN_GAIN
+        frees = cut_after <= cut_before - MIN_GAIN and after.no_result >= before.no_result
+        assert guards or frees
     if answered < 5:
         assert not report.changed

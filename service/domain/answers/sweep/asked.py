@@ -58,6 +58,10 @@ class Asked:
         answers = set(self.reference.answers)
         return any(i in answers and s >= floor for i, s in self.ranked[:FIRST])
 
+    def best(self) -> float:
+        """The best result's score (0 when the search found nothing)."""
+        return max((s for _, s in self.ranked), default=0.0)
+
     def rank(self) -> int | None:
         answers = set(self.reference.answers)
         return next((n for n, (i, _) in enumerate(self.ranked[:FIRST], 1) if i in answers), None)

@@ -28,9 +28,10 @@ MIN_GAIN = 0.01
 """How much better than the calibration in force, on the references left out, a fit must
 be to be kept."""
 FLOOR_MARGIN = 4.0
-"""A floor is fitted only where every reference's answer within the first ten clears it
-this many times over: a floor just under the lowest answer the references hold cuts answers
-of questions they do not hold."""
+"""A floor is raised only where every reference's answer within the first ten clears it
+this many times over (a floor just under the lowest answer the references hold cuts answers
+of questions they do not hold), and lowered only where what nothing answers scores this many
+times under it."""
 SMOOTHING = 10
 """A threshold's Youden's J is judged as the mean over it and this many thresholds on
 either side (0.01 apart): a few references make a ragged curve, whose single best point is
@@ -166,21 +167,35 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
 
 
 def _fit_floor(train: Sequence[Asked], floor: float) -> float:
-    """The floor that gives the most references nothing answers no entry while cutting at
-    most ``MOST_COST`` of the answers within the first ten (the lowest of equals); ``floor``
-    when the references say nothing of it."""
+    """Where ``floor`` cuts more than ``MOST_COST`` of the answers within the first ten, the
+    highest lower floor that cuts the fewest, provided what nothing answers, given nothing
+    at ``floor``, scores ``FLOOR_MARGIN`` times under it; else the floor that gives the most
+    references nothing answers no entry while cutting at most ``MOST_COST`` of the answers
+    (the lowest of equals). ``floor`` when the references say nothing of it."""
     nothing = [a for a in train if not a.reference.answerable]
     found = [a for a in train if a.reference.answerable and a.found()]
     if not nothing or not found:
         return floor
+    floors = sorted({f for a in train for f in a.at})
+
+    def cut(f: float) -> float:
+        return sum(not a.found(f) for a in found) / len(found)
+
+    if cut(floor) > MOST_COST:
+        empty = [a for a in nothing if not a.at[floor].returned]
+        lower = [
+            f
+            for f in floors
+            if f < floor and cut(f) < cut(floor) and all(a.best() * FLOOR_MARGIN < f for a in empty)
+        ]
+        return max(lower, key=lambda f: (-cut(f), f), default=floor)
     best, best_empty = floor, -1.0
-    for f in sorted({f for a in train for f in a.at}):
-        cost = sum(not a.found(f * FLOOR_MARGIN) for a in found) / len(found)
-        if cost > MOST_COST:
+    for f in floors:
+        if cut(f * FLOOR_MARGIN) > MOST_COST:
             break  # a higher floor cuts at least as much
-        empty = sum(not a.at[f].returned for a in nothing) / len(nothing)
-        if empty > best_empty:
-            best, best_empty = f, empty
+        empty_share = sum(not a.at[f].returned for a in nothing) / len(nothing)
+        if empty_share > best_empty:
+            best, best_empty = f, empty_share
     return best
 
 
@@ -222,11 +237,15 @@ def _floor_gain(base: float, fitted: list[float], folds: list[list[Asked]]) -> t
     after = _pooled(folds, fitted, None)
     if after.no_result is None or before.no_result is None:
         return False, "floor kept: no reference says nothing answers"
-    cost_ok = (after.top10_cost or 0.0) <= max(MOST_COST, before.top10_cost or 0.0)
-    better = after.no_result >= before.no_result + MIN_GAIN
-    verdict = "fitted" if cost_ok and better else "kept"
+    cut_before, cut_after = before.top10_cost or 0.0, after.top10_cost or 0.0
+    # Kept when it gives more unanswerable questions nothing at no more cost, or cuts fewer
+    # answers and gives no more of them something.
+    guards = after.no_result >= before.no_result + MIN_GAIN
+    guards = guards and cut_after <= max(MOST_COST, cut_before)
+    frees = cut_after <= cut_before - MIN_GAIN and after.no_result >= before.no_result
+    verdict = "fitted" if guards or frees else "kept"
     return (
-        cost_ok and better,
+        guards or frees,
         f"floor {verdict}: left out, the unanswerable given nothing {before.no_result:.3f} -> "
         f"{after.no_result:.3f}, top-10 cost {before.top10_cost or 0:.3f} -> "
         f"{after.top10_cost or 0:.3f}",
