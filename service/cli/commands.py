@@ -245,6 +245,16 @@ def jobs(args: argparse.Namespace) -> int:
     return OK
 
 
+def reference(args: argparse.Namespace) -> int:
+    """The reference's id on stdout."""
+    with connect(args) as client:
+        kept = client.record_reference(
+            args.question, args.answers or (), nothing=args.nothing, namespace=args.namespace
+        )
+    print(kept.id)
+    return OK
+
+
 def sweep(args: argparse.Namespace) -> int:
     with connect(args) as client:
         swept = client.sweep(args.namespace)

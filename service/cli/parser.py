@@ -248,6 +248,23 @@ def parser() -> argparse.ArgumentParser:
     rebuild = subparsers.add_parser("rebuild", help="rebuild the indexes from the ledger (admin)")
     rebuild.set_defaults(run=commands.rebuild)
 
+    reference = subparsers.add_parser(
+        "reference",
+        help="record a question whose answer is known: the entries that answer it, or that "
+        "nothing in memory does",
+    )
+    reference.add_argument("question", help="as agents ask it")
+    reference.add_argument(
+        "--answer",
+        dest="answers",
+        action="append",
+        metavar="ID",
+        help="an entry that answers it (again for each other one)",
+    )
+    reference.add_argument("--nothing", action="store_true", help="nothing in memory answers it")
+    reference.add_argument("--namespace", help=NAMESPACE)
+    reference.set_defaults(run=commands.reference)
+
     sweep = subparsers.add_parser(
         "sweep",
         help="fit a namespace's strong-match threshold and floor on its reference questions "

@@ -177,19 +177,24 @@ def sweep_text(swept: wire.SweepResponse) -> str:
     before, after = swept.before, swept.after
     lines = [
         f"{swept.namespace}: {swept.references} references ({swept.answerable} answered "
-        f"by entries) asked in {swept.took_ms / 1000:.1f} s; first ten hold the answer "
+        f"by entries) asked in {_took(swept.took_ms)}; first ten hold the answer "
         f"{_share(swept.top10)}",
         f"{'kept' if swept.kept else 'in force'}: {calibration_name(after)}, threshold "
         f"{before.threshold:g} -> {after.threshold:g}, floor {before.floor:g} -> "
         f"{after.floor:g}",
-        swept.reason,
+        *(f"  {reason}" for reason in swept.reason.split("; ")),
     ]
     for name, held in swept.held_out.items():
         lines.append(
-            f"  held out, {name}: Youden's J {_share(held.youden_j)}, unanswerable given "
-            f"nothing {_share(held.no_result)}, top-10 cost {_share(held.top10_cost)}"
+            f"  held out, {name.replace('_', ' ')}: Youden's J {_share(held.youden_j)}, "
+            f"unanswerable given nothing {_share(held.no_result)}, top-10 cost "
+            f"{_share(held.top10_cost)}"
         )
     return _joined(lines)
+
+
+def _took(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
 def calibrations_text(found: wire.CalibrationsResponse) -> str:

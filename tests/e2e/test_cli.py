@@ -67,8 +67,14 @@ def test_cli_records_searches_promotes_and_reports(tmp_path: Path) -> None:
         assert [h["action"] for h in history] == ["created", "promoted"]
         jobs = json.loads(strata(url, "jobs").stdout)["jobs"]
         assert len(jobs) == 7
+        recorded = strata(url, "reference", "what queue do we retire?", "--answer", "q1")
+        assert recorded.returncode == 0 and recorded.stdout.strip(), recorded.stderr
+        assert strata(url, "reference", "who won the match?", "--nothing").returncode == 0
+        neither = strata(url, "reference", "what else?")
+        assert neither.returncode == 1 and "422" in neither.stderr, neither.stderr
         swept = strata(url, "sweep").stdout
-        assert "0 references" in swept and "in force: shipped" in swept, swept
+        assert "2 references (1 answered by entries)" in swept, swept
+        assert "in force: shipped" in swept, swept
         assert json.loads(strata(url, "sweep", "--format", "json").stdout)["kept"] is False
         shown = strata(url, "calibration", "--rollback", "0").stdout
         assert "shipped in force (threshold 0.73, floor 0.002)" in shown, shown

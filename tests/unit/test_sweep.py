@@ -106,6 +106,17 @@ def test_the_threshold_moves_where_the_folds_left_out_say_it_separates_better() 
     assert fitted.youden_j > in_force.youden_j
 
 
+def test_the_threshold_stays_where_no_wrong_answer_is_given_to_judge_it_by() -> None:
+    # Every answer given is right, some with a low confidence; what nothing answers gets
+    # nothing: a lower threshold would look perfect, with no sign of where wrong answers
+    # that it would call strong begin.
+    draw = random.Random(6)
+    right = [asked(n, True, draw.uniform(0.05, 0.9), draw.uniform(0.2, 0.99)) for n in range(30)]
+    empty = [asked(100 + n, False, 0.001, 0.0) for n in range(15)]
+    report = fit_sweep(right + empty, 0.73, 0.002)
+    assert report.threshold == 0.73 and "threshold kept" in report.reason
+
+
 def test_curves_cover_every_threshold_and_floor() -> None:
     references = team(4)
     thresholds = threshold_curve(references, 0.002)

@@ -47,7 +47,11 @@ MIN_ANSWERABLE = 5
 MIN_NOTHING = 3
 """Fewest references that nothing answers for a floor to be fitted."""
 MIN_EACH_SIDE = 5
-"""Fewest answered and unanswered references for a threshold to be fitted."""
+"""Fewest answered and unanswered references for a threshold to be fitted, and fewest given
+wrong entries: questions given nothing are never strong matches, whatever the threshold, so
+they say nothing of where the wrong answers a lower threshold would call strong begin (a
+team whose unanswerable references all get nothing would see any lower threshold do
+better)."""
 
 
 @dataclass(frozen=True)
@@ -129,12 +133,19 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
                 f"floor kept: references saying nothing answers {len(nothing)}, "
                 f"{MIN_NOTHING} needed"
             )
-        kept_t, why_t = _cross_validate(
-            folds,
-            lambda train: _fit_threshold(train, new_floor, threshold),
-            threshold,
-            lambda base, fit, test: _threshold_gain(base, fit, test, new_floor),
-        )
+        wrong = sum(bool(a.at[new_floor].returned) and not a.answered(new_floor) for a in asked)
+        if wrong < MIN_EACH_SIDE:
+            kept_t, why_t = (
+                False,
+                (f"threshold kept: references given wrong entries {wrong}, {MIN_EACH_SIDE} needed"),
+            )
+        else:
+            kept_t, why_t = _cross_validate(
+                folds,
+                lambda train: _fit_threshold(train, new_floor, threshold),
+                threshold,
+                lambda base, fit, test: _threshold_gain(base, fit, test, new_floor),
+            )
         reasons.append(why_t)
         if kept_t:
             new_threshold = _fit_threshold(asked, new_floor, threshold)
