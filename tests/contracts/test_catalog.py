@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from service.domain.model import Collection, IndexedFile
 from service.domain.ports import Catalog
-from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Catalog]:
+def catalog(request: pytest.FixtureRequest, tmp_path: Path) -> Catalog:
     if request.param == "fake":
-        yield FakeCatalog()
-    elif request.param == "sqlite":
-        sqlite = open_sqlite(tmp_path)
-        yield sqlite.catalog
-        sqlite.close()
-    else:
-        stores = open_postgres(request.getfixturevalue("postgres_url"))
-        yield stores.catalog
-        stores.close()
+        return FakeCatalog()
+    return durable_opener(request, tmp_path)().catalog
 
 
 def collection(name: str, id: str | None = None, namespace: str = "ns") -> Collection:

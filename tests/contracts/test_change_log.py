@@ -5,44 +5,30 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from service.domain.model import Change
 from service.domain.ports import Ledger
-from service.stores.durable import open_postgres, open_sqlite
 from tests.contracts.test_ledger import stored
 from tests.fakes import T0, FakeClock, FakeLedger
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 OpenLedger = Callable[[], Ledger]
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def open_ledger(
-    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
-) -> Iterator[OpenLedger]:
+def open_ledger(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> OpenLedger:
     """Opens a ledger on the test's storage, another view of the same entries each call
     (the one fake ledger, for ``fake``), timing with the test's clock."""
-    closers: list[Callable[[], None]] = []
-    fake = FakeLedger(clock=clock)
-
-    def open_one() -> Ledger:
-        if request.param == "fake":
-            return fake
-        if request.param == "sqlite":
-            sqlite = open_sqlite(tmp_path, clock=clock)
-            closers.append(sqlite.close)
-            return sqlite.ledger
-        stores = open_postgres(request.getfixturevalue("postgres_url"), clock=clock)
-        closers.append(stores.close)
-        return stores.ledger
-
-    yield open_one
-    for close in closers:
-        close()
+    if request.param == "fake":
+        fake = FakeLedger(clock=clock)
+        return lambda: fake
+    open_stores = durable_opener(request, tmp_path, clock=clock)
+    return lambda: open_stores().ledger
 
 
 @pytest.fixture

@@ -4,33 +4,26 @@ PostgresInteractionLog."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from service.domain.model import Feedback, Interaction, InteractionResult
 from service.domain.ports import InteractionLog
-from service.stores.durable import open_postgres, open_sqlite
+from service.stores.durable import open_sqlite
 from tests.fakes import T0, FakeInteractionLog
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 DAY = 86_400
 MIGRATIONS = Path(__file__).parents[1] / "legacy/sqlite/interactions"
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[InteractionLog]:
+def log(request: pytest.FixtureRequest, tmp_path: Path) -> InteractionLog:
     if request.param == "fake":
-        yield FakeInteractionLog()
-    elif request.param == "sqlite":
-        sqlite = open_sqlite(tmp_path)
-        yield sqlite.interactions
-        sqlite.close()
-    else:
-        stores = open_postgres(request.getfixturevalue("postgres_url"))
-        yield stores.interactions
-        stores.close()
+        return FakeInteractionLog()
+    return durable_opener(request, tmp_path)().interactions
 
 
 def asked(id: str, at: float, namespace: str = "ns", strong: bool = True) -> Interaction:

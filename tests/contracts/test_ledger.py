@@ -3,7 +3,6 @@ is in test_change_log.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,23 +13,16 @@ import pytest
 from service.domain.entries import Chunk, Quarantined, StoredEntry, Supersession, Tier
 from service.domain.model import StoredCounts
 from service.domain.ports import Ledger
-from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
+def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Ledger:
     if request.param == "fake":
-        yield FakeLedger()
-    elif request.param == "sqlite":
-        sqlite = open_sqlite(tmp_path)
-        yield sqlite.ledger
-        sqlite.close()
-    else:
-        stores = open_postgres(request.getfixturevalue("postgres_url"))
-        yield stores.ledger
-        stores.close()
+        return FakeLedger()
+    return durable_opener(request, tmp_path)().ledger
 
 
 def stored(id: str, tier: Tier = "A", tokens: int = 0, **fields: Any) -> StoredEntry:

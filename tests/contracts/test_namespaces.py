@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,9 +12,9 @@ import pytest
 from service.domain.entries import Chunk, ExportedEntry, HistoryEvent, StoredEntry, Supersession
 from service.domain.model import Collection, Feedback, IndexedFile, Interaction, InteractionResult
 from service.domain.ports import Catalog, InteractionLog, Ledger
-from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeCatalog, FakeInteractionLog, FakeLedger, make_entry
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 
 @dataclass
@@ -26,16 +25,11 @@ class Stores:
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stores]:
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Stores:
     if request.param == "fake":
-        yield Stores(FakeLedger(), FakeCatalog(), FakeInteractionLog())
-        return
-    if request.param == "sqlite":
-        durable = open_sqlite(tmp_path)
-    else:
-        durable = open_postgres(request.getfixturevalue("postgres_url"))
-    yield Stores(durable.ledger, durable.catalog, durable.interactions)
-    durable.close()
+        return Stores(FakeLedger(), FakeCatalog(), FakeInteractionLog())
+    durable = durable_opener(request, tmp_path)()
+    return Stores(durable.ledger, durable.catalog, durable.interactions)
 
 
 def archived(id: str, namespace: str = "ns", *events: str) -> ExportedEntry:

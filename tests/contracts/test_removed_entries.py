@@ -3,29 +3,22 @@ and written back by an import: for the fake, SQLite and Postgres alike."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from service.domain.entries import HistoryEvent, RemovedEntry, StoredEntry
 from service.domain.ports import Ledger
-from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeLedger, make_entry
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
+def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Ledger:
     if request.param == "fake":
-        yield FakeLedger()
-        return
-    if request.param == "sqlite":
-        durable = open_sqlite(tmp_path)
-    else:
-        durable = open_postgres(request.getfixturevalue("postgres_url"))
-    yield durable.ledger
-    durable.close()
+        return FakeLedger()
+    return durable_opener(request, tmp_path)().ledger
 
 
 def put(ledger: Ledger, namespace: str, *ids: str) -> None:

@@ -3,41 +3,29 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from service.domain.model import JobRun
 from service.domain.ports import RunLog
-from service.stores.durable import open_postgres, open_sqlite
 from tests.fakes import T0, FakeRunLog
 from tests.postgres import POSTGRES
+from tests.stores import durable_opener
 
 OpenRunLog = Callable[[], RunLog]
 
 
 @pytest.fixture(params=["fake", "sqlite", POSTGRES])
-def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenRunLog]:
+def open_log(request: pytest.FixtureRequest, tmp_path: Path) -> OpenRunLog:
     """Opens a run log on the test's storage, another view of the same runs each call (as
     another replica has; the one fake log, for ``fake``)."""
-    closers: list[Callable[[], None]] = []
-    fake = FakeRunLog()
-
-    def open_one() -> RunLog:
-        if request.param == "fake":
-            return fake
-        if request.param == "sqlite":
-            sqlite = open_sqlite(tmp_path)
-            closers.append(sqlite.close)
-            return sqlite.runs
-        stores = open_postgres(request.getfixturevalue("postgres_url"))
-        closers.append(stores.close)
-        return stores.runs
-
-    yield open_one
-    for close in closers:
-        close()
+    if request.param == "fake":
+        fake = FakeRunLog()
+        return lambda: fake
+    open_stores = durable_opener(request, tmp_path)
+    return lambda: open_stores().runs
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ from service.domain.cluster.replication import Follower
 from service.domain.model import Filters
 from service.domain.ports import Ledger
 from service.stores.checkpoint import FileCheckpoint
-from service.stores.durable import open_postgres, open_sqlite
 from service.stores.tantivy import TantivyKeywordStore
 from tests.fakes import FakeClock, FakeEmbedder, FakeVectorStore, make_entry, memory_over
 from tests.postgres import POSTGRES
 from tests.settings import CHUNKING
+from tests.stores import durable_opener
 
 DAY = 86_400.0
 
@@ -24,24 +24,10 @@ OpenLedger = Callable[[], Ledger]
 
 
 @pytest.fixture(params=["sqlite", POSTGRES])
-def open_ledger(
-    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
-) -> Iterator[OpenLedger]:
+def open_ledger(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> OpenLedger:
     """Opens the one ledger again, as another process would: a connection of its own."""
-    closers: list[Callable[[], None]] = []
-
-    def opened() -> Ledger:
-        if request.param == "sqlite":
-            sqlite = open_sqlite(tmp_path, clock=clock)
-            closers.append(sqlite.close)
-            return sqlite.ledger
-        stores = open_postgres(request.getfixturevalue("postgres_url"), clock=clock)
-        closers.append(stores.close)
-        return stores.ledger
-
-    yield opened
-    for close in reversed(closers):
-        close()
+    open_stores = durable_opener(request, tmp_path, clock=clock)
+    return lambda: open_stores().ledger
 
 
 class Replica:
