@@ -3,7 +3,6 @@ its file on disk, and the memory its reads of a long entry take."""
 
 from __future__ import annotations
 
-import sqlite3
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 from service.domain.entries import Chunk, Entry, StoredEntry
 from service.stores.durable import open_sqlite
 from tests.fakes import T0, make_entry
+from tests.integration.test_migrations import ENTRIES_BEFORE_VERSIONS, written_before
 
 
 def test_entries_survive_reopening(tmp_path: Path) -> None:
@@ -28,17 +28,12 @@ def test_entries_survive_reopening(tmp_path: Path) -> None:
 
 
 def test_a_ledger_from_before_kinds_and_types_opens_with_its_entries(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
-    db.executescript(
-        "CREATE TABLE entries (key TEXT PRIMARY KEY, id TEXT NOT NULL, namespace TEXT NOT NULL,"
-        " tier TEXT NOT NULL, text TEXT NOT NULL, speaker TEXT, role TEXT, chain_type TEXT,"
-        " tags TEXT NOT NULL, timestamp REAL NOT NULL, expires_at REAL, metadata TEXT NOT NULL,"
-        " archived INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,"
-        " state TEXT NOT NULL);"
-        "INSERT INTO entries VALUES ('ns:old', 'old', 'ns', 'A', 'kept', NULL, NULL, NULL,"
-        " '[]', 1.0, NULL, '{}', 0, 3, 'synced');"
+    written_before(
+        tmp_path / "ledger.sqlite3",
+        ENTRIES_BEFORE_VERSIONS
+        + "INSERT INTO entries VALUES ('ns:old', 'old', 'ns', 'A', 'kept', NULL, NULL, NULL,"
+        " '[]', 1.0, NULL, '{}', 0, 3, 'synced');",
     )
-    db.close()
     ledger = open_sqlite(tmp_path).ledger
     old = ledger.get(["ns:old"])["ns:old"]
     assert (old.entry.text, old.entry.kind, old.entry.type, old.entry.variants) == (

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import psycopg
@@ -30,33 +31,43 @@ from tests.fakes import T0, make_entry
 
 LEGACY = Path(__file__).parents[1] / "legacy"
 
+ENTRIES_BEFORE_VERSIONS = (
+    "CREATE TABLE entries (key TEXT PRIMARY KEY, id TEXT NOT NULL, namespace TEXT NOT NULL,"
+    " tier TEXT NOT NULL, text TEXT NOT NULL, speaker TEXT, role TEXT, chain_type TEXT,"
+    " tags TEXT NOT NULL, timestamp REAL NOT NULL, expires_at REAL, metadata TEXT NOT NULL,"
+    " archived INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,"
+    " state TEXT NOT NULL);"
+)
+"""The table of entries before kinds, types and versions."""
+
+
+def written_before(path: Path, script: str) -> None:
+    """A SQLite file as an earlier release wrote it: ``script`` run on a new file."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(script)
+
 
 def test_every_sqlite_file_is_created_at_the_latest_migration(tmp_path: Path) -> None:
     open_sqlite(tmp_path).close()
     open_sqlite(tmp_path).close()  # reopening changes nothing
     for group, name in FILES.items():
-        db = sqlite3.connect(tmp_path / name)
-        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(head(group),)]
-        db.close()
+        with closing(sqlite3.connect(tmp_path / name)) as db:
+            found = db.execute("SELECT version_num FROM alembic_version").fetchall()
+        assert found == [(head(group),)]
 
 
 def test_a_ledger_from_before_versions_opens_with_its_entries_and_logs_changes(
     tmp_path: Path,
 ) -> None:
-    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
-    db.executescript(
-        "CREATE TABLE entries (key TEXT PRIMARY KEY, id TEXT NOT NULL, namespace TEXT NOT NULL,"
-        " tier TEXT NOT NULL, text TEXT NOT NULL, speaker TEXT, role TEXT, chain_type TEXT,"
-        " tags TEXT NOT NULL, timestamp REAL NOT NULL, expires_at REAL, metadata TEXT NOT NULL,"
-        " archived INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0,"
-        " state TEXT NOT NULL);"
-        "CREATE TABLE history (key TEXT NOT NULL, at REAL NOT NULL, action TEXT NOT NULL,"
+    written_before(
+        tmp_path / "ledger.sqlite3",
+        ENTRIES_BEFORE_VERSIONS
+        + "CREATE TABLE history (key TEXT NOT NULL, at REAL NOT NULL, action TEXT NOT NULL,"
         " actor TEXT NOT NULL);"
         "INSERT INTO entries VALUES ('ns:old', 'old', 'ns', 'E', 'kept', NULL, NULL, NULL,"
         " '[]', 1.0, NULL, '{}', 0, 3, 'synced');"
-        "INSERT INTO history VALUES ('ns:old', 1.0, 'created', 'key:1');"
+        "INSERT INTO history VALUES ('ns:old', 1.0, 'created', 'key:1');",
     )
-    db.close()
     stores = open_sqlite(tmp_path)
     ledger = stores.ledger
     assert ledger.get(["ns:old"])["ns:old"].entry.text == "kept"
@@ -68,8 +79,8 @@ def test_a_ledger_from_before_versions_opens_with_its_entries_and_logs_changes(
 
 
 def test_a_catalog_from_before_file_texts_keeps_its_files(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "catalog.sqlite3")
-    db.executescript(
+    written_before(
+        tmp_path / "catalog.sqlite3",
         "CREATE TABLE collections (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
         " namespace TEXT NOT NULL, path TEXT NOT NULL, mask TEXT NOT NULL, tier TEXT NOT NULL,"
         " created_at REAL NOT NULL, scanned_at REAL);"
@@ -77,9 +88,8 @@ def test_a_catalog_from_before_file_texts_keeps_its_files(tmp_path: Path) -> Non
         " CASCADE, path TEXT NOT NULL, hash TEXT NOT NULL, chunks INTEGER NOT NULL,"
         " PRIMARY KEY (collection, path));"
         "INSERT INTO collections VALUES ('c1', 'notes', 'ns', '/srv', '*.md', 'A', 1.0, NULL);"
-        "INSERT INTO files VALUES ('c1', 'a.md', 'h1', 2);"
+        "INSERT INTO files VALUES ('c1', 'a.md', 'h1', 2);",
     )
-    db.close()
     stores = open_sqlite(tmp_path)
     catalog = stores.catalog
     assert catalog.get("ns", "notes") == Collection("c1", "notes", "ns", "/srv", "*.md", "A", 1.0)
@@ -258,38 +268,38 @@ def test_a_postgres_database_of_the_release_before_upgrades_in_place(
 
 def test_a_file_of_a_newer_release_is_refused(tmp_path: Path) -> None:
     open_sqlite(tmp_path).close()
-    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
-    db.execute("UPDATE alembic_version SET version_num = 'ledger_9999'")
-    db.commit()
-    db.close()
+    with closing(sqlite3.connect(tmp_path / "ledger.sqlite3")) as db:
+        db.execute("UPDATE alembic_version SET version_num = 'ledger_9999'")
+        db.commit()
     with pytest.raises(SchemaTooNew, match="ledger_9999"):
         open_sqlite(tmp_path)
 
 
-def failing_stamp(monkeypatch: pytest.MonkeyPatch) -> None:
+def fails_on_a_full_disk(
+    monkeypatch: pytest.MonkeyPatch, open_stores: Callable[[], object]
+) -> None:
+    """Opening the stores fails, its migration's last step finding the disk full."""
+
     def fail(*_: object, **__: object) -> None:
         raise RuntimeError("the disk is full")
 
     monkeypatch.setattr(command, "stamp", fail)
+    with pytest.raises(RuntimeError, match="disk is full"):
+        open_stores()
 
 
 def test_a_failing_sqlite_migration_leaves_the_file_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    failing_stamp(monkeypatch)
-    with pytest.raises(RuntimeError, match="disk is full"):
-        open_sqlite(tmp_path)
-    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
-    assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
-    db.close()
+    fails_on_a_full_disk(monkeypatch, lambda: open_sqlite(tmp_path))
+    with closing(sqlite3.connect(tmp_path / "ledger.sqlite3")) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
 
 
 def test_a_failing_postgres_migration_leaves_the_database_as_it_was(
     fresh_postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    failing_stamp(monkeypatch)
-    with pytest.raises(RuntimeError, match="disk is full"):
-        open_postgres(fresh_postgres_url)
+    fails_on_a_full_disk(monkeypatch, lambda: open_postgres(fresh_postgres_url))
     with psycopg.connect(fresh_postgres_url) as conn:
         found = conn.execute("SELECT to_regclass('entries'), to_regclass('alembic_version')")
         assert found.fetchone() == (None, None)
