@@ -15,8 +15,15 @@ LOCAL = "http://127.0.0.1:8080"
 ADMIN = "admin-key-0123456789"
 AGENT_ONE = "agent-one-0123456789"
 KEYS = f"{ADMIN}=admin;{AGENT_ONE}=agent:one"
-AS_ADMIN = {"Authorization": f"Bearer {ADMIN}"}
-AS_AGENT = {"Authorization": f"Bearer {AGENT_ONE}"}
+
+
+def bearer(key: str) -> dict[str, str]:
+    """The headers of a request made with ``key``."""
+    return {"Authorization": f"Bearer {key}"}
+
+
+AS_ADMIN = bearer(ADMIN)
+AS_AGENT = bearer(AGENT_ONE)
 
 
 def fingerprint(key: str) -> str:

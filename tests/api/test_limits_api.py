@@ -60,21 +60,24 @@ def decision(n: int, tier: str = "A") -> dict[str, Any]:
     return {"id": f"d{n}", "tier": tier, "text": f"decision number {n} about the billing queue"}
 
 
+def served(client: TestClient[Litestar], headers: dict[str, str] | None, times: int) -> None:
+    """``times`` reads of the stats with ``headers``, each served."""
+    for _ in range(times):
+        assert client.get("/v1/stats", headers=headers).status_code == 200
+
+
 def test_a_key_past_its_requests_per_second_gets_429_and_another_key_does_not(
     app: Serve, clock: FakeClock
 ) -> None:
     client = app(api_keys=KEYS, requests_per_second='{"agent": 3}')
-    for _ in range(3):
-        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    served(client, AS_AGENT, 3)
     refused = client.post("/v1/search", json={"query": "billing"}, headers=AS_AGENT)
     body = too_many(refused)
     assert body["detail"].startswith(f"requests per second of key {AGENT}'s role agent: 3;")
     assert refused.headers["retry-after"] == "1"
-    for _ in range(10):  # the admin key's allowance is its own
-        assert client.get("/v1/stats", headers=AS_ADMIN).status_code == 200
+    served(client, AS_ADMIN, 10)  # the admin key's allowance is its own
     clock.advance(int(refused.headers["retry-after"]))  # a second: the whole allowance again
-    for _ in range(3):
-        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    served(client, AS_AGENT, 3)
     too_many(client.get("/v1/stats", headers=AS_AGENT))
 
 
@@ -82,12 +85,10 @@ def test_each_role_has_its_own_requests_per_second(
     app: Serve,
 ) -> None:
     client = app(api_keys=KEYS, requests_per_second='{"admin": 2}')
-    for _ in range(2):
-        assert client.get("/v1/stats", headers=AS_ADMIN).status_code == 200
+    served(client, AS_ADMIN, 2)
     detail = too_many(client.get("/v1/stats", headers=AS_ADMIN))["detail"]
     assert "'s role admin: 2;" in detail
-    for _ in range(20):  # the agent role keeps its default, 20
-        assert client.get("/v1/stats", headers=AS_AGENT).status_code == 200
+    served(client, AS_AGENT, 20)  # the agent role keeps its default, 20
     too_many(client.get("/v1/stats", headers=AS_AGENT))
 
 
@@ -245,8 +246,7 @@ def test_without_keys_no_address_is_limited_unless_asked(
     app: Serve,
 ) -> None:
     client = app(requests_per_second='{"admin": 1}')
-    for _ in range(5):
-        assert client.get("/v1/stats").status_code == 200
+    served(client, None, 5)
 
 
 def test_without_keys_each_address_can_be_held_to_the_admin_role_s_limits(

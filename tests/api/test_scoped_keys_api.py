@@ -17,15 +17,13 @@ from service.app import create_app
 from service.lifespan import open_runtime
 from service.settings import Settings
 from tests.fakes import FakeEmbedder
-from tests.http import LOCAL, problem, write
+from tests.http import ADMIN, AS_ADMIN, LOCAL, bearer, problem, write
 
-ADMIN = "admin-key-0123456789"
 ALICE = "alice-admin-0123456789"
 BOB = "bob-admin-0123456789"
 KEYS = f"{ADMIN}=admin;{ALICE}=admin:alice;{BOB}=admin:bob"
-AS_ADMIN = {"Authorization": f"Bearer {ADMIN}"}
-AS_ALICE = {"Authorization": f"Bearer {ALICE}"}
-AS_BOB = {"Authorization": f"Bearer {BOB}"}
+AS_ALICE = bearer(ALICE)
+AS_BOB = bearer(BOB)
 NDJSON = {"Content-Type": "application/x-ndjson"}
 
 
