@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from service.domain.search.snippets import (
     SCAN_CHARS,
     SNIPPET_CHARS,
@@ -42,50 +44,76 @@ def test_long_text_window_shows_the_first_query_term() -> None:
     assert shown.endswith(" …")
 
 
-def test_window_is_about_the_earliest_of_several_terms() -> None:
-    text = f"{filler(100)} friday came {filler(100)} deployment here {filler(100)}"
-    assert "friday" in snippet(text, {"deployment", "friday"})
+@pytest.mark.parametrize(
+    ("text", "terms", "part"),
+    [
+        pytest.param(
+            f"{filler(100)} friday came {filler(100)} deployment here {filler(100)}",
+            {"deployment", "friday"},
+            "friday",
+            id="the earliest of several terms",
+        ),
+        pytest.param(
+            f"{filler(200)} The DEPLOYMENT failed {filler(200)}",
+            {"deployment"},
+            "DEPLOYMENT",
+            id="terms matched case-insensitively",
+        ),
+        pytest.param(
+            # A log line: a long token (hash, URL, base64) before the matching word.
+            "token=" + "a" * 400 + " deployment failed " + filler(100),
+            {"deployment"},
+            "deployment",
+            id="the term after a long unbroken token",
+        ),
+        pytest.param(
+            f"concatenate the files {filler(100)} then the cat sat down {filler(100)}",
+            {"cat"},
+            "the cat sat",
+            id="the query word, not a word containing it",
+        ),
+    ],
+)
+def test_the_window_shows(text: str, terms: set[str], part: str) -> None:
+    assert part in snippet(text, terms)
 
 
-def test_window_matches_terms_case_insensitively() -> None:
-    text = f"{filler(200)} The DEPLOYMENT failed {filler(200)}"
-    assert "DEPLOYMENT" in snippet(text, {"deployment"})
-
-
-def test_long_text_without_a_term_shows_its_beginning() -> None:
-    text = f"start here {filler(300)}"
-    shown = snippet(text, {"absent"})
-    assert shown.startswith("start here")
-    assert shown.endswith(" …")
-
-
-def test_term_near_the_start_gives_no_leading_ellipsis() -> None:
-    text = f"deployment failed {filler(300)}"
-    assert snippet(text, {"deployment"}).startswith("deployment failed")
-
-
-def test_term_near_the_end_gives_no_trailing_ellipsis() -> None:
-    text = f"{filler(300)} the deployment failed"
-    shown = snippet(text, {"deployment"})
-    assert shown.endswith("the deployment failed")
-    assert shown.startswith("… ")
+@pytest.mark.parametrize(
+    ("text", "terms", "start", "end"),
+    [
+        pytest.param(
+            f"start here {filler(300)}",
+            {"absent"},
+            "start here",
+            " …",
+            id="long text without a term shows its beginning",
+        ),
+        pytest.param(
+            f"deployment failed {filler(300)}",
+            {"deployment"},
+            "deployment failed",
+            "",
+            id="a term near the start gives no leading ellipsis",
+        ),
+        pytest.param(
+            f"{filler(300)} the deployment failed",
+            {"deployment"},
+            "… ",
+            "the deployment failed",
+            id="a term near the end gives no trailing ellipsis",
+        ),
+    ],
+)
+def test_the_window_starts_and_ends(text: str, terms: set[str], start: str, end: str) -> None:
+    shown = snippet(text, terms)
+    assert shown.startswith(start)
+    assert shown.endswith(end)
 
 
 def test_window_never_cuts_a_word_in_half() -> None:
     text = f"{filler(200, 'alpha')} deployment {filler(200, 'omega')}"
     shown = snippet(text, {"deployment"}).removeprefix("… ").removesuffix(" …")
     assert set(shown.split()) <= {"alpha", "deployment", "omega"}
-
-
-def test_window_shows_the_term_after_a_long_unbroken_token() -> None:
-    # A log line: a long token (hash, URL, base64) before the matching word.
-    text = "token=" + "a" * 400 + " deployment failed " + filler(100)
-    assert "deployment" in snippet(text, {"deployment"})
-
-
-def test_window_shows_the_query_word_not_a_word_containing_it() -> None:
-    text = f"concatenate the files {filler(100)} then the cat sat down {filler(100)}"
-    assert "the cat sat" in snippet(text, {"cat"})
 
 
 def test_best_chunk_is_the_one_sharing_most_terms() -> None:
