@@ -20,65 +20,46 @@ SEED = 1
 EXAMPLES = 100
 """Generated cases per operation and phase: each run takes a minute or so on 2 cores."""
 
-CONFIG = """
-# Registering a collection reads a folder of the server's disk: only folders inside
-# STRATA_COLLECTION_ROOTS (the one the test registers itself) may be read, so a generated
-# path ("/", "~/x", a name too long) is refused with 422 naming it; the name of the
-# registered one is taken (409).
-[[operations]]
-include-name = "POST /v1/collections"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+DATA_RULES = (
+    # Registering a collection reads a folder of the server's disk: only folders inside
+    # STRATA_COLLECTION_ROOTS (the one the test registers itself) may be read, so a generated
+    # path ("/", "~/x", a name too long) is refused with 422 naming it; the name of the
+    # registered one is taken (409).
+    "POST /v1/collections",
+    # Promoted ids must name existing tier C entries (422 naming each id otherwise).
+    "POST /v1/admin/promote",
+    # A reference question names entries the namespace holds (422 naming each id otherwise),
+    # and either names some or says nothing answers it (422 naming `answers` otherwise); so
+    # does feedback that makes one.
+    "POST /v1/references",
+    "POST /v1/feedback",
+    # Rules between fields JSON Schema cannot state: the ids of one batch differ (per
+    # namespace).
+    "POST /v1/events",
+    # A search's `since` is not after its `until`; times (`since`, `until`, `as_of`) lie
+    # between 1970-01-01 and 9999-12-31 (422 naming the field otherwise).
+    "POST /v1/search",
+    # An erasure's `confirm` repeats the namespace of the path (422 naming `confirm`
+    # otherwise).
+    "DELETE /v1/namespaces/{namespace}",
+    # An import's body is an export file: JSON Lines from a header to an end line counting
+    # the lines between, which the document can only name as a string of JSON Lines.
+    "POST /v1/namespaces/{namespace}/import",
+    # `as_of` lies between 1970-01-01 and 9999-12-31 (422 naming it otherwise).
+    "POST /v1/retrieve",
+    # The filters of a search, with its rules: `since` is not after `until`; times lie
+    # between 1970-01-01 and 9999-12-31 (422 naming the field otherwise).
+    "POST /v1/context",
+)
+"""Operations with rules the stored data or several fields decide, which no schema of the
+request can state: data the document allows may be refused with 409 or 422."""
 
-# Rules the stored data decides, which no schema of the request can state: promoted ids must
-# name existing tier C entries (422 naming each id otherwise).
-[[operations]]
-include-name = "POST /v1/admin/promote"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# A reference question names entries the namespace holds (422 naming each id otherwise), and
-# either names some or says nothing answers it (422 naming `answers` otherwise); so does
-# feedback that makes one.
-[[operations]]
-include-name = "POST /v1/references"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-[[operations]]
-include-name = "POST /v1/feedback"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# Rules between fields JSON Schema cannot state: the ids of one batch differ (per namespace).
-[[operations]]
-include-name = "POST /v1/events"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# A search's `since` is not after its `until`; times (`since`, `until`, `as_of`) lie
-# between 1970-01-01 and 9999-12-31 (422 naming the field otherwise).
-[[operations]]
-include-name = "POST /v1/search"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# An erasure's `confirm` repeats the namespace of the path (422 naming `confirm` otherwise).
-[[operations]]
-include-name = "DELETE /v1/namespaces/{namespace}"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# An import's body is an export file: JSON Lines from a header to an end line counting the
-# lines between, which the document can only name as a string of JSON Lines.
-[[operations]]
-include-name = "POST /v1/namespaces/{namespace}/import"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# `as_of` lies between 1970-01-01 and 9999-12-31 (422 naming it otherwise).
-[[operations]]
-include-name = "POST /v1/retrieve"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-
-# The filters of a search, with its rules: `since` is not after `until`; times lie between
-# 1970-01-01 and 9999-12-31 (422 naming the field otherwise).
-[[operations]]
-include-name = "POST /v1/context"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
-"""
+CONFIG = "".join(
+    f'[[operations]]\ninclude-name = "{name}"\n'
+    "checks.positive_data_acceptance.expected-statuses = "
+    '["2xx", "401", "403", "404", "409", "422"]\n\n'
+    for name in DATA_RULES
+)
 
 
 def seed(server: Server, notes: Path, headers: dict[str, str]) -> None:
