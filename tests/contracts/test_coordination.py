@@ -48,10 +48,17 @@ def open_coordination(request: pytest.FixtureRequest) -> Iterator[OpenCoordinati
         coordination.close()
 
 
-def test_a_job_lock_is_held_once_until_its_block_ends(
-    open_coordination: OpenCoordination,
-) -> None:
-    first, second = open_coordination(), open_coordination()
+Two = tuple[Coordination, Coordination]
+
+
+@pytest.fixture
+def two(open_coordination: OpenCoordination) -> Two:
+    """The coordination of two processes sharing the test's storage."""
+    return open_coordination(), open_coordination()
+
+
+def test_a_job_lock_is_held_once_until_its_block_ends(two: Two) -> None:
+    first, second = two
     with first.job_lock("expire") as held:
         assert held
         with second.job_lock("expire") as again:
@@ -62,10 +69,8 @@ def test_a_job_lock_is_held_once_until_its_block_ends(
         assert after
 
 
-def test_a_job_lock_is_released_when_its_block_raises(
-    open_coordination: OpenCoordination,
-) -> None:
-    first, second = open_coordination(), open_coordination()
+def test_a_job_lock_is_released_when_its_block_raises(two: Two) -> None:
+    first, second = two
     with pytest.raises(RuntimeError), first.job_lock("expire") as held:
         assert held
         raise RuntimeError("the job failed")
@@ -73,10 +78,8 @@ def test_a_job_lock_is_released_when_its_block_raises(
         assert after
 
 
-def test_a_job_lock_excludes_a_run_in_another_thread(
-    open_coordination: OpenCoordination,
-) -> None:
-    first, second = open_coordination(), open_coordination()
+def test_a_job_lock_excludes_a_run_in_another_thread(two: Two) -> None:
+    first, second = two
     seen: list[bool] = []
 
     def other_run() -> None:

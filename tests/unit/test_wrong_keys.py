@@ -33,12 +33,23 @@ def spend(counts: WrongKeys, address: str, keys: int = 3) -> None:
         counts.sent(address, guess(n), right=False)
 
 
+def held_up(counts: WrongKeys, address: str) -> TooManyRequests:
+    """What ``address`` is told once it has spent its allowance of three new wrong keys."""
+    spend(counts, address)
+    return refused(lambda: counts.sent(address, guess(3), right=False))
+
+
+@pytest.fixture
+def counts(clock: FakeClock) -> WrongKeys:
+    """An allowance of three wrong keys a minute, on the test's clock."""
+    return WrongKeys(3, clock=clock)
+
+
 def test_new_wrong_keys_past_the_allowance_hold_up_their_address_only(
+    counts: WrongKeys,
     clock: FakeClock,
 ) -> None:
-    counts = WrongKeys(3, clock=clock)
-    spend(counts, "10.0.0.66")
-    over = refused(lambda: counts.sent("10.0.0.66", guess(3), right=False))
+    over = held_up(counts, "10.0.0.66")
     assert over.detail == (
         "failed authentications per minute from client 10.0.0.66: 3; try again in 20 s"
     )
@@ -50,19 +61,16 @@ def test_new_wrong_keys_past_the_allowance_hold_up_their_address_only(
 
 
 def test_a_right_key_not_yet_served_from_a_held_address_waits_as_a_guess_does(
-    clock: FakeClock,
+    counts: WrongKeys,
 ) -> None:
-    counts = WrongKeys(3, clock=clock)
-    spend(counts, "10.0.0.66")
-    wrong = refused(lambda: counts.sent("10.0.0.66", guess(3), right=False))
+    wrong = held_up(counts, "10.0.0.66")
     right = refused(lambda: counts.sent("10.0.0.66", RIGHT, right=True))
     assert (right.detail, right.retry_after) == (wrong.detail, wrong.retry_after), "learns nothing"
 
 
 def test_a_right_key_served_from_an_address_is_never_held_by_its_failures(
-    clock: FakeClock,
+    counts: WrongKeys,
 ) -> None:
-    counts = WrongKeys(3, clock=clock)
     counts.sent("127.0.0.1", RIGHT, right=True)
     for n in range(30):
         with contextlib.suppress(TooManyRequests):
@@ -71,8 +79,7 @@ def test_a_right_key_served_from_an_address_is_never_held_by_its_failures(
         counts.sent("127.0.0.1", RIGHT, right=True)
 
 
-def test_a_stale_key_holds_back_itself_and_not_its_neighbours(clock: FakeClock) -> None:
-    counts = WrongKeys(3, clock=clock)
+def test_a_stale_key_holds_back_itself_and_not_its_neighbours(counts: WrongKeys) -> None:
     for _ in range(3):
         counts.sent("127.0.0.1", STALE, right=False)
     stale = refused(lambda: counts.sent("127.0.0.1", STALE, right=False))
@@ -144,19 +151,15 @@ def test_a_new_key_a_request_from_many_addresses_keeps_the_counts_bounded(
     refused(lambda: counts.sent("10.0.19.135", guess(0), right=False))
 
 
-def test_a_guesser_s_own_flood_adds_nothing_once_its_address_is_held(clock: FakeClock) -> None:
-    counts = WrongKeys(3, clock=clock)
+def test_a_guesser_s_own_flood_adds_nothing_once_its_address_is_held(counts: WrongKeys) -> None:
     for n in range(10_000):
         with contextlib.suppress(TooManyRequests):
             counts.sent("203.0.113.9", guess(n), right=False)
     assert counts.held() == (1, 3, 0)
 
 
-def test_an_ipv6_client_is_counted_by_its_64_whatever_address_it_picks(
-    clock: FakeClock,
-) -> None:
+def test_an_ipv6_client_is_counted_by_its_64_whatever_address_it_picks(counts: WrongKeys) -> None:
     """A host picks any address of its /64 at will: one allowance for all of them."""
-    counts = WrongKeys(3, clock=clock)
     for n in range(3):  # three addresses of one /64
         counts.sent(f"2001:db8:1:2::{n + 1:x}", guess(n), right=False)
     over = refused(lambda: counts.sent("2001:db8:1:2:ffff::9", guess(3), right=False))
