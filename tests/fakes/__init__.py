@@ -85,16 +85,32 @@ if TYPE_CHECKING:  # `mypy tests/fakes` checks that each fake satisfies its port
         VectorStore,
     )
 
-    _embedder: Embedder = FakeEmbedder()
-    _ledger: Ledger = FakeLedger()
-    _vectors: VectorStore = FakeVectorStore()
-    _keywords: KeywordStore = FakeKeywordStore()
-    _catalog: Catalog = FakeCatalog()
-    _interactions: InteractionLog = FakeInteractionLog()
-    _runs: RunLog = FakeRunLog()
-    _coordination: Coordination = FakeCoordination()
-    _files: Files = FakeFiles()
-    _reranker: Reranker = FakeReranker()
-    _clock: Clock = FakeClock()
-    _checkpoint: Checkpoint = FakeCheckpoint()
-    _upstream: Upstream = FakeUpstream()
+    _satisfied: tuple[
+        Embedder,
+        Ledger,
+        VectorStore,
+        KeywordStore,
+        Catalog,
+        InteractionLog,
+        RunLog,
+        Coordination,
+        Files,
+        Reranker,
+        Clock,
+        Checkpoint,
+        Upstream,
+    ] = (
+        FakeEmbedder(),
+        FakeLedger(),
+        FakeVectorStore(),
+        FakeKeywordStore(),
+        FakeCatalog(),
+        FakeInteractionLog(),
+        FakeRunLog(),
+        FakeCoordination(),
+        FakeFiles(),
+        FakeReranker(),
+        FakeClock(),
+        FakeCheckpoint(),
+        FakeUpstream(),
+    )
