@@ -22,7 +22,9 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.bootstrap import Runtime
+from service.domain.ports import Embedder
 from service.edge.pools import reads_pool
+from service.lifespan import open_runtime
 from service.settings import Settings
 from tests.http import LOCAL
 
@@ -78,3 +80,30 @@ def serving(
         yield client
     finally:
         running.serving = False
+
+
+@contextmanager
+def opened_runtime(settings: Settings, embedder: Embedder) -> Iterator[Runtime]:
+    """The runtime of ``settings`` with ``embedder`` for its model, closed after."""
+    runtime = open_runtime(settings, embedder=embedder)
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+
+
+@contextmanager
+def client_of(runtime: Runtime) -> Iterator[TestClient[Litestar]]:
+    """A client of an app of its own over ``runtime``'s services, started and stopped with
+    the client (as a server process would be, with its jobs)."""
+    with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
+        yield client
+
+
+@contextmanager
+def served_runtime(
+    settings: Settings, embedder: Embedder
+) -> Iterator[tuple[Runtime, TestClient[Litestar]]]:
+    """The runtime of ``settings`` and a client of an app of its own over it."""
+    with opened_runtime(settings, embedder) as runtime, client_of(runtime) as client:
+        yield runtime, client

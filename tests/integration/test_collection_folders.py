@@ -14,13 +14,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.bootstrap import Runtime
 from service.domain.model import Listing
-from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
-from tests.http import LOCAL
+from tests.apps import opened_runtime
 
 OUTSIDE = "is outside the folders collections may read (STRATA_COLLECTION_ROOTS)"
 
@@ -42,15 +40,8 @@ def opened(tmp_path: Path, roots: Path, embedder: SentenceTransformerEmbedder) -
     settings = Settings().replace(
         data_dir=tmp_path / "data", collection_roots=str(roots), max_file_bytes=1000
     )
-    resources = open_runtime(settings, embedder=embedder)
-    yield resources
-    resources.close()
-
-
-@pytest.fixture
-def client(opened: Runtime) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened.services), base_url=LOCAL) as client:
-        yield client
+    with opened_runtime(settings, embedder) as runtime:
+        yield runtime
 
 
 def register(client: TestClient[Litestar], path: Path | str) -> Any:

@@ -11,14 +11,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.bootstrap import Runtime
 from service.domain.entries import Entry
 from service.domain.memory.outcomes import WriteOutcome
-from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
-from tests.http import LOCAL
+from tests.apps import opened_runtime, served_runtime
 
 ADR = """# ADR 12: Event bus
 
@@ -53,15 +51,8 @@ def notes(tmp_path: Path) -> Path:
 @pytest.fixture
 def opened(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Runtime]:
     settings = Settings().replace(data_dir=tmp_path / "data", collection_roots=str(tmp_path))
-    resources = open_runtime(settings, embedder=embedder)
-    yield resources
-    resources.close()
-
-
-@pytest.fixture
-def client(opened: Runtime) -> Iterator[TestClient[Litestar]]:
-    with TestClient(create_app(services=opened.services), base_url=LOCAL) as client:
-        yield client
+    with opened_runtime(settings, embedder) as runtime:
+        yield runtime
 
 
 def add(client: TestClient[Litestar], root: Path, name: str = "notes") -> dict[str, Any]:
@@ -249,18 +240,14 @@ def test_the_rescan_job_picks_up_edits_when_scheduled(
     settings = Settings().replace(
         data_dir=tmp_path / "scheduled", rescan_cron="*/5 * * * *", collection_roots=str(tmp_path)
     )
-    resources = open_runtime(settings, embedder=embedder)
-    try:
-        with TestClient(create_app(services=resources.services), base_url=LOCAL) as client:
-            add(client, notes)
-            (notes / "people.md").write_text("Carol owns billing now.\n")
-            (notes / "adr" / "012-event-bus.md").unlink()
-            run = client.post("/v1/admin/jobs/rescan_collections/run").json()
-            assert run["last_result"] == {"collections": 1, "added": 0, "changed": 1, "removed": 1}
-            found = client.post("/v1/search", json={"query": "who owns billing"}).json()
-            assert "Carol" in found["results"][0]["text"]
-    finally:
-        resources.close()
+    with served_runtime(settings, embedder) as (_, client):
+        add(client, notes)
+        (notes / "people.md").write_text("Carol owns billing now.\n")
+        (notes / "adr" / "012-event-bus.md").unlink()
+        run = client.post("/v1/admin/jobs/rescan_collections/run").json()
+        assert run["last_result"] == {"collections": 1, "added": 0, "changed": 1, "removed": 1}
+        found = client.post("/v1/search", json={"query": "who owns billing"}).json()
+        assert "Carol" in found["results"][0]["text"]
 
 
 def test_no_rescan_job_unless_scheduled(client: TestClient[Litestar]) -> None:

@@ -12,12 +12,11 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from schemas import wire
-from service.app import create_app
 from service.domain.collections.globs import MAX_GLOB_LENGTH
-from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
-from tests.http import LOCAL, problem
+from tests.apps import served_runtime
+from tests.http import problem
 
 
 @pytest.fixture
@@ -30,14 +29,10 @@ def client(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Te
     settings = Settings().replace(
         data_dir=tmp_path / "data", collection_roots=str(tmp_path), jobs="off"
     )
-    runtime = open_runtime(settings, embedder=embedder)
-    try:
-        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
-            added = client.post("/v1/collections", json={"name": "notes", "path": str(root)})
-            assert added.status_code == 201, added.text
-            yield client
-    finally:
-        runtime.close()
+    with served_runtime(settings, embedder) as (_, client):
+        added = client.post("/v1/collections", json={"name": "notes", "path": str(root)})
+        assert added.status_code == 201, added.text
+        yield client
 
 
 def paths(client: TestClient[Litestar], pattern: str) -> list[str]:

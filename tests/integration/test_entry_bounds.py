@@ -18,18 +18,17 @@ from litestar.testing import TestClient
 from mcp import Client
 
 from schemas import wire
-from service.app import create_app
 from service.application.auth import OPEN
 from service.bootstrap import Runtime
 from service.domain.entries import Entry
 from service.domain.memory.bounds import breaches
 from service.errors import InvalidInput
-from service.lifespan import open_runtime
 from service.mcp import LocalGateway, build_server
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from service.testing.scripted_upstream import ScriptedUpstream
-from tests.http import LOCAL, retrieve, search
+from tests.apps import served_runtime
+from tests.http import retrieve, search
 
 MAX_CHUNKS = 4
 QUESTION = "how long are invoices kept?"
@@ -87,12 +86,8 @@ def served(
         upstream_name="kb",
         upstream_store="on",
     )
-    runtime = open_runtime(settings, embedder=embedder)
-    try:
-        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
-            yield runtime, client
-    finally:
-        runtime.close()
+    with served_runtime(settings, embedder) as served:
+        yield served
 
 
 def stored(runtime: Runtime, namespace: str) -> list[Entry]:

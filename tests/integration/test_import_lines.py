@@ -14,12 +14,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.application.import_lines import MAX_LINE_BYTES, SHOWN, TOO_LONG
-from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
-from tests.http import LOCAL, problem, write
+from tests.apps import served_runtime
+from tests.http import problem, write
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
 
@@ -32,17 +31,13 @@ def client(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Te
     settings = Settings().replace(
         data_dir=tmp_path / "data", collection_roots=str(tmp_path / "roots"), jobs="off"
     )
-    runtime = open_runtime(settings, embedder=embedder)
-    try:
-        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
-            write(
-                client,
-                {"id": "kept", "tier": "E", "text": "GET /kept 200", "namespace": "one"},
-                {"id": "gone", "tier": "E", "text": "GET /gone 404", "namespace": "one"},
-            )
-            yield client
-    finally:
-        runtime.close()
+    with served_runtime(settings, embedder) as (_, client):
+        write(
+            client,
+            {"id": "kept", "tier": "E", "text": "GET /kept 200", "namespace": "one"},
+            {"id": "gone", "tier": "E", "text": "GET /gone 404", "namespace": "one"},
+        )
+        yield client
 
 
 def export(client: TestClient[Litestar], namespace: str = "one") -> list[bytes]:

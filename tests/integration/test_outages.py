@@ -14,13 +14,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.app import create_app
 from service.bootstrap import Runtime
-from service.lifespan import open_runtime
 from service.settings import Settings
 from service.stores.embedder import SentenceTransformerEmbedder
 from service.testing.engines import ChromaServer, TemporaryPostgres
-from tests.http import LOCAL, problem, search
+from tests.apps import served_runtime
+from tests.http import problem, search
 from tests.http import write as write_events
 
 pytestmark = pytest.mark.postgres
@@ -40,12 +39,8 @@ def served(
         jobs="off",
         engine_timeout=3.0,
     )
-    runtime = open_runtime(settings, embedder=embedder)
-    try:
-        with TestClient(create_app(services=runtime.services), base_url=LOCAL) as client:
-            yield client, runtime
-    finally:
-        runtime.close()
+    with served_runtime(settings, embedder) as (runtime, client):
+        yield client, runtime
 
 
 def write(client: TestClient[Litestar], id: str, text: str) -> dict[str, Any]:
