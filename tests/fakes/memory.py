@@ -54,14 +54,18 @@ def stored_entry(memory: Memory, key: str) -> StoredEntry | None:
 
 
 def fake_memory(
-    chunking: ChunkingSettings = CHUNKING, *, clock: Callable[[], float] = time.time
+    chunking: ChunkingSettings = CHUNKING,
+    *,
+    clock: Callable[[], float] = time.time,
+    ledger: FakeLedger | None = None,
+    vectors: FakeVectorStore | None = None,
+    keywords: FakeKeywordStore | None = None,
 ) -> FakeStores:
-    """A ``Memory`` with a model, over an empty fake ledger, vector store and keyword store."""
-    ledger, vectors, keywords, embedder = (
-        FakeLedger(),
-        FakeVectorStore(),
-        FakeKeywordStore(),
-        FakeEmbedder(),
-    )
+    """A ``Memory`` with a model, over the fakes given (a test's own, or shared with another
+    memory) and an empty fake ledger, vector store and keyword store for those not given."""
+    ledger = FakeLedger() if ledger is None else ledger
+    vectors = FakeVectorStore() if vectors is None else vectors
+    keywords = FakeKeywordStore() if keywords is None else keywords
+    embedder = FakeEmbedder()
     memory = memory_over(ledger, vectors, keywords, embedder, chunking, clock=clock)
     return FakeStores(ledger, vectors, keywords, embedder, memory)

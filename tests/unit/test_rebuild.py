@@ -13,11 +13,9 @@ from service.errors import Conflict
 from service.settings import ChunkingSettings
 from tests.fakes import (
     T0,
-    FakeEmbedder,
     FakeKeywordStore,
     FakeLedger,
     FakeStores,
-    FakeVectorStore,
     fake_memory,
     make_entry,
     make_filters,
@@ -250,9 +248,7 @@ def test_rebuilder_runs_in_the_background_and_reports_status(stores: FakeStores)
 
 def test_rebuilder_refuses_a_second_rebuild_while_one_runs() -> None:
     ledger = GatedLedger()
-    memory = memory_over(
-        ledger, FakeVectorStore(), FakeKeywordStore(), FakeEmbedder(), CHUNKING, clock=lambda: T0
-    )
+    memory = fake_memory(clock=lambda: T0, ledger=ledger).memory
     memory.writer.write([make_entry("a", "x", "A")])
     rebuilder = Rebuilder(memory.repair, ledger, clock=lambda: T0)
     rebuilder.start()

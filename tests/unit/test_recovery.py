@@ -14,16 +14,7 @@ from service.domain.errors import IndexUnavailable
 from service.domain.memory import Memory
 from service.domain.memory.outcomes import Recovered
 from service.lifespan import catch_up
-from tests.fakes import (
-    T0,
-    FakeEmbedder,
-    FakeKeywordStore,
-    FakeLedger,
-    FakeVectorStore,
-    make_entry,
-    memory_over,
-)
-from tests.settings import CHUNKING
+from tests.fakes import T0, FakeKeywordStore, FakeLedger, fake_memory, make_entry
 
 BEYOND_9999 = 253_402_300_800.0 + 86_400
 
@@ -54,9 +45,7 @@ def keywords() -> FlakyKeywords:
 
 @pytest.fixture
 def memory(ledger: FakeLedger, keywords: FlakyKeywords) -> Memory:
-    return memory_over(
-        ledger, FakeVectorStore(), keywords, FakeEmbedder(), CHUNKING, clock=lambda: T0
-    )
+    return fake_memory(clock=lambda: T0, ledger=ledger, keywords=keywords).memory
 
 
 def poisoned(memory: Memory, key_id: str) -> StoredEntry:

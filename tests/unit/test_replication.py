@@ -16,14 +16,12 @@ from tests.fakes import (
     T0,
     FakeCheckpoint,
     FakeClock,
-    FakeEmbedder,
     FakeKeywordStore,
     FakeLedger,
     FakeVectorStore,
+    fake_memory,
     make_entry,
-    memory_over,
 )
-from tests.settings import CHUNKING
 
 
 class Replica:
@@ -34,9 +32,9 @@ class Replica:
         self.keywords = FakeKeywordStore()
         self.checkpoint = FakeCheckpoint()
         self.dropped: list[set[str]] = []
-        self.memory = memory_over(
-            ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock
-        )
+        self.memory = fake_memory(
+            clock=clock, ledger=ledger, vectors=vectors, keywords=self.keywords
+        ).memory
         self.follower = Follower(
             ledger,
             self.keywords,
