@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.stores.durable import DurableStores, open_postgres, open_sqlite
+import pytest
+
+from service.stores.durable import DurableStores
 from tests.fakes import T0
+from tests.postgres import POSTGRES
+from tests.stores import OpenDurable, durable_opener
 
 DAY = 86_400
 
@@ -21,23 +25,12 @@ def check_shared(one: DurableStores, other: DurableStores) -> None:
     assert not one.signed_out.signed_out("s1") and one.signed_out.signed_out("s2")
 
 
-def test_a_session_signed_out_of_in_one_process_is_refused_by_another_on_sqlite(
-    tmp_path: Path,
-) -> None:
-    one, other = open_sqlite(tmp_path), open_sqlite(tmp_path)
-    try:
-        check_shared(one, other)
-    finally:
-        other.close()
-        one.close()
+@pytest.fixture(params=["sqlite", POSTGRES])
+def open_stores(request: pytest.FixtureRequest, tmp_path: Path) -> OpenDurable:
+    return durable_opener(request, tmp_path)
 
 
-def test_a_session_signed_out_of_on_one_replica_is_refused_by_another_on_postgres(
-    postgres_url: str,
+def test_a_session_signed_out_of_in_one_process_is_refused_by_another(
+    open_stores: OpenDurable,
 ) -> None:
-    one, other = open_postgres(postgres_url), open_postgres(postgres_url)
-    try:
-        check_shared(one, other)
-    finally:
-        other.close()
-        one.close()
+    check_shared(open_stores(), open_stores())
