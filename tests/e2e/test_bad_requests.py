@@ -21,41 +21,50 @@ JSON = "application/json"
 PROBLEM_JSON = "application/problem+json"
 DEEP = 100_000
 
-BODIES: dict[str, tuple[str, bytes]] = {
-    "not UTF-8 in a string": (JSON, b'{"query": "caf\xe9", "events": [], "name": "\xff\xfe"}'),
-    "not UTF-8 at all": (JSON, b"\xff\xfe\xfd\x80"),
-    "an overlong UTF-8 slash": (JSON, b'{"query": "\xc0\xaf"}'),
-    "an encoded surrogate": (JSON, b'{"query": "\xed\xa0\x80"}'),
-    "an escaped lone surrogate": (JSON, b'{"query": "\\ud800", "events": [], "name": "\\udfff"}'),
+NOT_UTF8 = {
+    "not UTF-8 in a string": b'{"query": "caf\xe9", "events": [], "name": "\xff\xfe"}',
+    "not UTF-8 at all": b"\xff\xfe\xfd\x80",
+    "an overlong UTF-8 slash": b'{"query": "\xc0\xaf"}',
+    "an encoded surrogate": b'{"query": "\xed\xa0\x80"}',
+    "an escaped lone surrogate": b'{"query": "\\ud800", "events": [], "name": "\\udfff"}',
+}
+TOO_DEEP = {
+    "opening arrays only": b"[" * DEEP,
+    "arrays, closed": b"[" * DEEP + b"]" * DEEP,
+    "objects, closed": b'{"a":' * DEEP + b"1" + b"}" * DEEP,
+    "arrays inside a field": b'{"query": "x", "events": ' + b"[" * DEEP + b"]" * DEEP + b"}",
+    "a little too deep": b'{"events": ' + b"[" * 40 + b"]" * 40 + b"}",
+}
+BROKEN = {
+    "truncated": b'{"query": "deploys on thurs',
+    "truncated in an escape": b'{"query": "x\\u00',
+    "empty": b"",
+    "blank": b" \r\n\t ",
+    "trailing garbage": b'{"query": "x"} {"query": "y"}',
+}
+NOT_AN_OBJECT_OF_FIELDS = {
+    "an array": b"[]",
+    "a string": b'"search me"',
+    "a number": b"42",
+    "null": b"null",
+    "fields of the wrong type": b'{"query": 5, "events": {}, "name": [], "ids": "x"}',
+}
+NUMBERS = {
+    "a huge exponent": b'{"query": "x", "limit": 1e999, "events": [1e999]}',
+    "a huge integer": b'{"query": "x", "limit": 1' + b"0" * 5000 + b"}",
+    "a huge negative exponent": b'{"query": "x", "limit": -1e-999}',
+    "NaN": b'{"query": "x", "limit": NaN}',
+    "infinities": b"[Infinity, -Infinity]",
+}
+ODD_CHARACTERS = {
+    "a NUL character": b'{"query": "a\\u0000b", "name": "a\\u0000b"}',
+    "a raw NUL byte": b'{"query": "a\x00b"}',
+    "a raw control character": b'{"query": "a\nb"}',
+    "a byte-order mark": b'\xef\xbb\xbf{"query": "x"}',
+    "duplicate keys": b'{"query": "x", "query": 5}',
+}
+NOT_JSON = {
     "Latin-1 declared": (JSON + "; charset=latin-1", b'{"query": "caf\xe9"}'),
-    "a byte-order mark": (JSON, b'\xef\xbb\xbf{"query": "x"}'),
-    "opening arrays only": (JSON, b"[" * DEEP),
-    "arrays, closed": (JSON, b"[" * DEEP + b"]" * DEEP),
-    "objects, closed": (JSON, b'{"a":' * DEEP + b"1" + b"}" * DEEP),
-    "arrays inside a field": (
-        JSON,
-        b'{"query": "x", "events": ' + b"[" * DEEP + b"]" * DEEP + b"}",
-    ),
-    "a little too deep": (JSON, b'{"events": ' + b"[" * 40 + b"]" * 40 + b"}"),
-    "truncated": (JSON, b'{"query": "deploys on thurs'),
-    "truncated in an escape": (JSON, b'{"query": "x\\u00'),
-    "an array": (JSON, b"[]"),
-    "a string": (JSON, b'"search me"'),
-    "a number": (JSON, b"42"),
-    "null": (JSON, b"null"),
-    "fields of the wrong type": (JSON, b'{"query": 5, "events": {}, "name": [], "ids": "x"}'),
-    "empty": (JSON, b""),
-    "blank": (JSON, b" \r\n\t "),
-    "a huge exponent": (JSON, b'{"query": "x", "limit": 1e999, "events": [1e999]}'),
-    "a huge integer": (JSON, b'{"query": "x", "limit": 1' + b"0" * 5000 + b"}"),
-    "a huge negative exponent": (JSON, b'{"query": "x", "limit": -1e-999}'),
-    "NaN": (JSON, b'{"query": "x", "limit": NaN}'),
-    "infinities": (JSON, b"[Infinity, -Infinity]"),
-    "a NUL character": (JSON, b'{"query": "a\\u0000b", "name": "a\\u0000b"}'),
-    "a raw NUL byte": (JSON, b'{"query": "a\x00b"}'),
-    "a raw control character": (JSON, b'{"query": "a\nb"}'),
-    "duplicate keys": (JSON, b'{"query": "x", "query": 5}'),
-    "trailing garbage": (JSON, b'{"query": "x"} {"query": "y"}'),
     "plain text": ("text/plain", b'{"query": "x"}'),
     "a form": ("application/x-www-form-urlencoded", b"query=x&limit=3"),
     "multipart": (
@@ -64,6 +73,16 @@ BODIES: dict[str, tuple[str, bytes]] = {
     ),
     "no content type": ("", b'{"query": "x"}'),
     "JSON Lines, broken": ("application/x-ndjson", b'{"kind": "header"\n\xff\xfe\n[[[[\n'),
+}
+"""Bodies declared as something else than JSON, with their Content-Type."""
+
+BODIES: dict[str, tuple[str, bytes]] = {
+    **{
+        kind: (JSON, body)
+        for bodies in (NOT_UTF8, TOO_DEEP, BROKEN, NOT_AN_OBJECT_OF_FIELDS, NUMBERS, ODD_CHARACTERS)
+        for kind, body in bodies.items()
+    },
+    **NOT_JSON,
 }
 """Each kind of body a caller may send that the service cannot take, with its Content-Type."""
 
