@@ -507,6 +507,10 @@ def collections_of(stores: Stores, files: FakeFiles, catalog: FakeCatalog) -> Co
     )
 
 
+ONE_FILE_ADDED = {"collections": 1, "added": 1, "changed": 0, "removed": 0}
+"""The counts of a rescan that added one file to the one collection it scanned."""
+
+
 def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: Stores) -> None:
     files = FakeFiles({"/srv/here": {"a.md": b"# A\n\nalpha\n"}})
     catalog = FakeCatalog()
@@ -515,13 +519,7 @@ def test_rescan_leaves_a_collection_whose_folder_is_not_here_untouched(stores: S
         catalog.add(Collection(name, name, "ns", f"/srv/{name}", "**/*.md", "A", T0))
     catalog.set_file("elsewhere", IndexedFile("b.md", "h", 1), "# B\n")
     report = upkeep.rescan_collections(collections)
-    assert report == {
-        "collections": 1,
-        "added": 1,
-        "changed": 0,
-        "removed": 0,
-        "missing": ["elsewhere: /srv/elsewhere"],
-    }
+    assert report == {**ONE_FILE_ADDED, "missing": ["elsewhere: /srv/elsewhere"]}
     assert set(catalog.files("elsewhere")) == {"b.md"}
 
 
@@ -545,10 +543,7 @@ def test_rescan_refuses_what_the_rules_now_refuse_and_lists_what_it_skipped(
     files.roots["/srv/crowded"]["d.md"] = b"d"
     report = upkeep.rescan_collections(collections)
     assert report == {
-        "collections": 1,
-        "added": 1,
-        "changed": 0,
-        "removed": 0,
+        **ONE_FILE_ADDED,
         "refused": [
             "crowded: the folder of collection 'crowded', /srv/crowded, holds more than 3 files "
             "matching '**/*.md' (STRATA_MAX_COLLECTION_FILES); nothing was changed",
