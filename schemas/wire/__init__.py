@@ -47,6 +47,7 @@ from schemas.wire.answers import (
     UnansweredQuestion,
 )
 from schemas.wire.calibrations import (
+    CalibrationChange,
     CalibrationsResponse,
     FitOut,
     FloorPoint,
@@ -184,6 +185,7 @@ __all__ = [
     "TOKEN_BOUNDS",
     "AnswerParts",
     "BreakerHealth",
+    "CalibrationChange",
     "CalibrationUsed",
     "CalibrationsResponse",
     "ChunkLine",

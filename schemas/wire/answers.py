@@ -8,6 +8,7 @@ from typing import Annotated
 from msgspec import Meta, Struct, field
 
 from schemas.vocabulary import Rating
+from schemas.wire.calibrations import CalibrationChange
 from schemas.wire.events import EntryOut, Replacement
 from schemas.wire.fields import Id, Label, Namespace, Question, Score, Timestamp
 from schemas.wire.references import MOST_ANSWERS
@@ -126,6 +127,14 @@ class DailyReportResponse(Struct, kw_only=True):
     """How many questions had no strong match (``unanswered`` lists at most 500)."""
     revisions: list[Revision] = field(default_factory=list)
     """Entries superseded that day, in the order it happened (the first 500)."""
+    references: dict[str, int] = field(default_factory=dict)
+    """Reference questions recorded that day, by how: ``feedback``, ``agent``, ``admin``,
+    ``console``."""
+    references_total: int = 0
+    """The namespace's reference questions, that day's included."""
+    calibrations: list[CalibrationChange] = field(default_factory=list)
+    """The fits sweeps kept that day, oldest first, each with the calibration it replaced
+    and both judged on the references the sweep's folds left out."""
 
 
 class Revision(Struct):

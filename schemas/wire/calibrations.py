@@ -95,6 +95,13 @@ class FitOut(Struct, kw_only=True):
     references: int
 
 
+class CalibrationChange(Struct, kw_only=True):
+    """A fit a sweep kept, with the calibration it replaced."""
+
+    fit: FitOut
+    replaced: CalibrationUsed
+
+
 class CalibrationsResponse(Struct, kw_only=True):
     namespace: str
     in_force: CalibrationUsed

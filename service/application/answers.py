@@ -16,6 +16,7 @@ from service.application.recall import Recall, RecallUseCases
 from service.application.references import ReferenceUseCases
 from service.domain.answers.answer import Answer, Answered, Answerer, RoutineCheck
 from service.domain.answers.interactions import DailyReport, daily_report
+from service.domain.answers.tuning import changes_between
 from service.domain.model import Feedback
 from service.domain.model.references import Reference
 from service.domain.ports import InteractionLog
@@ -166,16 +167,29 @@ class AnswerUseCases:
         self, principal: Principal, day: str | None, namespace: str | None
     ) -> DailyReport:
         """Questions asked on a day (UTC; default today), the strong-match rate, feedback
-        counts and the questions with no strong match."""
+        counts, the questions with no strong match, the entries superseded, the reference
+        questions recorded and the fits sweeps kept."""
         ns = principal.namespace(namespace)
         start = day_start(day, self.clock())
         asked, given = self.interactions.between(ns, start, start + DAY)
+        end = start + DAY
         report = daily_report(ns, start, asked, given)
         if self.ledger is not None:
+            report = replace(report, revisions=self.ledger.superseded_between(ns, start, end))
+        if self.references is not None:
+            kept = self.references.references
             report = replace(
-                report, revisions=self.ledger.superseded_between(ns, start, start + DAY)
+                report,
+                references=kept.recorded_between(ns, start, end),
+                references_total=kept.count_references(ns),
             )
-        return report
+        tunings = self.answerer.tunings
+        if tunings.fits is not None:
+            fits = tunings.fits.fits(ns)
+            report = replace(
+                report, calibrations=changes_between(fits, start, end, tunings.shipped)
+            )
+        return replace(report, in_force=tunings.of(ns))
 
     def routine_check(
         self, principal: Principal, request: wire.RoutineCheckRequest

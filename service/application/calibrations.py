@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from service.application.auth import Principal
@@ -112,7 +112,7 @@ class CalibrationUseCases:
                     report.floor,
                     now,
                     principal.name,
-                    report.figures,
+                    {**report.figures, "replaced": asdict(in_force)},
                 )
             )
             self.answerer.tunings.forget()

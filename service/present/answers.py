@@ -13,6 +13,7 @@ from service.domain.answers.answer import Answered
 from service.domain.answers.interactions import DailyReport
 from service.domain.recall import Recalled
 from service.lib.fields import fields_of
+from service.present.calibrations import fit_out
 from service.present.events import entry_fields, file_fields, replacement_out
 from service.present.search import asked_out, calibration_out, upstream_ref
 from service.present.times import format_time
@@ -111,6 +112,14 @@ def daily_out(report: DailyReport) -> wire.DailyReportResponse:
                 actor=event.actor,
             )
             for key, event in report.revisions
+        ],
+        references=report.references,
+        references_total=report.references_total,
+        calibrations=[
+            wire.CalibrationChange(
+                fit=fit_out(c.fit, report.in_force), replaced=calibration_out(c.replaced)
+            )
+            for c in report.calibrations
         ],
     )
 

@@ -50,7 +50,7 @@ def calibrations_out(found: Calibrations) -> wire.CalibrationsResponse:
     )
 
 
-def fit_out(fit: Fit, in_force: Tuning) -> wire.FitOut:
+def fit_out(fit: Fit, in_force: Tuning | None) -> wire.FitOut:
     held: Mapping[str, Any] = fit.figures.get("held_out", {})
     return wire.FitOut(
         version=fit.version,
@@ -58,7 +58,9 @@ def fit_out(fit: Fit, in_force: Tuning) -> wire.FitOut:
         floor=fit.floor,
         fitted_at=format_time(fit.at) or "",
         actor=fit.actor,
-        in_force=in_force.scope == "namespace" and in_force.version == fit.version,
+        in_force=in_force is not None
+        and in_force.scope == "namespace"
+        and in_force.version == fit.version,
         held_out={name: wire.HeldOut(**figures) for name, figures in held.items()},
         references=int(fit.figures.get("references", 0)),
     )

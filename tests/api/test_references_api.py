@@ -8,6 +8,8 @@ from typing import Any
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.bootstrap import Runtime
+from service.domain.model.references import Fit
 from tests.http import AS_ADMIN, AS_AGENT, problem, write
 
 TEAM = [
@@ -133,3 +135,39 @@ def test_a_sweep_without_references_keeps_the_shipped_calibration(
     shipped = {"namespace": "one", "version": 0}
     back = keyed.post("/v1/admin/calibrations/rollback", json=shipped, headers=AS_ADMIN)
     assert back.status_code == 200 and back.json()["source"] == "shipped"
+
+
+def test_the_daily_report_tells_the_references_recorded_and_the_fits_kept(
+    keyed_runtime: Runtime, keyed: TestClient[Litestar]
+) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    record(keyed, AS_ADMIN, question="What do we embed?", answers=["emb"])
+    record(keyed, AS_AGENT, question="Who won the match?", nothing=True)
+    asked = {"namespace": "one", "question": "what do we embed?"}
+    interaction = keyed.post("/v1/retrieve", json=asked, headers=AS_AGENT).json()
+    rated = {"interaction_id": interaction["interaction_id"], "rating": "up", "answers": ["emb"]}
+    assert keyed.post("/v1/feedback", json=rated, headers=AS_AGENT).status_code == 201
+    ledger, now = keyed_runtime.stores.ledger, keyed_runtime.services.answers.clock()
+    held = {"youden_j": 0.5, "no_result": 1.0, "top10_cost": 0.0}
+    figures = {"references": 3, "held_out": {"in_force": held, "fitted": {**held, "youden_j": 0.8}}}
+    ledger.add_fit(Fit("one", 0, 0.6, 0.002, now, "admin", figures))
+    replaced = {"threshold": 0.6, "floor": 0.002, "scope": "namespace", "version": 1}
+    ledger.add_fit(Fit("one", 0, 0.5, 0.003, now, "admin", {**figures, "replaced": replaced}))
+    ledger.add_fit(Fit("one", 0, 0.4, 0.003, now - 86_400, "admin", figures))  # the day before
+
+    report = keyed.get("/v1/reports/daily?namespace=one", headers=AS_ADMIN).json()
+    assert report["references"] == {"admin": 1, "agent": 1, "feedback": 1}
+    assert report["references_total"] == 3
+    changes = report["calibrations"]
+    assert [(c["fit"]["version"], c["fit"]["threshold"]) for c in changes] == [(1, 0.6), (2, 0.5)]
+    assert changes[0]["replaced"] == {
+        "source": "shipped",
+        "version": 0,
+        "threshold": 0.73,
+        "floor": 0.002,
+    }
+    assert changes[1]["replaced"]["version"] == 1 and changes[1]["replaced"]["threshold"] == 0.6
+    assert changes[1]["fit"]["held_out"]["fitted"]["youden_j"] == 0.8
+    assert [c["fit"]["in_force"] for c in changes] == [False, False]  # version 3 is
+    elsewhere = keyed.get("/v1/reports/daily?namespace=two", headers=AS_ADMIN).json()
+    assert elsewhere["references"] == {} and elsewhere["calibrations"] == []

@@ -3,6 +3,8 @@ SqliteLedger and PostgresLedger keep them alike, and drop them with their namesp
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from service.domain.model.references import Fit, Reference
@@ -39,6 +41,16 @@ def test_references_are_counted_since_a_moment_and_removed_by_id(ledger: Ledger)
     assert ledger.remove_references("team", ["r1", "r4", "nope"]) == 2
     assert [r.id for r in ledger.references("team")] == ["r2", "r3", "r5"]
     assert ledger.count_references("elsewhere") == 1
+
+
+def test_references_are_counted_by_source_within_a_span(ledger: Ledger) -> None:  # noqa: F811
+    ledger.add_references([reference(n) for n in range(1, 6)])
+    ledger.add_references([replace(reference(6), source="feedback")])
+    ledger.add_references([reference(7, "elsewhere")])
+    assert ledger.recorded_between("team", 102.0, 107.0) == {"admin": 4, "feedback": 1}
+    assert ledger.recorded_between("team", 106.0, 107.0) == {"feedback": 1}
+    assert ledger.recorded_between("team", 107.0, 200.0) == {}
+    assert ledger.recorded_between("nobody", 0.0, 1e12) == {}
 
 
 def test_fits_are_versioned_and_the_last_is_in_force_until_rolled_back(ledger: Ledger) -> None:  # noqa: F811

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from service.bootstrap import Runtime
+from service.domain.model.references import Fit
 from tests.fakes import FakeClock, FakeFiles
 from tests.http import AS_ADMIN
 from tests.ui.conftest import Client, token
@@ -226,6 +227,29 @@ def test_the_report_draws_thirty_days_and_links_unanswered_questions(
     assert f'href="{recorded}"' in html
     earlier = admin.get("/ui/reports", params={"namespace": "one", "date": "2027-01-10"}).text
     assert "2027-01-10" in earlier and 'data-day="2027-01-15"' not in earlier
+
+
+def test_the_report_tells_the_references_recorded_and_what_the_fits_changed(
+    admin: Client, runtime: Runtime, clock: FakeClock
+) -> None:
+    write(admin, FACT)
+    for question in ("peanuts?", "who owns the kafka cluster?"):
+        body = {"namespace": "one", "question": question, "nothing": True}
+        assert admin.post("/v1/references", json=body, headers=AS_ADMIN).status_code == 201
+    before = admin.get("/ui/reports", params={"namespace": "one"}).text
+    assert "Reference questions recorded that day: 2 (admin 2); 2 in all." in before
+    assert "No sweep kept a fit that day." in before
+    held = {"youden_j": 0.5, "no_result": 0.9, "top10_cost": 0.0}
+    figures = {
+        "references": 12,
+        "held_out": {"in_force": held, "fitted": {**held, "youden_j": 0.8}},
+    }
+    runtime.stores.ledger.add_fit(Fit("one", 0, 0.6, 0.003, clock.now, "admin", figures))
+    runtime.services.answers.answerer.tunings.forget()  # as a sweep here does
+    after = admin.get("/ui/reports", params={"namespace": "one"}).text
+    assert "Version 1: threshold 0.73 → 0.6, floor 0.002 → 0.003" in after
+    assert "Youden's J 0.500 → 0.800, unanswerable given nothing 90% → 90%" in after
+    assert "12 references · in force" in after
 
 
 def test_jobs_are_listed_run_and_the_rebuild_started_by_admins(admin: Client) -> None:

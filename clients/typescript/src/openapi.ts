@@ -22,6 +22,12 @@ export interface BreakerHealth {
   last_error?: string | null;
 }
 
+/** A fit a sweep kept, with the calibration it replaced. */
+export interface CalibrationChange {
+  fit: FitOut;
+  replaced: CalibrationUsed;
+}
+
 /** The threshold and floor an answer was given, and whose they are. */
 export interface CalibrationUsed {
   source: "deployment" | "namespace" | "shipped";
@@ -152,6 +158,14 @@ export interface DailyReportResponse {
   unanswered_total?: number;
   /** Default: `[]`. */
   revisions?: Array<Revision>;
+  /** Default: `{}`. */
+  references?: {
+    [key: string]: number;
+  };
+  /** Default: `0`. */
+  references_total?: number;
+  /** Default: `[]`. */
+  calibrations?: Array<CalibrationChange>;
 }
 
 export interface DeleteResponse {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from service.domain.answers.tuning import Change, Tuning
 from service.domain.entries import HistoryEvent
 from service.domain.model import Feedback, Interaction
 
@@ -20,6 +21,13 @@ class DailyReport:
     """The questions with no strong match, in the order asked."""
     revisions: list[tuple[str, HistoryEvent]] = field(default_factory=list)
     """The entries superseded that day: each key with its ``superseded`` event."""
+    references: dict[str, int] = field(default_factory=dict)
+    """Reference questions recorded that day, by source."""
+    references_total: int = 0
+    calibrations: list[Change] = field(default_factory=list)
+    """The fits sweeps kept that day, oldest first."""
+    in_force: Tuning | None = None
+    """The calibration in force now (None: not known here)."""
 
     @property
     def strong_match_rate(self) -> float | None:

@@ -49,6 +49,33 @@ class Tuning:
         return self.scope if self.scope == "shipped" else f"{self.scope} v{self.version}"
 
 
+@dataclass(frozen=True)
+class Change:
+    """A fit a sweep kept, with the calibration it replaced."""
+
+    fit: Fit
+    replaced: Tuning
+
+
+def changes_between(fits: list[Fit], start: float, end: float, shipped: Tuning) -> list[Change]:
+    """The fits of ``fits`` (one namespace's, newest first) made at ``start`` or later and
+    before ``end``, oldest first, each with the calibration it replaced: as its sweep
+    recorded it, else the version before it, else the shipped one."""
+    changes = []
+    for n, fit in enumerate(fits):
+        if not start <= fit.at < end:
+            continue
+        told = fit.figures.get("replaced")
+        if told:
+            replaced = Tuning(told["threshold"], told["floor"], told["scope"], told["version"])
+        elif n + 1 < len(fits):
+            replaced = Tuning.of(fits[n + 1])
+        else:
+            replaced = shipped
+        changes.append(Change(fit, replaced))
+    return changes[::-1]
+
+
 class Tunings:
     """The tuning in force for each namespace, over the ledger's fits (None: the shipped
     one everywhere)."""

@@ -22,6 +22,11 @@ class References(Protocol):
         """How many references the namespace has, recorded at ``since`` or later."""
         ...
 
+    def recorded_between(self, namespace: str, start: float, end: float) -> dict[str, int]:
+        """How many of the namespace's references were recorded at ``start`` or later and
+        before ``end``, by source (sources with none left out)."""
+        ...
+
     def reference_namespaces(self) -> list[str]:
         """The namespaces that have references."""
         ...

@@ -63,6 +63,16 @@ class SqlReferences(LedgerCore):
         with self._db.read() as conn:
             return int(conn.scalar(query) or 0)
 
+    def recorded_between(self, namespace: str, start: float, end: float) -> dict[str, int]:
+        r = references.c
+        query = (
+            select(r.source, func.count())
+            .where(r.namespace == namespace, r.at >= start, r.at < end)
+            .group_by(r.source)
+        )
+        with self._db.read() as conn:
+            return {source: int(n) for source, n in conn.execute(query)}
+
     def reference_namespaces(self) -> list[str]:
         r = references.c
         with self._db.read() as conn:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -24,6 +25,10 @@ class FakeReferences(LedgerState):
 
     def count_references(self, namespace: str, since: float = 0.0) -> int:
         return sum(1 for x in self.kept_references.get(namespace, {}).values() if x.at >= since)
+
+    def recorded_between(self, namespace: str, start: float, end: float) -> dict[str, int]:
+        kept = self.kept_references.get(namespace, {}).values()
+        return dict(Counter(x.source for x in kept if start <= x.at < end))
 
     def reference_namespaces(self) -> list[str]:
         return sorted(ns for ns, kept in self.kept_references.items() if kept)

@@ -339,8 +339,12 @@ def _pooled(
 
 def _folds(asked: Sequence[Asked]) -> list[list[Asked]]:
     """``FOLDS`` folds, each with its share of answerable references and of the others,
-    by a hash of each reference's id (the same references, the same folds)."""
-    ordered = sorted(asked, key=lambda a: (not a.reference.answerable, _digest(a.reference.id)))
+    by a hash of each reference's question (the same questions, the same folds, whatever
+    ids they were given)."""
+    ordered = sorted(
+        asked,
+        key=lambda a: (not a.reference.answerable, _digest(a.reference.question), a.reference.id),
+    )
     folds: list[list[Asked]] = [[] for _ in range(min(FOLDS, len(asked)) or 1)]
     for n, a in enumerate(ordered):
         folds[n % len(folds)].append(a)
