@@ -28,7 +28,7 @@ after a few of the cell's questions as warm-up. Around each cell the service's
 - the client's p50 and p95;
 - the server's CPU milliseconds;
 - ``http``: the server's time answering the request
-  (``strata_http_request_duration_seconds``), and within it ``search``, the retriever's
+  (``strata_http_request_duration_seconds``), and within it ``search``, the searcher's
   time (``strata_search_duration_seconds``), so ``http - search`` is decoding the request,
   checking the key, presenting the results and encoding the response;
 - within ``search``, each of its stages (``strata_search_stage_duration_seconds``:

@@ -15,7 +15,7 @@ from service.bootstrap import new_id as fresh_id
 from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair
 from service.domain.ports import Embedder
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.lib import interpreter
 from service.settings import Settings
 
@@ -81,7 +81,7 @@ async def running(settings: Settings) -> AsyncIterator[Runtime]:
     if runtime.follower is not None:
         runtime.follower.start(settings.cluster.replica_poll_ms / 1000)
     loader = threading.Thread(
-        target=_load_models, args=(settings, runtime.retriever), name="reranker", daemon=True
+        target=_load_models, args=(settings, runtime.searcher), name="reranker", daemon=True
     )
     loader.start()
     try:
@@ -92,8 +92,8 @@ async def running(settings: Settings) -> AsyncIterator[Runtime]:
         interpreter.unsettle()
 
 
-def _load_models(settings: Settings, retriever: Retriever) -> None:
+def _load_models(settings: Settings, searcher: Searcher) -> None:
     """The reranker loaded, then what the process holds for its life kept out of the
     collections of cycles (``service/lib/interpreter.py``)."""
-    load_reranker(settings, retriever)
+    load_reranker(settings, searcher)
     interpreter.settle()

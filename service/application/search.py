@@ -12,7 +12,7 @@ from service.application.inputs import to_query
 from service.application.recall import Recall, RecallUseCases
 from service.domain.answers.tuning import Tuning, Tunings
 from service.domain.search.query import SearchOutcome
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.telemetry.tracing import OFF, Tracing
 
 
@@ -34,7 +34,7 @@ class Searched:
 class SearchUseCase:
     def __init__(
         self,
-        retriever: Retriever,
+        searcher: Searcher,
         degraded: list[str],
         *,
         text_chars: int,
@@ -44,9 +44,9 @@ class SearchUseCase:
         tunings: Tunings | None = None,
     ) -> None:
         """``recall``: the upstream asked when a search finds nothing; None: none.
-        ``tunings``: each namespace's relevance floor; None: the retriever's everywhere."""
+        ``tunings``: each namespace's relevance floor; None: the searcher's everywhere."""
         self.tracing = tracing
-        self.retriever = retriever
+        self.searcher = searcher
         self.text_chars = text_chars
         self.degraded = degraded
         """Why the service runs with less than it should (shared, filled at start)."""
@@ -64,10 +64,10 @@ class SearchUseCase:
         now = self.clock()
         namespace = principal.namespace(request.namespace)
         tuning = self.tunings.of(namespace) if self.tunings is not None else None
-        floor = tuning.floor if tuning is not None else self.retriever.min_score
+        floor = tuning.floor if tuning is not None else self.searcher.min_score
         query = to_query(request, namespace=namespace, now=now, floor=floor)
         with self.tracing.memory("search_memory", namespace, query=query.text) as span:
-            outcome = self.retriever.search(query)
+            outcome = self.searcher.search(query)
             if span is not None:
                 span.set_attribute("strata.search.mode", outcome.mode)
                 self.tracing.records(span, _records(outcome))

@@ -13,7 +13,7 @@ from service.domain.entries import Quarantined, key_namespace
 from service.domain.namespaces.stats import Stats, summarize
 from service.domain.ports import Embedder, Entries, IndexState, Inventory, KeywordStore, VectorStore
 from service.domain.recall import UpstreamRecall, UpstreamSnapshot
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.domain.search.usage import ReadModelUsage
 from service.lib.engines import EngineState
 
@@ -71,7 +71,7 @@ class StatusUseCases:
         vectors: VectorStore,
         keywords: KeywordStore,
         embedder: Embedder | None,
-        retriever: Retriever,
+        searcher: Searcher,
         degraded: list[str],
         disk_usage: Callable[[], dict[str, int | None]],
         replica: Replica,
@@ -86,7 +86,7 @@ class StatusUseCases:
         self.vectors = vectors
         self.keywords = keywords
         self.embedder = embedder
-        self.retriever = retriever
+        self.searcher = searcher
         self.degraded = degraded
         self.disk_usage = disk_usage
         self.replica = replica
@@ -98,7 +98,7 @@ class StatusUseCases:
         does not. ``degraded`` lists only what the operator configured and lost."""
         stores: dict[str, Any] = {}
         degraded = list(self.degraded)
-        engines = self.retriever.engines
+        engines = self.searcher.engines
         try:
             stores["ledger"] = self.ledger.count()
             aside = len(self.ledger.quarantined(limit=QUARANTINE_SHOWN))
@@ -122,7 +122,7 @@ class StatusUseCases:
         model = engines.state("model")
         if self.embedder is not None and model.state == "unavailable":
             degraded.append(f"model unavailable since {model.since:.0f}: {model.error}")
-        reranker = self.retriever.reranker
+        reranker = self.searcher.reranker
         rerank = self._reranker()
         if rerank.state == "unavailable":
             degraded.append(rerank.error or "reranker unavailable")
@@ -164,11 +164,11 @@ class StatusUseCases:
     def _reranker(self) -> EngineState:
         """Loaded; or, when none is: unavailable if searches rerank by default, else off
         (not configured, or not installed), which is not a fault."""
-        retriever = self.retriever
-        if retriever.reranker is not None:
+        searcher = self.searcher
+        if searcher.reranker is not None:
             return EngineState("ok")
-        problem = retriever.reranker_problem or "no reranker loaded"
-        return EngineState("unavailable" if retriever.rerank_default else "off", None, problem)
+        problem = searcher.reranker_problem or "no reranker loaded"
+        return EngineState("unavailable" if searcher.rerank_default else "off", None, problem)
 
     def _replica(self, degraded: list[str]) -> ReplicaStatus:
         follower = self.replica.follower

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from service.domain.ports import Embedder
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.settings import Settings
 
 log = logging.getLogger("strata")
@@ -34,11 +34,11 @@ def load_embedder(settings: Settings) -> tuple[Embedder | None, list[str]]:
         return None, [NO_MODEL.format(exc)]
 
 
-def load_reranker(settings: Settings, retriever: Retriever) -> None:
+def load_reranker(settings: Settings, searcher: Searcher) -> None:
     """Load the cross-encoder; searches rerank once it is in."""
     models = settings.models
     if not models.reranker_model:
-        retriever.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
+        searcher.reranker_problem = "no reranker configured (STRATA_RERANKER_MODEL is empty)"
         return
     from service.stores.reranker import open_reranker
 
@@ -50,11 +50,11 @@ def load_reranker(settings: Settings, retriever: Retriever) -> None:
             threads=models.threads,
             max_length=models.rerank_max_tokens,
         )
-        retriever.reranker = reranker
-        retriever.reranker_problem = None
+        searcher.reranker = reranker
+        searcher.reranker_problem = None
         log.info("reranker %s loaded (%s)", models.reranker_model, reranker.backend)
     except Exception as exc:  # run without reranking, and say so
         wanted = settings.search.rerank == "on"
         report = log.error if wanted else log.info
         report("reranker %s could not be loaded: %s", models.reranker_model, exc)
-        retriever.reranker_problem = f"reranker {models.reranker_model} unavailable ({exc})"
+        searcher.reranker_problem = f"reranker {models.reranker_model} unavailable ({exc})"

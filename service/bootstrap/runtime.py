@@ -10,7 +10,7 @@ from service.application.rebuild import Rebuilder
 from service.domain.cluster.replication import Follower
 from service.domain.memory import IndexRepair, Memory
 from service.domain.recall import UpstreamRecall
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.jobs.scheduler import Scheduler
 
 
@@ -23,7 +23,7 @@ class Runtime:
     the part it uses."""
     repair: IndexRepair
     """Brings the indexes in step with the ledger at start-up."""
-    retriever: Retriever
+    searcher: Searcher
     """Given the reranker once it has loaded, off the start-up path."""
     scheduler: Scheduler
     rebuilder: Rebuilder

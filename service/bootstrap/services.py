@@ -40,7 +40,7 @@ from service.domain.ports import Upstream
 from service.domain.recall import RetryPolicy, UpstreamRecall
 from service.domain.search.kept_passages import KeptPassages
 from service.domain.search.query import SearchOutcome
-from service.domain.search.retrieval import Retriever, Weighting
+from service.domain.search.searcher import Searcher, Weighting
 from service.domain.search.usage import ReadModelUsage
 from service.domain.tokens import CharacterTokens
 from service.jobs.schedule import upkeep_jobs
@@ -144,7 +144,7 @@ def build_runtime(
     usage = ReadModelUsage(
         stores.embedder.count_tokens if stores.embedder is not None else _no_tokens, clock
     )
-    retriever = Retriever(
+    searcher = Searcher(
         passages,
         stores.vectors,
         stores.keywords,
@@ -158,7 +158,7 @@ def build_runtime(
         history=stores.ledger,
     )
     answerer = Answerer(
-        retriever,
+        searcher,
         stores.embedder,
         stores.interactions,
         s.answers,
@@ -254,7 +254,7 @@ def build_runtime(
         limits=limits,
         events=events,
         search=SearchUseCase(
-            retriever,
+            searcher,
             degraded,
             text_chars=s.server.max_hit_chars,
             clock=clock,
@@ -312,7 +312,7 @@ def build_runtime(
             stores.vectors,
             stores.keywords,
             stores.embedder,
-            retriever,
+            searcher,
             degraded,
             stores.disk_usage,
             Replica(replica, follower),
@@ -328,7 +328,7 @@ def build_runtime(
         stores,
         memory,
         memory.repair,
-        retriever,
+        searcher,
         scheduler,
         rebuilder,
         follower,

@@ -50,7 +50,7 @@ def calibrate(args: argparse.Namespace) -> int:
             print(file=sys.stderr)
         ranking = None
         pools = {}
-        learned = isinstance(benches[0].runtime.retriever.fusion, LearnedFusion)
+        learned = isinstance(benches[0].runtime.searcher.fusion, LearnedFusion)
         if learned and not args.keep_ranking:
             for bench in benches:
                 pools[bench.name] = bench.candidates(progress_of(bench.name))

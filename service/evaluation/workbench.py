@@ -214,7 +214,7 @@ class Workbench:
             )
             runtime = open_runtime(local)
             try:
-                load_reranker(local, runtime.retriever)
+                load_reranker(local, runtime.searcher)
                 bench = cls(runtime, dataset, max_queries, small)
                 bench._ingest(progress)
                 bench._ingest_small(progress)
@@ -256,8 +256,8 @@ class Workbench:
         """Each question's hybrid-search candidates in its own namespace, with the features
         the learned fusion scores (the configured model's, whatever its weights); entries
         superseded are left out, as a search never shows them."""
-        retriever = self.runtime.retriever
-        fusion = retriever.fusion
+        searcher = self.runtime.searcher
+        fusion = searcher.fusion
         if not isinstance(fusion, LearnedFusion):
             raise ValueError("the ranking model is fitted for STRATA_FUSION=learned")
         found = []
@@ -287,15 +287,15 @@ class Workbench:
     ) -> Candidates:
         """The question's candidates asked in ``namespace``; ``small_of``: that namespace is
         a small one, for a question of this namespace of the set."""
-        retriever = self.runtime.retriever
-        fusion = retriever.fusion
+        searcher = self.runtime.searcher
+        fusion = searcher.fusion
         assert isinstance(fusion, LearnedFusion)
         filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
-        lists, vector = retriever.lists(query.text, filters, "hybrid", POOL_DEPTH)
+        lists, vector = searcher.lists(query.text, filters, "hybrid", POOL_DEPTH)
         if vector is None:
             raise ValueError("the ranking model is fitted with an embedding model")
         pool = fusion.pool(query.text, namespace, lists, vector).features
-        loaded = retriever.ledger.passages(pool.keys)
+        loaded = searcher.ledger.passages(pool.keys)
         # What a search settles (and so learns what each candidate replaced from): the
         # pool's first by the configured model's pool weights.
         settled = settled_rows(pool_logits(pool.matrix, fusion.model.pool_weights), SETTLED)
@@ -334,11 +334,11 @@ class Workbench:
 
     def rank_with(self, model: RankingModel) -> None:
         """Search with ``model`` from now on (``learned`` fusion)."""
-        retriever = self.runtime.retriever
-        if isinstance(retriever.fusion, LearnedFusion):
-            retriever.fusion.model = model
-        if retriever.cache is not None:
-            retriever.cache.invalidate([*self.namespaces, *(s.namespace for s in self.small)])
+        searcher = self.runtime.searcher
+        if isinstance(searcher.fusion, LearnedFusion):
+            searcher.fusion.model = model
+        if searcher.cache is not None:
+            searcher.cache.invalidate([*self.namespaces, *(s.namespace for s in self.small)])
 
     def observe(self, top_n: int = 5, progress: Progress | None = None) -> list[Observation]:
         """Each question asked through retrieve (and once more in another namespace when the

@@ -1,5 +1,5 @@
-"""What the framework retrievers share (``langchain.py``, ``llamaindex.py``): the search a
-retriever sends for its settings, and the metadata a search hit carries into a framework's
+"""What the framework searchers share (``langchain.py``, ``llamaindex.py``): the search a
+searcher sends for its settings, and the metadata a search hit carries into a framework's
 document or node."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ FILTERS = frozenset(wire.SearchRequest.__struct_fields__) - {
     "limit",
     "fields",
 }
-"""The fields of ``POST /v1/search`` a retriever's ``filters`` may set (``tiers``, ``mode``,
+"""The fields of ``POST /v1/search`` a searcher's ``filters`` may set (``tiers``, ``mode``,
 ``speaker``, ``chain_type``, ``tags``, ``since``, ``until``, ``include_archived``, ``kind``,
 ``min_score``, ``rerank``, ...): a framework's document is made of whole hits, so not
 ``fields``."""

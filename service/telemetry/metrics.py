@@ -100,7 +100,7 @@ class Metrics:
         )
         self.search_seconds = histogram(
             "strata_search_duration_seconds",
-            "Time of a search in the retriever, by mode (a retrieve makes two searches).",
+            "Time of a search in the searcher, by mode (a retrieve makes two searches).",
             ["mode"],
         )
         self.stage_seconds = histogram(
@@ -195,7 +195,7 @@ class Metrics:
         self.request_seconds.labels(*labels).observe(seconds)
 
     def searched(self, outcome: SearchOutcome, seconds: float) -> None:
-        """A search answered by the retriever."""
+        """A search answered by the searcher."""
         self.results.observe(len(outcome.results))
         for reason in outcome.degraded:
             self.degraded.labels(degraded_reason(reason)).inc()

@@ -96,7 +96,7 @@ def test_each_tier_is_searched_alone_and_tier_e_is_not_indexed(store: VectorStor
 
 
 def test_expired_entries_stay_until_the_expiry_sweep(store: VectorStore) -> None:
-    """Expiry is checked by the retriever against the ledger; the sweep drops them here."""
+    """Expiry is checked by the searcher against the ledger; the sweep drops them here."""
     store.upsert(
         [
             stored("live", tier="C", expires_at=NOW + 60),

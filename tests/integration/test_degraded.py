@@ -37,7 +37,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
         )
         outcome = degraded.memory.writer.write([entry("1", "we adopted trunk based development")])
         assert (outcome.embedded, outcome.indexed) == (0, 1)
-        found = degraded.retriever.search(query("trunk development"))
+        found = degraded.searcher.search(query("trunk development"))
         assert found.mode == "bm25" and found.degraded
         assert [r.entry.id for r in found.results] == ["1"]
     finally:
@@ -45,7 +45,7 @@ def test_without_a_model_writes_land_and_are_embedded_when_it_is_back(
 
     healthy = open_runtime(Settings().replace(data_dir=tmp_path), embedder=embedder)
     try:
-        found = healthy.retriever.search(query("branching strategy", mode="vector"))
+        found = healthy.searcher.search(query("branching strategy", mode="vector"))
         assert [r.entry.id for r in found.results] == ["1"]
         assert [h.action for h in healthy.stores.ledger.history("ns:1")] == ["created", "embedded"]
     finally:
@@ -65,9 +65,9 @@ def reopen_after(
     SharedSystemClient.clear_system_cache()
     second = open_runtime(settings, embedder=embedder)
     try:
-        bm25 = [r.entry.id for r in second.retriever.search(query("lag", "bm25")).results]
+        bm25 = [r.entry.id for r in second.searcher.search(query("lag", "bm25")).results]
         vector = [
-            r.entry.id for r in second.retriever.search(query("replication", "vector")).results
+            r.entry.id for r in second.searcher.search(query("replication", "vector")).results
         ]
         return sorted(bm25) + vector
     finally:

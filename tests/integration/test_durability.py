@@ -35,7 +35,7 @@ def test_pending_writes_and_deletes_are_finished_at_start(
     second = open_runtime(settings, embedder=embedder)
     try:
         query = SearchQuery("shard tenant", Filters("ns", ("A", "C", "E"), time.time()))
-        found = [r.entry.id for r in second.retriever.search(query).results]
+        found = [r.entry.id for r in second.searcher.search(query).results]
         assert found == ["kept"]
         assert second.stores.ledger.unsynced() == ([], [])
         assert second.stores.keywords.count() == 1
@@ -72,7 +72,7 @@ def test_rebuild_recreates_indexes_from_the_ledger(
         assert resources.stores.keywords.count() == 9
         assert resources.stores.vectors.count("A") == 3 and resources.stores.vectors.count("C") == 3
         query = SearchQuery("caching", Filters("ns", ("A", "C", "E"), time.time()), limit=20)
-        assert len(resources.retriever.search(query).results) == 9
+        assert len(resources.searcher.search(query).results) == 9
     finally:
         resources.close()
 
@@ -118,9 +118,9 @@ def test_a_tier_e_write_asks_nothing_of_chroma_unless_its_id_had_vectors(
         monkeypatch.undo()
         assert chroma.entry_keys() == set()
         filters = Filters("ns", ("A", "C", "E"), time.time())
-        vector = runtime.retriever.search(SearchQuery("shard by tenant", filters, mode="vector"))
+        vector = runtime.searcher.search(SearchQuery("shard by tenant", filters, mode="vector"))
         assert [r.entry.id for r in vector.results] == []
-        keyword = runtime.retriever.search(SearchQuery("shard job log", filters, mode="bm25"))
+        keyword = runtime.searcher.search(SearchQuery("shard job log", filters, mode="bm25"))
         assert "x" in [r.entry.id for r in keyword.results]
         assert runtime.stores.ledger.unsynced() == ([], [])
         assert runtime.memory.repair.indexes_match_ledger()

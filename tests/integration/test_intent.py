@@ -145,7 +145,7 @@ def test_without_the_speaker_feature_her_turn_leads_by_less(
     """The same search scored by the model without ``speaker_named``: the turn of the one
     named keeps less of a lead over the turn that speaks of her."""
     runtime = open_stores(settings.replace(query_cache_size=0))
-    fusion = runtime.retriever.fusion
+    fusion = runtime.searcher.fusion
     assert isinstance(fusion, LearnedFusion)
 
     def lead(client: TestClient[Litestar]) -> float:

@@ -51,7 +51,7 @@ def opened(
 ) -> Runtime:
     settings = Settings().replace(data_dir=tmp_path, reranker_model=reranker_model, rerank=rerank)
     resources = open_runtime(settings, embedder=embedder)
-    load_reranker(settings, resources.retriever)
+    load_reranker(settings, resources.searcher)
     return resources
 
 

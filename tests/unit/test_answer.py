@@ -10,7 +10,7 @@ from service.domain.answers.answer import NO_ROUTINE_CHECK, Answerer
 from service.domain.answers.interactions import daily_report
 from service.domain.answers.policy import AnswerPolicy
 from service.domain.model import Feedback
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from tests.fakes import (
     T0,
     FakeInteractionLog,
@@ -50,7 +50,7 @@ def answerer(
             ),
         ]
     )
-    retriever = Retriever(
+    searcher = Searcher(
         stores.ledger,
         stores.vectors,
         stores.keywords,
@@ -58,7 +58,7 @@ def answerer(
         search_settings(min_score=floor),
     )
     return Answerer(
-        retriever,
+        searcher,
         model if embedder else None,
         FakeInteractionLog(),
         answer_settings(strong_match_threshold=threshold, **settings),

@@ -15,7 +15,7 @@ from service.domain.entries import Entry, HistoryEvent, Tier
 from service.domain.memory import lifecycle as lifecycle_part
 from service.domain.model import Collection, Filters, IndexedFile
 from service.domain.search.query import SearchQuery
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.errors import InvalidInput
 from service.settings import ChunkingSettings
 from tests.fakes import (
@@ -99,13 +99,13 @@ def write_expiring(stores: Stores) -> None:
 def test_expired_c_entries_are_hidden_before_the_job_runs(stores: Stores) -> None:
     write_expiring(stores)
     assert stores.keyword_ids("standup") == {"live", "fact", "log"}
-    # The vector store keeps them until the job; the retriever checks expiry in the ledger.
+    # The vector store keeps them until the job; the searcher checks expiry in the ledger.
     assert stores.vector_ids("C", "standup notes") == {"gone", "live"}
-    retriever = Retriever(
+    searcher = Searcher(
         stores.ledger, stores.vectors, stores.keywords, stores.embedder, search_settings()
     )
     for mode in ("vector", "hybrid"):
-        found = retriever.search(SearchQuery("standup notes", filters(), mode=mode)).results
+        found = searcher.search(SearchQuery("standup notes", filters(), mode=mode)).results
         keywords = {"log"} if mode == "hybrid" else set()  # tier E: found by keywords
         assert {r.entry.id for r in found} == {"live", "fact", *keywords}
     # include_archived lifts the expiry filter too.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.domain.search.query import SearchQuery
-from service.domain.search.retrieval import NO_RERANKER, Retriever, retrieval_trust
+from service.domain.search.searcher import NO_RERANKER, Searcher, retrieval_trust
 from tests.fakes import (
     fake_memory,
     make_entry,
@@ -28,7 +28,7 @@ class KeywordReranker:
         return [1.0 if self.word in p else 0.5 for p in passages]
 
 
-def retriever(reranker: KeywordReranker | None, **options: object) -> Retriever:
+def searcher(reranker: KeywordReranker | None, **options: object) -> Searcher:
     stores = fake_memory()
     # Repeating "cache" ranks n0 first by BM25; only n7 mentions "golden".
     stores.memory.writer.write(
@@ -39,7 +39,7 @@ def retriever(reranker: KeywordReranker | None, **options: object) -> Retriever:
     )
     # Rank fusion: the position-aware blend is about ranks.
     settings = search_settings(fusion="rrf", **options)
-    return Retriever(
+    return Searcher(
         stores.ledger, stores.vectors, stores.keywords, stores.embedder, settings, reranker=reranker
     )
 
@@ -48,13 +48,13 @@ def query(**options: bool) -> SearchQuery:
     return SearchQuery("cache", make_filters(), mode="bm25", limit=15, **options)
 
 
-def ids(r: Retriever, q: SearchQuery) -> list[str]:
+def ids(r: Searcher, q: SearchQuery) -> list[str]:
     return [x.entry.id for x in r.search(q).results]
 
 
 def test_reranker_lifts_a_relevant_candidate_but_keeps_the_top_agreement() -> None:
-    plain = ids(retriever(None), query())
-    reranked = ids(retriever(KeywordReranker("golden")), query(rerank=True))
+    plain = ids(searcher(None), query())
+    reranked = ids(searcher(KeywordReranker("golden")), query(rerank=True))
     assert plain[:2] == ["n0", "n1"] and plain.index("n7") == 7
     assert reranked.index("n7") < 7
     assert reranked[0] == "n0"
@@ -62,7 +62,7 @@ def test_reranker_lifts_a_relevant_candidate_but_keeps_the_top_agreement() -> No
 
 def test_rerank_is_off_by_default_and_explained_when_on() -> None:
     reranker = KeywordReranker("golden")
-    r = retriever(reranker, rerank_candidates=5)
+    r = searcher(reranker, rerank_candidates=5)
     r.search(query())
     assert reranker.seen == []
     outcome = r.search(query(rerank=True, explain=True))
@@ -76,9 +76,9 @@ def test_rerank_is_off_by_default_and_explained_when_on() -> None:
 
 def test_default_on_and_missing_reranker_degrades() -> None:
     reranker = KeywordReranker("golden")
-    retriever(reranker, rerank="on").search(query())
+    searcher(reranker, rerank="on").search(query())
     assert len(reranker.seen) == 1
-    outcome = retriever(None, rerank="on").search(query())
+    outcome = searcher(None, rerank="on").search(query())
     assert outcome.degraded == [NO_RERANKER]
 
 

@@ -11,7 +11,7 @@ import pytest
 from service.domain.entries import Mode, Tier
 from service.domain.model import Filters, Hit
 from service.domain.search.query import SearchOutcome, SearchQuery
-from service.domain.search.retrieval import NO_EMBEDDER, Retriever, Weighting, resolve_mode
+from service.domain.search.searcher import NO_EMBEDDER, Searcher, Weighting, resolve_mode
 from service.errors import InvalidInput
 from service.lib.cache import QueryCache
 from service.settings import ChunkingSettings
@@ -45,17 +45,17 @@ MEASURED: dict[str, Any] = {"fusion": "score", "unembedded_candidates": 10}
 
 
 class Stores(FakeStores):
-    """The fakes of ``fake_memory``, with a retriever over them."""
+    """The fakes of ``fake_memory``, with a searcher over them."""
 
-    def retriever(
+    def searcher(
         self,
         *,
         embedder: bool = True,
         weighting: Weighting | None = None,
         cache: QueryCache[SearchOutcome] | None = None,
         **options: object,
-    ) -> Retriever:
-        return Retriever(
+    ) -> Searcher:
+        return Searcher(
             self.ledger,
             self.vectors,
             self.keywords,
@@ -105,7 +105,7 @@ def test_hybrid_search_finds_entries_of_every_tier(stores: Stores) -> None:
             make_entry("x", "lunch menu", "A"),
         ]
     )
-    outcome = stores.retriever().search(query("deployment"))
+    outcome = stores.searcher().search(query("deployment"))
     assert outcome.mode == "hybrid"
     assert outcome.degraded == []
     ids = [r.entry.id for r in outcome.results]
@@ -121,13 +121,13 @@ def test_score_fusion_mixes_bounded_bm25_and_cosine(stores: Stores) -> None:
             make_entry("log", "kubernetes upgrade", "E"),
         ]
     )
-    outcome = stores.retriever(**MEASURED).search(query("kubernetes upgrade", explain=True))
+    outcome = stores.searcher(**MEASURED).search(query("kubernetes upgrade", explain=True))
     scores = {r.entry.id: r.score for r in outcome.results}
     keyword = 1.0 / 2.2  # each word once, of a bound of 2.2 a word
     assert scores["hit"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
     # Tier E has no stored vector: its best chunk is embedded at query time instead.
     assert scores["log"] == pytest.approx(0.7 * keyword + 0.3 * 1.0, abs=1e-6)
-    unmeasured = stores.retriever(fusion="score").search(query("kubernetes upgrade"))
+    unmeasured = stores.searcher(fusion="score").search(query("kubernetes upgrade"))
     without = {r.entry.id: r.score for r in unmeasured.results}
     assert without["log"] == pytest.approx(0.7 * keyword, abs=1e-6)
 
@@ -139,7 +139,7 @@ def test_only_the_best_unembedded_candidates_are_embedded_at_query_time(
         [make_entry(f"log{n}", "kubernetes upgrade " + "x " * n, "E") for n in range(5)]
     )
     calls = embeddings_of(stores)
-    stores.retriever(fusion="score", unembedded_candidates=2).search(query("kubernetes upgrade"))
+    stores.searcher(fusion="score", unembedded_candidates=2).search(query("kubernetes upgrade"))
     assert [len(c) for c in calls] == [1, 2]  # the query; then the two best by BM25, at once
 
 
@@ -148,7 +148,7 @@ def test_bm25_only_candidates_get_their_cosine_from_the_ledger(stores: Stores) -
         [make_entry(f"v{n}", f"alpha beta {n}", "A") for n in range(3)]
         + [make_entry("target", "kubernetes", "A")]
     )
-    few = stores.retriever(candidates=1, fusion="score")
+    few = stores.searcher(candidates=1, fusion="score")
     outcome = few.search(query("kubernetes", limit=1, explain=True))
     top = outcome.results[0]
     # The fake vectors hash words: only "target" shares its one word with the query.
@@ -163,7 +163,7 @@ def test_rrf_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
             make_entry("other", "kubernetes", "A", speaker="zed"),
         ]
     )
-    outcome = stores.retriever(fusion="rrf").search(query("kubernetes upgrade", explain=True))
+    outcome = stores.searcher(fusion="rrf").search(query("kubernetes upgrade", explain=True))
     top = outcome.results[0]
     assert top.entry.id == "hit"
     assert set(top.explain or {}) == {"bm25", "vector"}
@@ -172,7 +172,7 @@ def test_rrf_entry_first_in_both_lists_scores_one(stores: Stores) -> None:
 
 def test_auto_over_tier_e_only_is_bm25_without_the_model(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("e", "disk full on node three", "E")])
-    outcome = stores.retriever().search(query("disk full", tiers=("E",)))
+    outcome = stores.searcher().search(query("disk full", tiers=("E",)))
     assert outcome.mode == "bm25"
     assert [r.entry.id for r in outcome.results] == ["e"]
     assert stores.embedder.calls == []
@@ -180,7 +180,7 @@ def test_auto_over_tier_e_only_is_bm25_without_the_model(stores: Stores) -> None
 
 def test_vector_mode_over_tier_e_only_names_the_tiers_field(stores: Stores) -> None:
     with pytest.raises(InvalidInput) as raised:
-        stores.retriever().search(query("anything", mode="vector", tiers=("E",)))
+        stores.searcher().search(query("anything", mode="vector", tiers=("E",)))
     assert [e.field for e in raised.value.errors] == ["tiers"]
 
 
@@ -191,7 +191,7 @@ def test_vector_mode_searches_embedded_tiers_only(stores: Stores) -> None:
             make_entry("e", "deployment failed", "E"),
         ]
     )
-    outcome = stores.retriever().search(query("deployment failed", mode="vector", explain=True))
+    outcome = stores.searcher().search(query("deployment failed", mode="vector", explain=True))
     assert outcome.mode == "vector"
     assert [r.entry.id for r in outcome.results] == ["a"]
     assert set(outcome.results[0].explain or {}) == {"vector"}
@@ -200,7 +200,7 @@ def test_vector_mode_searches_embedded_tiers_only(stores: Stores) -> None:
 @pytest.mark.parametrize("mode", ["auto", "hybrid", "vector"])
 def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mode: Mode) -> None:
     stores.memory.writer.write([make_entry("a", "deployment failed", "A")])
-    outcome = stores.retriever(embedder=False).search(query("deployment", mode=mode, explain=True))
+    outcome = stores.searcher(embedder=False).search(query("deployment", mode=mode, explain=True))
     assert outcome.mode == "bm25"
     assert outcome.degraded == [NO_EMBEDDER]
     assert [r.entry.id for r in outcome.results] == ["a"]
@@ -209,7 +209,7 @@ def test_without_a_model_search_degrades_to_bm25_and_says_so(stores: Stores, mod
 
 def test_bm25_mode_without_a_model_is_not_degraded(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("a", "deployment failed", "A")])
-    outcome = stores.retriever(embedder=False).search(query("deployment", mode="bm25"))
+    outcome = stores.searcher(embedder=False).search(query("deployment", mode="bm25"))
     assert outcome.degraded == []
     assert [r.entry.id for r in outcome.results] == ["a"]
 
@@ -221,7 +221,7 @@ def test_results_are_hydrated_from_the_ledger(stores: Stores) -> None:
     # The ledger holds a newer version than the indexes (a write not yet re-indexed).
     newer = make_entry("a", "deployment failed twice", "A", speaker="ann", tags=("ops", "p1"))
     stores.ledger.put(stores.memory.preparer.prepare([newer]))
-    result = stores.retriever().search(query("deployment")).results[0]
+    result = stores.searcher().search(query("deployment")).results[0]
     assert result.entry == newer
 
 
@@ -230,14 +230,14 @@ def test_entry_gone_from_the_ledger_is_never_shown(stores: Stores) -> None:
         [make_entry("a", "deployment one", "A"), make_entry("b", "deployment two", "A")]
     )
     stores.ledger.remove(["ns:a"])  # the indexes still list it
-    outcome = stores.retriever().search(query("deployment"))
+    outcome = stores.searcher().search(query("deployment"))
     assert [r.entry.id for r in outcome.results] == ["b"]
 
 
 def test_entry_being_deleted_is_never_shown(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("a", "deployment one", "A")])
     stores.ledger.mark_deleting(["ns:a"])
-    assert stores.retriever().search(query("deployment")).results == []
+    assert stores.searcher().search(query("deployment")).results == []
 
 
 class LeakyKeywordStore(FakeKeywordStore):
@@ -262,10 +262,8 @@ def test_entries_of_another_namespace_never_appear(stores: Stores) -> None:
             make_entry("log", "deployment failed", "E", namespace="other"),
         ]
     )
-    retriever = Retriever(
-        stores.ledger, stores.vectors, keywords, stores.embedder, search_settings()
-    )
-    outcome = retriever.search(query("deployment failed badly"))
+    searcher = Searcher(stores.ledger, stores.vectors, keywords, stores.embedder, search_settings())
+    outcome = searcher.search(query("deployment failed badly"))
     assert [(r.entry.namespace, r.entry.id) for r in outcome.results] == [("ns", "mine")]
 
 
@@ -276,7 +274,7 @@ def test_same_id_in_two_namespaces_are_separate_entries(stores: Stores) -> None:
             make_entry("1", "deployment in other", "A", namespace="other"),
         ]
     )
-    results = stores.retriever().search(query("deployment", namespace="other")).results
+    results = stores.searcher().search(query("deployment", namespace="other")).results
     assert [(r.entry.namespace, r.entry.text) for r in results] == [
         ("other", "deployment in other")
     ]
@@ -289,7 +287,7 @@ def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
             make_entry("words", "alpha beta alpha", "E"),
         ]
     )
-    outcome = stores.retriever(**MEASURED).search(query("alpha beta", explain=True))
+    outcome = stores.searcher(**MEASURED).search(query("alpha beta", explain=True))
     by_id = {r.entry.id: r.explain for r in outcome.results}
     assert by_id["words"] is not None and by_id["both"] is not None
     # The tier E entry has no stored vector: its cosine, measured at query time, is shown
@@ -307,7 +305,7 @@ def test_explain_gives_rank_and_store_score_per_list(stores: Stores) -> None:
 
 def test_no_explain_unless_asked(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("a", "alpha", "A")])
-    assert stores.retriever().search(query("alpha")).results[0].explain is None
+    assert stores.searcher().search(query("alpha")).results[0].explain is None
 
 
 @pytest.mark.parametrize("limit", [1, 3, 7])
@@ -315,7 +313,7 @@ def test_limit_caps_the_results(stores: Stores, limit: int) -> None:
     stores.memory.writer.write(
         [make_entry(f"e{n}", f"deployment note {n}", "A") for n in range(10)]
     )
-    outcome = stores.retriever().search(query("deployment", limit=limit))
+    outcome = stores.searcher().search(query("deployment", limit=limit))
     assert len(outcome.results) == limit
 
 
@@ -336,10 +334,10 @@ class RecordingKeywordStore(FakeKeywordStore):
 @pytest.mark.parametrize(("limit", "depth"), [(5, 50), (40, 120)])
 def test_each_list_is_asked_for_enough_candidates(stores: Stores, limit: int, depth: int) -> None:
     keywords = RecordingKeywordStore()
-    retriever = Retriever(
+    searcher = Searcher(
         stores.ledger, stores.vectors, keywords, None, search_settings(candidates=50)
     )
-    retriever.search(query("x", mode="bm25", limit=limit))
+    searcher.search(query("x", mode="bm25", limit=limit))
     assert keywords.limits == [depth]
 
 
@@ -350,10 +348,10 @@ def test_a_list_searched_alone_is_read_only_as_deep_as_the_fusion_takes(
     """Fusing two lists reads each whole; one list alone is fused in its own order, so only
     its best ``limit`` + 10 (the spare candidates) are needed."""
     keywords = RecordingKeywordStore()
-    retriever = Retriever(
+    searcher = Searcher(
         stores.ledger, stores.vectors, keywords, stores.embedder, search_settings(candidates=50)
     )
-    retriever.search(query("x", mode=mode, limit=40, tiers=("A",)))
+    searcher.search(query("x", mode=mode, limit=40, tiers=("A",)))
     assert keywords.limits == [120]
     assert keywords.needed == needed
 
@@ -366,14 +364,14 @@ def test_filters_reach_the_stores(stores: Stores) -> None:
             make_entry("old", "deployment", "C", speaker="bob", expires_at=1.0),
         ]
     )
-    results = stores.retriever().search(query("deployment", speaker="bob")).results
+    results = stores.searcher().search(query("deployment", speaker="bob")).results
     assert [r.entry.id for r in results] == ["bob"]
 
 
 def test_snippet_comes_from_the_matching_chunk_of_a_long_entry(stores: Stores) -> None:
     text = " ".join(["filler"] * 60) + " the database migration broke " + " ".join(["tail"] * 60)
     stores.memory.writer.write([make_entry("long", text, "E")])
-    result = stores.retriever().search(query("database migration")).results[0]
+    result = stores.searcher().search(query("database migration")).results[0]
     assert "database migration" in result.snippet
     assert result.entry.text == text
 
@@ -404,19 +402,17 @@ def test_snippet_follows_the_chunk_the_vector_store_matched(stores: Stores) -> N
     memory.writer.write(
         [make_entry("long", "revenue grew this quarter while costs fell sharply overall", "A")]
     )
-    retriever = Retriever(
-        stores.ledger, vectors, stores.keywords, stores.embedder, search_settings()
-    )
-    result = retriever.search(query("revenue", mode="vector")).results[0]
+    searcher = Searcher(stores.ledger, vectors, stores.keywords, stores.embedder, search_settings())
+    result = searcher.search(query("revenue", mode="vector")).results[0]
     assert result.snippet == "overall"
-    result = retriever.search(query("revenue", mode="bm25")).results[0]
+    result = searcher.search(query("revenue", mode="bm25")).results[0]
     assert result.snippet == "revenue grew this quarter"
 
 
 def test_a_filtered_search_that_finds_nothing_is_retried_wider(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("a", "we chose postgres for billing", "A")])
     strict = dataclasses.replace(query("postgres billing", tiers=("E",)), relax=True)
-    outcome = stores.retriever().search(strict)
+    outcome = stores.searcher().search(strict)
     assert outcome.relaxed is True
     assert [r.entry.id for r in outcome.results] == ["a"]
 
@@ -425,17 +421,17 @@ def test_relaxing_drops_the_threshold(stores: Stores) -> None:
     # Found by BM25 alone, the entry scores 0.5 in a hybrid search.
     stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
     too_high = dataclasses.replace(query("postgres"), min_score=0.9, relax=True)
-    assert stores.retriever().search(dataclasses.replace(too_high, relax=False)).results == []
-    outcome = stores.retriever().search(too_high)
+    assert stores.searcher().search(dataclasses.replace(too_high, relax=False)).results == []
+    outcome = stores.searcher().search(too_high)
     assert outcome.relaxed is True
     assert [r.entry.id for r in outcome.results] == ["e"]
 
 
 def test_no_relaxed_retry_when_results_exist_or_nothing_to_widen(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("e", "disk full on node three", "E")])
-    found = stores.retriever().search(dataclasses.replace(query("disk", tiers=("E",)), relax=True))
+    found = stores.searcher().search(dataclasses.replace(query("disk", tiers=("E",)), relax=True))
     assert found.relaxed is False and len(found.results) == 1
-    nothing = stores.retriever().search(dataclasses.replace(query("kubernetes"), relax=True))
+    nothing = stores.searcher().search(dataclasses.replace(query("kubernetes"), relax=True))
     assert nothing.relaxed is False and nothing.results == []
 
 
@@ -446,23 +442,23 @@ def test_min_score_drops_weaker_results(stores: Stores) -> None:
             make_entry("one", "kubernetes", "E"),
         ]
     )
-    everything = stores.retriever().search(query("kubernetes upgrade"))
+    everything = stores.searcher().search(query("kubernetes upgrade"))
     assert len(everything.results) == 2
     cut = everything.results[0].score
-    strict = stores.retriever().search(
+    strict = stores.searcher().search(
         dataclasses.replace(query("kubernetes upgrade"), min_score=cut)
     )
     assert [r.entry.id for r in strict.results] == [everything.results[0].entry.id]
     assert (everything.dropped, strict.dropped) == (0, 1)
     page = dataclasses.replace(query("kubernetes upgrade", limit=1), min_score=cut)
-    assert stores.retriever().search(page).dropped == 0, "only results within the limit count"
+    assert stores.searcher().search(page).dropped == 0, "only results within the limit count"
 
 
 def test_the_floor_of_the_settings_is_what_queries_are_given_and_zero_shows_all(
     stores: Stores,
 ) -> None:
     stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
-    floored = stores.retriever(min_score=0.9)
+    floored = stores.searcher(min_score=0.9)
     assert floored.min_score == 0.9
     below = floored.search(dataclasses.replace(query("postgres"), min_score=floored.min_score))
     assert (below.results, below.dropped, below.relaxed) == ([], 1, False)
@@ -473,7 +469,7 @@ def test_the_floor_of_the_settings_is_what_queries_are_given_and_zero_shows_all(
 def test_the_relaxed_retry_widens_the_tiers_but_keeps_the_floor(stores: Stores) -> None:
     # Found by BM25 alone, the entry scores 0.5 in a hybrid search: below a floor of 0.6.
     stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
-    floored = stores.retriever(min_score=0.6)
+    floored = stores.searcher(min_score=0.6)
     narrow = dataclasses.replace(query("postgres", tiers=("A",)), min_score=0.6, relax=True)
     outcome = floored.search(narrow)
     assert (outcome.results, outcome.relaxed, outcome.dropped) == ([], True, 1)
@@ -481,7 +477,7 @@ def test_the_relaxed_retry_widens_the_tiers_but_keeps_the_floor(stores: Stores) 
     assert (higher.results, higher.dropped) == ([], 1), "the retry goes down to the floor only"
     off = floored.search(dataclasses.replace(narrow, min_score=0.0))
     assert [r.entry.id for r in off.results] == ["e"] and off.relaxed is True
-    lower = stores.retriever(min_score=0.3).search(dataclasses.replace(narrow, min_score=0.9))
+    lower = stores.searcher(min_score=0.3).search(dataclasses.replace(narrow, min_score=0.9))
     assert [r.entry.id for r in lower.results] == ["e"] and lower.relaxed is True
 
 
@@ -492,7 +488,7 @@ def test_relevance_is_the_fusion_score_before_tier_weights(stores: Stores) -> No
             make_entry("e", "kubernetes upgrade", "E"),
         ]
     )
-    weighted = stores.retriever(
+    weighted = stores.searcher(
         weighting=Weighting({"A": 1.0, "E": 0.5}, c_recency_days=0), **MEASURED
     )
     outcome = weighted.search(query("kubernetes upgrade"))
@@ -513,7 +509,7 @@ def test_with_rank_fusion_relevance_is_the_cosine_and_unknown_for_tier_e(
             make_entry("e", "kubernetes upgrade", "E"),
         ]
     )
-    outcome = stores.retriever(fusion="rrf").search(query("kubernetes upgrade"))
+    outcome = stores.searcher(fusion="rrf").search(query("kubernetes upgrade"))
     relevance = {r.entry.id: r.relevance for r in outcome.results}
     assert relevance["a"] == pytest.approx(1.0)
     assert relevance["e"] is None
@@ -528,9 +524,9 @@ def test_mmr_sinks_a_near_duplicate_below_a_distinct_result(stores: Stores) -> N
         ]
     )
     text = "billing outage postgres failover runbook"
-    plain = stores.retriever().search(query(text, tiers=("E",)))
+    plain = stores.searcher().search(query(text, tiers=("E",)))
     assert [r.entry.id for r in plain.results][2] == "other"
-    diverse = stores.retriever(mmr_lambda=0.1).search(query(text, tiers=("E",), explain=True))
+    diverse = stores.searcher(mmr_lambda=0.1).search(query(text, tiers=("E",), explain=True))
     assert [r.entry.id for r in diverse.results][1:] == ["other", "first"]
     scores = [r.score for r in diverse.results]
     assert scores == sorted(scores, reverse=True)
@@ -544,7 +540,7 @@ def test_kind_filter_finds_patterns_only(stores: Stores) -> None:
             make_entry("p", "choose a datastore", "A", kind="pattern", variants=("acid first",)),
         ]
     )
-    outcome = stores.retriever().search(query("acid datastore", kind="pattern"))
+    outcome = stores.searcher().search(query("acid datastore", kind="pattern"))
     assert [r.entry.id for r in outcome.results] == ["p"]
 
 
@@ -555,23 +551,23 @@ def test_a_repeated_query_is_answered_from_the_cache_until_its_namespace_changes
         size=8, seconds=60, max_bytes=10**6, weigh=lambda o: o.weight
     )
     stores.memory.indexes.on_change = cache.invalidate
-    retriever = stores.retriever(cache=cache)
+    searcher = stores.searcher(cache=cache)
     stores.memory.writer.write([make_entry("a", "postgres chosen for billing", "A")])
-    first = retriever.search(query("postgres billing"))
+    first = searcher.search(query("postgres billing"))
     calls = len(stores.embedder.calls)
-    again = retriever.search(dataclasses.replace(query("postgres billing")))
+    again = searcher.search(dataclasses.replace(query("postgres billing")))
     assert again.cached and not first.cached and len(stores.embedder.calls) == calls
     assert again.results is first.results and again.stages == {}
     # A write elsewhere keeps it; a write to the namespace drops it.
     stores.memory.writer.write(
         [make_entry("x", "postgres billing elsewhere", "A", namespace="other")]
     )
-    assert retriever.search(query("postgres billing")).results is first.results
+    assert searcher.search(query("postgres billing")).results is first.results
     stores.memory.writer.write([make_entry("b", "postgres billing replica", "A")])
-    fresh = retriever.search(query("postgres billing"))
+    fresh = searcher.search(query("postgres billing"))
     assert {r.entry.id for r in fresh.results} == {"a", "b"}
     stores.memory.lifecycle.delete(["ns:b"])
-    assert {r.entry.id for r in retriever.search(query("postgres billing")).results} == {"a"}
+    assert {r.entry.id for r in searcher.search(query("postgres billing")).results} == {"a"}
 
 
 def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: Stores) -> None:
@@ -579,9 +575,9 @@ def test_a_passage_embedded_at_query_time_is_kept_for_the_next_search(stores: St
         [make_entry(f"log{n}", f"kubernetes upgrade step {n}", "E") for n in range(3)]
     )
     calls = embeddings_of(stores)
-    retriever = stores.retriever(**MEASURED)
-    first = retriever.search(query("kubernetes upgrade"))
-    second = retriever.search(query("upgrade kubernetes step"))
+    searcher = stores.searcher(**MEASURED)
+    first = searcher.search(query("kubernetes upgrade"))
+    second = searcher.search(query("upgrade kubernetes step"))
     assert [len(c) for c in calls] == [1, 3, 1]  # the second search embeds its query alone
     scores = {r.entry.id: r.relevance for r in first.results}
     assert scores and all(s is not None for s in scores.values())
@@ -594,7 +590,7 @@ def test_learned_fusion_embeds_nothing_but_the_query(stores: Stores) -> None:
         + [make_entry("fact", "the kubernetes cluster runs in Frankfurt", "A")]
     )
     calls = embeddings_of(stores)
-    outcome = stores.retriever().search(query("kubernetes upgrade step", explain=True))
+    outcome = stores.searcher().search(query("kubernetes upgrade step", explain=True))
     assert calls == [["kubernetes upgrade step"]]
     ids = [r.entry.id for r in outcome.results]
     # The logs hold every word of the question; the fact, embedded, only one.

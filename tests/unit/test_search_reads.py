@@ -14,7 +14,7 @@ from service.domain.model import Matrix
 from service.domain.search import fusion as fusion_module
 from service.domain.search.fusion import VECTOR_BATCH
 from service.domain.search.query import SearchQuery
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.domain.search.similarity import best_cosines
 from service.settings import ChunkingSettings
 from tests.fakes import (
@@ -48,8 +48,8 @@ def test_a_search_over_long_entries_reads_texts_and_vector_matrices_only(
     monkeypatch.setattr(fusion_module, "best_cosines", spy)
     ledger.reads.clear()
     settings = search_settings(fusion=fusion)
-    retriever = Retriever(ledger, vectors, stores.keywords, embedder, settings)
-    outcome = retriever.search(SearchQuery("billing outage", make_filters(), "hybrid", ENTRIES))
+    searcher = Searcher(ledger, vectors, stores.keywords, embedder, settings)
+    outcome = searcher.search(SearchQuery("billing outage", make_filters(), "hybrid", ENTRIES))
 
     assert len(outcome.results) == ENTRIES
     assert all(r.relevance is not None and r.relevance > 0 for r in outcome.results)

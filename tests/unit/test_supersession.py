@@ -11,7 +11,7 @@ import pytest
 from service.domain.entries import HistoryEvent
 from service.domain.search.as_of import as_it_was
 from service.domain.search.query import SearchQuery
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.errors import InvalidInput
 from service.settings import ChunkingSettings
 from tests.fakes import FakeStores, fake_memory, make_entry, make_filters
@@ -41,8 +41,8 @@ def stores(clock: Clock) -> FakeStores:
     return found
 
 
-def retriever(stores: FakeStores) -> Retriever:
-    return Retriever(
+def searcher(stores: FakeStores) -> Searcher:
+    return Searcher(
         stores.ledger,
         stores.vectors,
         stores.keywords,
@@ -54,7 +54,7 @@ def retriever(stores: FakeStores) -> Retriever:
 
 def ids(stores: FakeStores, text: str, **wanted: Any) -> list[str]:
     filters = replace(make_filters(**wanted), now=T + 10**6)
-    outcome = retriever(stores).search(SearchQuery(text, filters))
+    outcome = searcher(stores).search(SearchQuery(text, filters))
     return [r.entry.id for r in outcome.results]
 
 
@@ -80,12 +80,12 @@ def test_explain_names_what_was_left_out_as_superseded(stores: FakeStores) -> No
     stores.memory.writer.write([make_entry("v2", REVISED)], supersedes={"ns:v2": ["v1", "old"]})
     stores.memory.lifecycle.set_archived(["ns:old"], True)
     filters = replace(make_filters(), now=T + 10**6)
-    explained = retriever(stores).search(
+    explained = searcher(stores).search(
         SearchQuery("ledger database decision", filters, explain=True)
     )
     # The archived one would be left out anyway: it is not named.
     assert [(e.id, e.superseded_by) for e in explained.superseded] == [("v1", "v2")]
-    plain = retriever(stores).search(SearchQuery("ledger database decision", filters))
+    plain = searcher(stores).search(SearchQuery("ledger database decision", filters))
     assert plain.superseded == ()
 
 

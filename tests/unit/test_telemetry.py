@@ -15,7 +15,7 @@ from service.domain.memory.outcomes import Committed
 from service.domain.model import JobRun
 from service.domain.recall import UpstreamSnapshot
 from service.domain.search.query import SearchOutcome
-from service.domain.search.retrieval import NO_EMBEDDER, NO_RERANKER
+from service.domain.search.searcher import NO_EMBEDDER, NO_RERANKER
 from service.lib.breaker import BreakerSnapshot
 from service.lib.engines import Engines
 from service.telemetry.engines import instrumented

@@ -10,7 +10,7 @@ import pytest
 from service.domain.model import StoredCounts
 from service.domain.namespaces.stats import avoided, summarize
 from service.domain.search.query import SearchQuery
-from service.domain.search.retrieval import Retriever
+from service.domain.search.searcher import Searcher
 from service.domain.search.usage import ModelWork, ReadModelUsage, ReadUsage
 from tests.fakes import (
     FakeClock,
@@ -66,8 +66,8 @@ def test_counts_from_many_threads_add_up() -> None:
     assert seen.passages == {"ns": ModelWork(1600, 3200, 3200)}
 
 
-def searched(unembedded: int) -> tuple[ReadModelUsage, Retriever, FakeEmbedder]:
-    """A retriever counting its model work over one tier A entry and five tier E ones."""
+def searched(unembedded: int) -> tuple[ReadModelUsage, Searcher, FakeEmbedder]:
+    """A searcher counting its model work over one tier A entry and five tier E ones."""
     stores = fake_memory()
     model = stores.embedder
     stores.memory.writer.write(
@@ -76,21 +76,21 @@ def searched(unembedded: int) -> tuple[ReadModelUsage, Retriever, FakeEmbedder]:
     )
     usage = ReadModelUsage(model.count_tokens)
     settings = search_settings(fusion="score", unembedded_candidates=unembedded)
-    retriever = Retriever(
+    searcher = Searcher(
         stores.ledger, stores.vectors, stores.keywords, model, settings, usage=usage
     )
     model.calls.clear()
-    return usage, retriever, model
+    return usage, searcher, model
 
 
-def search(retriever: Retriever, text: str) -> None:
-    retriever.search(SearchQuery(text, make_filters(), "auto", 10))
+def search(searcher: Searcher, text: str) -> None:
+    searcher.search(SearchQuery(text, make_filters(), "auto", 10))
 
 
 def test_a_search_counts_its_query_once_and_a_cached_query_vector_costs_nothing() -> None:
-    usage, retriever, model = searched(unembedded=0)
-    search(retriever, "kubernetes upgrade")
-    search(retriever, "kubernetes upgrade")
+    usage, searcher, model = searched(unembedded=0)
+    search(searcher, "kubernetes upgrade")
+    search(searcher, "kubernetes upgrade")
     assert model.calls == [["kubernetes upgrade"]]
     assert usage.snapshot().queries == ModelWork(
         1, 1, FakeEmbedder.token_count("kubernetes upgrade")
@@ -99,14 +99,14 @@ def test_a_search_counts_its_query_once_and_a_cached_query_vector_costs_nothing(
 
 
 def test_passages_embedded_at_query_time_are_counted_once_each() -> None:
-    usage, retriever, model = searched(unembedded=3)
-    search(retriever, "kubernetes upgrade")
+    usage, searcher, model = searched(unembedded=3)
+    search(searcher, "kubernetes upgrade")
     passages = model.calls[1]
     assert len(passages) == 3
     expected = ModelWork(1, 3, sum(FakeEmbedder.token_count(p) for p in passages))
     assert usage.snapshot().passages == {"ns": expected}
     # Another query with the same candidates: their passage vectors are kept, no model call.
-    search(retriever, "upgrade kubernetes")
+    search(searcher, "upgrade kubernetes")
     assert usage.snapshot().passages == {"ns": expected}
     assert usage.snapshot().queries.calls == 2
 

@@ -17,7 +17,7 @@ from service.domain.ports import Embedder, InteractionLog
 from service.domain.ports.references import Fits
 from service.domain.search.query import SearchQuery, SearchResult
 from service.domain.search.ranking import above
-from service.domain.search.retrieval import Retriever, cosine
+from service.domain.search.searcher import Searcher, cosine
 from service.settings import AnswerSettings
 
 PATTERNS = 4
@@ -79,7 +79,7 @@ class _Pool:
     def bound(self, answerer: Answerer) -> float:
         """The question's BM25 bound in the namespace, asked once."""
         if self._bound is None:
-            statistics = answerer.retriever.keywords.statistics(self.question, self.namespace)
+            statistics = answerer.searcher.keywords.statistics(self.question, self.namespace)
             self._bound = statistics.bound
         return self._bound
 
@@ -87,7 +87,7 @@ class _Pool:
 class Answerer:
     def __init__(
         self,
-        retriever: Retriever,
+        searcher: Searcher,
         embedder: Embedder | None,
         log: InteractionLog,
         settings: AnswerSettings,
@@ -96,12 +96,12 @@ class Answerer:
         fits: Fits | None = None,
     ) -> None:
         """``fits``: the sweeps' fits of each namespace's threshold and floor; None: the
-        policy's threshold and the retriever's floor everywhere."""
-        self.retriever = retriever
+        policy's threshold and the searcher's floor everywhere."""
+        self.searcher = searcher
         self.embedder = embedder
         self.log = log
         self.policy = AnswerPolicy.of(settings)
-        self.tunings = Tunings(fits, Tuning(self.policy.threshold, retriever.min_score))
+        self.tunings = Tunings(fits, Tuning(self.policy.threshold, searcher.min_score))
         """The threshold and floor of each namespace's requests."""
         self.new_id = new_id
         self.routine_similarity = settings.routine_similarity
@@ -229,8 +229,8 @@ class Answerer:
                 include_superseded=include_superseded,
                 as_of=as_of,
             )
-        pool = self.retriever.search(SearchQuery(question, searched, limit=size, explain=True))
-        patterns = self.retriever.search(
+        pool = self.searcher.search(SearchQuery(question, searched, limit=size, explain=True))
+        patterns = self.searcher.search(
             SearchQuery(question, replace(everything, kind="pattern"), limit=PATTERNS)
         )
         return _Pool(
@@ -289,7 +289,7 @@ class Answerer:
 
     def routine_check(self, task: str, namespace: str, now: float) -> RoutineCheck:
         """How many tier E executions resemble ``task`` (cosine at or above the bar)."""
-        executions = self.retriever.search(
+        executions = self.searcher.search(
             SearchQuery(
                 task, Filters(namespace, ("E",), now), mode="bm25", limit=ROUTINE_CANDIDATES
             )
@@ -298,7 +298,7 @@ class Answerer:
             return RoutineCheck(0, False, [], [*executions.degraded, NO_ROUTINE_CHECK])
         if not executions.results:
             return RoutineCheck(0, False, [], executions.degraded)
-        task_vector = self.retriever.embed_query(task)
+        task_vector = self.searcher.embed_query(task)
         vectors = self._embed_passages(executions.results)
         similar = [
             (result, round(_cosine(task_vector, vector), 6))
@@ -323,8 +323,8 @@ class Answerer:
         assert self.embedder is not None
         passages = [r.passage for r in results]
         vectors = self.embedder.embed(passages)
-        if self.retriever.usage is not None:
-            self.retriever.usage.passages_embedded(passages, [r.entry.key for r in results])
+        if self.searcher.usage is not None:
+            self.searcher.usage.passages_embedded(passages, [r.entry.key for r in results])
         return vectors
 
     def _relevances(
@@ -335,7 +335,7 @@ class Answerer:
         missing = [n for n, r in enumerate(results) if r.relevance is None]
         computed: dict[int, float] = {}
         if missing and self.embedder is not None:
-            question_vector = self.retriever.embed_query(question)
+            question_vector = self.searcher.embed_query(question)
             vectors = self._embed_passages([results[n] for n in missing])
             computed = {
                 n: max(0.0, _cosine(question_vector, v))

@@ -42,7 +42,7 @@ from service.settings import SearchSettings
 __all__ = [
     "NO_EMBEDDER",
     "NO_RERANKER",
-    "Retriever",
+    "Searcher",
     "Weighting",
     "best_cosines",
     "cosine",
@@ -96,7 +96,7 @@ SPARED = ("vector store", "model")
 """Engines a search does without: it answers from keywords, and says so in ``degraded``."""
 
 
-class Retriever:
+class Searcher:
     def __init__(
         self,
         ledger: Passages,
