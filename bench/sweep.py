@@ -29,12 +29,14 @@ from typing import Any
 
 from bench.common import write_json
 from service.domain.answers.sweep import (
+    THRESHOLDS,
     Asked,
     FloorPoint,
     SweepReport,
     ThresholdPoint,
     ask,
     fit_sweep,
+    fit_threshold,
     floor_curve,
     threshold_curve,
 )
@@ -175,7 +177,25 @@ def redrawn(
     report = fit_sweep(references, threshold, floor)
     before = judged(held_out, threshold, floor)
     after = judged(held_out, report.threshold, report.floor)
-    return {name: _change(before[name], after[name]) for name in ("youden_j", "no_result", "top10")}
+    changes = {
+        name: _change(before[name], after[name]) for name in ("youden_j", "no_result", "top10")
+    }
+    return changes | ceiling(references, held_out, threshold, floor)
+
+
+def ceiling(
+    references: list[Asked], held_out: list[Asked], threshold: float, floor: float
+) -> dict[str, float | None]:
+    """What a threshold could do for the held-out questions' J, at the floor in force: the
+    best threshold chosen on those questions themselves (no fit can beat it), and the one
+    fitted on the references with no gate (what the cross-validation keeps or refuses)."""
+    before = judged(held_out, threshold, floor)["youden_j"]
+    best = max(
+        (j for t in THRESHOLDS if (j := judged(held_out, t, floor)["youden_j"]) is not None),
+        default=None,
+    )
+    ungated = judged(held_out, fit_threshold(references, floor, threshold), floor)["youden_j"]
+    return {"best_threshold_j": _change(before, best), "ungated_fit_j": _change(before, ungated)}
 
 
 def _change(before: float | None, after: float | None) -> float | None:
@@ -218,8 +238,19 @@ def row(o: Outcome) -> str:
         f" ({s['questions']} questions, {s['unrelated']} unrelated held out)\n"
         f"  {o.report.reason}\n"
         f"  over {len(o.draws) + 1} draws: J {_spread(o, 'youden_j')}, unrelated given "
-        f"nothing {_spread(o, 'no_result')}, top-10 {_spread(o, 'top10')}"
+        f"nothing {_spread(o, 'no_result')}, top-10 {_spread(o, 'top10')}\n"
+        f"  over the {len(o.draws)} further draws, J of the best threshold for the questions "
+        f"held out {_drawn(o, 'best_threshold_j')}; of a threshold fitted on the references "
+        f"with no gate {_drawn(o, 'ungated_fit_j')}"
     )
+
+
+def _drawn(o: Outcome, name: str) -> str:
+    """The mean and the least of ``name`` over the further draws."""
+    found = [c for d in o.draws if (c := d.get(name)) is not None]
+    if not found:
+        return "-"
+    return f"{sum(found) / len(found):+.3f} on average, {min(found):+.3f} at worst"
 
 
 def _spread(o: Outcome, name: str) -> str:

@@ -17,7 +17,13 @@ from service.domain.answers.sweep.curves import (
     floor_curve,
     threshold_curve,
 )
-from service.domain.answers.sweep.fit import MIN_GAIN, Figures, SweepReport, fit_sweep
+from service.domain.answers.sweep.fit import (
+    MIN_GAIN,
+    Figures,
+    SweepReport,
+    fit_sweep,
+    fit_threshold,
+)
 
 __all__ = [
     "FLOORS",
@@ -31,6 +37,7 @@ __all__ = [
     "ThresholdPoint",
     "ask",
     "fit_sweep",
+    "fit_threshold",
     "floor_curve",
     "threshold_curve",
 ]

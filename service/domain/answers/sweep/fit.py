@@ -142,20 +142,20 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
         else:
             kept_t, why_t = _cross_validate(
                 folds,
-                lambda train: _fit_threshold(train, new_floor, threshold),
+                lambda train: fit_threshold(train, new_floor, threshold),
                 threshold,
                 lambda base, fit, test: _threshold_gain(base, fit, test, new_floor),
             )
         reasons.append(why_t)
         if kept_t:
-            new_threshold = _fit_threshold(asked, new_floor, threshold)
+            new_threshold = fit_threshold(asked, new_floor, threshold)
         held = {
             "in_force": _figures(folds, lambda _: (floor, threshold)),
             "fitted": _figures(
                 folds,
                 lambda train: (
                     _fit_floor(train, floor) if new_floor != floor else floor,
-                    _fit_threshold(train, new_floor, threshold)
+                    fit_threshold(train, new_floor, threshold)
                     if new_threshold != threshold
                     else threshold,
                 ),
@@ -210,7 +210,7 @@ def _fit_floor(train: Sequence[Asked], floor: float) -> float:
     return best
 
 
-def _fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> float:
+def fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> float:
     """The threshold of the best Youden's J at ``floor``, smoothed over its neighbours
     (the middle of a run of equals); ``threshold`` when the references hold too few
     answered or unanswered ones."""
