@@ -171,3 +171,18 @@ def test_the_daily_report_tells_the_references_recorded_and_the_fits_kept(
     assert [c["fit"]["in_force"] for c in changes] == [False, False]  # version 3 is
     elsewhere = keyed.get("/v1/reports/daily?namespace=two", headers=AS_ADMIN).json()
     assert elsewhere["references"] == {} and elsewhere["calibrations"] == []
+
+
+def test_a_sweep_counts_no_search_and_no_model_work(keyed: TestClient[Litestar]) -> None:
+    write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+    for n in range(3):
+        record(keyed, AS_ADMIN, question=f"what do we embed, {n}?", answers=["emb"])
+    asked = {"namespace": "one", "question": "what do we embed?"}
+    assert keyed.post("/v1/retrieve", json=asked, headers=AS_ADMIN).status_code == 200
+    before = keyed.get("/v1/stats", headers=AS_ADMIN).json()["read_time"]["queries"]
+    assert before["calls"] >= 1
+    swept = keyed.post("/v1/admin/sweep", json={"namespace": "one"}, headers=AS_ADMIN).json()
+    assert swept["references"] == 3
+    assert keyed.get("/v1/stats", headers=AS_ADMIN).json()["read_time"]["queries"] == before
+    report = keyed.get("/v1/reports/daily?namespace=one", headers=AS_ADMIN).json()
+    assert report["questions"] == 1  # the sweep's questions are not logged

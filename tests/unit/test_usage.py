@@ -11,7 +11,13 @@ from service.domain.model import StoredCounts
 from service.domain.namespaces.stats import avoided, summarize
 from service.domain.search.query import SearchQuery
 from service.domain.search.searcher import Searcher
-from service.domain.search.usage import ModelWork, ReadModelUsage, ReadUsage
+from service.domain.search.usage import (
+    ModelWork,
+    ReadModelUsage,
+    ReadUsage,
+    counted,
+    uncounted,
+)
 from tests.fakes import (
     FakeClock,
     FakeEmbedder,
@@ -35,6 +41,39 @@ def test_query_work_counts_calls_texts_and_tokens() -> None:
     usage.queries_embedded([])
     # The fake counts words plus two special tokens.
     assert usage.snapshot().queries == ModelWork(calls=2, texts=3, tokens=4 + 3 + 4)
+
+
+def test_nothing_is_counted_within_uncounted_and_counting_resumes_after() -> None:
+    model = FakeEmbedder()
+    usage = ReadModelUsage(model.count_tokens)
+    with uncounted():
+        assert not counted()
+        usage.queries_embedded(["deploy failed"])
+        usage.passages_embedded(["a log line"], ["ns:e1"])
+    assert counted()
+    assert usage.snapshot().queries == ModelWork() and usage.snapshot().passages == {}
+    usage.queries_embedded(["deploy failed"])
+    assert usage.snapshot().queries.calls == 1
+
+
+def test_an_uncounted_search_is_not_told_to_the_metrics() -> None:
+    stores = fake_memory()
+    stores.memory.writer.write([make_entry("e1", "deploys run on Fridays")])
+    told: list[float] = []
+    searcher = Searcher(
+        stores.ledger,
+        stores.vectors,
+        stores.keywords,
+        stores.embedder,
+        search_settings(),
+        on_search=lambda _, seconds: told.append(seconds),
+    )
+    query = SearchQuery("deploys", make_filters(namespace="ns"))
+    with uncounted():
+        assert searcher.search(query).results
+    assert told == []
+    searcher.search(query)
+    assert len(told) == 1
 
 
 def test_passage_work_is_counted_per_namespace_of_the_entry() -> None:

@@ -32,7 +32,7 @@ from service.domain.search.query import SearchOutcome, SearchQuery, SearchResult
 from service.domain.search.ranking import Weighting, above, retrieval_trust, score
 from service.domain.search.similarity import best_cosines, cosine
 from service.domain.search.unembedded import QueryTimeCosines
-from service.domain.search.usage import ReadModelUsage
+from service.domain.search.usage import ReadModelUsage, counted
 from service.errors import InvalidInput
 from service.lib.cache import QueryCache
 from service.lib.engines import Engines
@@ -146,7 +146,7 @@ class Searcher:
     def search(self, query: SearchQuery) -> SearchOutcome:
         """Results of the query; a repeated query is answered from the cache until its
         namespace changes (or the cache's time runs out)."""
-        if self.on_search is None:
+        if self.on_search is None or not counted():
             return self._cached(query)
         started = time.perf_counter()
         outcome = self._cached(query)

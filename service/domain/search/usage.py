@@ -9,10 +9,31 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
 from service.domain.entries import key_namespace
+
+_COUNTED: ContextVar[bool] = ContextVar("strata_counted", default=True)
+
+
+@contextmanager
+def uncounted() -> Iterator[None]:
+    """Searches made within are not counted: neither their model work here nor their time
+    in the search metrics (a sweep's, asked as agents ask but not by agents)."""
+    token = _COUNTED.set(False)
+    try:
+        yield
+    finally:
+        _COUNTED.reset(token)
+
+
+def counted() -> bool:
+    """Whether the search under way counts (see ``uncounted``)."""
+    return _COUNTED.get()
+
 
 CountTokens = Callable[[Sequence[str]], list[int]]
 """Model tokens of each text (``Embedder.count_tokens``)."""
@@ -61,7 +82,7 @@ class ReadModelUsage:
 
     def queries_embedded(self, texts: Sequence[str]) -> None:
         """One model call embedded these query texts."""
-        if not texts:
+        if not texts or not counted():
             return
         work = ModelWork(1, len(texts), sum(self._count_tokens(texts)))
         with self._lock:
@@ -70,7 +91,7 @@ class ReadModelUsage:
     def passages_embedded(self, passages: Sequence[str], keys: Sequence[str]) -> None:
         """One model call embedded these passages, each of the entry of the same place in
         ``keys``."""
-        if not passages:
+        if not passages or not counted():
             return
         by_namespace: dict[str, ModelWork] = {}
         for key, tokens in zip(keys, self._count_tokens(passages), strict=True):

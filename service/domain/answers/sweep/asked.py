@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from service.domain.answers.answer import Answerer
 from service.domain.model.references import Reference
+from service.domain.search.usage import uncounted
 
 FLOORS = (
     0.0,
@@ -78,10 +79,11 @@ def ask(
     answerer: Answerer, reference: Reference, now: float, floors: Sequence[float] = FLOORS
 ) -> Asked:
     """``reference`` asked as a retrieve asks, judged at every floor of ``floors``, from one
-    search; nothing is logged or counted."""
-    ranked, answers = answerer.at_floors(
-        reference.question, reference.namespace, now, floors, top_n=RETURNED
-    )
+    search; nothing is logged or counted (neither the search's time nor its model work)."""
+    with uncounted():
+        ranked, answers = answerer.at_floors(
+            reference.question, reference.namespace, now, floors, top_n=RETURNED
+        )
     return Asked(
         reference,
         tuple((i, round(s, 6)) for i, s in ranked[:FIRST]),
