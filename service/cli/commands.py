@@ -13,6 +13,7 @@ from typing import TypeVar
 from schemas import wire
 from service.cli import render
 from service.cli.exits import OK, REFUSED
+from service.lib.fields import fields_of
 from service.remote.client import StrataClient, StrataClientError
 
 T = TypeVar("T")
@@ -46,14 +47,9 @@ def search(args: argparse.Namespace) -> int:
     with connect(args) as client:
         found = client.search(
             args.query,
-            mode=args.mode,
-            tiers=args.tiers,
-            limit=args.limit,
-            namespace=args.namespace,
+            **fields_of(args, "mode", "tiers", "limit", "namespace", "as_of", "min_score"),
             include_archived=args.include_archived or None,
             include_superseded=args.include_superseded or None,
-            as_of=args.as_of,
-            min_score=args.min_score,
         )
         held = _held_namespaces(client) if args.namespace and not found.results else None
     _out(render.SEARCH_FORMATS[args.format](found))
@@ -81,12 +77,7 @@ def context(args: argparse.Namespace) -> int:
     with connect(args) as client:
         made = client.context(
             args.question,
-            max_tokens=args.max_tokens,
-            tiers=args.tiers,
-            tags=args.tags,
-            namespace=args.namespace,
-            asker=args.asker,
-            as_of=args.as_of,
+            **fields_of(args, "max_tokens", "tiers", "tags", "namespace", "asker", "as_of"),
             min_score=args.min_score,
             format="text" if args.format == "text" else None,
         )
@@ -106,11 +97,8 @@ def retrieve(args: argparse.Namespace) -> int:
     with connect(args) as client:
         found = client.retrieve(
             args.question,
-            top_n=args.top_n,
-            asker=args.asker,
-            namespace=args.namespace,
+            **fields_of(args, "top_n", "asker", "namespace", "as_of"),
             include_superseded=args.include_superseded or None,
-            as_of=args.as_of,
         )
     if args.json:
         _out(render.as_json(found))
