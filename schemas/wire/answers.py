@@ -131,7 +131,7 @@ class DailyReportResponse(Struct, kw_only=True):
     """Reference questions recorded that day, by how: ``feedback``, ``agent``, ``admin``,
     ``console``."""
     references_total: int = 0
-    """The namespace's reference questions, that day's included."""
+    """The namespace's reference questions by the end of that day (those kept still)."""
     calibrations: list[CalibrationChange] = field(default_factory=list)
     """The fits sweeps kept that day, oldest first, each with the calibration it replaced
     and both judged on the references the sweep's folds left out."""

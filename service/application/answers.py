@@ -181,7 +181,7 @@ class AnswerUseCases:
             report = replace(
                 report,
                 references=kept.recorded_between(ns, start, end),
-                references_total=kept.count_references(ns),
+                references_total=kept.count_references(ns) - kept.count_references(ns, end),
             )
         tunings = self.answerer.tunings
         if tunings.fits is not None:

@@ -10,6 +10,7 @@ from litestar.testing import TestClient
 
 from service.bootstrap import Runtime
 from service.domain.model.references import Fit
+from tests.fakes import FakeClock
 from tests.http import AS_ADMIN, AS_AGENT, problem, write
 
 TEAM = [
@@ -138,7 +139,7 @@ def test_a_sweep_without_references_keeps_the_shipped_calibration(
 
 
 def test_the_daily_report_tells_the_references_recorded_and_the_fits_kept(
-    keyed_runtime: Runtime, keyed: TestClient[Litestar]
+    keyed_runtime: Runtime, keyed: TestClient[Litestar], clock: FakeClock
 ) -> None:
     write(keyed, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
     record(keyed, AS_ADMIN, question="What do we embed?", answers=["emb"])
@@ -171,6 +172,13 @@ def test_the_daily_report_tells_the_references_recorded_and_the_fits_kept(
     assert [c["fit"]["in_force"] for c in changes] == [False, False]  # version 3 is
     elsewhere = keyed.get("/v1/reports/daily?namespace=two", headers=AS_ADMIN).json()
     assert elsewhere["references"] == {} and elsewhere["calibrations"] == []
+    day = report["date"]
+    clock.advance(86_400)
+    record(keyed, AS_ADMIN, question="Where is the ledger?", answers=["db"])
+    then = keyed.get(f"/v1/reports/daily?namespace=one&date={day}", headers=AS_ADMIN).json()
+    assert then["references_total"] == 3  # as that day ended
+    now = keyed.get("/v1/reports/daily?namespace=one", headers=AS_ADMIN).json()
+    assert now["references"] == {"admin": 1} and now["references_total"] == 4
 
 
 def test_a_sweep_counts_no_search_and_no_model_work(keyed: TestClient[Litestar]) -> None:

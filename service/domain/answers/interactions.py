@@ -24,6 +24,7 @@ class DailyReport:
     references: dict[str, int] = field(default_factory=dict)
     """Reference questions recorded that day, by source."""
     references_total: int = 0
+    """The namespace's reference questions by the end of that day (those kept still)."""
     calibrations: list[Change] = field(default_factory=list)
     """The fits sweeps kept that day, oldest first."""
     in_force: Tuning | None = None
