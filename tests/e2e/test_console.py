@@ -307,6 +307,87 @@ def test_an_unanswered_question_becomes_a_reference_and_a_sweep_draws_its_curves
     assert removed not in page.content()
 
 
+TEAM = {
+    "selective-embedding": "We choose selective embedding: only architectural decisions and "
+    "recent discussions get vectors.",
+    "ledger-postgres": "Replicas share one ledger in Postgres; a single node keeps it in SQLite.",
+    "keyword-tantivy": "Keyword search runs on Tantivy, one index per replica, rebuilt from the "
+    "ledger.",
+    "discussions-expire": "Discussions expire after seven days and are then archived keyword-only.",
+    "keys-per-agent": "Every agent gets its own API key, scoped to the namespaces it works in.",
+    "release-train": "We release every second Tuesday; hotfixes may go out on any day.",
+    "on-call": "On-call rotates weekly between the four platform engineers; handover is Monday "
+    "at 10:00.",
+    "backups": "The ledger is backed up every six hours to object storage and kept for 35 days.",
+    "reviews": "Every change needs one approving review; changes to the ledger schema need two.",
+    "console-html": "The admin console is server-rendered HTML with no JavaScript framework.",
+}
+"""The platform team's decisions of the guide's walkthrough (Retrieve and context)."""
+KNOWN = [
+    ("What do we embed?", "selective-embedding"),
+    ("Which entries get vectors?", "selective-embedding"),
+    ("Where does the ledger live?", "ledger-postgres"),
+    ("What do we use for keyword search?", "keyword-tantivy"),
+    ("How long are discussions kept?", "discussions-expire"),
+    ("Do agents share an API key?", "keys-per-agent"),
+    ("How often do we release?", "release-train"),
+    ("Can a hotfix ship on a Friday?", "release-train"),
+    ("Who is on call this week?", "on-call"),
+    ("When is the on-call handover?", "on-call"),
+    ("How often is the ledger backed up?", "backups"),
+    ("How long do we keep backups?", "backups"),
+    ("How many approvals does a change need?", "reviews"),
+    ("Who must approve a schema change?", "reviews"),
+    ("Does the console use React?", "console-html"),
+    ("How often is the ledger schema migrated?", None),
+    ("How long are API keys valid?", None),
+    ("Do discussions get promoted automatically?", None),
+    ("Is keyword search case sensitive?", None),
+    ("Can discussions be deleted?", None),
+    ("Which object storage do we use?", None),
+    ("Is the ledger encrypted?", None),
+    ("What is the on-call pay?", None),
+    ("What is the office wifi password?", None),
+]
+"""The references the walkthrough's team records: the entry that answers, or none."""
+
+
+def test_a_thumbs_down_a_sweep_and_the_report_of_what_it_changed(
+    console: Console, server: Server
+) -> None:
+    asked = {"namespace": "platform", "question": "How often do we rotate API keys?"}
+    with httpx.Client(base_url=server.url, headers=AS_ADMIN, timeout=60) as api:
+        events = [
+            {"namespace": "platform", "id": key, "tier": "A", "type": "decision", "text": text}
+            for key, text in TEAM.items()
+        ]
+        assert api.post("/v1/events", json={"events": events}).status_code == 201
+        before = api.post("/v1/retrieve", json=asked).json()
+        assert before["strong_match"] and before["entries"][0]["id"] == "keys-per-agent"
+        down = {"interaction_id": before["interaction_id"], "rating": "down", "nothing": True}
+        assert api.post("/v1/feedback", json=down).json()["reference_id"]
+        for question, answer in KNOWN:
+            known = {"answers": [answer]} if answer else {"nothing": True}
+            body = {"namespace": "platform", "question": question, **known}
+            assert api.post("/v1/references", json=body).status_code == 201
+    page = console.sign_in(ADMIN)
+    page.goto(f"{console.url}/ui/calibration?namespace=platform")
+    page.get_by_role("button", name="Sweep now").click()
+    swept = page.locator("#swept")
+    expect(swept).to_contain_text("25 references asked")
+    expect(swept).to_contain_text("Kept namespace v1: threshold 0.73 → 0.95")
+    expect(page.locator("svg.sweep-chart")).to_have_count(2)
+    console.shot("e2e-calibration-kept")
+    with httpx.Client(base_url=server.url, headers=AS_ADMIN, timeout=60) as api:
+        after = api.post("/v1/retrieve", json=asked).json()
+    assert not after["strong_match"] and after["calibration"]["version"] == 1
+    page.goto(f"{console.url}/ui/reports?namespace=platform")
+    changed = page.locator("section[aria-labelledby=calibration-title]")
+    expect(changed).to_contain_text("Reference questions recorded that day: 25")
+    expect(changed).to_contain_text("Version 1: threshold 0.73 → 0.95, floor 0.002 → 0.002")
+    expect(changed).to_contain_text("in force")
+
+
 def test_a_rescan_and_a_rebuild_report_back_on_their_pages(console: Console) -> None:
     page = console.sign_in(ADMIN)
     page.goto(f"{console.url}/ui/collections/notes")
