@@ -164,16 +164,19 @@ class AnswerUseCases:
         return Rated(given, reference)
 
     def daily_report(
-        self, principal: Principal, day: str | None, namespace: str | None
+        self, principal: Principal, day: str | None, namespace: str | None, *, whole: bool = True
     ) -> DailyReport:
         """Questions asked on a day (UTC; default today), the strong-match rate, feedback
         counts, the questions with no strong match, the entries superseded, the reference
-        questions recorded and the fits sweeps kept."""
+        questions recorded and the fits sweeps kept; not ``whole``: the questions, matches
+        and feedback alone."""
         ns = principal.namespace(namespace)
         start = day_start(day, self.clock())
         asked, given = self.interactions.between(ns, start, start + DAY)
         end = start + DAY
         report = daily_report(ns, start, asked, given)
+        if not whole:  # the questions alone, as a chart of days shows them
+            return report
         if self.ledger is not None:
             report = replace(report, revisions=self.ledger.superseded_between(ns, start, end))
         if self.references is not None:

@@ -49,9 +49,16 @@ def grouped(questions: list[wire.UnansweredQuestion]) -> list[Unanswered]:
 
 
 def report(
-    services: Services, principal: Principal, day: date | None, namespace: str | None
+    services: Services,
+    principal: Principal,
+    day: date | None,
+    namespace: str | None,
+    *,
+    whole: bool = True,
 ) -> wire.DailyReportResponse:
-    found = services.answers.daily_report(principal, day.isoformat() if day else None, namespace)
+    found = services.answers.daily_report(
+        principal, day.isoformat() if day else None, namespace, whole=whole
+    )
     return daily_out(found)
 
 
@@ -66,7 +73,7 @@ def reports_page(
     shown = report(services, principal, day, namespace)
     last = date.fromisoformat(shown.date)
     days = [
-        shown if n == 0 else report(services, principal, earlier, namespace)
+        shown if n == 0 else report(services, principal, earlier, namespace, whole=False)
         for n in reversed(range(DAYS))
         if (earlier := shifted(last, -n)) is not None
     ]
