@@ -145,6 +145,7 @@ def to_query(
         request.rerank,
         min_score=floor if request.min_score is None else request.min_score,
         relax=request.relax,
+        floor=floor,
     )
 
 

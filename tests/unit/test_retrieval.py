@@ -427,6 +427,16 @@ def test_relaxing_drops_the_threshold(stores: Stores) -> None:
     assert [r.entry.id for r in outcome.results] == ["e"]
 
 
+def test_relaxing_goes_no_lower_than_the_namespaces_floor(stores: Stores) -> None:
+    # A sweep's floor over the service's: the retry keeps it.
+    stores.memory.writer.write([make_entry("e", "postgres failover log", "E")])
+    fitted = dataclasses.replace(
+        query("postgres", tiers=("A",)), min_score=0.9, relax=True, floor=0.9
+    )
+    outcome = stores.searcher().search(fitted)
+    assert outcome.relaxed is True and outcome.results == []
+
+
 def test_no_relaxed_retry_when_results_exist_or_nothing_to_widen(stores: Stores) -> None:
     stores.memory.writer.write([make_entry("e", "disk full on node three", "E")])
     found = stores.searcher().search(dataclasses.replace(query("disk", tiers=("E",)), relax=True))

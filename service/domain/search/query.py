@@ -25,8 +25,11 @@ class SearchQuery:
     """Results scoring below it are left out (the service's floor, STRATA_MIN_SCORE, is
     set by whoever builds the query; 0: none)."""
     relax: bool = False
-    """When nothing is found, retry once over every tier, ``min_score`` no higher than the
-    service's floor."""
+    """When nothing is found, retry once over every tier, ``min_score`` no higher than
+    ``floor``."""
+    floor: float | None = None
+    """The relevance floor in force for the namespace (its sweep's fit, else the service's);
+    None: the service's."""
 
 
 class ListExplain(NamedTuple):

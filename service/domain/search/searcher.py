@@ -172,8 +172,9 @@ class Searcher:
         outcome = self._search(query, watch)
         if outcome.results or not query.relax:
             return outcome
-        # Wider, never laxer than the floor: the retry must not bring back what it dropped.
-        floor = min(query.min_score, self.min_score)
+        # Wider, never laxer than the floor in force: the retry must not bring back what
+        # it dropped.
+        floor = min(query.min_score, self.min_score if query.floor is None else query.floor)
         wider = replace(
             query, filters=replace(query.filters, tiers=TIERS), min_score=floor, relax=False
         )
