@@ -252,6 +252,19 @@ def test_the_report_tells_the_references_recorded_and_what_the_fits_changed(
     assert "12 references · in force" in after
 
 
+def test_a_sweep_from_the_calibration_page_says_what_it_asked_and_kept(admin: Client) -> None:
+    write(admin, FACT)
+    body = {"namespace": "one", "question": "peanuts?", "nothing": True}
+    assert admin.post("/v1/references", json=body, headers=AS_ADMIN).status_code == 201
+    page = admin.get("/ui/calibration", params={"namespace": "one"})
+    swept = admin.post("/ui/calibration/sweep?namespace=one", data={"csrf": token(page)})
+    assert swept.status_code == 200
+    notice = re.search(r'id="swept">(.*?)</p>', swept.text, re.S)
+    assert notice is not None
+    assert re.search(r"1 reference asked in \d+ ms\.", notice.group(1))
+    assert "The calibration in force stays." in notice.group(1)
+
+
 def test_jobs_are_listed_run_and_the_rebuild_started_by_admins(admin: Client) -> None:
     page = admin.get("/ui/jobs")
     assert page.status_code == 200
