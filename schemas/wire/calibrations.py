@@ -13,6 +13,10 @@ from schemas.wire.search import CalibrationUsed
 
 class SweepRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     namespace: Namespace | None = None
+    deployment: bool = False
+    """Sweep every namespace's references together and fit the deployment's calibration,
+    which serves each namespace without a fit of its own (a key of every namespace; no
+    ``namespace``)."""
 
 
 class ThresholdPoint(Struct):
@@ -63,6 +67,7 @@ class ReferenceOutcome(Struct, kw_only=True):
 
 class SweepResponse(Struct, kw_only=True):
     namespace: str
+    """Empty for the deployment's sweep."""
     references: int
     answerable: int
     """References that name the entries answering them; the others say nothing does."""
@@ -104,6 +109,7 @@ class CalibrationChange(Struct, kw_only=True):
 
 class CalibrationsResponse(Struct, kw_only=True):
     namespace: str
+    """Empty for the deployment's calibration."""
     in_force: CalibrationUsed
     fits: list[FitOut]
     """Newest first."""
@@ -112,5 +118,8 @@ class CalibrationsResponse(Struct, kw_only=True):
 
 class RollbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     version: Annotated[int, Meta(ge=0)]
-    """The fit to apply again; 0: the shipped calibration."""
+    """The fit to apply again; 0: none of its own (a namespace then takes the deployment's
+    fit, if any, else the shipped calibration)."""
     namespace: Namespace | None = None
+    deployment: bool = False
+    """Roll back the deployment's calibration (a key of every namespace; no ``namespace``)."""

@@ -3,8 +3,11 @@ keys only."""
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Annotated
+
 from litestar import Controller, get, post
-from litestar.params import JSONBody
+from litestar.params import JSONBody, QueryParameter
 
 from schemas import wire
 from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
@@ -12,6 +15,10 @@ from service.edge.openapi import problems
 from service.edge.params import Namespace
 from service.present.calibrations import calibrations_out, sweep_out
 from service.present.search import calibration_out
+
+Deployment = Annotated[
+    bool, QueryParameter(description="The deployment's calibration (a key of every namespace)")
+]
 
 
 class CalibrationsController(Controller):
@@ -26,19 +33,26 @@ class CalibrationsController(Controller):
         principal: PrincipalDep,
         pools: PoolsDep,
     ) -> wire.SweepResponse:
-        """Ask the namespace's reference questions as agents ask them (nothing logged or
-        counted), fit its strong-match threshold and relevance floor with cross-validation,
-        and apply the fit when it beats the calibration in force on the references left
-        out. Runs on a thread of its own: agents' requests never wait for it."""
-        swept = await pools.aside(services.calibrations.sweep, principal, data.namespace)
-        return sweep_out(swept)
+        """Ask the namespace's reference questions (or, with ``deployment``, every
+        namespace's) as agents ask them (nothing logged or counted), fit the strong-match
+        threshold and relevance floor with cross-validation, and apply the fit when it beats
+        the calibration in force on the references left out. Runs on a thread of its own:
+        agents' requests never wait for it."""
+        sweep = partial(services.calibrations.sweep, deployment=data.deployment)
+        return sweep_out(await pools.aside(sweep, principal, data.namespace))
 
     @get("/calibrations", sync_to_thread=True)
     def calibrations(
-        self, services: ServicesDep, principal: PrincipalDep, namespace: Namespace = None
+        self,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        namespace: Namespace = None,
+        deployment: Deployment = False,
     ) -> wire.CalibrationsResponse:
-        """The calibration in force for the namespace and every fit its sweeps kept."""
-        return calibrations_out(services.calibrations.calibrations(principal, namespace))
+        """The calibration in force for the namespace (or the deployment's) and every fit
+        its sweeps kept."""
+        found = services.calibrations.calibrations(principal, namespace, deployment=deployment)
+        return calibrations_out(found)
 
     @post("/calibrations/rollback", status_code=200, sync_to_thread=True, responses=problems(404))
     def roll_back(
@@ -47,6 +61,9 @@ class CalibrationsController(Controller):
         services: ServicesDep,
         principal: PrincipalDep,
     ) -> wire.CalibrationUsed:
-        """Apply an earlier fit of the namespace again (version 0: the shipped calibration)."""
-        tuning = services.calibrations.roll_back(principal, data.namespace, data.version)
+        """Apply an earlier fit of the namespace (or the deployment) again; version 0: none
+        of its own."""
+        tuning = services.calibrations.roll_back(
+            principal, data.namespace, data.version, deployment=data.deployment
+        )
         return calibration_out(tuning)

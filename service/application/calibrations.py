@@ -12,10 +12,10 @@ from typing import Any
 from service.application.auth import Principal
 from service.domain.answers.answer import Answerer
 from service.domain.answers.sweep import FLOORS, Asked, SweepReport, ask, fit_sweep
-from service.domain.answers.tuning import Tuning
-from service.domain.model.references import Fit
+from service.domain.answers.tuning import DEPLOYMENT, Tuning
+from service.domain.model.references import Fit, Reference
 from service.domain.ports.references import Fits, References
-from service.errors import Conflict, NotFound
+from service.errors import Conflict, Forbidden, InvalidInput, NotFound
 
 SCHEDULE = Principal("admin", name="schedule")
 """Who sweeps on the schedule."""
@@ -60,12 +60,15 @@ class CalibrationUseCases:
         self._swept_at: dict[str, float] = {}
         """When each namespace was last swept here."""
 
-    def sweep(self, principal: Principal, namespace: str | None) -> Swept:
+    def sweep(
+        self, principal: Principal, namespace: str | None, *, deployment: bool = False
+    ) -> Swept:
         """Ask every reference question of the namespace through the read path, as agents
         ask (nothing logged, nothing counted), and keep the fit the cross-validation
-        supports; Conflict while another sweep runs here."""
-        principal.require_admin()
-        name = principal.namespace(namespace)
+        supports; with ``deployment``, those of every namespace together, for the fit that
+        serves the namespaces without one of their own. Conflict while another sweep runs
+        here."""
+        name = self._scope(principal, namespace, deployment)
         if not self._sweeping.acquire(blocking=False):
             raise Conflict("a sweep is under way; try again when it has finished")
         try:
@@ -98,8 +101,7 @@ class CalibrationUseCases:
         in_force = self.answerer.tunings.of(namespace)
         floors = sorted({*FLOORS, in_force.floor})
         asked: list[Asked] = [
-            ask(self.answerer, reference, now, floors)
-            for reference in self.references.references(namespace, 0, MOST_REFERENCES)
+            ask(self.answerer, reference, now, floors) for reference in self._asked(namespace)
         ]
         report = fit_sweep(asked, in_force.threshold, in_force.floor)
         kept = None
@@ -119,24 +121,59 @@ class CalibrationUseCases:
         took = round((time.perf_counter() - started) * 1000, 1)
         return Swept(namespace, report, in_force, kept, took)
 
-    def calibrations(self, principal: Principal, namespace: str | None) -> Calibrations:
-        """The calibration in force for the namespace, its fits and its references."""
-        principal.require_admin()
-        name = principal.namespace(namespace)
+    def calibrations(
+        self, principal: Principal, namespace: str | None, *, deployment: bool = False
+    ) -> Calibrations:
+        """The calibration in force for the namespace (or the deployment's), its fits and
+        the references its sweep asks."""
+        name = self._scope(principal, namespace, deployment)
+        spaces = self.references.reference_namespaces() if name == DEPLOYMENT else [name]
         return Calibrations(
             name,
             self.answerer.tunings.of(name),
             self.fits.fits(name),
-            self.references.count_references(name),
+            sum(self.references.count_references(n) for n in spaces),
         )
 
-    def roll_back(self, principal: Principal, namespace: str | None, version: int) -> Tuning:
-        """Apply the namespace's fit of ``version`` (0: the shipped calibration)."""
-        principal.require_admin()
-        name = principal.namespace(namespace)
+    def roll_back(
+        self,
+        principal: Principal,
+        namespace: str | None,
+        version: int,
+        *,
+        deployment: bool = False,
+    ) -> Tuning:
+        """Apply the namespace's fit (or the deployment's) of ``version`` (0: none of its
+        own: the deployment's fit for a namespace, the shipped calibration for the
+        deployment)."""
+        name = self._scope(principal, namespace, deployment)
         try:
             self.fits.activate_fit(name, version)
         except KeyError:
             raise NotFound(f"namespace {name!r} has no calibration version {version}") from None
         self.answerer.tunings.forget()
         return self.answerer.tunings.of(name)
+
+    def _scope(self, principal: Principal, namespace: str | None, deployment: bool) -> str:
+        """The namespace a call is about; ``DEPLOYMENT`` for the deployment's calibration,
+        which only a key of every namespace may change or read."""
+        principal.require_admin()
+        if not deployment:
+            return principal.namespace(namespace)
+        if namespace is not None:
+            raise InvalidInput.one("deployment", "names no namespace: the deployment is all")
+        if principal.namespaces is not None:
+            raise Forbidden("the deployment's calibration needs a key of every namespace")
+        return DEPLOYMENT
+
+    def _asked(self, namespace: str) -> list[Reference]:
+        """The references a sweep asks, the first ``MOST_REFERENCES`` recorded: the
+        namespace's, or every namespace's for the deployment."""
+        if namespace != DEPLOYMENT:
+            return self.references.references(namespace, 0, MOST_REFERENCES)
+        found: list[Reference] = []
+        for name in self.references.reference_namespaces():
+            found += self.references.references(name, 0, MOST_REFERENCES - len(found))
+            if len(found) >= MOST_REFERENCES:
+                break
+        return found

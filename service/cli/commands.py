@@ -245,7 +245,7 @@ def reference(args: argparse.Namespace) -> int:
 
 def sweep(args: argparse.Namespace) -> int:
     with connect(args) as client:
-        swept = client.sweep(args.namespace)
+        swept = client.sweep(args.namespace, deployment=args.deployment)
     _out(render.as_json(swept) if args.format == "json" else render.sweep_text(swept))
     return OK
 
@@ -253,8 +253,8 @@ def sweep(args: argparse.Namespace) -> int:
 def calibration(args: argparse.Namespace) -> int:
     with connect(args) as client:
         if args.rollback is not None:
-            client.roll_back(args.rollback, args.namespace)
-        found = client.calibrations(args.namespace)
+            client.roll_back(args.rollback, args.namespace, deployment=args.deployment)
+        found = client.calibrations(args.namespace, deployment=args.deployment)
     _out(render.calibrations_text(found))
     return OK
 

@@ -14,6 +14,10 @@ from service.cli.serve import serve
 TIERS = get_args(wire.Tier)
 MIN_SCORE = "leave out what scores below this (default: the service's relevance floor; 0: none)"
 NAMESPACE = "namespace to act on (default: the API key's only namespace, else 'default')"
+DEPLOYMENT = (
+    "the deployment's calibration, which serves every namespace without one of its own, from "
+    "every namespace's reference questions (a key of every namespace)"
+)
 MODES = get_args(wire.Mode)
 
 
@@ -271,6 +275,7 @@ def parser() -> argparse.ArgumentParser:
         "(admin)",
     )
     sweep.add_argument("--namespace", help=NAMESPACE)
+    sweep.add_argument("--deployment", action="store_true", help=DEPLOYMENT)
     sweep.add_argument(
         "--format", choices=("text", "json"), default="text", help="how the sweep is shown"
     )
@@ -280,6 +285,7 @@ def parser() -> argparse.ArgumentParser:
         "calibration", help="the calibration in force and the fits of sweeps; roll back (admin)"
     )
     calibration.add_argument("--namespace", help=NAMESPACE)
+    calibration.add_argument("--deployment", action="store_true", help=DEPLOYMENT)
     calibration.add_argument(
         "--rollback", type=int, metavar="VERSION", help="apply this fit again (0: shipped)"
     )

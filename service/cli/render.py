@@ -176,7 +176,8 @@ def calibration_name(used: wire.CalibrationUsed) -> str:
 def sweep_text(swept: wire.SweepResponse) -> str:
     before, after = swept.before, swept.after
     lines = [
-        f"{swept.namespace}: {swept.references} references ({swept.answerable} answered "
+        f"{swept.namespace or 'the deployment'}: {swept.references} references "
+        f"({swept.answerable} answered "
         f"by entries) asked in {_took(swept.took_ms)}; first ten hold the answer "
         f"{_share(swept.top10)}",
         f"{'kept' if swept.kept else 'in force'}: {calibration_name(after)}, threshold "
@@ -200,7 +201,8 @@ def _took(ms: float) -> str:
 def calibrations_text(found: wire.CalibrationsResponse) -> str:
     used = found.in_force
     lines = [
-        f"{found.namespace}: {calibration_name(used)} in force (threshold {used.threshold:g},"
+        f"{found.namespace or 'the deployment'}: {calibration_name(used)} in force "
+        f"(threshold {used.threshold:g},"
         f" floor {used.floor:g}); {found.references} reference questions"
     ]
     for fit in found.fits:

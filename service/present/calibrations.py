@@ -8,7 +8,7 @@ from typing import Any
 from schemas import wire
 from service.application.calibrations import Calibrations, Swept
 from service.domain.answers.sweep import Figures
-from service.domain.answers.tuning import Tuning
+from service.domain.answers.tuning import DEPLOYMENT, Tuning
 from service.domain.model.references import Fit
 from service.present.search import calibration_out
 from service.present.times import format_time
@@ -59,7 +59,7 @@ def fit_out(fit: Fit, in_force: Tuning | None) -> wire.FitOut:
         fitted_at=format_time(fit.at) or "",
         actor=fit.actor,
         in_force=in_force is not None
-        and in_force.scope == "namespace"
+        and in_force.scope == ("deployment" if fit.namespace == DEPLOYMENT else "namespace")
         and in_force.version == fit.version,
         held_out={name: wire.HeldOut(**figures) for name, figures in held.items()},
         references=int(fit.figures.get("references", 0)),

@@ -290,19 +290,27 @@ class StrataClient:
         body: dict[str, Any] = {"ids": list(ids), **_ns(namespace)}
         return self._call(wire.PromoteResponse, "POST", "/v1/admin/promote", json=body)
 
-    def sweep(self, namespace: str | None = None) -> wire.SweepResponse:
-        """Fit the namespace's calibration on its reference questions (admin)."""
-        body = _ns(namespace)
+    def sweep(
+        self, namespace: str | None = None, *, deployment: bool = False
+    ) -> wire.SweepResponse:
+        """Fit the namespace's calibration on its reference questions, or with
+        ``deployment`` the deployment's on every namespace's (admin)."""
+        body = {**_ns(namespace), **_deployment(deployment)}
         return self._call(wire.SweepResponse, "POST", "/v1/admin/sweep", json=body)
 
-    def calibrations(self, namespace: str | None = None) -> wire.CalibrationsResponse:
-        params = _ns(namespace)
+    def calibrations(
+        self, namespace: str | None = None, *, deployment: bool = False
+    ) -> wire.CalibrationsResponse:
+        params = {**_ns(namespace), **_deployment(deployment)}
         path = "/v1/admin/calibrations"
         return self._call(wire.CalibrationsResponse, "GET", path, params=params)
 
-    def roll_back(self, version: int, namespace: str | None = None) -> wire.CalibrationUsed:
-        """Apply the namespace's fit of ``version`` again (0: the shipped calibration)."""
-        body = {"version": version, **_ns(namespace)}
+    def roll_back(
+        self, version: int, namespace: str | None = None, *, deployment: bool = False
+    ) -> wire.CalibrationUsed:
+        """Apply the namespace's (or the deployment's) fit of ``version`` again (0: none of
+        its own)."""
+        body = {"version": version, **_ns(namespace), **_deployment(deployment)}
         path = "/v1/admin/calibrations/rollback"
         return self._call(wire.CalibrationUsed, "POST", path, json=body)
 
@@ -350,6 +358,10 @@ def reference_body(
 
 def _ns(namespace: str | None) -> dict[str, str]:
     return {"namespace": namespace} if namespace else {}
+
+
+def _deployment(deployment: bool) -> dict[str, bool]:
+    return {"deployment": True} if deployment else {}
 
 
 def _given(**values: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@ feedback, listed and removed; swept, and the fit kept or rolled back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from litestar import Litestar
@@ -10,8 +11,9 @@ from litestar.testing import TestClient
 
 from service.bootstrap import Runtime
 from service.domain.model.references import Fit
+from tests.apps import serving
 from tests.fakes import FakeClock
-from tests.http import AS_ADMIN, AS_AGENT, problem, write
+from tests.http import AS_ADMIN, AS_AGENT, bearer, problem, write
 
 TEAM = [
     {"id": "emb", "tier": "A", "text": "We embed only decisions and recent discussions"},
@@ -194,3 +196,61 @@ def test_a_sweep_counts_no_search_and_no_model_work(keyed: TestClient[Litestar])
     assert keyed.get("/v1/stats", headers=AS_ADMIN).json()["read_time"]["queries"] == before
     report = keyed.get("/v1/reports/daily?namespace=one", headers=AS_ADMIN).json()
     assert report["questions"] == 1  # the sweep's questions are not logged
+
+
+def test_the_deployments_calibration_is_swept_from_every_namespace_and_serves_the_rest(
+    keyed_runtime: Runtime, keyed: TestClient[Litestar], clock: FakeClock
+) -> None:
+    for namespace in ("one", "two"):
+        write(keyed, *({**e, "namespace": namespace} for e in TEAM), headers=AS_ADMIN)
+        body = {"namespace": namespace, "question": "What do we embed?", "answers": ["emb"]}
+        assert keyed.post("/v1/references", json=body, headers=AS_ADMIN).status_code == 201
+    whole = {"deployment": True}
+    problem(keyed.post("/v1/admin/sweep", json=whole, headers=AS_AGENT), 403)
+    both = {"deployment": True, "namespace": "one"}
+    refused = problem(keyed.post("/v1/admin/sweep", json=both, headers=AS_ADMIN), 422)
+    assert refused["errors"][0]["field"] == "deployment"
+    swept = keyed.post("/v1/admin/sweep", json=whole, headers=AS_ADMIN).json()
+    assert swept["namespace"] == "" and swept["references"] == 2 and not swept["kept"]
+    listed = keyed.get("/v1/admin/calibrations?deployment=true", headers=AS_ADMIN).json()
+    assert listed["namespace"] == "" and listed["references"] == 2 and listed["fits"] == []
+
+    # A deployment's fit serves the namespaces without one of their own.
+    ledger = keyed_runtime.stores.ledger
+    ledger.add_fit(Fit("", 0, 0.5, 0.003, clock.now, "admin", {"references": 2}))
+    ledger.add_fit(Fit("two", 0, 0.6, 0.002, clock.now, "admin", {"references": 1}))
+    keyed_runtime.services.answers.answerer.tunings.forget()
+    asked = {"question": "what do we embed?"}
+    one = keyed.post("/v1/retrieve", json={**asked, "namespace": "one"}, headers=AS_ADMIN)
+    two = keyed.post("/v1/retrieve", json={**asked, "namespace": "two"}, headers=AS_ADMIN)
+    assert one.json()["calibration"] == {
+        "source": "deployment",
+        "version": 1,
+        "threshold": 0.5,
+        "floor": 0.003,
+    }
+    assert two.json()["calibration"]["source"] == "namespace"
+    listed = keyed.get("/v1/admin/calibrations?deployment=true", headers=AS_ADMIN).json()
+    assert listed["in_force"]["source"] == "deployment" and listed["fits"][0]["in_force"]
+    back = {"deployment": True, "version": 0}
+    rolled = keyed.post("/v1/admin/calibrations/rollback", json=back, headers=AS_ADMIN)
+    assert rolled.json()["source"] == "shipped"
+    again = keyed.post("/v1/retrieve", json={**asked, "namespace": "one"}, headers=AS_ADMIN)
+    assert again.json()["calibration"]["source"] == "shipped"
+    missing = {"deployment": True, "version": 7}
+    problem(keyed.post("/v1/admin/calibrations/rollback", json=missing, headers=AS_ADMIN), 404)
+
+
+def test_an_admin_key_of_some_namespaces_leaves_the_deployments_calibration_alone(
+    runtime_for: Callable[..., Runtime],
+) -> None:
+    scoped = "scoped-admin-key-0123"
+    with serving(runtime_for(api_keys=f"{scoped}=admin:one")) as client:
+        as_scoped = bearer(scoped)
+        whole = {"deployment": True}
+        problem(client.post("/v1/admin/sweep", json=whole, headers=as_scoped), 403)
+        problem(client.get("/v1/admin/calibrations?deployment=true", headers=as_scoped), 403)
+        back = {"deployment": True, "version": 0}
+        problem(client.post("/v1/admin/calibrations/rollback", json=back, headers=as_scoped), 403)
+        own = client.post("/v1/admin/sweep", json={"namespace": "one"}, headers=as_scoped)
+        assert own.status_code == 200 and own.json()["namespace"] == "one"

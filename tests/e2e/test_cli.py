@@ -76,6 +76,10 @@ def test_cli_records_searches_promotes_and_reports(tmp_path: Path) -> None:
         assert "2 references (1 answered by entries)" in swept, swept
         assert "in force: shipped" in swept, swept
         assert json.loads(strata(url, "sweep", "--format", "json").stdout)["kept"] is False
+        whole = strata(url, "sweep", "--deployment").stdout
+        assert whole.startswith("the deployment: 2 references (1 answered by entries)"), whole
+        listed = strata(url, "calibration", "--deployment", "--rollback", "0").stdout
+        assert listed.startswith("the deployment: shipped in force"), listed
         shown = strata(url, "calibration", "--rollback", "0").stdout
         assert "shipped in force (threshold 0.73, floor 0.002)" in shown, shown
         run = json.loads(strata(url, "jobs", "--run", "expire_c_tier").stdout)

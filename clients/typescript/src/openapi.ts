@@ -692,6 +692,8 @@ export interface RollbackRequest {
   version: number;
   /** Isolated space of entries. Default: `null`. */
   namespace?: string | null;
+  /** Default: `false`. */
+  deployment?: boolean;
 }
 
 export interface RoutineCheckRequest {
@@ -870,6 +872,8 @@ export interface StatsResponse {
 export interface SweepRequest {
   /** Isolated space of entries. Default: `null`. */
   namespace?: string | null;
+  /** Default: `false`. */
+  deployment?: boolean;
 }
 
 export interface SweepResponse {
@@ -1012,6 +1016,8 @@ export interface Routes {
     query: {
       /** Default: the key's only namespace. */
       namespace?: string | null;
+      /** The deployment's calibration (a key of every namespace). Default: `false`. */
+      deployment?: boolean;
     };
     body: undefined;
     response: CalibrationsResponse;
