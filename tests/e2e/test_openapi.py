@@ -50,6 +50,10 @@ DATA_RULES = (
     # The filters of a search, with its rules: `since` is not after `until`; times lie
     # between 1970-01-01 and 9999-12-31 (422 naming the field otherwise).
     "POST /v1/context",
+    # The deployment's calibration names no namespace (422 naming `deployment` otherwise).
+    "POST /v1/admin/sweep",
+    "GET /v1/admin/calibrations",
+    "POST /v1/admin/calibrations/rollback",
 )
 """Operations with rules the stored data or several fields decide, which no schema of the
 request can state: data the document allows may be refused with 409 or 422."""
