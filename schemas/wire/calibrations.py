@@ -117,7 +117,7 @@ class CalibrationsResponse(Struct, kw_only=True):
 
 
 class RollbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):
-    version: Annotated[int, Meta(ge=0)]
+    version: Annotated[int, Meta(ge=0, le=2**31 - 1)]
     """The fit to apply again; 0: none of its own (a namespace then takes the deployment's
     fit, if any, else the shipped calibration)."""
     namespace: Namespace | None = None

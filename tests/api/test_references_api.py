@@ -254,3 +254,13 @@ def test_an_admin_key_of_some_namespaces_leaves_the_deployments_calibration_alon
         problem(client.post("/v1/admin/calibrations/rollback", json=back, headers=as_scoped), 403)
         own = client.post("/v1/admin/sweep", json={"namespace": "one"}, headers=as_scoped)
         assert own.status_code == 200 and own.json()["namespace"] == "one"
+
+
+def test_a_rollback_to_a_version_past_any_kept_is_refused(keyed: TestClient[Litestar]) -> None:
+    for body in ({"version": 2**31 - 1, "namespace": "one"}, {"version": 3, "deployment": True}):
+        problem(keyed.post("/v1/admin/calibrations/rollback", json=body, headers=AS_ADMIN), 404)
+    huge = {"version": 2**64, "deployment": True}
+    refused = problem(
+        keyed.post("/v1/admin/calibrations/rollback", json=huge, headers=AS_ADMIN), 422
+    )
+    assert refused["errors"][0]["field"] == "version"

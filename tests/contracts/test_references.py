@@ -65,8 +65,9 @@ def test_fits_are_versioned_and_the_last_is_in_force_until_rolled_back(ledger: L
     assert ledger.active_fit("team") == first
     assert ledger.activate_fit("team", 0) is None
     assert ledger.active_fit("team") is None
-    with pytest.raises(KeyError):
-        ledger.activate_fit("team", 3)
+    for missing in (3, 2**31 - 1):
+        with pytest.raises(KeyError):
+            ledger.activate_fit("team", missing)
     assert ledger.active_fit("other") is None
     assert ledger.add_fit(fit("other")).version == 1
 

@@ -688,7 +688,7 @@ export interface Revision {
 }
 
 export interface RollbackRequest {
-  /** >= 0. */
+  /** >= 0, <= 2147483647. */
   version: number;
   /** Isolated space of entries. Default: `null`. */
   namespace?: string | null;
