@@ -172,20 +172,16 @@ class AnswerUseCases:
         and feedback alone."""
         ns = principal.namespace(namespace)
         start = day_start(day, self.clock())
-        asked, given = self.interactions.between(ns, start, start + DAY)
         end = start + DAY
+        asked, given = self.interactions.between(ns, start, end)
         report = daily_report(ns, start, asked, given)
         if not whole:  # the questions alone, as a chart of days shows them
             return report
         if self.ledger is not None:
             report = replace(report, revisions=self.ledger.superseded_between(ns, start, end))
         if self.references is not None:
-            kept = self.references.references
-            report = replace(
-                report,
-                references=kept.recorded_between(ns, start, end),
-                references_total=kept.count_references(ns) - kept.count_references(ns, end),
-            )
+            by_source, total = self.references.recorded(ns, start, end)
+            report = replace(report, references=by_source, references_total=total)
         tunings = self.answerer.tunings
         if tunings.fits is not None:
             fits = tunings.fits.fits(ns)

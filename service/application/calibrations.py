@@ -150,7 +150,8 @@ class CalibrationUseCases:
         try:
             self.fits.activate_fit(name, version)
         except KeyError:
-            raise NotFound(f"namespace {name!r} has no calibration version {version}") from None
+            whose = "the deployment" if name == DEPLOYMENT else f"namespace {name!r}"
+            raise NotFound(f"{whose} has no calibration version {version}") from None
         self.answerer.tunings.forget()
         return self.answerer.tunings.of(name)
 

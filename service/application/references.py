@@ -113,6 +113,13 @@ class ReferenceUseCases:
     def keep(self, reference: Reference) -> None:
         self.references.add_references([reference])
 
+    def recorded(self, namespace: str, start: float, end: float) -> tuple[dict[str, int], int]:
+        """The namespace's references recorded from ``start`` until ``end``, by source, and
+        how many it holds as ``end`` comes (those kept still)."""
+        kept = self.references
+        by_source = kept.recorded_between(namespace, start, end)
+        return by_source, kept.count_references(namespace) - kept.count_references(namespace, end)
+
     def listed(
         self, principal: Principal, namespace: str | None, offset: int, limit: int
     ) -> Listed:

@@ -67,7 +67,7 @@ def changes_between(fits: list[Fit], start: float, end: float, shipped: Tuning) 
             continue
         told = fit.figures.get("replaced")
         if told:
-            replaced = Tuning(told["threshold"], told["floor"], told["scope"], told["version"])
+            replaced = Tuning(**told)
         elif n + 1 < len(fits):
             replaced = Tuning.of(fits[n + 1])
         else:
