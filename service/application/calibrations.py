@@ -78,7 +78,9 @@ class CalibrationUseCases:
 
     def sweep_due(self, after: int) -> dict[str, Any]:
         """Sweep each namespace given at least ``after`` reference questions since its last
-        sweep (here, or its fit in force); the scheduled job."""
+        sweep (here, or its fit in force); the scheduled job. Never the deployment: its fit
+        moves the scores of namespaces that recorded none of its references, an admin's
+        call."""
         swept, kept = [], []
         for namespace in self.references.reference_namespaces():
             fit = self.fits.active_fit(namespace)

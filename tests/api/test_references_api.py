@@ -13,7 +13,7 @@ from service.bootstrap import Runtime
 from service.domain.model.references import Fit
 from tests.apps import serving
 from tests.fakes import FakeClock
-from tests.http import AS_ADMIN, AS_AGENT, bearer, problem, write
+from tests.http import AS_ADMIN, AS_AGENT, KEYS, bearer, problem, write
 
 TEAM = [
     {"id": "emb", "tier": "A", "text": "We embed only decisions and recent discussions"},
@@ -264,3 +264,27 @@ def test_a_rollback_to_a_version_past_any_kept_is_refused(keyed: TestClient[Lite
         keyed.post("/v1/admin/calibrations/rollback", json=huge, headers=AS_ADMIN), 422
     )
     assert refused["errors"][0]["field"] == "version"
+
+
+def test_the_scheduled_sweep_asks_a_namespace_once_enough_new_references_came_in(
+    runtime_for: Callable[..., Runtime], clock: FakeClock
+) -> None:
+    with serving(runtime_for(api_keys=KEYS, sweep_after="2")) as client:
+        write(client, *({**e, "namespace": "one"} for e in TEAM), headers=AS_ADMIN)
+
+        def run() -> Any:
+            clock.advance(60)
+            done = client.post("/v1/admin/jobs/sweep_references/run", headers=AS_ADMIN)
+            assert done.status_code == 200, done.text
+            return done.json()["last_result"]
+
+        record(client, AS_ADMIN, question="What do we embed?", answers=["emb"])
+        assert run() == {"swept": 0, "kept": []}
+        record(client, AS_ADMIN, question="Where is the ledger?", answers=["db"])
+        assert run() == {"swept": 1, "kept": []}  # two references: too few to fit
+        assert run() == {"swept": 0, "kept": []}  # nothing new since
+        for n in range(2):
+            record(client, AS_ADMIN, question=f"The office wifi, {n}?", nothing=True)
+        assert run() == {"swept": 1, "kept": []}
+        whole = client.get("/v1/admin/calibrations?deployment=true", headers=AS_ADMIN).json()
+        assert whole["fits"] == [] and whole["in_force"]["source"] == "shipped"
