@@ -80,6 +80,10 @@ class RetrieveResponse(Struct):
     STRATA_UPSTREAM_ON_WEAK, no strong match)."""
     calibration: CalibrationUsed | None = None
     """Which calibration judged ``strong_match`` and set the floor."""
+    reference_id: str | None = None
+    """The namespace's reference question of the same words (``/v1/references``) whose
+    verdict this is: the entries it names first, a strong match of confidence 1; or, as
+    nothing answers it, no strong match, confidence 0. None: the calibration's verdict."""
 
 
 class FeedbackRequest(Struct, forbid_unknown_fields=True, kw_only=True):

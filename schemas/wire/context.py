@@ -91,3 +91,7 @@ class ContextResponse(Struct, kw_only=True):
     degraded: list[str]
     calibration: CalibrationUsed | None = None
     """Which calibration judged ``strong_match`` and set the floor of a request naming none."""
+    reference_id: str | None = None
+    """The namespace's reference question of the same words (``/v1/references``) whose
+    verdict this is: the entries it names first, a strong match of confidence 1; or, as
+    nothing answers it, no strong match, confidence 0. None: the calibration's verdict."""

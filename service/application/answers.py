@@ -14,9 +14,10 @@ from service.application.chains import Chain, ChainSource, chains
 from service.application.inputs import moment, not_blank
 from service.application.recall import Recall, RecallUseCases
 from service.application.references import ReferenceUseCases
-from service.domain.answers.answer import Answer, Answered, Answerer, RoutineCheck
+from service.domain.answers.answer import Answerer, RoutineCheck
 from service.domain.answers.interactions import DailyReport, daily_report
 from service.domain.answers.tuning import changes_between
+from service.domain.answers.verdict import Answer, Answered
 from service.domain.model import Feedback
 from service.domain.model.references import Reference
 from service.domain.ports import InteractionLog

@@ -12,8 +12,9 @@ from schemas import wire
 from service.application.answers import traced_retrieve
 from service.application.auth import Principal
 from service.application.inputs import not_blank, to_query
-from service.domain.answers.answer import Answer, Answered, Answerer
+from service.domain.answers.answer import Answerer
 from service.domain.answers.context import Block, Source, assemble
+from service.domain.answers.verdict import Answer, Answered
 from service.domain.entries import key_id
 from service.domain.ports import Relations
 from service.domain.tokens import TokenCounter

@@ -164,6 +164,7 @@ def build_runtime(
         s.answers,
         new_id=new_id,
         fits=stores.ledger,
+        references=stores.ledger,
     )
     collections = Collections(
         stores.catalog,

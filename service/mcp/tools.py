@@ -130,7 +130,8 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         `reasoning_patterns` (how to think about such questions, with `variants`).
         Entries marked `source: "upstream"` come from the upstream memory (cite
         `upstream.name` and `upstream.id`). Quote `interaction_id` when giving feedback.
-        With no entries, `note` says memory holds nothing relevant."""
+        With no entries, `note` says memory holds nothing relevant. `reference_id` is set
+        when the team recorded this question's answer (`record_reference`): its verdict."""
         body = {"question": question, "namespace": namespace, "top_n": top_n, "asker": asker}
         found = await _call(gateway_of(ctx).retrieve, convert(body, wire.RetrieveRequest))
         answer = _json(found)
@@ -307,8 +308,9 @@ def build_server(gateway_of: Callable[[Context], Gateway]) -> MCPServer:
         namespace: Namespace = None,
     ) -> Json:
         """Record a question whose answer you know: the entries that answer it, or that
-        nothing in memory does. The namespace's sweep asks such questions to tune when an
-        answer counts as a strong match and when memory says it holds nothing."""
+        nothing in memory does. Asked again, the question gets that verdict; the
+        namespace's sweep asks such questions to tune when an answer counts as a strong
+        match and when memory says it holds nothing."""
         request = {
             "question": question,
             "answers": answers or [],

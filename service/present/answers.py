@@ -9,8 +9,8 @@ from typing import Any
 from schemas import wire
 from service.application.answers import Rated, Retrieved, RoutineReport
 from service.application.chains import Chain
-from service.domain.answers.answer import Answered
 from service.domain.answers.interactions import DailyReport
+from service.domain.answers.verdict import Answered
 from service.domain.recall import Recalled
 from service.lib.fields import fields_of
 from service.present.calibrations import fit_out
@@ -47,6 +47,7 @@ def retrieve_out(retrieved: Retrieved) -> wire.RetrieveResponse:
         degraded=retrieved.degraded,
         upstream=asked_out(retrieved.recall),
         calibration=calibration_out(answer.tuning),
+        reference_id=answer.reference,
     )
 
 

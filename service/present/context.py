@@ -21,6 +21,7 @@ def context_out(made: Contextualised) -> wire.ContextResponse:
         reasoning_patterns=[context_item(i) for i in block.patterns],
         answer_confidence=answer.confidence,
         calibration=calibration_out(answer.tuning),
+        reference_id=answer.reference,
     )
 
 

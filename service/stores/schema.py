@@ -98,7 +98,7 @@ def _prepare(conn: Connection, groups: list[str]) -> None:
                 "know: it was migrated by a newer release"
             ) from None
     tables = set(inspect(conn).get_table_names())
-    config = _config(conn)
+    config = config_for(conn)
     for group in groups:
         if FIRST_TABLE[group] in tables:  # written before: by these migrations or earlier
             command.upgrade(config, f"{group}@head")
@@ -107,7 +107,8 @@ def _prepare(conn: Connection, groups: list[str]) -> None:
             command.stamp(config, f"{group}@head")
 
 
-def _config(conn: Connection) -> Config:
+def config_for(conn: Connection) -> Config:
+    """Alembic's configuration for running this release's migrations on ``conn``."""
     config = Config()
     config.set_main_option("script_location", "service.stores:migrations")
     config.attributes["connection"] = conn

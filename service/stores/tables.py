@@ -199,9 +199,12 @@ references = Table(
     Column("source", Text, nullable=False),
     Column("actor", Text, nullable=False),
     Column("at", Float, nullable=False),
+    Column("asked", Text, nullable=False, server_default=""),
+    Index("reference_questions_asked", "namespace", "asked"),
 )
 """Reference questions: the entries that answer each (none: nothing in memory does), in
-the order recorded per namespace (``seq``)."""
+the order recorded per namespace (``seq``); ``asked``: the question as every question of
+the same words is asked (``asked_as``), by which a retrieve finds its verdict."""
 
 fits = Table(
     "fits",

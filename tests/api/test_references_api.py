@@ -288,3 +288,32 @@ def test_the_scheduled_sweep_asks_a_namespace_once_enough_new_references_came_in
         assert run() == {"swept": 1, "kept": []}
         whole = client.get("/v1/admin/calibrations?deployment=true", headers=AS_ADMIN).json()
         assert whole["fits"] == [] and whole["in_force"]["source"] == "shipped"
+
+
+def test_a_question_a_reference_asks_gets_its_verdict_in_its_namespace_only(
+    keyed: TestClient[Litestar],
+) -> None:
+    for namespace in ("one", "two"):
+        write(keyed, *({**e, "namespace": namespace} for e in TEAM), headers=AS_ADMIN)
+
+    def ask(path: str, question: str, namespace: str = "one") -> Any:
+        body = {"namespace": namespace, "question": question}
+        response = keyed.post(path, json=body, headers=AS_AGENT if namespace == "one" else AS_ADMIN)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    first = ask("/v1/retrieve", "What do we embed?")
+    assert first["reference_id"] is None and first["answer_confidence"] > 0
+    down = {"interaction_id": first["interaction_id"], "rating": "down", "nothing": True}
+    reference = keyed.post("/v1/feedback", json=down, headers=AS_AGENT).json()["reference_id"]
+    for path in ("/v1/retrieve", "/v1/context"):
+        judged = ask(path, "  what do we EMBED ")
+        assert (judged["strong_match"], judged["answer_confidence"]) == (False, 0.0)
+        assert judged["reference_id"] == reference
+    assert ask("/v1/retrieve", "What do we embed?", "two")["reference_id"] is None
+
+    named = record(keyed, AS_AGENT, question="Which deploy took 42 seconds?", answers=["log"])
+    answered = ask("/v1/retrieve", "Which deploy took 42 seconds?")
+    assert answered["entries"][0]["id"] == "log"
+    assert (answered["strong_match"], answered["answer_confidence"]) == (True, 1.0)
+    assert answered["reference_id"] == named.json()["id"]

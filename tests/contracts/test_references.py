@@ -82,3 +82,18 @@ def test_an_erased_namespace_keeps_no_reference_or_fit(ledger: Ledger) -> None: 
     assert ledger.active_fit("team") is None
     assert ledger.reference_namespaces() == ["other"]
     assert ledger.erase_references("other") == (1, 0)
+
+
+def test_a_reference_is_found_by_a_question_of_the_same_words(ledger: Ledger) -> None:  # noqa: F811
+    asked = replace(reference(1), question="How often do we rotate API keys?")
+    ledger.add_references([asked, replace(asked, namespace="other", id="r9", answers=())])
+    for same in ("how often  do we ROTATE api keys", "How often do we rotate API keys?!"):
+        assert ledger.reference_asking("team", same) == asked
+    assert ledger.reference_asking("team", "How often do we rotate keys?") is None
+    assert ledger.reference_asking("elsewhere", asked.question) is None
+    # The last recorded of the same words is the team's word now.
+    later = replace(asked, id="r2", answers=(), at=300.0)
+    ledger.add_references([later])
+    assert ledger.reference_asking("team", asked.question) == later
+    ledger.remove_references("team", ["r2"])
+    assert ledger.reference_asking("team", asked.question) == asked

@@ -365,7 +365,11 @@ def test_a_thumbs_down_a_sweep_and_the_report_of_what_it_changed(
         before = api.post("/v1/retrieve", json=asked).json()
         assert before["strong_match"] and before["entries"][0]["id"] == "keys-per-agent"
         down = {"interaction_id": before["interaction_id"], "rating": "down", "nothing": True}
-        assert api.post("/v1/feedback", json=down).json()["reference_id"]
+        reference = api.post("/v1/feedback", json=down).json()["reference_id"]
+        again = api.post("/v1/retrieve", json=asked).json()
+        assert (again["strong_match"], again["reference_id"]) == (False, reference)
+        near = {**asked, "question": "Who can revoke an API key?"}
+        assert api.post("/v1/retrieve", json=near).json()["strong_match"]
         for question, answer in KNOWN:
             known = {"answers": [answer]} if answer else {"nothing": True}
             body = {"namespace": "platform", "question": question, **known}
@@ -379,8 +383,9 @@ def test_a_thumbs_down_a_sweep_and_the_report_of_what_it_changed(
     expect(page.locator("svg.sweep-chart")).to_have_count(2)
     console.shot("e2e-calibration-kept")
     with httpx.Client(base_url=server.url, headers=AS_ADMIN, timeout=60) as api:
-        after = api.post("/v1/retrieve", json=asked).json()
+        after = api.post("/v1/retrieve", json=near).json()
     assert not after["strong_match"] and after["calibration"]["version"] == 1
+    assert after["reference_id"] is None
     page.goto(f"{console.url}/ui/reports?namespace=platform")
     changed = page.locator("section[aria-labelledby=calibration-title]")
     expect(changed).to_contain_text("Reference questions recorded that day: 25")

@@ -14,6 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from alembic import command
+from sqlalchemy import create_engine
 
 from service.domain.entries import HistoryEvent, Quarantined, StoredEntry
 from service.domain.model import (
@@ -26,7 +27,7 @@ from service.domain.model import (
 )
 from service.stores.durable import FILES, DurableStores, open_postgres, open_sqlite
 from service.stores.entry_rows import pack
-from service.stores.schema import SchemaTooNew, head
+from service.stores.schema import SchemaTooNew, config_for, head
 from tests.fakes import T0, make_entry
 
 LEGACY = Path(__file__).parents[1] / "legacy"
@@ -332,3 +333,23 @@ def run_all(work: list[Callable[[], None]]) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+
+
+def test_references_kept_before_they_were_found_by_their_words_are_found_after(
+    tmp_path: Path,
+) -> None:
+    open_sqlite(tmp_path).close()
+    engine = create_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+    with engine.begin() as conn:
+        command.downgrade(config_for(conn), "ledger_0005_references")
+        conn.exec_driver_sql(
+            "INSERT INTO reference_questions VALUES "
+            "('ns', 'r1', 1, 'How often do we rotate API keys?', '[]', 'feedback', 'ann', 5.0)"
+        )
+    engine.dispose()
+    stores = open_sqlite(tmp_path)
+    try:
+        found = stores.ledger.reference_asking("ns", "how often do we rotate api keys")
+        assert found is not None and (found.id, found.answers) == ("r1", ())
+    finally:
+        stores.close()

@@ -9,11 +9,13 @@ import pytest
 from service.domain.answers.answer import NO_ROUTINE_CHECK, Answerer
 from service.domain.answers.interactions import daily_report
 from service.domain.answers.policy import AnswerPolicy
-from service.domain.model import Feedback
+from service.domain.model import Feedback, Filters
+from service.domain.model.references import Reference
 from service.domain.search.searcher import Searcher
 from tests.fakes import (
     T0,
     FakeInteractionLog,
+    FakeStores,
     fake_memory,
     make_entry,
 )
@@ -32,9 +34,16 @@ class Ids:
 
 
 def answerer(
-    *, threshold: float = 0.6, embedder: bool = True, floor: float = 0.01, **settings: object
+    *,
+    threshold: float = 0.6,
+    embedder: bool = True,
+    floor: float = 0.01,
+    stores: FakeStores | None = None,
+    **settings: object,
 ) -> Answerer:
-    stores = fake_memory()
+    """An answerer over ``stores`` (new fakes when None), which it fills with a decision, a
+    discussion, a log and a pattern about billing's database."""
+    stores = stores or fake_memory()
     model = stores.embedder
     stores.memory.writer.write(
         [
@@ -63,7 +72,18 @@ def answerer(
         FakeInteractionLog(),
         answer_settings(strong_match_threshold=threshold, **settings),
         new_id=Ids(),
+        references=stores.ledger,
     )
+
+
+def referenced(service: Answerer, question: str, *answers: str, at: float = T0) -> str:
+    """Record a reference question of namespace ``ns``; its id."""
+    assert service.references is not None
+    n = service.references.count_references("ns") + 1
+    service.references.add_references(
+        [Reference("ns", f"r{n}", question, answers, "admin", "alice", at)]
+    )
+    return f"r{n}"
 
 
 def test_policy_blends_the_four_parts_with_their_weights() -> None:
@@ -186,3 +206,56 @@ def test_routine_check_without_a_model_says_so() -> None:
     check = answerer(embedder=False).routine_check("postgres billing", "ns", T0 + 1)
     assert check.is_routine is False
     assert NO_ROUTINE_CHECK in check.degraded
+
+
+def test_a_question_a_reference_answers_gives_its_answers_first_as_a_strong_match() -> None:
+    service = answerer(threshold=0.99)
+    asked = "What did we decide for billing?"
+    before = service.retrieve(asked, "ns", T0 + 1, top_n=1)
+    assert not before.strong_match and before.reference is None
+    assert before.entries[0].result.entry.id != "log"
+    ref = referenced(service, "what did we decide for BILLING", "log")
+    after = service.retrieve(asked, "ns", T0 + 1, top_n=1)
+    assert [a.result.entry.id for a in after.entries] == ["log"]
+    assert (after.strong_match, after.confidence, after.reference) == (True, 1.0, ref)
+    assert after.best_relevance == after.entries[0].relevance
+    logged = service.log.get(after.interaction_id)
+    assert logged is not None and logged.strong_match and [r.id for r in logged.results] == ["log"]
+    two = service.retrieve(asked, "ns", T0 + 1, top_n=2)
+    assert [a.result.entry.id for a in two.entries][0] == "log" and len(two.entries) == 2
+
+
+def test_a_question_nothing_answers_is_no_strong_match_until_memory_changes() -> None:
+    stores = fake_memory()
+    service = answerer(threshold=0.0, stores=stores)
+    asked = "postgres billing?"
+    assert service.retrieve(asked, "ns", T0 + 1).strong_match
+    ref = referenced(service, asked, at=T0 + 1)
+    locked = service.retrieve(asked, "ns", T0 + 2)
+    assert locked.entries, "the entries are still given, judged answering nothing"
+    assert (locked.strong_match, locked.confidence, locked.reference) == (False, 0.0, ref)
+    # An entry written since the team judged may answer it: the calibration judges again.
+    stores.memory.writer.write([make_entry("new", "postgres billing settled", timestamp=T0 + 5)])
+    later = service.retrieve(asked, "ns", T0 + 6)
+    assert "new" in {a.result.entry.id for a in later.entries}
+    assert later.strong_match and later.reference is None
+
+
+def test_a_reference_whose_answers_the_search_cannot_find_leaves_the_calibration_to_judge() -> (
+    None
+):
+    service = answerer(threshold=0.0)
+    referenced(service, "postgres billing", "log")
+    within = Filters("ns", ("A",), T0 + 1)
+    found = service.retrieve("postgres billing", "ns", T0 + 1, within=within)
+    assert "log" not in {a.result.entry.id for a in found.entries}
+    assert found.reference is None and found.strong_match
+    referenced(service, "mongo", "gone")
+    assert service.retrieve("mongo", "ns", T0 + 1).reference is None
+
+
+def test_a_sweep_asks_a_reference_without_its_verdict() -> None:
+    service = answerer(threshold=0.99)
+    referenced(service, "postgres billing", "log")
+    _, answers = service.at_floors("postgres billing", "ns", T0 + 1, [0.0])
+    assert answers[0].reference is None and not answers[0].strong_match

@@ -142,6 +142,8 @@ export interface ContextResponse {
   degraded: Array<string>;
   /** Default: `null`. */
   calibration?: CalibrationUsed | null;
+  /** Default: `null`. */
+  reference_id?: string | null;
 }
 
 export interface DailyReportResponse {
@@ -632,6 +634,8 @@ export interface RetrieveResponse {
   upstream?: UpstreamAsked | null;
   /** Default: `null`. */
   calibration?: CalibrationUsed | null;
+  /** Default: `null`. */
+  reference_id?: string | null;
 }
 
 /** An entry of an answer: how relevant it is and its final blended score. */

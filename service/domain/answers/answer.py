@@ -5,16 +5,17 @@ knowledge; each retrieve is logged as an interaction."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from service.domain.answers.confidence import NO_EVIDENCE, Evidence, gather
+from service.domain.answers.confidence import NO_EVIDENCE, gather
 from service.domain.answers.policy import AnswerPolicy
 from service.domain.answers.tuning import Tuning, Tunings
+from service.domain.answers.verdict import Answer, Answered, as_referenced
 from service.domain.entries import TIERS
 from service.domain.model import Filters, Interaction, InteractionResult
 from service.domain.ports import Embedder, InteractionLog
-from service.domain.ports.references import Fits
+from service.domain.ports.references import Fits, References
 from service.domain.search.query import SearchQuery, SearchResult
 from service.domain.search.ranking import above
 from service.domain.search.searcher import Searcher, cosine
@@ -26,33 +27,6 @@ ROUTINE_CANDIDATES = 100
 """Tier E executions, best by BM25, compared with a task by the routine check."""
 NO_RELEVANCE = "embedding model unavailable: relevance is the fused retrieval score"
 NO_ROUTINE_CHECK = "embedding model unavailable: routine check not possible"
-
-
-@dataclass(frozen=True)
-class Answered:
-    """One entry of an answer."""
-
-    result: SearchResult
-    relevance: float
-    score: float
-    parts: Mapping[str, float]
-
-
-@dataclass(frozen=True)
-class Answer:
-    interaction_id: str
-    entries: list[Answered]
-    patterns: list[Answered]
-    strong_match: bool
-    """``confidence`` reaches the policy's threshold."""
-    confidence: float
-    """The calibrated probability that a relevant entry is among ``entries``."""
-    evidence: Evidence
-    best_relevance: float
-    took_ms: float
-    degraded: list[str]
-    tuning: Tuning
-    """The threshold and floor it was given, and whose fit they are."""
 
 
 @dataclass(frozen=True)
@@ -94,15 +68,19 @@ class Answerer:
         *,
         new_id: Callable[[], str],
         fits: Fits | None = None,
+        references: References | None = None,
     ) -> None:
         """``fits``: the sweeps' fits of each namespace's threshold and floor; None: the
-        policy's threshold and the searcher's floor everywhere."""
+        policy's threshold and the searcher's floor everywhere. ``references``: the
+        namespaces' reference questions, whose verdicts their questions are given; None:
+        every question is judged by the calibration."""
         self.searcher = searcher
         self.embedder = embedder
         self.log = log
         self.policy = AnswerPolicy.of(settings)
         self.tunings = Tunings(fits, Tuning(self.policy.threshold, searcher.min_score))
         """The threshold and floor of each namespace's requests."""
+        self.references = references
         self.new_id = new_id
         self.routine_similarity = settings.routine_similarity
         self.routine_min_similar = settings.routine_min_similar
@@ -154,7 +132,7 @@ class Answerer:
         relevances = self._relevances(question, [*relevant, *pool.patterns], pool.degraded)
         answer = self._judged(pool, relevant, relevances, tuning, top_n, by_relevance)
         answer = replace(
-            answer,
+            self._as_referenced(answer, pool, top_n),
             interaction_id=self.new_id() if record else "",
             took_ms=round((time.perf_counter() - started) * 1000, 2),
         )
@@ -286,6 +264,24 @@ class Answerer:
             degraded=pool.degraded,
             tuning=tuning,
         )
+
+    def _as_referenced(self, answer: Answer, pool: _Pool, top_n: int) -> Answer:
+        """``answer`` as the namespace's reference question of the same words says, if it
+        has one (``verdicts.as_referenced``)."""
+        if self.references is None:
+            return answer
+        reference = self.references.reference_asking(pool.namespace, pool.question)
+        if reference is None:
+            return answer
+
+        def answered(results: Sequence[SearchResult]) -> list[Answered]:
+            relevances = self._relevances(pool.question, results, pool.degraded)
+            return [
+                self._answered(r, relevance, pool.now)
+                for r, relevance in zip(results, relevances, strict=True)
+            ]
+
+        return as_referenced(answer, reference, pool.found, top_n, answered)
 
     def routine_check(self, task: str, namespace: str, now: float) -> RoutineCheck:
         """How many tier E executions resemble ``task`` (cosine at or above the bar)."""

@@ -7,11 +7,21 @@ floor; each fit is a version, applied to the next requests, and can be rolled ba
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ReferenceSource = Literal["admin", "agent", "console", "feedback"]
+QUESTION_ENDS = "?!.;:\u3002\uff1f\uff01 "
+"""Marks a question may end with and still be the same question."""
+
+
+def asked_as(question: str) -> str:
+    """The form a question shares with every question of the same words: Unicode
+    compatibility forms, case, spacing and the marks it ends with aside."""
+    folded = " ".join(unicodedata.normalize("NFKC", question).casefold().split())
+    return folded.rstrip(QUESTION_ENDS)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,11 @@ class References(Protocol):
         """The namespace's references, in the order recorded."""
         ...
 
+    def reference_asking(self, namespace: str, question: str) -> Reference | None:
+        """The namespace's reference of the same words as ``question`` (``asked_as``), the
+        last recorded; None when there is none."""
+        ...
+
     def count_references(self, namespace: str, since: float = 0.0) -> int:
         """How many references the namespace has, recorded at ``since`` or later."""
         ...

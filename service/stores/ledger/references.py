@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from service.domain.model.references import Fit, Reference
+from service.domain.model.references import Fit, Reference, asked_as
 from service.stores.ledger.core import LedgerCore
 from service.stores.tables import fits, fits_in_force, references
 
@@ -51,11 +51,19 @@ class SqlReferences(LedgerCore):
             .limit(limit)
         )
         with self._db.read() as conn:
-            rows = conn.execute(query).all()
-        return [
-            Reference(ns, id_, question, tuple(answers), source, actor, at)
-            for ns, id_, question, answers, source, actor, at in rows
-        ]
+            return [_reference(row) for row in conn.execute(query)]
+
+    def reference_asking(self, namespace: str, question: str) -> Reference | None:
+        r = references.c
+        query = (
+            select(r.namespace, r.id, r.question, r.answers, r.source, r.actor, r.at)
+            .where(r.namespace == namespace, r.asked == asked_as(question))
+            .order_by(r.seq.desc())
+            .limit(1)
+        )
+        with self._db.read() as conn:
+            row = conn.execute(query).first()
+        return _reference(row) if row is not None else None
 
     def count_references(self, namespace: str, since: float = 0.0) -> int:
         r = references.c
@@ -176,7 +184,13 @@ def _reference_row(x: Reference, seq: int) -> dict[str, Any]:
         "source": x.source,
         "actor": x.actor,
         "at": x.at,
+        "asked": asked_as(x.question),
     }
+
+
+def _reference(row: Any) -> Reference:
+    namespace, id_, question, answers, source, actor, at = row
+    return Reference(namespace, id_, question, tuple(answers), source, actor, at)
 
 
 def _fit_row(fit: Fit) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from service.domain.model.references import Fit, Reference
+from service.domain.model.references import Fit, Reference, asked_as
 from tests.fakes.ledger.state import LedgerState
 
 
@@ -22,6 +22,11 @@ class FakeReferences(LedgerState):
 
     def references(self, namespace: str, offset: int = 0, limit: int = 1000) -> list[Reference]:
         return list(self.kept_references.get(namespace, {}).values())[offset : offset + limit]
+
+    def reference_asking(self, namespace: str, question: str) -> Reference | None:
+        kept = self.kept_references.get(namespace, {}).values()
+        same = [x for x in kept if asked_as(x.question) == asked_as(question)]
+        return same[-1] if same else None
 
     def count_references(self, namespace: str, since: float = 0.0) -> int:
         return sum(1 for x in self.kept_references.get(namespace, {}).values() if x.at >= since)
