@@ -222,7 +222,7 @@ def test_a_question_a_reference_answers_gives_its_answers_first_as_a_strong_matc
     logged = service.log.get(after.interaction_id)
     assert logged is not None and logged.strong_match and [r.id for r in logged.results] == ["log"]
     two = service.retrieve(asked, "ns", T0 + 1, top_n=2)
-    assert [a.result.entry.id for a in two.entries][0] == "log" and len(two.entries) == 2
+    assert two.entries[0].result.entry.id == "log" and len(two.entries) == 2
 
 
 def test_a_question_nothing_answers_is_no_strong_match_until_memory_changes() -> None:
@@ -241,9 +241,7 @@ def test_a_question_nothing_answers_is_no_strong_match_until_memory_changes() ->
     assert later.strong_match and later.reference is None
 
 
-def test_a_reference_whose_answers_the_search_cannot_find_leaves_the_calibration_to_judge() -> (
-    None
-):
+def test_a_reference_whose_answers_the_search_cannot_find_leaves_the_calibration_to_judge() -> None:
     service = answerer(threshold=0.0)
     referenced(service, "postgres billing", "log")
     within = Filters("ns", ("A",), T0 + 1)
