@@ -86,9 +86,14 @@ def retrieve_text(found: wire.RetrieveResponse) -> str:
     """The verdict, then each entry (or that nothing is relevant) and reasoning pattern
     with its variants."""
     verdict = "strong match" if found.strong_match else "no strong match"
+    judge = (
+        f"as reference {found.reference_id} says"
+        if found.reference_id
+        else f"threshold {found.threshold:.2f}"
+    )
     lines = [
-        f"{verdict} (confidence {found.answer_confidence:.2f}, "
-        f"threshold {found.threshold:.2f}); interaction {found.interaction_id}"
+        f"{verdict} (confidence {found.answer_confidence:.2f}, {judge}); "
+        f"interaction {found.interaction_id}"
     ]
     for entry in found.entries:
         lines.append(

@@ -146,6 +146,11 @@ def test_the_retrieve_toggle_shows_the_verdict_and_reasoning_patterns(admin: Cli
     assert "Reasoning patterns" in html and "payments: require ACID" in html
     without = admin.get("/ui/", params={"q": "datastore", "namespace": "one"}).text
     assert "What retrieve answers" not in without
+    reference = {"namespace": "one", "question": "Datastore for billing?", "nothing": True}
+    made = admin.post("/v1/references", json=reference, headers=AS_ADMIN).json()
+    judged = text_of(admin.get("/ui/", params=params).text)
+    assert "no strong match" in judged
+    assert f"the team's verdict: reference question {made['id']}" in judged
 
 
 def test_a_collection_hit_links_to_its_lines_in_the_document_viewer(admin: Client) -> None:

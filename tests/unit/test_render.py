@@ -140,6 +140,10 @@ def test_retrieve_gives_the_verdict_first() -> None:
         "no strong match (confidence 0.00, threshold 0.65); interaction i-1\n"
         "nothing relevant in memory\n"
     )
+    judged = retrieved(strong_match=False, answer_confidence=0.0, reference_id="r-9")
+    assert render.retrieve_text(judged).startswith(
+        "no strong match (confidence 0.00, as reference r-9 says); interaction i-1\n"
+    )
 
 
 def test_retrieve_lists_patterns_with_their_variants() -> None:
