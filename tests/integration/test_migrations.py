@@ -335,11 +335,10 @@ def run_all(work: list[Callable[[], None]]) -> None:
         thread.join()
 
 
-def test_references_kept_before_they_were_found_by_their_words_are_found_after(
-    tmp_path: Path,
-) -> None:
-    open_sqlite(tmp_path).close()
-    engine = create_engine(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+def reference_before_verdicts(url: str) -> None:
+    """The database at ``url``, at this release's schema, taken back to the migration before
+    references were found by their words, holding one reference."""
+    engine = create_engine(url)
     with engine.begin() as conn:
         command.downgrade(config_for(conn), "ledger_0005_references")
         conn.exec_driver_sql(
@@ -347,9 +346,27 @@ def test_references_kept_before_they_were_found_by_their_words_are_found_after(
             "('ns', 'r1', 1, 'How often do we rotate API keys?', '[]', 'feedback', 'ann', 5.0)"
         )
     engine.dispose()
-    stores = open_sqlite(tmp_path)
+
+
+def assert_found_by_its_words(stores: DurableStores) -> None:
     try:
         found = stores.ledger.reference_asking("ns", "how often do we rotate api keys")
         assert found is not None and (found.id, found.answers) == ("r1", ())
     finally:
         stores.close()
+
+
+def test_references_kept_before_they_were_found_by_their_words_are_found_after(
+    tmp_path: Path,
+) -> None:
+    open_sqlite(tmp_path).close()
+    reference_before_verdicts(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+    assert_found_by_its_words(open_sqlite(tmp_path))
+
+
+def test_references_in_postgres_before_they_were_found_by_their_words_are_found_after(
+    fresh_postgres_url: str,
+) -> None:
+    open_postgres(fresh_postgres_url).close()
+    reference_before_verdicts(fresh_postgres_url)
+    assert_found_by_its_words(open_postgres(fresh_postgres_url))
