@@ -106,15 +106,25 @@ def test_the_threshold_moves_where_the_folds_left_out_say_it_separates_better() 
     assert fitted.youden_j > in_force.youden_j
 
 
-def test_the_threshold_stays_where_no_wrong_answer_is_given_to_judge_it_by() -> None:
+def test_a_threshold_is_not_lowered_past_the_wrong_answers_the_floor_hides() -> None:
     # Every answer given is right, some with a low confidence; what nothing answers gets
-    # nothing: a lower threshold would look perfect, with no sign of where wrong answers
-    # that it would call strong begin.
+    # nothing at the floor, but with no floor it gets entries the service is as sure of as
+    # of right answers: a lower threshold would call those near misses strong.
     draw = random.Random(6)
     right = [asked(n, True, draw.uniform(0.05, 0.9), draw.uniform(0.2, 0.99)) for n in range(30)]
-    empty = [asked(100 + n, False, 0.001, 0.0) for n in range(15)]
-    report = fit_sweep(right + empty, 0.73, 0.002)
-    assert report.threshold == 0.73 and "threshold kept" in report.reason
+    near = [asked(100 + n, False, 0.001, draw.uniform(0.6, 0.99)) for n in range(15)]
+    report = fit_sweep(right + near, 0.73, 0.002)
+    assert report.threshold >= 0.73
+
+
+def test_a_threshold_comes_down_where_what_nothing_answers_would_get_unsure_answers() -> None:
+    # The same answers; with no floor, what nothing answers gets entries the service is
+    # unsure of: the right answers under 0.73 may be called strong.
+    draw = random.Random(6)
+    right = [asked(n, True, draw.uniform(0.05, 0.9), draw.uniform(0.2, 0.99)) for n in range(30)]
+    far = [asked(100 + n, False, 0.001, draw.uniform(0.0, 0.15)) for n in range(15)]
+    report = fit_sweep(right + far, 0.73, 0.002)
+    assert report.threshold < 0.73 and "threshold fitted" in report.reason
 
 
 def test_curves_cover_every_threshold_and_floor() -> None:

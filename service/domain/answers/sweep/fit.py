@@ -51,10 +51,12 @@ MIN_NOTHING = 3
 """Fewest references that nothing answers for a floor to be fitted."""
 MIN_EACH_SIDE = 5
 """Fewest answered and unanswered references for a threshold to be fitted, and fewest given
-wrong entries: questions given nothing are never strong matches, whatever the threshold, so
-they say nothing of where the wrong answers a lower threshold would call strong begin (a
-team whose unanswerable references all get nothing would see any lower threshold do
-better)."""
+wrong entries. A question nothing answers that the floor gives nothing counts by the answer
+it gets with no floor: the one a question near it would get, as sure as the service would
+be of it (the floor hides where the wrong answers a lower threshold would call strong begin:
+a team whose unanswerable references all got nothing saw any lower threshold do better, and
+was given 0.1; counting none of them, a memory whose answers are rarely wrong kept a
+threshold 0.45 above the best one, on adr-dev under a calibration fitted without it)."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,7 @@ def fit_sweep(asked: Sequence[Asked], threshold: float, floor: float) -> SweepRe
                 f"floor kept: references saying nothing answers {len(nothing)}, "
                 f"{MIN_NOTHING} needed"
             )
-        wrong = sum(bool(a.at[new_floor].returned) and not a.answered(new_floor) for a in asked)
+        wrong = sum(_given_wrong(a, new_floor) for a in asked)
         if wrong < MIN_EACH_SIDE:
             kept_t, why_t = (
                 False,
@@ -220,7 +222,7 @@ def fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> flo
     right = [a.answered(floor) for a in train]
     if sum(right) < MIN_EACH_SIDE or len(right) - sum(right) < MIN_EACH_SIDE:
         return threshold
-    raw = [youden([a.strong(floor, t) for a in train], right) or -1.0 for t in THRESHOLDS]
+    raw = [youden([_called(a, floor, t) for a in train], right) or -1.0 for t in THRESHOLDS]
     smooth = [
         sum(window) / len(window)
         for n in range(len(raw))
@@ -229,6 +231,24 @@ def fit_threshold(train: Sequence[Asked], floor: float, threshold: float) -> flo
     best = max(smooth)
     tied = [t for j, t in zip(smooth, THRESHOLDS, strict=True) if j >= best - 1e-9]
     return tied[len(tied) // 2]
+
+
+def _unfloored(a: Asked, floor: float) -> float:
+    """The floor ``a`` is fitted by: ``floor``, or no floor for a question nothing answers
+    that ``floor`` gives nothing (``MIN_EACH_SIDE``)."""
+    if a.reference.answerable or a.at[floor].returned:
+        return floor
+    return min(a.at)
+
+
+def _given_wrong(a: Asked, floor: float) -> bool:
+    judged_at = _unfloored(a, floor)
+    return bool(a.at[judged_at].returned) and not a.answered(judged_at)
+
+
+def _called(a: Asked, floor: float, threshold: float) -> bool:
+    """Whether ``threshold`` calls ``a``'s answer strong, as the fit judges it."""
+    return a.strong(_unfloored(a, floor), threshold)
 
 
 def _cross_validate(
