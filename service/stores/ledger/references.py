@@ -10,6 +10,7 @@ from sqlalchemy import Connection, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from service.domain.model.references import Fit, Reference, asked_as
+from service.lib.fields import fields_of
 from service.stores.ledger.core import LedgerCore
 from service.stores.tables import fits, fits_in_force, references
 
@@ -175,17 +176,8 @@ def _put_in_force(conn: Connection, namespace: str, version: int) -> None:
 
 
 def _reference_row(x: Reference, seq: int) -> dict[str, Any]:
-    return {
-        "namespace": x.namespace,
-        "id": x.id,
-        "seq": seq,
-        "question": x.question,
-        "answers": list(x.answers),
-        "source": x.source,
-        "actor": x.actor,
-        "at": x.at,
-        "asked": asked_as(x.question),
-    }
+    kept = fields_of(x, "namespace", "id", "question", "source", "actor", "at")
+    return {**kept, "seq": seq, "answers": list(x.answers), "asked": asked_as(x.question)}
 
 
 def _reference(row: Any) -> Reference:
@@ -194,15 +186,8 @@ def _reference(row: Any) -> Reference:
 
 
 def _fit_row(fit: Fit) -> dict[str, Any]:
-    return {
-        "namespace": fit.namespace,
-        "version": fit.version,
-        "threshold": fit.threshold,
-        "floor": fit.floor,
-        "at": fit.at,
-        "actor": fit.actor,
-        "figures": dict(fit.figures),
-    }
+    kept = fields_of(fit, "namespace", "version", "threshold", "floor", "at", "actor")
+    return {**kept, "figures": dict(fit.figures)}
 
 
 def _fit(row: Any) -> Fit:
