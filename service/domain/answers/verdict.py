@@ -28,9 +28,10 @@ class Answer:
     entries: list[Answered]
     patterns: list[Answered]
     strong_match: bool
-    """``confidence`` reaches the policy's threshold."""
+    """``confidence`` reaches the policy's threshold (or ``reference`` says so)."""
     confidence: float
-    """The calibrated probability that a relevant entry is among ``entries``."""
+    """The calibrated probability that a relevant entry is among ``entries`` (1 or 0 as
+    ``reference`` says)."""
     evidence: Evidence
     best_relevance: float
     took_ms: float
