@@ -267,7 +267,7 @@ class Answerer:
 
     def _as_referenced(self, answer: Answer, pool: _Pool, top_n: int) -> Answer:
         """``answer`` as the namespace's reference question of the same words says, if it
-        has one (``verdicts.as_referenced``)."""
+        has one (``verdict.as_referenced``)."""
         if self.references is None:
             return answer
         reference = self.references.reference_asking(pool.namespace, pool.question)

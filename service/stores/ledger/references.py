@@ -45,7 +45,7 @@ class SqlReferences(LedgerCore):
     def references(self, namespace: str, offset: int = 0, limit: int = 1000) -> list[Reference]:
         r = references.c
         query = (
-            select(r.namespace, r.id, r.question, r.answers, r.source, r.actor, r.at)
+            select(*_REFERENCE)
             .where(r.namespace == namespace)
             .order_by(r.seq, r.id)
             .offset(offset)
@@ -57,7 +57,7 @@ class SqlReferences(LedgerCore):
     def reference_asking(self, namespace: str, question: str) -> Reference | None:
         r = references.c
         query = (
-            select(r.namespace, r.id, r.question, r.answers, r.source, r.actor, r.at)
+            select(*_REFERENCE)
             .where(r.namespace == namespace, r.asked == asked_as(question))
             .order_by(r.seq.desc())
             .limit(1)
@@ -158,6 +158,15 @@ def erase_references(conn: Connection, namespace: str) -> tuple[int, int]:
     return int(removed.rowcount), int(dropped.rowcount)
 
 
+_REFERENCE = (
+    references.c.namespace,
+    references.c.id,
+    references.c.question,
+    references.c.answers,
+    references.c.source,
+    references.c.actor,
+    references.c.at,
+)
 _FIT = (
     fits.c.namespace,
     fits.c.version,
