@@ -7,7 +7,7 @@ from litestar.params import FromPath, JSONBody
 
 from schemas import wire
 from service.api.namespaces import erasure_out
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.edge.openapi import problems
 from service.present.admin import job_out, promoted_out, quarantine_out, rebuild_out
 
@@ -20,45 +20,43 @@ class AdminController(Controller):
     async def promote(
         self,
         data: JSONBody[wire.PromoteRequest],
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
     ) -> wire.PromoteResponse:
         """Make tier C entries lasting tier A entries, keeping their vectors."""
-        return promoted_out(await pools.write(services.admin.promote, principal, data))
+        return promoted_out(await caller.write(caller.services.admin.promote, data))
 
     @get("/jobs", sync_to_thread=False)
-    def jobs(self, services: ServicesDep, principal: PrincipalDep) -> wire.JobsResponse:
-        return wire.JobsResponse([job_out(j) for j in services.admin.list_jobs(principal)])
+    def jobs(self, caller: CallerDep) -> wire.JobsResponse:
+        return wire.JobsResponse(
+            [job_out(j) for j in caller.services.admin.list_jobs(caller.principal)]
+        )
 
     @post(
         "/jobs/{name:str}/run",
         status_code=200,
         responses=problems(404, 409),
     )
-    async def run_job(
-        self, name: FromPath[str], services: ServicesDep, principal: PrincipalDep, pools: PoolsDep
-    ) -> wire.JobOut:
+    async def run_job(self, name: FromPath[str], caller: CallerDep) -> wire.JobOut:
         """Run a job now and return its record once it has finished."""
-        return job_out(await pools.write(services.admin.run_job, principal, name))
+        return job_out(await caller.write(caller.services.admin.run_job, name))
 
     @post("/rebuild", status_code=202, sync_to_thread=False, responses=problems(409))
-    def start_rebuild(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
+    def start_rebuild(self, caller: CallerDep) -> wire.RebuildOut:
         """Rebuild Chroma and Tantivy from the ledger in the background."""
-        return rebuild_out(services.admin.start_rebuild(principal))
+        return rebuild_out(caller.services.admin.start_rebuild(caller.principal))
 
     @get("/quarantine", sync_to_thread=True)
-    def quarantine(self, services: ServicesDep, principal: PrincipalDep) -> wire.QuarantineResponse:
+    def quarantine(self, caller: CallerDep) -> wire.QuarantineResponse:
         """Entries set aside because they could not be indexed, with the reason."""
-        return quarantine_out(services.status.quarantined(principal))
+        return quarantine_out(caller.services.status.quarantined(caller.principal))
 
     @get("/erasures", sync_to_thread=True)
-    def erasures(self, services: ServicesDep, principal: PrincipalDep) -> wire.ErasuresResponse:
+    def erasures(self, caller: CallerDep) -> wire.ErasuresResponse:
         """The namespaces erased, newest first: who, when and how many rows of each kind."""
         return wire.ErasuresResponse(
-            [erasure_out(e) for e in services.namespaces.erasures(principal)]
+            [erasure_out(e) for e in caller.services.namespaces.erasures(caller.principal)]
         )
 
     @get("/rebuild", sync_to_thread=False)
-    def rebuild_status(self, services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
-        return rebuild_out(services.admin.rebuild_status(principal))
+    def rebuild_status(self, caller: CallerDep) -> wire.RebuildOut:
+        return rebuild_out(caller.services.admin.rebuild_status(caller.principal))

@@ -6,7 +6,7 @@ from litestar import Controller, delete, get, patch, post
 from litestar.params import JSONBody
 
 from schemas import wire
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.edge.openapi import problems
 from service.edge.params import (
     CollectionName,
@@ -26,68 +26,57 @@ class CollectionsController(Controller):
     async def add(
         self,
         data: JSONBody[wire.CollectionRequest],
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
     ) -> wire.ScanOut:
         """Register a folder (admin: it reads the server's disk) and index it."""
-        return scan_out(await pools.write(services.collections.add, principal, data))
+        return scan_out(await caller.write(caller.services.collections.add, data))
 
     @get("", sync_to_thread=True)
-    def list_collections(
-        self, services: ServicesDep, principal: PrincipalDep
-    ) -> wire.CollectionsResponse:
-        views = services.collections.list(principal)
+    def list_collections(self, caller: CallerDep) -> wire.CollectionsResponse:
+        views = caller.services.collections.list(caller.principal)
         return wire.CollectionsResponse([collection_out(v) for v in views])
 
     @get("/{name:str}", sync_to_thread=True, responses=problems(404, 409))
     def show(
         self,
         name: CollectionName,
-        services: ServicesDep,
-        principal: PrincipalDep,
+        caller: CallerDep,
         namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
-        return collection_out(services.collections.show(principal, name, namespace))
+        return collection_out(caller.services.collections.show(caller.principal, name, namespace))
 
     @post("/{name:str}/update", status_code=200, responses=problems(404, 409))
     async def update(
         self,
         name: CollectionName,
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
         namespace: CollectionNamespace = None,
     ) -> wire.ScanOut:
         """Re-scan: changed files are re-embedded, removed ones leave the index."""
-        scan = services.collections.scan
-        return scan_out(await pools.write(scan, principal, name, namespace))
+        scan = caller.services.collections.scan
+        return scan_out(await caller.write(scan, name, namespace))
 
     @patch("/{name:str}", responses=problems(404, 409))
     async def rename(
         self,
         name: CollectionName,
         data: JSONBody[wire.RenameRequest],
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
         namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
-        rename = services.collections.rename
-        renamed = await pools.write(rename, principal, name, data.name, namespace)
+        rename = caller.services.collections.rename
+        renamed = await caller.write(rename, name, data.name, namespace)
         return collection_out(renamed)
 
     @delete("/{name:str}", status_code=200, responses=problems(404, 409))
     async def remove(
         self,
         name: CollectionName,
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
         namespace: CollectionNamespace = None,
     ) -> wire.CollectionOut:
         """Forget a collection and its chunks; the files themselves are left alone."""
-        removed = await pools.write(services.collections.remove, principal, name, namespace)
+        removed = await caller.write(caller.services.collections.remove, name, namespace)
         return collection_out(removed)
 
 
@@ -98,23 +87,21 @@ class DocumentsController(Controller):
     @get("", sync_to_thread=True, responses=problems(404, 409))
     def get_document_lines(
         self,
-        services: ServicesDep,
-        principal: PrincipalDep,
+        caller: CallerDep,
         path: DocumentPath,
         from_line: FirstLine = 1,
         lines: LineCount = None,
         namespace: CollectionNamespace = None,
     ) -> wire.DocumentOut:
         """A document's lines, numbered: ``path`` is ``<collection>/<relative path>``."""
-        found = services.documents.read(principal, path, from_line, lines, namespace)
+        found = caller.services.documents.read(caller.principal, path, from_line, lines, namespace)
         return document_out(found)
 
     @post("/batch", status_code=200, sync_to_thread=True, responses=problems(404))
     def batch(
         self,
         data: JSONBody[wire.DocumentsRequest],
-        services: ServicesDep,
-        principal: PrincipalDep,
+        caller: CallerDep,
     ) -> wire.DocumentsResponse:
         """Documents matching a glob or a comma-separated list; big ones skipped, with a note."""
-        return documents_out(services.documents.read_many(principal, data))
+        return documents_out(caller.services.documents.read_many(caller.principal, data))

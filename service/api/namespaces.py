@@ -14,7 +14,7 @@ from litestar.response import Stream
 from schemas import wire
 from service.application.importing import ImportReport
 from service.domain.entries import Erasure
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.edge.openapi import problems
 from service.edge.params import NamespaceName
 from service.errors import PayloadTooLarge
@@ -49,12 +49,11 @@ class NamespacesController(Controller):
     def export(
         self,
         namespace: NamespaceName,
-        services: ServicesDep,
-        principal: PrincipalDep,
+        caller: CallerDep,
         vectors: Vectors = False,
     ) -> Stream:
         """Stream the namespace as JSON Lines; any key that may read it may export it."""
-        lines = services.namespaces.export(principal, namespace, vectors=vectors)
+        lines = caller.services.namespaces.export(caller.principal, namespace, vectors=vectors)
         filename = f"{namespace}.strata.jsonl"
         return Stream(
             lines,
@@ -72,20 +71,20 @@ class NamespacesController(Controller):
         self,
         namespace: NamespaceName,
         request: Request[Any, Any, Any],
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
         skip_bad_lines: SkipBadLines = False,
     ) -> wire.ImportResponse:
         """Read an export file (the body, JSON Lines) into the namespace: every line is
         checked first, and nothing is written if one is bad unless ``skip_bad_lines``.
         Admin keys only."""
-        cases = services.namespaces
-        await pools.write(cases.may_import, principal, namespace)
-        path = await _spooled(request, services.settings.server.max_import_bytes)
+        cases = caller.services.namespaces
+        await caller.write(cases.may_import, namespace)
+        path = await _spooled(request, caller.services.settings.server.max_import_bytes)
         try:
-            report = await pools.write(
-                lambda: cases.import_file(principal, namespace, path, skip_bad_lines=skip_bad_lines)
+            report = await caller.pools.write(
+                lambda: cases.import_file(
+                    caller.principal, namespace, path, skip_bad_lines=skip_bad_lines
+                )
             )
         finally:
             path.unlink(missing_ok=True)
@@ -95,17 +94,13 @@ class NamespacesController(Controller):
     async def erase(
         self,
         namespace: NamespaceName,
-        services: ServicesDep,
-        principal: PrincipalDep,
-        pools: PoolsDep,
+        caller: CallerDep,
         confirm: Confirm = None,
     ) -> wire.ErasureResponse:
         """Remove every trace of the namespace from every store, and the bytes they took;
         leaves an audit record (who, when, how many). Admin keys only; ``confirm`` must
         repeat the namespace's name."""
-        return erasure_out(
-            await pools.write(services.namespaces.erase, principal, namespace, confirm)
-        )
+        return erasure_out(await caller.write(caller.services.namespaces.erase, namespace, confirm))
 
 
 async def _spooled(request: Request[Any, Any, Any], limit: int) -> Path:

@@ -9,7 +9,7 @@ from litestar.params import JSONBody
 
 from schemas import wire
 from schemas.vocabulary import RECALL_HEADER
-from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.present.search import search_out
 
 
@@ -21,13 +21,12 @@ class SearchController(Controller):
     def search(
         self,
         data: JSONBody[wire.SearchRequest],
-        services: ServicesDep,
-        principal: PrincipalDep,
+        caller: CallerDep,
         request: Request[Any, Any, Any],
     ) -> wire.SearchResponse:
         """Hybrid BM25 + vector search of one namespace; see docs/guide/searching.md for scoring. A
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)
         never asks this service's own upstream."""
         ask_upstream = RECALL_HEADER not in request.headers
-        searched = services.search.search(principal, data, ask_upstream=ask_upstream)
+        searched = caller.services.search.search(caller.principal, data, ask_upstream=ask_upstream)
         return search_out(searched, data.fields)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import get
 
 from schemas import wire
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep, PoolsDep, ServicesDep
 from service.present.status import health_out, stats_out
 
 
@@ -16,6 +16,6 @@ async def health(services: ServicesDep, pools: PoolsDep) -> wire.Health:
 
 
 @get("/v1/stats", sync_to_thread=True, tags=["stats"])
-def stats(services: ServicesDep, principal: PrincipalDep) -> wire.StatsResponse:
+def stats(caller: CallerDep) -> wire.StatsResponse:
     """Entries, vectors and tokens per namespace and tier. An agent key sees its namespaces."""
-    return stats_out(services.status.stats(principal))
+    return stats_out(caller.services.status.stats(caller.principal))

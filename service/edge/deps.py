@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from litestar import Request
 from litestar.di import NamedDependency, Provide
@@ -28,7 +30,38 @@ def pools_of(request: Request[Any, Any, Any]) -> Pools:
     return pools
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asks (a key's principal, at the client's address) and what a handler calls for
+    them: the use cases, and the pools their blocking writes run on."""
+
+    services: Services
+    principal: Principal
+    pools: Pools
+
+    async def write(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(principal, *args)`` on the write pool."""
+        return await self.pools.write(call, self.principal, *args)
+
+    async def aside(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(principal, *args)`` on the pool of an admin's long work."""
+        return await self.pools.aside(call, self.principal, *args)
+
+
+def caller_of(
+    services: NamedDependency[Services],
+    principal: NamedDependency[Principal],
+    pools: NamedDependency[Pools],
+) -> Caller:
+    """The front end's own ``principal`` (the console's is its session's)."""
+    return Caller(services, principal, pools)
+
+
 DEPENDENCIES = {
+    "caller": Provide(caller_of, sync_to_thread=False),
     "pools": Provide(pools_of, sync_to_thread=False),
     "services": Provide(services_of, sync_to_thread=False),
     "principal": Provide(principal_of, sync_to_thread=False),
@@ -37,3 +70,4 @@ DEPENDENCIES = {
 ServicesDep = NamedDependency[Services]
 PrincipalDep = NamedDependency[Principal]
 PoolsDep = NamedDependency[Pools]
+CallerDep = NamedDependency[Caller]

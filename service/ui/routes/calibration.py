@@ -11,9 +11,7 @@ from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.application import Services
-from service.application.auth import Principal
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import Caller, CallerDep
 from service.edge.params import Namespace
 from service.errors import InvalidInput
 from service.present.calibrations import calibrations_out, sweep_out
@@ -57,12 +55,12 @@ def curves(
 
 def shown(
     request: Request[Any, Any, Any],
-    services: Services,
-    principal: Principal,
+    caller: Caller,
     namespace: str | None,
     swept: wire.SweepResponse | None = None,
     question: str = "",
 ) -> Template:
+    services, principal = caller.services, caller.principal
     held = services.calibrations.calibrations(principal, namespace)
     found = calibrations_out(held)
     listed = references_out(services.references.listed(principal, found.namespace, 0, LISTED))
@@ -94,35 +92,30 @@ def back(request: Request[Any, Any, Any], namespace: str | None) -> Redirect:
 @get("/calibration", name="console-calibration", sync_to_thread=True)
 def calibration_page(
     request: Request[Any, Any, Any],
-    services: ServicesDep,
-    principal: PrincipalDep,
+    caller: CallerDep,
     namespace: Namespace = None,
     question: Asked = "",
 ) -> Template:
     """The namespace's reference questions and calibration; ``question`` fills the form
     (a question the reports list as unanswered, say)."""
-    return shown(request, services, principal, namespace, question=question)
+    return shown(request, caller, namespace, question=question)
 
 
 @post("/calibration/sweep", name="console-sweep")
 async def sweep(
     request: Request[Any, Any, Any],
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Template:
     """Sweep now; the page comes back with its curves and what it kept."""
-    swept = sweep_out(await pools.aside(services.calibrations.sweep, principal, namespace))
-    return shown(request, services, principal, swept.namespace, swept)
+    swept = sweep_out(await caller.aside(caller.services.calibrations.sweep, namespace))
+    return shown(request, caller, swept.namespace, swept)
 
 
 @post("/calibration/rollback", name="console-rollback")
 async def roll_back(
     request: Request[Any, Any, Any],
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Redirect:
     """Apply the fit of the form's ``version`` again (0: the shipped calibration)."""
@@ -130,24 +123,22 @@ async def roll_back(
     version = str(form.get("version") or "0")
     if not version.isdigit():
         raise InvalidInput.one("version", "must be a whole number")
-    await pools.write(services.calibrations.roll_back, principal, namespace, int(version))
+    await caller.write(caller.services.calibrations.roll_back, namespace, int(version))
     return back(request, namespace)
 
 
 @post("/calibration/references", name="console-record-reference")
 async def record(
     request: Request[Any, Any, Any],
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Redirect:
     """Record a reference question from the form: the ids that answer it, or none."""
     form = await request.form()
     answers = str(form.get("answers") or "").replace(",", " ").split()
     question, nothing = str(form.get("question") or ""), bool(form.get("nothing"))
-    record = partial(services.references.record, source="console")
-    await pools.write(record, principal, question, answers, nothing, namespace)
+    record = partial(caller.services.references.record, source="console")
+    await caller.write(record, question, answers, nothing, namespace)
     return back(request, namespace)
 
 
@@ -155,10 +146,8 @@ async def record(
 async def remove(
     request: Request[Any, Any, Any],
     reference_id: FromPath[str],
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Redirect:
-    await pools.write(services.references.remove, principal, namespace, reference_id)
+    await caller.write(caller.services.references.remove, namespace, reference_id)
     return back(request, namespace)

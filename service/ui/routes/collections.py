@@ -8,7 +8,7 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.edge.params import CollectionName, DocumentPath, FirstLine
 from service.present.collections import collection_out, scan_out
 from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query
@@ -21,10 +21,8 @@ SKIPPED_SHOWN = 10
 
 
 @get("/collections", name="console-collections", sync_to_thread=True)
-def collections_page(
-    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
-) -> Template:
-    found = [collection_out(v) for v in services.collections.list(principal)]
+def collections_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+    found = [collection_out(v) for v in caller.services.collections.list(caller.principal)]
     return page(request, "collections.html", section="collections", collections=found)
 
 
@@ -32,10 +30,9 @@ def collections_page(
 def collection_page(
     request: Request[Any, Any, Any],
     name: CollectionName,
-    services: ServicesDep,
-    principal: PrincipalDep,
+    caller: CallerDep,
 ) -> Template:
-    shown = collection_out(services.collections.show(principal, name))
+    shown = collection_out(caller.services.collections.show(caller.principal, name))
     params = request.query_params
     scanned = {k: int(v) for k in REPORT if (v := params.get(k, "")) and str(v).isdigit()}
     return page(
@@ -43,31 +40,27 @@ def collection_page(
         "collection.html",
         section="collections",
         collection=shown,
-        files=services.collections.indexed_files(principal, name),
+        files=caller.services.collections.indexed_files(caller.principal, name),
         scanned=scanned if len(scanned) == len(REPORT) else None,
         skipped=[str(s) for s in params.getall("skip", [])][:SKIPPED_SHOWN],
     )
 
 
 @get("/collections/{name:str}/progress", name="console-scan-progress", sync_to_thread=True)
-def scan_progress(
-    name: CollectionName, services: ServicesDep, principal: PrincipalDep
-) -> wire.CollectionOut:
+def scan_progress(name: CollectionName, caller: CallerDep) -> wire.CollectionOut:
     """The collection as JSON, with ``scanning`` while a scan runs; polled by the page."""
-    return collection_out(services.collections.show(principal, name))
+    return collection_out(caller.services.collections.show(caller.principal, name))
 
 
 @post("/collections/{name:str}/rescan", name="console-rescan")
 async def rescan(
     request: Request[Any, Any, Any],
     name: CollectionName,
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
 ) -> Redirect:
     """Re-scan (admins); answers once done, with the counts and the first files skipped
     for the page to show."""
-    done = scan_out(await pools.write(services.collections.scan, principal, name))
+    done = scan_out(await caller.write(caller.services.collections.scan, name))
     counts = {k: getattr(done, k) for k in REPORT if k != "skipped"}
     skipped = [f"{s.path}: {s.reason}" for s in done.skipped]
     link = collection_link(done.collection.name)
@@ -79,14 +72,13 @@ async def rescan(
 @get("/documents", name="console-document", sync_to_thread=True)
 def document_page(
     request: Request[Any, Any, Any],
-    services: ServicesDep,
-    principal: PrincipalDep,
+    caller: CallerDep,
     path: DocumentPath,
     from_line: FirstLine = 1,
 ) -> Template:
     """A document's lines, numbered, each with an anchor (``#L12``)."""
     start = page_start(from_line)
-    found = services.documents.read(principal, path, start, DOCUMENT_LINES)
+    found = caller.services.documents.read(caller.principal, path, start, DOCUMENT_LINES)
     numbered = list(enumerate(found.lines, start=start))
     following = start + DOCUMENT_LINES
     return page(

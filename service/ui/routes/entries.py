@@ -9,9 +9,7 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.application import Services
-from service.application.auth import Principal
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import Caller, CallerDep
 from service.edge.params import EntryId, Namespace
 from service.errors import NotFound
 from service.present.events import entry_out, history_out
@@ -34,9 +32,7 @@ CHAIN = 20
 """Most revisions an entry page shows on either side of the entry."""
 
 
-def revisions(
-    services: Services, principal: Principal, entry: wire.EntryDetail
-) -> list[wire.EntryDetail]:
+def revisions(caller: Caller, entry: wire.EntryDetail) -> list[wire.EntryDetail]:
     """The chain an entry is part of, oldest first: following what each entry replaced
     (its latest) back, and what replaced it (the latest) forward."""
     chain = [entry]
@@ -47,7 +43,9 @@ def revisions(
             return None
         seen.add(entry_id)
         with suppress(NotFound):
-            return entry_out(services.events.get(principal, entry_id, entry.namespace))
+            return entry_out(
+                caller.services.events.get(caller.principal, entry_id, entry.namespace)
+            )
         return None
 
     older = entry
@@ -71,18 +69,19 @@ def revisions(
 def entry_page(
     request: Request[Any, Any, Any],
     entry_id: EntryId,
-    services: ServicesDep,
-    principal: PrincipalDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Template:
     """The entry, or, once deleted, what happened to it: its history outlives it."""
-    ns = principal.namespace(namespace)
+    ns = caller.principal.namespace(namespace)
     entry: wire.EntryDetail | None = None
     with suppress(NotFound):
-        entry = entry_out(services.events.get(principal, entry_id, ns))
-    chain = revisions(services, principal, entry) if entry is not None else []
+        entry = entry_out(caller.services.events.get(caller.principal, entry_id, ns))
+    chain = revisions(caller, entry) if entry is not None else []
     try:
-        history = history_out(services.events.history(principal, entry_id, ns)).history
+        history = history_out(
+            caller.services.events.history(caller.principal, entry_id, ns)
+        ).history
     except NotFound:
         if entry is None:
             raise
@@ -104,14 +103,12 @@ def entry_page(
 async def promote(
     request: Request[Any, Any, Any],
     entry_id: EntryId,
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Redirect:
     """Make a tier C entry a lasting tier A entry (admins)."""
     asked = wire.PromoteRequest(ids=[entry_id], namespace=namespace)
-    done = await pools.write(services.admin.promote, principal, asked)
+    done = await caller.write(caller.services.admin.promote, asked)
     return redirect(request, entry_link(entry_id, done.namespace))
 
 
@@ -119,12 +116,11 @@ async def promote(
 def confirm_delete(
     request: Request[Any, Any, Any],
     entry_id: EntryId,
-    services: ServicesDep,
-    principal: PrincipalDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Template:
     """The step before a deletion: what will go, and a button to confirm."""
-    found = entry_out(services.events.get(principal, entry_id, namespace))
+    found = entry_out(caller.services.events.get(caller.principal, entry_id, namespace))
     return page(request, "delete.html", section="search", entry=found)
 
 
@@ -132,10 +128,8 @@ def confirm_delete(
 async def delete_entry(
     request: Request[Any, Any, Any],
     entry_id: EntryId,
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
     namespace: Namespace = None,
 ) -> Redirect:
-    ns = await pools.write(services.events.delete, principal, entry_id, namespace)
+    ns = await caller.write(caller.services.events.delete, entry_id, namespace)
     return redirect(request, entry_link(entry_id, ns))

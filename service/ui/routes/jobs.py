@@ -9,7 +9,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from schemas import wire
-from service.edge.deps import PoolsDep, PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.present.admin import job_out, rebuild_out
 from service.ui.pages import page, redirect
 
@@ -17,11 +17,9 @@ JOBS = "/ui/jobs"
 
 
 @get("/jobs", name="console-jobs", sync_to_thread=True)
-def jobs_page(
-    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
-) -> Template:
-    jobs = [job_out(j) for j in services.admin.list_jobs(principal)]
-    rebuild = rebuild_out(services.admin.rebuild_status(principal))
+def jobs_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+    jobs = [job_out(j) for j in caller.services.admin.list_jobs(caller.principal)]
+    rebuild = rebuild_out(caller.services.admin.rebuild_status(caller.principal))
     return page(request, "jobs.html", section="jobs", jobs=jobs, rebuild=rebuild)
 
 
@@ -29,25 +27,21 @@ def jobs_page(
 async def run_job(
     request: Request[Any, Any, Any],
     name: FromPath[str],
-    services: ServicesDep,
-    principal: PrincipalDep,
-    pools: PoolsDep,
+    caller: CallerDep,
 ) -> Redirect:
     """Run a job now; the page comes back once it has finished."""
-    done = await pools.write(services.admin.run_job, principal, name)
+    done = await caller.write(caller.services.admin.run_job, name)
     return redirect(request, f"{JOBS}#job-{done.name}")
 
 
 @post("/jobs/rebuild", name="console-rebuild", sync_to_thread=False)
-def start_rebuild(
-    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
-) -> Redirect:
+def start_rebuild(request: Request[Any, Any, Any], caller: CallerDep) -> Redirect:
     """Start rebuilding the indexes from the ledger; the jobs page shows its progress."""
-    services.admin.start_rebuild(principal)
+    caller.services.admin.start_rebuild(caller.principal)
     return redirect(request, f"{JOBS}#rebuild")
 
 
 @get("/jobs/rebuild/progress", name="console-rebuild-progress", sync_to_thread=False)
-def rebuild_progress(services: ServicesDep, principal: PrincipalDep) -> wire.RebuildOut:
+def rebuild_progress(caller: CallerDep) -> wire.RebuildOut:
     """The rebuild's state as JSON, polled by the page's script."""
-    return rebuild_out(services.admin.rebuild_status(principal))
+    return rebuild_out(caller.services.admin.rebuild_status(caller.principal))

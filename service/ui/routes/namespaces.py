@@ -11,7 +11,7 @@ from litestar.response import Template
 from schemas import wire
 from service.domain.entries import TIERS
 from service.domain.namespaces.stats import avoided
-from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.present.status import stats_out
 from service.ui.pages import page
 
@@ -48,10 +48,8 @@ def summary(stats: wire.NamespaceStats) -> Summary:
 
 
 @get("/namespaces", name="console-namespaces", sync_to_thread=True)
-def namespaces_page(
-    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
-) -> Template:
-    stats = stats_out(services.status.stats(principal))
+def namespaces_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+    stats = stats_out(caller.services.status.stats(caller.principal))
     return page(
         request,
         "namespaces.html",

@@ -10,9 +10,7 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.application import Services
-from service.application.auth import Principal
-from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.deps import Caller, CallerDep
 from service.edge.params import Day, Namespace
 from service.present.answers import daily_out
 from service.ui.charts import Day as ChartDay
@@ -49,15 +47,14 @@ def grouped(questions: list[wire.UnansweredQuestion]) -> list[Unanswered]:
 
 
 def report(
-    services: Services,
-    principal: Principal,
+    caller: Caller,
     day: date | None,
     namespace: str | None,
     *,
     whole: bool = True,
 ) -> wire.DailyReportResponse:
-    found = services.answers.daily_report(
-        principal, day.isoformat() if day else None, namespace, whole=whole
+    found = caller.services.answers.daily_report(
+        caller.principal, day.isoformat() if day else None, namespace, whole=whole
     )
     return daily_out(found)
 
@@ -65,15 +62,14 @@ def report(
 @get("/reports", name="console-reports", sync_to_thread=True)
 def reports_page(
     request: Request[Any, Any, Any],
-    services: ServicesDep,
-    principal: PrincipalDep,
+    caller: CallerDep,
     day: Day = None,
     namespace: Namespace = None,
 ) -> Template:
-    shown = report(services, principal, day, namespace)
+    shown = report(caller, day, namespace)
     last = date.fromisoformat(shown.date)
     days = [
-        shown if n == 0 else report(services, principal, earlier, namespace, whole=False)
+        shown if n == 0 else report(caller, earlier, namespace, whole=False)
         for n in reversed(range(DAYS))
         if (earlier := shifted(last, -n)) is not None
     ]

@@ -10,9 +10,7 @@ from litestar import Request, get
 from litestar.response import Template
 
 from schemas import wire
-from service.application import Services
-from service.application.auth import Principal
-from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.deps import Caller, CallerDep
 from service.errors import InvalidInput
 from service.present.answers import retrieve_out
 from service.present.search import search_out
@@ -107,9 +105,9 @@ def opening(default: str, held: Sequence[str]) -> str:
     return default if default in held or not held else held[0]
 
 
-def _held(services: Services, principal: Principal) -> list[str]:
+def _held(caller: Caller) -> list[str]:
     """The namespaces the caller may read that hold entries, by name."""
-    spaces = services.status.stats(principal).namespaces
+    spaces = caller.services.status.stats(caller.principal).namespaces
     return [
         ns for ns, tiers in spaces.items() if any(t.active or t.archived for t in tiers.values())
     ]
@@ -120,12 +118,10 @@ def _unit(value: float) -> float:
 
 
 @get("/", name="console-search", sync_to_thread=True)
-def search_page(
-    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
-) -> Template:
+def search_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
     form = read_form(request.query_params)
-    default = None if form.namespace else principal.namespace(None)
-    if default is not None and (opened := opening(default, _held(services, principal))) != default:
+    default = None if form.namespace else caller.principal.namespace(None)
+    if default is not None and (opened := opening(default, _held(caller))) != default:
         form = replace(form, namespace=opened)
     found: wire.SearchResponse | None = None
     answer: wire.RetrieveResponse | None = None
@@ -134,7 +130,7 @@ def search_page(
         wanted, errors = search_request(form)
         try:
             if wanted is not None:
-                found = search_out(services.search.search(principal, wanted))
+                found = search_out(caller.services.search.search(caller.principal, wanted))
                 if form.retrieve:
                     asked = wire.RetrieveRequest(
                         question=wanted.query,
@@ -144,7 +140,9 @@ def search_page(
                         as_of=wanted.as_of,
                     )
                     # A GET writes nothing: the retrieve is a preview, not an interaction.
-                    previewed = services.answers.retrieve(principal, asked, record=False)
+                    previewed = caller.services.answers.retrieve(
+                        caller.principal, asked, record=False
+                    )
                     answer = retrieve_out(previewed)
         except InvalidInput as exc:
             errors = [f"{e.field}: {e.message}" for e in exc.errors]
@@ -159,9 +157,11 @@ def search_page(
         answer=answer,
         verdict=None if answer is None else verdict(answer.answer_confidence, answer.threshold),
         errors=errors,
-        namespace=principal.namespace(form.namespace or None) if not errors else form.namespace,
+        namespace=caller.principal.namespace(form.namespace or None)
+        if not errors
+        else form.namespace,
         default=default,
-        namespaces=sorted(principal.namespaces or ()),
+        namespaces=sorted(caller.principal.namespaces or ()),
         modes=MODES,
         limits=LIMITS,
     )

@@ -8,17 +8,15 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Template
 
-from service.edge.deps import PrincipalDep, ServicesDep
+from service.edge.deps import CallerDep
 from service.telemetry.glance import at_a_glance
 from service.ui.pages import page
 
 
 @get("/service", name="console-service", sync_to_thread=True)
-def service_page(
-    request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
-) -> Template:
-    principal.require_admin()
-    metrics = services.telemetry.metrics
+def service_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+    caller.principal.require_admin()
+    metrics = caller.services.telemetry.metrics
     glance = at_a_glance(metrics) if metrics is not None else None
     replica = metrics.replica if metrics is not None else None
     return page(request, "service.html", section="service", glance=glance, replica=replica)
