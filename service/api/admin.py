@@ -18,9 +18,7 @@ class AdminController(Controller):
 
     @post("/promote", status_code=200)
     async def promote(
-        self,
-        data: JSONBody[wire.PromoteRequest],
-        caller: CallerDep,
+        self, data: JSONBody[wire.PromoteRequest], caller: CallerDep
     ) -> wire.PromoteResponse:
         """Make tier C entries lasting tier A entries, keeping their vectors."""
         return promoted_out(await caller.write(caller.services.admin.promote, data))

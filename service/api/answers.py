@@ -45,10 +45,7 @@ class AnswersController(Controller):
 
     @get("/reports/daily", sync_to_thread=True)
     def daily(
-        self,
-        caller: CallerDep,
-        day: Day = None,
-        namespace: Namespace = None,
+        self, caller: CallerDep, day: Day = None, namespace: Namespace = None
     ) -> wire.DailyReportResponse:
         """Questions asked on a day (UTC; default today), the strong-match rate, feedback
         counts and the questions with no strong match."""
@@ -60,9 +57,7 @@ class AnswersController(Controller):
 
     @post("/routine-check", status_code=200, sync_to_thread=True)
     def routine_check(
-        self,
-        data: JSONBody[wire.RoutineCheckRequest],
-        caller: CallerDep,
+        self, data: JSONBody[wire.RoutineCheckRequest], caller: CallerDep
     ) -> wire.RoutineCheckResponse:
         """How many similar tier E executions exist, and whether the task is routine."""
         return routine_out(caller.services.answers.routine_check(caller.principal, data))

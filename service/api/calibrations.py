@@ -27,9 +27,7 @@ class CalibrationsController(Controller):
 
     @post("/sweep", status_code=200, responses=problems(409))
     async def sweep(
-        self,
-        data: JSONBody[wire.SweepRequest],
-        caller: CallerDep,
+        self, data: JSONBody[wire.SweepRequest], caller: CallerDep
     ) -> wire.SweepResponse:
         """Ask the namespace's reference questions (or, with ``deployment``, every
         namespace's) as agents ask them (nothing logged or counted), fit the strong-match
@@ -41,10 +39,7 @@ class CalibrationsController(Controller):
 
     @get("/calibrations", sync_to_thread=True)
     def calibrations(
-        self,
-        caller: CallerDep,
-        namespace: Namespace = None,
-        deployment: Deployment = False,
+        self, caller: CallerDep, namespace: Namespace = None, deployment: Deployment = False
     ) -> wire.CalibrationsResponse:
         """The calibration in force for the namespace (or the deployment's) and every fit
         its sweeps kept."""
@@ -55,9 +50,7 @@ class CalibrationsController(Controller):
 
     @post("/calibrations/rollback", status_code=200, sync_to_thread=True, responses=problems(404))
     def roll_back(
-        self,
-        data: JSONBody[wire.RollbackRequest],
-        caller: CallerDep,
+        self, data: JSONBody[wire.RollbackRequest], caller: CallerDep
     ) -> wire.CalibrationUsed:
         """Apply an earlier fit of the namespace (or the deployment) again; version 0: none
         of its own."""

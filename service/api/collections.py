@@ -23,11 +23,7 @@ class CollectionsController(Controller):
     tags = ["collections"]
 
     @post("", status_code=201, responses=problems(409))
-    async def add(
-        self,
-        data: JSONBody[wire.CollectionRequest],
-        caller: CallerDep,
-    ) -> wire.ScanOut:
+    async def add(self, data: JSONBody[wire.CollectionRequest], caller: CallerDep) -> wire.ScanOut:
         """Register a folder (admin: it reads the server's disk) and index it."""
         return scan_out(await caller.write(caller.services.collections.add, data))
 
@@ -38,19 +34,13 @@ class CollectionsController(Controller):
 
     @get("/{name:str}", sync_to_thread=True, responses=problems(404, 409))
     def show(
-        self,
-        name: CollectionName,
-        caller: CallerDep,
-        namespace: CollectionNamespace = None,
+        self, name: CollectionName, caller: CallerDep, namespace: CollectionNamespace = None
     ) -> wire.CollectionOut:
         return collection_out(caller.services.collections.show(caller.principal, name, namespace))
 
     @post("/{name:str}/update", status_code=200, responses=problems(404, 409))
     async def update(
-        self,
-        name: CollectionName,
-        caller: CallerDep,
-        namespace: CollectionNamespace = None,
+        self, name: CollectionName, caller: CallerDep, namespace: CollectionNamespace = None
     ) -> wire.ScanOut:
         """Re-scan: changed files are re-embedded, removed ones leave the index."""
         scan = caller.services.collections.scan
@@ -70,10 +60,7 @@ class CollectionsController(Controller):
 
     @delete("/{name:str}", status_code=200, responses=problems(404, 409))
     async def remove(
-        self,
-        name: CollectionName,
-        caller: CallerDep,
-        namespace: CollectionNamespace = None,
+        self, name: CollectionName, caller: CallerDep, namespace: CollectionNamespace = None
     ) -> wire.CollectionOut:
         """Forget a collection and its chunks; the files themselves are left alone."""
         removed = await caller.write(caller.services.collections.remove, name, namespace)
@@ -99,9 +86,7 @@ class DocumentsController(Controller):
 
     @post("/batch", status_code=200, sync_to_thread=True, responses=problems(404))
     def batch(
-        self,
-        data: JSONBody[wire.DocumentsRequest],
-        caller: CallerDep,
+        self, data: JSONBody[wire.DocumentsRequest], caller: CallerDep
     ) -> wire.DocumentsResponse:
         """Documents matching a glob or a comma-separated list; big ones skipped, with a note."""
         return documents_out(caller.services.documents.read_many(caller.principal, data))

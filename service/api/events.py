@@ -18,9 +18,7 @@ class EventsController(Controller):
 
     @post("/events", status_code=201)
     async def write_events(
-        self,
-        data: JSONBody[wire.EventsRequest],
-        caller: CallerDep,
+        self, data: JSONBody[wire.EventsRequest], caller: CallerDep
     ) -> wire.EventsResponse:
         """Store a batch of events; all of it or, on any invalid event, none of it."""
         outcome = await caller.write(caller.services.events.write, data.events)
@@ -28,30 +26,21 @@ class EventsController(Controller):
 
     @get("/entries/{entry_id:str}", sync_to_thread=True, responses=problems(404))
     def read_entry(
-        self,
-        entry_id: EntryId,
-        caller: CallerDep,
-        namespace: Namespace = None,
+        self, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
     ) -> wire.EntryDetail:
         """An entry, with the entries it replaced and those that replaced it."""
         return entry_out(caller.services.events.get(caller.principal, entry_id, namespace))
 
     @delete("/entries/{entry_id:str}", status_code=200, responses=problems(404))
     async def delete_entry(
-        self,
-        entry_id: EntryId,
-        caller: CallerDep,
-        namespace: Namespace = None,
+        self, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
     ) -> wire.DeleteResponse:
         ns = await caller.write(caller.services.events.delete, entry_id, namespace)
         return wire.DeleteResponse(entry_id, ns, deleted=True)
 
     @get("/entries/{entry_id:str}/history", sync_to_thread=True, responses=problems(404))
     def entry_history(
-        self,
-        entry_id: EntryId,
-        caller: CallerDep,
-        namespace: Namespace = None,
+        self, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
     ) -> wire.HistoryResponse:
         """What happened to an entry, oldest first; kept after the entry is deleted."""
         return history_out(caller.services.events.history(caller.principal, entry_id, namespace))

@@ -47,10 +47,7 @@ class NamespacesController(Controller):
         "interactions, feedback, and an end line (schemas/json/ExportLine.schema.json)",
     )
     def export(
-        self,
-        namespace: NamespaceName,
-        caller: CallerDep,
-        vectors: Vectors = False,
+        self, namespace: NamespaceName, caller: CallerDep, vectors: Vectors = False
     ) -> Stream:
         """Stream the namespace as JSON Lines; any key that may read it may export it."""
         lines = caller.services.namespaces.export(caller.principal, namespace, vectors=vectors)
@@ -92,10 +89,7 @@ class NamespacesController(Controller):
 
     @delete("/{namespace:str}", status_code=200)
     async def erase(
-        self,
-        namespace: NamespaceName,
-        caller: CallerDep,
-        confirm: Confirm = None,
+        self, namespace: NamespaceName, caller: CallerDep, confirm: Confirm = None
     ) -> wire.ErasureResponse:
         """Remove every trace of the namespace from every store, and the bytes they took;
         leaves an audit record (who, when, how many). Admin keys only; ``confirm`` must

@@ -34,11 +34,7 @@ class ReferencesController(Controller):
 
     @get("/", sync_to_thread=True)
     def listed(
-        self,
-        caller: CallerDep,
-        namespace: Namespace = None,
-        offset: Offset = 0,
-        limit: Limit = 100,
+        self, caller: CallerDep, namespace: Namespace = None, offset: Offset = 0, limit: Limit = 100
     ) -> wire.ReferencesResponse:
         """The namespace's reference questions, in the order recorded."""
         return references_out(
@@ -47,10 +43,7 @@ class ReferencesController(Controller):
 
     @delete("/{reference_id:str}", status_code=204, sync_to_thread=True, responses=problems(404))
     def remove(
-        self,
-        reference_id: FromPath[str],
-        caller: CallerDep,
-        namespace: Namespace = None,
+        self, reference_id: FromPath[str], caller: CallerDep, namespace: Namespace = None
     ) -> None:
         """Remove a reference question (admin keys)."""
         caller.services.references.remove(caller.principal, namespace, reference_id)

@@ -19,10 +19,7 @@ class SearchController(Controller):
 
     @post("/search", status_code=200, sync_to_thread=True)
     def search(
-        self,
-        data: JSONBody[wire.SearchRequest],
-        caller: CallerDep,
-        request: Request[Any, Any, Any],
+        self, data: JSONBody[wire.SearchRequest], caller: CallerDep, request: Request[Any, Any, Any]
     ) -> wire.SearchResponse:
         """Hybrid BM25 + vector search of one namespace; see docs/guide/searching.md for scoring. A
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)

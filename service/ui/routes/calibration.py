@@ -103,9 +103,7 @@ def calibration_page(
 
 @post("/calibration/sweep", name="console-sweep")
 async def sweep(
-    request: Request[Any, Any, Any],
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: Request[Any, Any, Any], caller: CallerDep, namespace: Namespace = None
 ) -> Template:
     """Sweep now; the page comes back with its curves and what it kept."""
     swept = sweep_out(await caller.aside(caller.services.calibrations.sweep, namespace))
@@ -114,9 +112,7 @@ async def sweep(
 
 @post("/calibration/rollback", name="console-rollback")
 async def roll_back(
-    request: Request[Any, Any, Any],
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: Request[Any, Any, Any], caller: CallerDep, namespace: Namespace = None
 ) -> Redirect:
     """Apply the fit of the form's ``version`` again (0: the shipped calibration)."""
     form = await request.form()
@@ -129,9 +125,7 @@ async def roll_back(
 
 @post("/calibration/references", name="console-record-reference")
 async def record(
-    request: Request[Any, Any, Any],
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: Request[Any, Any, Any], caller: CallerDep, namespace: Namespace = None
 ) -> Redirect:
     """Record a reference question from the form: the ids that answer it, or none."""
     form = await request.form()

@@ -28,9 +28,7 @@ def collections_page(request: Request[Any, Any, Any], caller: CallerDep) -> Temp
 
 @get("/collections/{name:str}", name="console-collection", sync_to_thread=True)
 def collection_page(
-    request: Request[Any, Any, Any],
-    name: CollectionName,
-    caller: CallerDep,
+    request: Request[Any, Any, Any], name: CollectionName, caller: CallerDep
 ) -> Template:
     shown = collection_out(caller.services.collections.show(caller.principal, name))
     params = request.query_params
@@ -54,9 +52,7 @@ def scan_progress(name: CollectionName, caller: CallerDep) -> wire.CollectionOut
 
 @post("/collections/{name:str}/rescan", name="console-rescan")
 async def rescan(
-    request: Request[Any, Any, Any],
-    name: CollectionName,
-    caller: CallerDep,
+    request: Request[Any, Any, Any], name: CollectionName, caller: CallerDep
 ) -> Redirect:
     """Re-scan (admins); answers once done, with the counts and the first files skipped
     for the page to show."""
@@ -71,10 +67,7 @@ async def rescan(
 
 @get("/documents", name="console-document", sync_to_thread=True)
 def document_page(
-    request: Request[Any, Any, Any],
-    caller: CallerDep,
-    path: DocumentPath,
-    from_line: FirstLine = 1,
+    request: Request[Any, Any, Any], caller: CallerDep, path: DocumentPath, from_line: FirstLine = 1
 ) -> Template:
     """A document's lines, numbered, each with an anchor (``#L12``)."""
     start = page_start(from_line)

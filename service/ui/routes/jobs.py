@@ -25,9 +25,7 @@ def jobs_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
 
 @post("/jobs/{name:str}/run", name="console-run-job")
 async def run_job(
-    request: Request[Any, Any, Any],
-    name: FromPath[str],
-    caller: CallerDep,
+    request: Request[Any, Any, Any], name: FromPath[str], caller: CallerDep
 ) -> Redirect:
     """Run a job now; the page comes back once it has finished."""
     done = await caller.write(caller.services.admin.run_job, name)

@@ -47,11 +47,7 @@ def grouped(questions: list[wire.UnansweredQuestion]) -> list[Unanswered]:
 
 
 def report(
-    caller: Caller,
-    day: date | None,
-    namespace: str | None,
-    *,
-    whole: bool = True,
+    caller: Caller, day: date | None, namespace: str | None, *, whole: bool = True
 ) -> wire.DailyReportResponse:
     found = caller.services.answers.daily_report(
         caller.principal, day.isoformat() if day else None, namespace, whole=whole
@@ -61,10 +57,7 @@ def report(
 
 @get("/reports", name="console-reports", sync_to_thread=True)
 def reports_page(
-    request: Request[Any, Any, Any],
-    caller: CallerDep,
-    day: Day = None,
-    namespace: Namespace = None,
+    request: Request[Any, Any, Any], caller: CallerDep, day: Day = None, namespace: Namespace = None
 ) -> Template:
     shown = report(caller, day, namespace)
     last = date.fromisoformat(shown.date)
