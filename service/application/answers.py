@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import partial
 
@@ -60,35 +60,23 @@ class RoutineReport:
     degraded: list[str]
 
 
+@dataclass(eq=False)
 class AnswerUseCases:
-    def __init__(
-        self,
-        answerer: Answerer,
-        interactions: InteractionLog,
-        degraded: list[str],
-        *,
-        text_chars: int,
-        clock: Callable[[], float],
-        telemetry: Telemetry = NONE,
-        recall: RecallUseCases | None = None,
-        recall_when_weak: bool = False,
-        ledger: ChainSource | None = None,
-        references: ReferenceUseCases | None = None,
-    ) -> None:
-        """``recall``: the upstream asked when a retrieve finds nothing (and, with
-        ``recall_when_weak``, when it finds no strong match); None: none. ``ledger``: where
-        the answers' supersessions are read; None: not shown."""
-        self.telemetry = telemetry
-        self.ledger = ledger
-        self.references = references
-        """Where feedback naming answers records its reference question; None: nowhere."""
-        self.answerer = answerer
-        self.recall = recall
-        self.recall_when_weak = recall_when_weak
-        self.text_chars = text_chars
-        self.interactions = interactions
-        self.degraded = degraded
-        self.clock = clock
+    answerer: Answerer
+    interactions: InteractionLog
+    degraded: list[str]
+    _: KW_ONLY
+    text_chars: int
+    clock: Callable[[], float]
+    telemetry: Telemetry = NONE
+    recall: RecallUseCases | None = None
+    """The upstream asked when a retrieve finds nothing (and, with ``recall_when_weak``,
+    when it finds no strong match); None: none."""
+    recall_when_weak: bool = False
+    ledger: ChainSource | None = None
+    """Where the answers' supersessions are read; None: not shown."""
+    references: ReferenceUseCases | None = None
+    """Where feedback naming answers records its reference question; None: nowhere."""
 
     def retrieve(
         self, principal: Principal, request: wire.RetrieveRequest, *, record: bool = True

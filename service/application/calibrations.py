@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import threading
 import time
+from _thread import LockType
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
 from service.application.auth import Principal
@@ -43,22 +44,16 @@ class Calibrations:
     references: int
 
 
+@dataclass(eq=False)
 class CalibrationUseCases:
-    def __init__(
-        self,
-        answerer: Answerer,
-        references: References,
-        fits: Fits,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.answerer = answerer
-        self.references = references
-        self.fits = fits
-        self.clock = clock
-        self._sweeping = threading.Lock()
-        self._swept_at: dict[str, float] = {}
-        """When each namespace was last swept here."""
+    answerer: Answerer
+    references: References
+    fits: Fits
+    _: KW_ONLY
+    clock: Callable[[], float] = time.time
+    _sweeping: LockType = field(default_factory=threading.Lock, init=False, repr=False)
+    _swept_at: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+    """When each namespace was last swept here."""
 
     def sweep(
         self, principal: Principal, namespace: str | None, *, deployment: bool = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from schemas import wire
 from service.application.auth import Principal
@@ -28,21 +28,14 @@ class Scanned:
     report: ScanReport
 
 
+@dataclass(eq=False)
 class CollectionUseCases:
-    def __init__(
-        self,
-        collections: Collections,
-        catalog: Catalog,
-        files: Files,
-        *,
-        clock: Callable[[], float],
-        new_id: Callable[[], str],
-    ) -> None:
-        self.collections = collections
-        self.catalog = catalog
-        self.files = files
-        self.clock = clock
-        self.new_id = new_id
+    collections: Collections
+    catalog: Catalog
+    files: Files
+    _: KW_ONLY
+    clock: Callable[[], float]
+    new_id: Callable[[], str]
 
     def add(self, principal: Principal, request: wire.CollectionRequest) -> Scanned:
         """Register a folder (admin: it reads the server's disk) and index it. The folder

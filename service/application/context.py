@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 
 from schemas import wire
@@ -44,28 +44,19 @@ class Contextualised:
     degraded: list[str]
 
 
+@dataclass(eq=False)
 class ContextUseCase:
-    def __init__(
-        self,
-        answerer: Answerer,
-        counter: TokenCounter,
-        degraded: list[str],
-        *,
-        clock: Callable[[], float],
-        ledger: Relations | None = None,
-        by_model: bool = True,
-        telemetry: Telemetry = NONE,
-    ) -> None:
-        """``counter`` measures the block; ``by_model``: it is the model's tokenizer (else
-        the block says it is degraded). ``ledger``: where what the entries replaced is
-        read; None: not said."""
-        self.answerer = answerer
-        self.counter = counter
-        self.degraded = degraded
-        self.clock = clock
-        self.ledger = ledger
-        self.by_model = by_model
-        self.telemetry = telemetry
+    answerer: Answerer
+    counter: TokenCounter
+    """Measures the block."""
+    degraded: list[str]
+    _: KW_ONLY
+    clock: Callable[[], float]
+    ledger: Relations | None = None
+    """Where what the entries replaced is read; None: not said."""
+    by_model: bool = True
+    """Whether ``counter`` is the model's tokenizer (else the block says it is degraded)."""
+    telemetry: Telemetry = NONE
 
     def context(self, principal: Principal, request: wire.ContextRequest) -> Contextualised:
         """The entries a retrieve ranks first for the question, within the request's

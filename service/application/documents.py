@@ -8,7 +8,7 @@ up to a number of documents and of bytes."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import PurePosixPath
 
 from schemas import wire
@@ -42,23 +42,16 @@ class Documents:
     """Paths not returned, with the reason."""
 
 
+@dataclass(eq=False)
 class DocumentUseCases:
-    def __init__(
-        self,
-        collections: CollectionUseCases,
-        catalog: Catalog,
-        files: Files,
-        *,
-        max_documents: int,
-        max_bytes: int,
-    ) -> None:
-        self.collections = collections
-        self.catalog = catalog
-        self.files = files
-        self.max_documents = max_documents
-        """Most documents a batch returns."""
-        self.max_bytes = max_bytes
-        """Most bytes of files a batch returns in all."""
+    collections: CollectionUseCases
+    catalog: Catalog
+    files: Files
+    _: KW_ONLY
+    max_documents: int
+    """Most documents a batch returns."""
+    max_bytes: int
+    """Most bytes of files a batch returns in all."""
 
     def read(
         self,

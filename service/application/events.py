@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from schemas import wire
 from service.application.auth import Principal
@@ -57,35 +57,21 @@ class EntryHistory:
     events: list[HistoryEvent]
 
 
+@dataclass(eq=False)
 class EventUseCases:
-    def __init__(
-        self,
-        writer: Writer,
-        lifecycle: Lifecycle,
-        policy: ExpiryPolicy,
-        limits: Limits,
-        *,
-        entries: Entries,
-        history: History,
-        relations: ChainSource,
-        chunking: ChunkingSettings,
-        max_batch: int,
-        clock: Callable[[], float],
-        new_id: Callable[[], str],
-        tracing: Tracing = OFF,
-    ) -> None:
-        self.tracing = tracing
-        self.writer = writer
-        self.lifecycle = lifecycle
-        self.entries = entries
-        self.histories = history
-        self.relations = relations
-        self.chunking = chunking
-        self.policy = policy
-        self.limits = limits
-        self.max_batch = max_batch
-        self.clock = clock
-        self.new_id = new_id
+    writer: Writer
+    lifecycle: Lifecycle
+    policy: ExpiryPolicy
+    limits: Limits
+    _: KW_ONLY
+    entries: Entries
+    histories: History
+    relations: ChainSource
+    chunking: ChunkingSettings
+    max_batch: int
+    clock: Callable[[], float]
+    new_id: Callable[[], str]
+    tracing: Tracing = OFF
 
     def write(self, principal: Principal, events: Sequence[wire.Event]) -> WriteOutcome:
         """Store a batch of events: all of it or, on any invalid event, none of it; nor

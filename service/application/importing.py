@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -75,32 +75,20 @@ class ImportReport:
     skipped_count: int
 
 
+@dataclass(eq=False)
 class Importer:
-    def __init__(
-        self,
-        transfer: Transfer,
-        namespaces: NamespaceEntries,
-        catalog: Catalog,
-        interactions: InteractionLog,
-        references: References,
-        *,
-        embedder: Embedder | None,
-        chunking: ChunkingSettings,
-        namespace: str,
-        actor: str,
-        folder_refusal: Callable[[str], str | None],
-    ) -> None:
-        self.transfer = transfer
-        self.namespaces = namespaces
-        self.references = references
-        self.embedder = embedder
-        self.chunking = chunking
-        self.catalog = catalog
-        self.interactions = interactions
-        self.namespace = namespace
-        self.actor = actor
-        self.folder_refusal = folder_refusal
-        """Why no collection may have its folder at a path, as a registration is refused."""
+    transfer: Transfer
+    namespaces: NamespaceEntries
+    catalog: Catalog
+    interactions: InteractionLog
+    references: References
+    _: KW_ONLY
+    embedder: Embedder | None
+    chunking: ChunkingSettings
+    namespace: str
+    actor: str
+    folder_refusal: Callable[[str], str | None]
+    """Why no collection may have its folder at a path, as a registration is refused."""
 
     def run(self, path: Path, *, skip_bad_lines: bool) -> ImportReport:
         checked = self.check(path)

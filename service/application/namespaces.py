@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import KW_ONLY, dataclass
 from itertools import chain
 from pathlib import Path
 
@@ -45,34 +46,21 @@ STRATA_VERSION = "0.1.0"
 _encoder = msgspec.json.Encoder()
 
 
+@dataclass(eq=False)
 class NamespaceUseCases:
-    def __init__(
-        self,
-        transfer: Transfer,
-        namespaces: NamespaceEntries,
-        references: References,
-        inventory: Inventory,
-        catalog: Catalog,
-        interactions: InteractionLog,
-        compaction: Compaction,
-        settings: Settings,
-        *,
-        embedder: Embedder | None,
-        folder_refusal: Callable[[str], str | None],
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.transfer = transfer
-        self.namespaces = namespaces
-        self.references = references
-        self.inventory = inventory
-        self.embedder = embedder
-        self.catalog = catalog
-        self.interactions = interactions
-        self.compaction = compaction
-        self.settings = settings
-        self.clock = clock
-        self.folder_refusal = folder_refusal
-        """Why no collection may have its folder at a path (``Collections.refusal_at``)."""
+    transfer: Transfer
+    namespaces: NamespaceEntries
+    references: References
+    inventory: Inventory
+    catalog: Catalog
+    interactions: InteractionLog
+    compaction: Compaction
+    settings: Settings
+    _: KW_ONLY
+    embedder: Embedder | None
+    folder_refusal: Callable[[str], str | None]
+    """Why no collection may have its folder at a path (``Collections.refusal_at``)."""
+    clock: Callable[[], float] = time.time
 
     def export(self, principal: Principal, namespace: str, *, vectors: bool) -> Iterator[bytes]:
         """The namespace as JSON Lines, a page of rows at a time. The caller is checked, the

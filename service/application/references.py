@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from service.application.auth import Principal
 from service.application.inputs import not_blank
@@ -25,19 +25,13 @@ class Listed:
     total: int
 
 
+@dataclass(eq=False)
 class ReferenceUseCases:
-    def __init__(
-        self,
-        references: References,
-        entries: Entries,
-        *,
-        clock: Callable[[], float] = time.time,
-        new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
-    ) -> None:
-        self.references = references
-        self.entries = entries
-        self.clock = clock
-        self.new_id = new_id
+    references: References
+    entries: Entries
+    _: KW_ONLY
+    clock: Callable[[], float] = time.time
+    new_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16]
 
     def record(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from schemas import wire
 from service.application.auth import Principal
@@ -31,28 +31,19 @@ class Searched:
     """With ``explain``: the namespace's tuning, whose floor a request naming none is given."""
 
 
+@dataclass(eq=False)
 class SearchUseCase:
-    def __init__(
-        self,
-        searcher: Searcher,
-        degraded: list[str],
-        *,
-        text_chars: int,
-        clock: Callable[[], float],
-        tracing: Tracing = OFF,
-        recall: RecallUseCases | None = None,
-        tunings: Tunings | None = None,
-    ) -> None:
-        """``recall``: the upstream asked when a search finds nothing; None: none.
-        ``tunings``: each namespace's relevance floor; None: the searcher's everywhere."""
-        self.tracing = tracing
-        self.searcher = searcher
-        self.text_chars = text_chars
-        self.degraded = degraded
-        """Why the service runs with less than it should (shared, filled at start)."""
-        self.clock = clock
-        self.recall = recall
-        self.tunings = tunings
+    searcher: Searcher
+    degraded: list[str]
+    """Why the service runs with less than it should (shared, filled at start)."""
+    _: KW_ONLY
+    text_chars: int
+    clock: Callable[[], float]
+    tracing: Tracing = OFF
+    recall: RecallUseCases | None = None
+    """The upstream asked when a search finds nothing; None: none."""
+    tunings: Tunings | None = None
+    """Each namespace's relevance floor; None: the searcher's everywhere."""
 
     def search(
         self, principal: Principal, request: wire.SearchRequest, *, ask_upstream: bool = True

@@ -221,7 +221,7 @@ def build_runtime(
         ExpiryPolicy(s.lifecycle.c_ttl_days, s.lifecycle.ttl_by_chain_type),
         limits,
         entries=stores.ledger,
-        history=stores.ledger,
+        histories=stores.ledger,
         relations=stores.ledger,
         chunking=s.chunking,
         max_batch=s.server.max_batch,

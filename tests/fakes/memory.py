@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -38,13 +37,10 @@ def memory_over(
     *,
     clock: Callable[[], float] = time.time,
     on_change: Callable[[Iterable[str]], None] | None = None,
-    lock: threading.Lock | None = None,
 ) -> Memory:
     """Every part of the memory over these stores, as the wiring composes them
     (``embedder`` None: no model)."""
-    indexes = Indexes(
-        ledger, ledger, vectors, keywords, clock=clock, on_change=on_change, lock=lock
-    )
+    indexes = Indexes(ledger, ledger, vectors, keywords, clock=clock, on_change=on_change)
     return Memory.over(ledger, indexes, Preparer(embedder, chunking))
 
 

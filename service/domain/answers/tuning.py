@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
+from _thread import LockType
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
 
 from service.domain.model.references import Fit
@@ -76,24 +77,20 @@ def changes_between(fits: list[Fit], start: float, end: float, shipped: Tuning) 
     return changes[::-1]
 
 
+@dataclass(eq=False)
 class Tunings:
     """The tuning in force for each namespace, over the ledger's fits (None: the shipped
     one everywhere)."""
 
-    def __init__(
-        self,
-        fits: Fits | None,
-        shipped: Tuning,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        kept_seconds: float = KEPT_SECONDS,
-    ) -> None:
-        self.fits = fits
-        self.shipped = shipped
-        self.clock = clock
-        self.kept_seconds = kept_seconds
-        self._kept: dict[str, tuple[float, Tuning | None]] = {}
-        self._lock = threading.Lock()
+    fits: Fits | None
+    shipped: Tuning
+    _: KW_ONLY
+    clock: Callable[[], float] = time.monotonic
+    kept_seconds: float = KEPT_SECONDS
+    _kept: dict[str, tuple[float, Tuning | None]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _lock: LockType = field(default_factory=threading.Lock, init=False, repr=False)
 
     def of(self, namespace: str) -> Tuning:
         """The namespace's fit, else the deployment's, else the shipped calibration."""

@@ -6,7 +6,7 @@ import hashlib
 import posixpath
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import PurePosixPath
 
 from schemas.vocabulary import METADATA_VALUE_CHARS
@@ -60,30 +60,21 @@ def title_from(lines: Sequence[str], path: str) -> str:
     return title_of("\n".join(lines[:TITLE_LINES]), PurePosixPath(path).name)
 
 
+@dataclass(eq=False)
 class Collections:
     """Scans collections into entries (written by the ``Writer``, updated and deleted by the
     ``Lifecycle`` of the memory), re-embedding changed files only, within the folders and
     bounds of ``rules``."""
 
-    def __init__(
-        self,
-        catalog: Catalog,
-        writer: Writer,
-        lifecycle: Lifecycle,
-        files: Files,
-        chunking: ChunkingSettings,
-        *,
-        rules: FolderRules,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.catalog = catalog
-        self.writer = writer
-        self.lifecycle = lifecycle
-        self.files = files
-        self.chunking = chunking
-        self.rules = rules
-        self.clock = clock
-        self._scanning: dict[str, tuple[int, int]] = {}
+    catalog: Catalog
+    writer: Writer
+    lifecycle: Lifecycle
+    files: Files
+    chunking: ChunkingSettings
+    _: KW_ONLY
+    rules: FolderRules
+    clock: Callable[[], float] = time.time
+    _scanning: dict[str, tuple[int, int]] = field(default_factory=dict, init=False, repr=False)
 
     def all(self) -> list[Collection]:
         return self.catalog.all()

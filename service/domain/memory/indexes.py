@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import threading
 import time
+from _thread import LockType
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 
 from service.domain.entries import EMBEDDED_TIERS, StoredEntry, Tier, key_namespace
 from service.domain.errors import EngineUnavailable
@@ -14,6 +16,7 @@ from service.domain.model import Filters, Hit
 from service.domain.ports import Entries, IndexState, KeywordStore, VectorStore
 
 
+@dataclass(eq=False)
 class Indexes:
     """Applies what the ledger holds to both indexes, and tells ``on_change`` the namespaces
     of every change once the indexes hold it.
@@ -22,27 +25,17 @@ class Indexes:
     every entry. Both can be rebuilt from the ledger, which keeps the vectors.
     """
 
-    def __init__(
-        self,
-        entries: Entries,
-        state: IndexState,
-        vectors: VectorStore,
-        keywords: KeywordStore,
-        *,
-        clock: Callable[[], float] = time.time,
-        on_change: Callable[[Iterable[str]], None] | None = None,
-        lock: threading.Lock | None = None,
-    ) -> None:
-        self.entries = entries
-        self.state = state
-        self.vectors = vectors
-        self.keywords = keywords
-        self.clock = clock
-        self.on_change = on_change
-        """Told the namespaces of every change, once the indexes hold it."""
-        self.lock = lock or threading.Lock()
-        """Held by every change to stored entries, from the ledger to the indexes (and by a
-        replica applying the changes of others to its index)."""
+    entries: Entries
+    state: IndexState
+    vectors: VectorStore
+    keywords: KeywordStore
+    _: KW_ONLY
+    clock: Callable[[], float] = time.time
+    on_change: Callable[[Iterable[str]], None] | None = None
+    """Told the namespaces of every change, once the indexes hold it."""
+    lock: LockType = field(default_factory=threading.Lock)
+    """Held by every change to stored entries, from the ledger to the indexes (and by a
+    replica applying the changes of others to its index)."""
 
     def index(self, stored: Sequence[StoredEntry], stale: Collection[str] | None = None) -> None:
         """Put ``stored`` in both indexes and mark it synced.

@@ -227,20 +227,15 @@ class Pool:
     """The cosines known, from the vector list or the ledger's vectors."""
 
 
+@dataclass(eq=False)
 class LearnedFusion(Fusion):
     """Fusion by ``RankingModel`` when both lists were searched; a search of one list is
     scored as ``ScoreFusion`` scores it (the BM25 score over its bound, or the cosine)."""
 
-    def __init__(
-        self,
-        model: RankingModel,
-        single: ScoreFusion,
-        chunk_vectors: ChunkVectors,
-    ) -> None:
-        self.model = model
-        self.single = single
-        """Scores a search of one list."""
-        self.chunk_vectors = chunk_vectors
+    model: RankingModel
+    single: ScoreFusion
+    """Scores a search of one list."""
+    chunk_vectors: ChunkVectors
 
     def pool(
         self,
