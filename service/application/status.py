@@ -64,34 +64,21 @@ class Health:
     """The upstream's breaker and recall counts, when one is configured."""
 
 
+@dataclass(eq=False)
 class StatusUseCases:
-    def __init__(
-        self,
-        ledger: StatusLedger,
-        vectors: VectorStore,
-        keywords: KeywordStore,
-        embedder: Embedder | None,
-        searcher: Searcher,
-        degraded: list[str],
-        disk_usage: Callable[[], dict[str, int | None]],
-        replica: Replica,
-        scheduler: Schedule,
-        usage: ReadModelUsage | None = None,
-        upstream: UpstreamRecall | None = None,
-    ) -> None:
-        """``usage``: the model work of reads, shown with the stats; None: not shown.
-        ``upstream``: the recall from an upstream, whose breaker ``health`` shows."""
-        self.upstream = upstream
-        self.ledger = ledger
-        self.vectors = vectors
-        self.keywords = keywords
-        self.embedder = embedder
-        self.searcher = searcher
-        self.degraded = degraded
-        self.disk_usage = disk_usage
-        self.replica = replica
-        self.scheduler = scheduler
-        self.usage = usage
+    ledger: StatusLedger
+    vectors: VectorStore
+    keywords: KeywordStore
+    embedder: Embedder | None
+    searcher: Searcher
+    degraded: list[str]
+    disk_usage: Callable[[], dict[str, int | None]]
+    replica: Replica
+    scheduler: Schedule
+    usage: ReadModelUsage | None = None
+    """The model work of reads, shown with the stats; None: not shown."""
+    upstream: UpstreamRecall | None = None
+    """The recall from an upstream, whose breaker ``health`` shows."""
 
     def health(self) -> Health:
         """What the service runs with, and each engine's state; answers even when a store
