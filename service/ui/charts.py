@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.ui.svg import Tick, percent_ticks, runs
+from service.ui.svg import Frame, Tick, percent_ticks, runs
 
 WIDTH, HEIGHT = 720, 240
 LEFT, RIGHT, TOP, BOTTOM = 40, 48, 16, 36
@@ -46,26 +46,16 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Label:
-    x: float
-    text: str
-
-
-@dataclass(frozen=True)
 class Chart:
-    width: int
-    height: int
-    left: int
-    right: float
-    top: int
-    bottom: float
+    frame: Frame
     bars: list[Bar]
     points: list[Point]
     lines: list[str]
     """SVG ``points`` of each run of days with a rate (a day without questions breaks it)."""
     question_ticks: list[Tick]
     rate_ticks: list[Tick]
-    labels: list[Label]
+    day_ticks: list[Tick]
+    """The days named under the bars."""
 
 
 def nice_ceiling(value: int) -> int:
@@ -100,22 +90,17 @@ def chart(days: Sequence[Day]) -> Chart:
         Tick(bottom - plot_h * k / steps, str(top_count * k // steps)) for k in range(steps + 1)
     ]
     every = max(1, math.ceil(len(days) / 6))
-    labels = [
-        Label(LEFT + slot * (n + 0.5), day.day[5:])
+    day_ticks = [
+        Tick(LEFT + slot * (n + 0.5), day.day[5:])
         for n, day in enumerate(days)
         if (len(days) - 1 - n) % every == 0
     ]
     return Chart(
-        WIDTH,
-        HEIGHT,
-        LEFT,
-        WIDTH - RIGHT,
-        TOP,
-        bottom,
+        Frame(WIDTH, HEIGHT, LEFT, WIDTH - RIGHT, TOP, bottom),
         bars,
         [p for p in points if p is not None],
         runs(None if p is None else (p.x, p.y) for p in points),
         question_ticks,
         percent_ticks(bottom, TOP),
-        labels,
+        day_ticks,
     )

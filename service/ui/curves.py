@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from service.ui.svg import Tick, percent_ticks, runs
+from service.ui.svg import Frame, Tick, percent_ticks, runs
 
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 44, 16, 16, 40
@@ -33,12 +33,7 @@ class Mark:
 
 @dataclass(frozen=True)
 class Plot:
-    width: int
-    height: int
-    left: int
-    right: int
-    top: int
-    bottom: int
+    frame: Frame
     lines: list[Line]
     marks: list[Mark]
     x_ticks: list[Tick]
@@ -71,7 +66,8 @@ def plot(
     x_ticks = [Tick(place(x), f"{x:g}") for n, x in enumerate(xs) if n % every == 0]
     y_ticks = percent_ticks(bottom, TOP)
     placed = [Mark(name, place(x), f"{x:g}") for name, x in marks.items()]
-    return Plot(WIDTH, HEIGHT, LEFT, right, TOP, bottom, lines, placed, x_ticks, y_ticks)
+    frame = Frame(WIDTH, HEIGHT, LEFT, right, TOP, bottom)
+    return Plot(frame, lines, placed, x_ticks, y_ticks)
 
 
 def _placing(

@@ -1,10 +1,22 @@
-"""What the console's charts share: ticks on an axis, lines broken where a value is
+"""What the console's charts share: their frame, ticks on an axis, lines broken where a value is
 missing, and the percent scale."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A chart's box, and the edges of its plot inside it, in SVG units."""
+
+    width: int
+    height: int
+    left: float
+    right: float
+    top: float
+    bottom: float
 
 
 @dataclass(frozen=True)

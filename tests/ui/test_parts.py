@@ -88,11 +88,11 @@ def test_the_chart_draws_a_bar_per_day_and_a_point_per_day_with_questions() -> N
         "2027-01-04",
     ]
     tallest = max(drawn.bars, key=lambda b: b.height)
-    assert tallest.day.day == "2027-01-03" and tallest.y == pytest.approx(drawn.top)
+    assert tallest.day.day == "2027-01-03" and tallest.y == pytest.approx(drawn.frame.top)
     assert drawn.bars[1].height == 0
     assert len(drawn.lines) == 2, "a day without questions breaks the line"
     full, empty = drawn.points[1], drawn.points[2]
-    assert full.y == pytest.approx(drawn.top) and empty.y == pytest.approx(drawn.bottom)
+    assert full.y == pytest.approx(drawn.frame.top) and empty.y == pytest.approx(drawn.frame.bottom)
     assert [t.label for t in drawn.question_ticks] == ["0", "2", "4", "6", "8", "10"]
     assert [t.label for t in chart([Day("2027-01-01", 2, 1.0)]).question_ticks] == ["0", "1", "2"]
 
