@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from _thread import LockType
 from collections.abc import Callable
 from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
@@ -51,7 +50,7 @@ class CalibrationUseCases:
     fits: Fits
     _: KW_ONLY
     clock: Callable[[], float] = time.time
-    _sweeping: LockType = field(default_factory=threading.Lock, init=False, repr=False)
+    _sweeping: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _swept_at: dict[str, float] = field(default_factory=dict, init=False, repr=False)
     """When each namespace was last swept here."""
 

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from litestar import Request
 from litestar.di import NamedDependency, Provide
+from litestar.params import SkipValidation
 
 from service.application import Services
 from service.application.auth import Principal
@@ -51,11 +52,7 @@ class Caller:
         return await self.pools.aside(call, self.principal, *args)
 
 
-def caller_of(
-    services: NamedDependency[Services],
-    principal: NamedDependency[Principal],
-    pools: NamedDependency[Pools],
-) -> Caller:
+def caller_of(services: ServicesDep, principal: PrincipalDep, pools: PoolsDep) -> Caller:
     """The front end's own ``principal`` (the console's is its session's)."""
     return Caller(services, principal, pools)
 
@@ -67,7 +64,8 @@ DEPENDENCIES = {
     "principal": Provide(principal_of, sync_to_thread=False),
 }
 
-ServicesDep = NamedDependency[Services]
-PrincipalDep = NamedDependency[Principal]
-PoolsDep = NamedDependency[Pools]
-CallerDep = NamedDependency[Caller]
+# The service's own objects, not a client's input: given as they are, never validated.
+ServicesDep = NamedDependency[SkipValidation[Services]]
+PrincipalDep = NamedDependency[SkipValidation[Principal]]
+PoolsDep = NamedDependency[SkipValidation[Pools]]
+CallerDep = NamedDependency[SkipValidation[Caller]]

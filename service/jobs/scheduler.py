@@ -45,30 +45,23 @@ class JobRecord:
     """Held by the run of this job in this process."""
 
 
+@dataclass(eq=False)
 class Scheduler:
     """Named jobs: run on their cron schedules while started, or at once with ``run``."""
 
-    def __init__(
-        self,
-        runs: RunLog,
-        coordination: Coordination,
-        replica: str,
-        clock: Callable[[], float] = time.time,
-        on_run: Callable[[JobRun], None] | None = None,
-    ) -> None:
-        self.runs = runs
-        self.on_run = on_run
-        """Told of every run this replica finished."""
-        self.coordination = coordination
-        self.replica = replica
-        self.clock = clock
-        self.leading = False
-        """Whether this replica led when it last tried (it tries only while started)."""
-        self._jobs: dict[str, JobRecord] = {}
-        self._due: dict[str, float] = {}
-        self._stop = threading.Event()
-        self._loop: threading.Thread | None = None
-        self._turns: list[threading.Thread] = []
+    runs: RunLog
+    coordination: Coordination
+    replica: str
+    clock: Callable[[], float] = time.time
+    on_run: Callable[[JobRun], None] | None = None
+    """Told of every run this replica finished."""
+    leading: bool = field(default=False, init=False)
+    """Whether this replica led when it last tried (it tries only while started)."""
+    _jobs: dict[str, JobRecord] = field(default_factory=dict, init=False, repr=False)
+    _due: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _loop: threading.Thread | None = field(default=None, init=False, repr=False)
+    _turns: list[threading.Thread] = field(default_factory=list, init=False, repr=False)
 
     def add(
         self, name: str, cron: str, run: Callable[[], dict[str, Any]], *, per_replica: bool = False

@@ -6,7 +6,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -20,6 +20,7 @@ class _Kept(Generic[V]):
     size: int
 
 
+@dataclass(eq=False)
 class QueryCache(Generic[V]):
     """An LRU of values computed from one namespace's entries.
 
@@ -30,27 +31,21 @@ class QueryCache(Generic[V]):
     kept at all.
     """
 
-    def __init__(
-        self,
-        size: int,
-        seconds: float,
-        clock: Callable[[], float] = time.monotonic,
-        *,
-        max_bytes: int,
-        weigh: Callable[[V], int],
-    ) -> None:
-        self.size = size
-        self.seconds = seconds
-        self.clock = clock
-        self.max_bytes = max_bytes
-        self.weigh = weigh
-        self.bytes = 0
-        """What the values kept weigh."""
-        self._kept: OrderedDict[Hashable, _Kept[V]] = OrderedDict()
-        self._generations: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+    size: int
+    seconds: float
+    clock: Callable[[], float] = time.monotonic
+    _: KW_ONLY
+    max_bytes: int
+    weigh: Callable[[V], int]
+    bytes: int = field(default=0, init=False)
+    """What the values kept weigh."""
+    hits: int = field(default=0, init=False)
+    misses: int = field(default=0, init=False)
+    _kept: OrderedDict[Hashable, _Kept[V]] = field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
+    _generations: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __len__(self) -> int:
         """Values kept."""

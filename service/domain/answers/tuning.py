@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-from _thread import LockType
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
@@ -90,7 +89,7 @@ class Tunings:
     _kept: dict[str, tuple[float, Tuning | None]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _lock: LockType = field(default_factory=threading.Lock, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def of(self, namespace: str) -> Tuning:
         """The namespace's fit, else the deployment's, else the shipped calibration."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from _thread import LockType
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 
@@ -33,7 +32,7 @@ class Indexes:
     clock: Callable[[], float] = time.time
     on_change: Callable[[Iterable[str]], None] | None = None
     """Told the namespaces of every change, once the indexes hold it."""
-    lock: LockType = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     """Held by every change to stored entries, from the ledger to the indexes (and by a
     replica applying the changes of others to its index)."""
 
