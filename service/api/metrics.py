@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import hmac
-from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Response, get
 
 from service.application import Services
 from service.edge.deps import PoolsDep, ServicesDep
+from service.edge.params import AnyRequest
 from service.errors import NotFound
 
 
 @get("/metrics", tags=["health"], media_type="text/plain")
-async def metrics(
-    request: Request[Any, Any, Any], services: ServicesDep, pools: PoolsDep
-) -> Response[bytes]:
+async def metrics(request: AnyRequest, services: ServicesDep, pools: PoolsDep) -> Response[bytes]:
     """This replica's metrics in the Prometheus text format, or OpenMetrics when the
     ``Accept`` header asks for it. Open without API keys (the service is on loopback then);
     with keys, for admin keys and the STRATA_METRICS_TOKEN bearer token."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Controller, Request, delete, get, post
+from litestar import Controller, delete, get, post
 from litestar.params import QueryParameter
 from litestar.response import Stream
 
@@ -16,15 +16,14 @@ from service.application.importing import ImportReport
 from service.domain.entries import Erasure
 from service.edge.deps import CallerDep
 from service.edge.openapi import problems
-from service.edge.params import NamespaceName
+from service.edge.params import AnyRequest, NamespaceName
 from service.errors import PayloadTooLarge
 from service.present.times import format_time
 
 JSON_LINES = "application/x-ndjson"
 
 Vectors = Annotated[
-    bool,
-    QueryParameter(description="Give each entry's chunks with their vectors (base64 float32)"),
+    bool, QueryParameter(description="Give each entry's chunks with their vectors (base64 float32)")
 ]
 SkipBadLines = Annotated[
     bool,
@@ -67,7 +66,7 @@ class NamespacesController(Controller):
     async def import_namespace(
         self,
         namespace: NamespaceName,
-        request: Request[Any, Any, Any],
+        request: AnyRequest,
         caller: CallerDep,
         skip_bad_lines: SkipBadLines = False,
     ) -> wire.ImportResponse:
@@ -97,7 +96,7 @@ class NamespacesController(Controller):
         return erasure_out(await caller.write(caller.services.namespaces.erase, namespace, confirm))
 
 
-async def _spooled(request: Request[Any, Any, Any], limit: int) -> Path:
+async def _spooled(request: AnyRequest, limit: int) -> Path:
     """The body, kept in a temporary file (removed by the caller), at most ``limit`` bytes."""
     handle, name = tempfile.mkstemp(prefix="strata-import-", suffix=".jsonl")
     size = 0

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Controller, Request, post
+from litestar import Controller, post
 from litestar.params import JSONBody
 
 from schemas import wire
 from schemas.vocabulary import RECALL_HEADER
 from service.edge.deps import CallerDep
+from service.edge.params import AnyRequest
 from service.present.search import search_out
 
 
@@ -19,7 +18,7 @@ class SearchController(Controller):
 
     @post("/search", status_code=200, sync_to_thread=True)
     def search(
-        self, data: JSONBody[wire.SearchRequest], caller: CallerDep, request: Request[Any, Any, Any]
+        self, data: JSONBody[wire.SearchRequest], caller: CallerDep, request: AnyRequest
     ) -> wire.SearchResponse:
         """Hybrid BM25 + vector search of one namespace; see docs/guide/searching.md for scoring. A
         search sent with ``X-Strata-Recall`` (by another service recalling from this one)

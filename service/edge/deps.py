@@ -6,27 +6,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from litestar import Request
 from litestar.di import NamedDependency, Provide
 from litestar.params import SkipValidation
 
 from service.application import Services
 from service.application.auth import Principal
 from service.edge.limits import client_address
+from service.edge.params import AnyRequest
 from service.edge.pools import Pools
 
 
-def services_of(request: Request[Any, Any, Any]) -> Services:
+def services_of(request: AnyRequest) -> Services:
     services: Services = request.app.state.services
     return services
 
 
-def principal_of(request: Request[Any, Any, Any]) -> Principal:
+def principal_of(request: AnyRequest) -> Principal:
     principal = services_of(request).keys.authenticate(request.headers.get("authorization"))
     return principal.at(client_address(request.scope))
 
 
-def pools_of(request: Request[Any, Any, Any]) -> Pools:
+def pools_of(request: AnyRequest) -> Pools:
     pools: Pools = request.app.state.pools
     return pools
 

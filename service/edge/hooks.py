@@ -9,22 +9,21 @@ answered here from the application's map of paths to methods instead.
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, Response
+from litestar import Response
 from litestar.utils.scope.state import ScopeState
 
 from service.edge import bodies
+from service.edge.params import AnyRequest
 
 
-async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
+async def before_request(request: AnyRequest) -> Response[None] | None:
     if request.method == "OPTIONS":
         return allowed_methods(request)
     await read_body(request)
     return None
 
 
-def allowed_methods(request: Request[Any, Any, Any]) -> Response[None]:
+def allowed_methods(request: AnyRequest) -> Response[None]:
     """The ``OPTIONS`` answer: every method the requested path serves."""
     served: set[str] = {"OPTIONS"}
     for path in request.route_handler.paths:
@@ -32,7 +31,7 @@ def allowed_methods(request: Request[Any, Any, Any]) -> Response[None]:
     return Response(None, status_code=204, headers={"Allow": ", ".join(sorted(served))})
 
 
-async def read_body(request: Request[Any, Any, Any]) -> None:
+async def read_body(request: AnyRequest) -> None:
     """The body of a handler that takes one, read before the handler (and its caller's key)
     is: 400 when it is not readable JSON, 422 naming the first field its type refuses.
     Read once: the value of its type is where Litestar takes the request's JSON from, so

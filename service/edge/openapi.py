@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from schemas import wire
+from service.edge.params import AnyRequest
 from service.edge.problems import PROBLEM_JSON
 
 REF = "#/components/schemas/{name}"
@@ -75,7 +75,7 @@ class ContractDocument(JsonRenderPlugin):
         self.keys = keys
         self.limited = limited
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+    def render(self, request: AnyRequest, openapi_schema: dict[str, Any]) -> bytes:
         document = contract(openapi_schema, keys=self.keys, limited=self.limited)
         return self.render_json(request, document)
 
@@ -103,12 +103,7 @@ def _body_schemas(components: dict[str, Any]) -> dict[str, Any]:
 
 
 def _complete(
-    operation: dict[str, Any],
-    path: str,
-    shared: list[dict[str, Any]],
-    *,
-    keys: bool,
-    limited: bool,
+    operation: dict[str, Any], path: str, shared: list[dict[str, Any]], *, keys: bool, limited: bool
 ) -> None:
     responses: dict[str, Any] = operation.setdefault("responses", {})
     # Litestar's own 400 describes its error body, which the service never sends.

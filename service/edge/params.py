@@ -1,17 +1,22 @@
 """Path and query parameters with the rules they must meet, checked by the framework (422
-naming the parameter) and stated in the OpenAPI document as they are checked."""
+naming the parameter) and stated in the OpenAPI document as they are checked; and the
+request itself, as handlers and hooks name it."""
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
+from litestar import Request
 from litestar.params import PathParameter, QueryParameter
 
 from service.domain.entries import ID_PATTERN, NAMESPACE_PATTERN
 
 LINE_LIMIT = 1_000_000_000
 """Highest line number a document request may name."""
+
+AnyRequest = Request[Any, Any, Any]
+"""A request, whoever sent it: what a handler, hook or dependency is given as ``request``."""
 
 EntryId = Annotated[str, PathParameter(pattern=ID_PATTERN, description="Entry id")]
 CollectionName = Annotated[str, PathParameter(pattern=NAMESPACE_PATTERN)]

@@ -7,12 +7,13 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from schemas import wire
 from service.domain.errors import EngineUnavailable
 from service.edge.observe import identify
+from service.edge.params import AnyRequest
 from service.errors import StrataError, TooManyRequests
 
 log = logging.getLogger("strata")
@@ -20,7 +21,7 @@ PROBLEM_JSON = "application/problem+json"
 
 
 def problem(
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     status: int,
     title: str,
     detail: str,
@@ -40,7 +41,7 @@ def problem(
     )
 
 
-def _strata_problem(request: Request[Any, Any, Any], exc: StrataError) -> Response[bytes]:
+def _strata_problem(request: AnyRequest, exc: StrataError) -> Response[bytes]:
     errors = [wire.FieldProblem(e.field, e.message) for e in getattr(exc, "errors", [])]
     return problem(request, exc.status, exc.title, exc.detail, errors, error_headers(exc))
 
@@ -54,9 +55,7 @@ def error_headers(exc: StrataError) -> dict[str, str] | None:
     return None
 
 
-def _validation_problem(
-    request: Request[Any, Any, Any], exc: ValidationException
-) -> Response[bytes]:
+def _validation_problem(request: AnyRequest, exc: ValidationException) -> Response[bytes]:
     """Litestar's decoding errors: malformed JSON is 400, a bad field is 422 naming it (a
     parameter by the name it has in the URL)."""
     extra = exc.extra if isinstance(exc.extra, list) else []
@@ -73,7 +72,7 @@ def _validation_problem(
     return problem(request, 422, "Invalid input", detail, errors)
 
 
-def _field_name(request: Request[Any, Any, Any], item: dict[str, Any]) -> str:
+def _field_name(request: AnyRequest, item: dict[str, Any]) -> str:
     key = str(item.get("key") or "body")
     key = key[2:] if key.startswith("$.") else key
     if key == "data":
@@ -83,7 +82,7 @@ def _field_name(request: Request[Any, Any, Any], item: dict[str, Any]) -> str:
     return alias if isinstance(alias, str) else key
 
 
-def _http_problem(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+def _http_problem(request: AnyRequest, exc: HTTPException) -> Response[bytes]:
     detail = str(exc.detail)
     if exc.status_code == 400:
         detail = f"request body is not valid JSON: {detail}"
@@ -97,9 +96,7 @@ RETRY_AFTER = 5
 """Seconds a client is asked to wait before retrying when an engine is unavailable."""
 
 
-def _unavailable_problem(
-    request: Request[Any, Any, Any], exc: EngineUnavailable
-) -> Response[bytes]:
+def _unavailable_problem(request: AnyRequest, exc: EngineUnavailable) -> Response[bytes]:
     """An engine the request cannot do without (the ledger, or the vector store for a
     write's own vectors) is away: 503, to be retried."""
     log.warning("answered 503: %s", exc)
@@ -112,7 +109,7 @@ def _unavailable_problem(
     )
 
 
-def _internal_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+def _internal_problem(request: AnyRequest, exc: Exception) -> Response[bytes]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem(request, 500, "Internal error", "the service failed; see its log")
 

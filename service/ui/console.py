@@ -12,10 +12,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import anyio.to_thread
-from litestar import Request, Router, get
+from litestar import Router, get
 from litestar.di import Provide
 from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
@@ -24,6 +23,7 @@ from litestar.static_files import create_static_files_router
 
 from service.application.auth import Principal, presented_key
 from service.edge.limits import client_address
+from service.edge.params import AnyRequest
 from service.errors import Unauthorized
 from service.lib.fair import ASKER
 from service.settings import Settings
@@ -31,13 +31,7 @@ from service.ui import csrf
 from service.ui.errors import EXCEPTION_HANDLERS, SignInNeeded
 from service.ui.headers import ConsoleHeaders
 from service.ui.pages import VIEWER, services_of, viewer_of
-from service.ui.routes.calibration import (
-    calibration_page,
-    record,
-    remove,
-    roll_back,
-    sweep,
-)
+from service.ui.routes.calibration import calibration_page, record, remove, roll_back, sweep
 from service.ui.routes.collections import (
     collection_page,
     collections_page,
@@ -63,7 +57,7 @@ def console_router(settings: Settings, *, clock: Callable[[], float] = time.time
     secret = SigningSecret(settings.server.ui_secret, settings.storage.data_dir)
     sessions = Sessions(secret.value, clock)
 
-    async def admit(request: Request[Any, Any, Any]) -> None:
+    async def admit(request: AnyRequest) -> None:
         public = bool(request.route_handler.opt.get("public"))
         # Off the event loop: whether a session was signed out of is read from the database.
         find = partial(_viewer_counted, request, sessions, page=not public)
@@ -129,7 +123,7 @@ def unknown_page(rest: FromPath[str]) -> Template:
     raise NotFoundException()
 
 
-def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page: bool) -> Viewer:
+def _viewer_counted(request: AnyRequest, sessions: Sessions, *, page: bool) -> Viewer:
     """The caller; a ``page`` (not a static file nor the sign-in form) counted against its
     requests as an API request is. A bearer key (a script) is held to the failed
     authentications of the key and of its address, as the sign-in form is."""
@@ -153,13 +147,13 @@ def _viewer_counted(request: Request[Any, Any, Any], sessions: Sessions, *, page
     return viewer
 
 
-def _viewer(request: Request[Any, Any, Any]) -> Viewer:
+def _viewer(request: AnyRequest) -> Viewer:
     viewer = viewer_of(request)
     assert viewer is not None, "admitted before any handler runs"
     return viewer
 
 
-def _principal(request: Request[Any, Any, Any]) -> Principal:
+def _principal(request: AnyRequest) -> Principal:
     principal = _viewer(request).principal
     assert principal is not None, "only public pages serve callers who have not signed in"
     return principal

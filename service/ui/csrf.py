@@ -8,10 +8,8 @@ read it, and a cookie session without it changes nothing. A caller using
 from __future__ import annotations
 
 import hmac
-from typing import Any
 
-from litestar import Request
-
+from service.edge.params import AnyRequest
 from service.errors import Forbidden
 from service.ui.session import Viewer
 
@@ -23,7 +21,7 @@ class CsrfRefused(Forbidden):
     title = "Form refused"
 
 
-async def check(request: Request[Any, Any, Any], viewer: Viewer) -> None:
+async def check(request: AnyRequest, viewer: Viewer) -> None:
     """Raise CsrfRefused unless the request is safe, from a script, or its form carries
     the viewer's token."""
     if request.method in SAFE_METHODS or viewer.session is None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException, ValidationException
 
+from service.edge.params import AnyRequest
 from service.edge.problems import error_headers, status_title
 from service.errors import StrataError
 from service.ui.links import query
@@ -26,16 +27,16 @@ class SignInNeeded(Exception):
         """Where to go once signed in."""
 
 
-def _sign_in(request: Request[Any, Any, Any], exc: SignInNeeded) -> Response[Any]:
+def _sign_in(request: AnyRequest, exc: SignInNeeded) -> Response[Any]:
     return redirect(request, query(SIGN_IN, next=exc.then))
 
 
-def _strata(request: Request[Any, Any, Any], exc: StrataError) -> Response[Any]:
+def _strata(request: AnyRequest, exc: StrataError) -> Response[Any]:
     errors = [f"{e.field}: {e.message}" for e in getattr(exc, "errors", [])]
     return error_page(request, exc.status, exc.title, exc.detail, errors, error_headers(exc))
 
 
-def _validation(request: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
+def _validation(request: AnyRequest, exc: ValidationException) -> Response[Any]:
     extra = exc.extra if isinstance(exc.extra, list) else []
     errors = [
         f"{item.get('key', 'parameter')}: {item.get('message', 'invalid')}"
@@ -45,7 +46,7 @@ def _validation(request: Request[Any, Any, Any], exc: ValidationException) -> Re
     return error_page(request, 422, "Invalid input", "The address names a bad value.", errors)
 
 
-def _http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+def _http(request: AnyRequest, exc: HTTPException) -> Response[Any]:
     status = exc.status_code
     detail = {
         404: "There is no such page.",
@@ -55,13 +56,13 @@ def _http(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     return error_page(request, status, status_title(status), detail, [], exc.headers)
 
 
-def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _internal(request: AnyRequest, exc: Exception) -> Response[Any]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_page(request, 500, "Internal error", "The service failed; see its log.", [])
 
 
 def error_page(
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     status: int,
     title: str,
     detail: str,

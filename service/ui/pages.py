@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request
 from litestar.response import Redirect, Template
 
 from service.application import Services
+from service.edge.params import AnyRequest
 from service.ui.headers import PAGE_HEADERS
 from service.ui.session import Viewer
 
@@ -16,19 +16,19 @@ VIEWER = "console_viewer"
 HOME = "/ui/"
 
 
-def viewer_of(request: Request[Any, Any, Any]) -> Viewer | None:
+def viewer_of(request: AnyRequest) -> Viewer | None:
     """The request's viewer; None when it was refused before being admitted."""
     viewer: Viewer | None = request.state.get(VIEWER)
     return viewer
 
 
-def services_of(request: Request[Any, Any, Any]) -> Services:
+def services_of(request: AnyRequest) -> Services:
     services: Services = request.app.state.services
     return services
 
 
 def page(
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     template: str,
     *,
     status: int = 200,
@@ -48,7 +48,7 @@ def page(
     )
 
 
-def redirect(request: Request[Any, Any, Any], to: str) -> Redirect:
+def redirect(request: AnyRequest, to: str) -> Redirect:
     """303 See Other to ``to`` (a console path), keeping a new session's cookie."""
     viewer = viewer_of(request)
     cookies = [viewer.cookie] if viewer is not None and viewer.cookie is not None else []

@@ -18,13 +18,12 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from litestar import Request
 from litestar.datastructures import Cookie
 
 from service.application.auth import KeyRing, Principal
 from service.application.sessions import SessionUseCases
+from service.edge.params import AnyRequest
 
 COOKIE = "strata_console"
 PATH = "/ui"
@@ -131,9 +130,7 @@ class Sessions:
             samesite="strict",
         )
 
-    def viewer(
-        self, request: Request[Any, Any, Any], keys: KeyRing, sessions: SessionUseCases
-    ) -> Viewer:
+    def viewer(self, request: AnyRequest, keys: KeyRing, sessions: SessionUseCases) -> Viewer:
         """Who calls: a bearer key (scripts), else the cookie's session (made anew when
         missing, expired, forged or signed out of), its principal None when nobody is
         signed in to it. Raises Unauthorized for a bearer key that is not one."""
@@ -153,7 +150,7 @@ class Sessions:
 
     def _viewer(
         self,
-        request: Request[Any, Any, Any],
+        request: AnyRequest,
         principal: Principal | None,
         session: Session,
         new: bool,
@@ -163,10 +160,10 @@ class Sessions:
         cookie = self.cookie(session, secure=is_https(request)) if new else None
         return Viewer(principal, session, cookie, keyed, self.csrf(session))
 
-    def _session(self, request: Request[Any, Any, Any]) -> tuple[Session, bool]:
+    def _session(self, request: AnyRequest) -> tuple[Session, bool]:
         found = self.decode(request.cookies.get(COOKIE))
         return (found, False) if found is not None else (self.new(), True)
 
 
-def is_https(request: Request[Any, Any, Any]) -> bool:
+def is_https(request: AnyRequest) -> bool:
     return request.url.scheme == "https"

@@ -4,15 +4,15 @@ kept, a sweep now, a rollback (admins); a reference recorded from a logged quest
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from schemas import wire
 from service.edge.deps import Caller, CallerDep
-from service.edge.params import Namespace
+from service.edge.params import AnyRequest, Namespace
 from service.errors import InvalidInput
 from service.present.calibrations import calibrations_out, sweep_out
 from service.present.references import references_out
@@ -35,10 +35,7 @@ def curves(
         return None
     by_threshold = plot(
         [p.threshold for p in thresholds],
-        {
-            "precision": [p.precision for p in thresholds],
-            "recall": [p.recall for p in thresholds],
-        },
+        {"precision": [p.precision for p in thresholds], "recall": [p.recall for p in thresholds]},
         {"threshold": used.threshold},
     )
     by_floor = plot(
@@ -54,7 +51,7 @@ def curves(
 
 
 def shown(
-    request: Request[Any, Any, Any],
+    request: AnyRequest,
     caller: Caller,
     namespace: str | None,
     swept: wire.SweepResponse | None = None,
@@ -84,17 +81,14 @@ def shown(
     )
 
 
-def back(request: Request[Any, Any, Any], namespace: str | None) -> Redirect:
+def back(request: AnyRequest, namespace: str | None) -> Redirect:
     """To the namespace's calibration page again."""
     return redirect(request, query(CALIBRATION, namespace=namespace or ""))
 
 
 @get("/calibration", name="console-calibration", sync_to_thread=True)
 def calibration_page(
-    request: Request[Any, Any, Any],
-    caller: CallerDep,
-    namespace: Namespace = None,
-    question: Asked = "",
+    request: AnyRequest, caller: CallerDep, namespace: Namespace = None, question: Asked = ""
 ) -> Template:
     """The namespace's reference questions and calibration; ``question`` fills the form
     (a question the reports list as unanswered, say)."""
@@ -102,9 +96,7 @@ def calibration_page(
 
 
 @post("/calibration/sweep", name="console-sweep")
-async def sweep(
-    request: Request[Any, Any, Any], caller: CallerDep, namespace: Namespace = None
-) -> Template:
+async def sweep(request: AnyRequest, caller: CallerDep, namespace: Namespace = None) -> Template:
     """Sweep now; the page comes back with its curves and what it kept."""
     swept = sweep_out(await caller.aside(caller.services.calibrations.sweep, namespace))
     return shown(request, caller, swept.namespace, swept)
@@ -112,7 +104,7 @@ async def sweep(
 
 @post("/calibration/rollback", name="console-rollback")
 async def roll_back(
-    request: Request[Any, Any, Any], caller: CallerDep, namespace: Namespace = None
+    request: AnyRequest, caller: CallerDep, namespace: Namespace = None
 ) -> Redirect:
     """Apply the fit of the form's ``version`` again (0: the shipped calibration)."""
     form = await request.form()
@@ -124,9 +116,7 @@ async def roll_back(
 
 
 @post("/calibration/references", name="console-record-reference")
-async def record(
-    request: Request[Any, Any, Any], caller: CallerDep, namespace: Namespace = None
-) -> Redirect:
+async def record(request: AnyRequest, caller: CallerDep, namespace: Namespace = None) -> Redirect:
     """Record a reference question from the form: the ids that answer it, or none."""
     form = await request.form()
     answers = str(form.get("answers") or "").replace(",", " ").split()
@@ -138,10 +128,7 @@ async def record(
 
 @post("/calibration/references/{reference_id:str}/remove", name="console-remove-reference")
 async def remove(
-    request: Request[Any, Any, Any],
-    reference_id: FromPath[str],
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: AnyRequest, reference_id: FromPath[str], caller: CallerDep, namespace: Namespace = None
 ) -> Redirect:
     await caller.write(caller.services.references.remove, namespace, reference_id)
     return back(request, namespace)

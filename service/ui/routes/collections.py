@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
 from service.edge.deps import CallerDep
-from service.edge.params import CollectionName, DocumentPath, FirstLine
+from service.edge.params import AnyRequest, CollectionName, DocumentPath, FirstLine
 from service.present.collections import collection_out, scan_out
 from service.ui.links import DOCUMENT_LINES, collection_link, page_start, query
 from service.ui.pages import page, redirect
@@ -21,15 +19,13 @@ SKIPPED_SHOWN = 10
 
 
 @get("/collections", name="console-collections", sync_to_thread=True)
-def collections_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+def collections_page(request: AnyRequest, caller: CallerDep) -> Template:
     found = [collection_out(v) for v in caller.services.collections.list(caller.principal)]
     return page(request, "collections.html", section="collections", collections=found)
 
 
 @get("/collections/{name:str}", name="console-collection", sync_to_thread=True)
-def collection_page(
-    request: Request[Any, Any, Any], name: CollectionName, caller: CallerDep
-) -> Template:
+def collection_page(request: AnyRequest, name: CollectionName, caller: CallerDep) -> Template:
     shown = collection_out(caller.services.collections.show(caller.principal, name))
     params = request.query_params
     scanned = {k: int(v) for k in REPORT if (v := params.get(k, "")) and str(v).isdigit()}
@@ -51,9 +47,7 @@ def scan_progress(name: CollectionName, caller: CallerDep) -> wire.CollectionOut
 
 
 @post("/collections/{name:str}/rescan", name="console-rescan")
-async def rescan(
-    request: Request[Any, Any, Any], name: CollectionName, caller: CallerDep
-) -> Redirect:
+async def rescan(request: AnyRequest, name: CollectionName, caller: CallerDep) -> Redirect:
     """Re-scan (admins); answers once done, with the counts and the first files skipped
     for the page to show."""
     done = scan_out(await caller.write(caller.services.collections.scan, name))
@@ -67,7 +61,7 @@ async def rescan(
 
 @get("/documents", name="console-document", sync_to_thread=True)
 def document_page(
-    request: Request[Any, Any, Any], caller: CallerDep, path: DocumentPath, from_line: FirstLine = 1
+    request: AnyRequest, caller: CallerDep, path: DocumentPath, from_line: FirstLine = 1
 ) -> Template:
     """A document's lines, numbered, each with an anchor (``#L12``)."""
     start = page_start(from_line)

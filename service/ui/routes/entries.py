@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.response import Redirect, Template
 
 from schemas import wire
 from service.edge.deps import Caller, CallerDep
-from service.edge.params import EntryId, Namespace
+from service.edge.params import AnyRequest, EntryId, Namespace
 from service.errors import NotFound
 from service.present.events import entry_out, history_out
 from service.ui.links import entry_link
@@ -67,10 +66,7 @@ def revisions(caller: Caller, entry: wire.EntryDetail) -> list[wire.EntryDetail]
 
 @get("/entries/{entry_id:str}", name="console-entry", sync_to_thread=True)
 def entry_page(
-    request: Request[Any, Any, Any],
-    entry_id: EntryId,
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: AnyRequest, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
 ) -> Template:
     """The entry, or, once deleted, what happened to it: its history outlives it."""
     ns = caller.principal.namespace(namespace)
@@ -101,10 +97,7 @@ def entry_page(
 
 @post("/entries/{entry_id:str}/promote", name="console-promote")
 async def promote(
-    request: Request[Any, Any, Any],
-    entry_id: EntryId,
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: AnyRequest, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
 ) -> Redirect:
     """Make a tier C entry a lasting tier A entry (admins)."""
     asked = wire.PromoteRequest(ids=[entry_id], namespace=namespace)
@@ -114,10 +107,7 @@ async def promote(
 
 @get("/entries/{entry_id:str}/delete", name="console-confirm-delete", sync_to_thread=True)
 def confirm_delete(
-    request: Request[Any, Any, Any],
-    entry_id: EntryId,
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: AnyRequest, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
 ) -> Template:
     """The step before a deletion: what will go, and a button to confirm."""
     found = entry_out(caller.services.events.get(caller.principal, entry_id, namespace))
@@ -126,10 +116,7 @@ def confirm_delete(
 
 @post("/entries/{entry_id:str}/delete", name="console-delete")
 async def delete_entry(
-    request: Request[Any, Any, Any],
-    entry_id: EntryId,
-    caller: CallerDep,
-    namespace: Namespace = None,
+    request: AnyRequest, entry_id: EntryId, caller: CallerDep, namespace: Namespace = None
 ) -> Redirect:
     ns = await caller.write(caller.services.events.delete, entry_id, namespace)
     return redirect(request, entry_link(entry_id, ns))

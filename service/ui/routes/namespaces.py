@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from litestar import Request, get
+from litestar import get
 from litestar.response import Template
 
 from schemas import wire
 from service.domain.entries import TIERS
 from service.domain.namespaces.stats import avoided
 from service.edge.deps import CallerDep
+from service.edge.params import AnyRequest
 from service.present.status import stats_out
 from service.ui.pages import page
 
@@ -48,7 +48,7 @@ def summary(stats: wire.NamespaceStats) -> Summary:
 
 
 @get("/namespaces", name="console-namespaces", sync_to_thread=True)
-def namespaces_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+def namespaces_page(request: AnyRequest, caller: CallerDep) -> Template:
     stats = stats_out(caller.services.status.stats(caller.principal))
     return page(
         request,

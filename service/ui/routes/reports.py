@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
-from litestar import Request, get
+from litestar import get
 from litestar.response import Template
 
 from schemas import wire
 from service.edge.deps import Caller, CallerDep
-from service.edge.params import Day, Namespace
+from service.edge.params import AnyRequest, Day, Namespace
 from service.present.answers import daily_out
 from service.ui.charts import Day as ChartDay
 from service.ui.charts import chart
@@ -38,9 +37,7 @@ def grouped(questions: list[wire.UnansweredQuestion]) -> list[Unanswered]:
         by_text.setdefault(asked.question, []).append(asked)
     return [
         Unanswered(
-            same[-1],
-            len(same),
-            list(dict.fromkeys(a.asker for a in same if a.asker is not None)),
+            same[-1], len(same), list(dict.fromkeys(a.asker for a in same if a.asker is not None))
         )
         for same in by_text.values()
     ]
@@ -57,7 +54,7 @@ def report(
 
 @get("/reports", name="console-reports", sync_to_thread=True)
 def reports_page(
-    request: Request[Any, Any, Any], caller: CallerDep, day: Day = None, namespace: Namespace = None
+    request: AnyRequest, caller: CallerDep, day: Day = None, namespace: Namespace = None
 ) -> Template:
     shown = report(caller, day, namespace)
     last = date.fromisoformat(shown.date)

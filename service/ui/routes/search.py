@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
-from litestar import Request, get
+from litestar import get
 from litestar.response import Template
 
 from schemas import wire
 from service.edge.deps import Caller, CallerDep
+from service.edge.params import AnyRequest
 from service.errors import InvalidInput
 from service.present.answers import retrieve_out
 from service.present.search import search_out
@@ -118,7 +118,7 @@ def _unit(value: float) -> float:
 
 
 @get("/", name="console-search", sync_to_thread=True)
-def search_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+def search_page(request: AnyRequest, caller: CallerDep) -> Template:
     form = read_form(request.query_params)
     default = None if form.namespace else caller.principal.namespace(None)
     if default is not None and (opened := opening(default, _held(caller))) != default:

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, get
+from litestar import get
 from litestar.response import Template
 
 from service.edge.deps import CallerDep
+from service.edge.params import AnyRequest
 from service.telemetry.glance import at_a_glance
 from service.ui.pages import page
 
 
 @get("/service", name="console-service", sync_to_thread=True)
-def service_page(request: Request[Any, Any, Any], caller: CallerDep) -> Template:
+def service_page(request: AnyRequest, caller: CallerDep) -> Template:
     caller.principal.require_admin()
     metrics = caller.services.telemetry.metrics
     glance = at_a_glance(metrics) if metrics is not None else None

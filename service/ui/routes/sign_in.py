@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
 from service.edge.deps import ServicesDep
 from service.edge.limits import client_address
+from service.edge.params import AnyRequest
 from service.errors import TooManyRequests, Unauthorized
 from service.ui.headers import PAGE_HEADERS
 from service.ui.pages import local, page, redirect
@@ -26,9 +27,7 @@ Then = Annotated[str | None, QueryParameter(name="next", max_length=2000)]
 
 
 @get("/sign-in", name="console-sign-in", opt=PUBLIC, sync_to_thread=False)
-def sign_in_page(
-    request: Request[Any, Any, Any], viewer: ViewerDep, then: Then = None
-) -> Template | Redirect:
+def sign_in_page(request: AnyRequest, viewer: ViewerDep, then: Then = None) -> Template | Redirect:
     if viewer.principal is not None:
         return redirect(request, local(then))
     return page(request, "sign_in.html", then=local(then), error=None)
@@ -36,7 +35,7 @@ def sign_in_page(
 
 @post("/sign-in", name="console-sign-in-post", opt=PUBLIC, status_code=303)
 async def sign_in(
-    request: Request[Any, Any, Any], viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
+    request: AnyRequest, viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
 ) -> Template | Redirect:
     """Check the key; a good one starts a new session (a new id: nothing learnt of the
     anonymous one carries over), a bad one gets the form again with 401. After too many
@@ -70,7 +69,7 @@ async def sign_in(
 
 @post("/sign-out", name="console-sign-out", status_code=303, sync_to_thread=True)
 def sign_out(
-    request: Request[Any, Any, Any], viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
+    request: AnyRequest, viewer: ViewerDep, services: ServicesDep, sessions: SessionsDep
 ) -> Redirect:
     """End the session for every replica (a copy of its cookie is refused from now on) and
     clear the cookie."""
