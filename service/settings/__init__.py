@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple, get_args, get_origin
 
 import msgspec
-from msgspec import Struct, field
+from msgspec import Struct
 
 from service.errors import ConfigError
 from service.settings.base import PREFIX, Group, variable
@@ -67,19 +67,18 @@ EMPTY_MEANS_OFF = frozenset({"reranker_model", "collection_roots"})
 class Settings(Struct, frozen=True, kw_only=True):
     """Every knob of the service, by group."""
 
-    server: ServerSettings = field(default_factory=ServerSettings)
-    limits: LimitSettings = field(default_factory=LimitSettings)
-    storage: StorageSettings = field(default_factory=StorageSettings)
-    models: ModelSettings = field(default_factory=ModelSettings)
-    search: SearchSettings = field(default_factory=SearchSettings)
-    chunking: ChunkingSettings = field(default_factory=ChunkingSettings)
-    answers: AnswerSettings = field(default_factory=AnswerSettings)
-    lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
-    collections: CollectionSettings = field(default_factory=CollectionSettings)
-    cluster: ClusterSettings = field(default_factory=ClusterSettings)
-    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
-
-    upstream: UpstreamSettings = field(default_factory=UpstreamSettings)
+    server: ServerSettings = ServerSettings()
+    limits: LimitSettings = LimitSettings()
+    storage: StorageSettings = StorageSettings()
+    models: ModelSettings = ModelSettings()
+    search: SearchSettings = SearchSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    answers: AnswerSettings = AnswerSettings()
+    lifecycle: LifecycleSettings = LifecycleSettings()
+    collections: CollectionSettings = CollectionSettings()
+    cluster: ClusterSettings = ClusterSettings()
+    telemetry: TelemetrySettings = TelemetrySettings()
+    upstream: UpstreamSettings = UpstreamSettings()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **overrides: object) -> Settings:
