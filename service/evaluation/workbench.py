@@ -291,10 +291,10 @@ class Workbench:
         fusion = searcher.fusion
         assert isinstance(fusion, LearnedFusion)
         filters = Filters(namespace=namespace, tiers=TIERS, now=datetime.now(UTC).timestamp())
-        lists, vector = searcher.lists(query.text, filters, "hybrid", POOL_DEPTH)
-        if vector is None:
+        lists = searcher.lists(query.text, filters, "hybrid", POOL_DEPTH)
+        if lists.vector is None:
             raise ValueError("the ranking model is fitted with an embedding model")
-        pool = fusion.pool(query.text, namespace, lists, vector).features
+        pool = fusion.pool(lists).features
         loaded = searcher.ledger.passages(pool.keys)
         # What a search settles (and so learns what each candidate replaced from): the
         # pool's first by the configured model's pool weights.
@@ -325,7 +325,7 @@ class Workbench:
             rows,
             truth,
             kinds,
-            tuple(vector),
+            tuple(lists.vector),
             small_of or namespace,
             elsewhere,
             small=small_of is not None,

@@ -19,7 +19,7 @@ from service.domain.search.answerable import (
 from service.domain.search.fusion import ScoreFusion
 from service.domain.search.learned import FEATURES, LearnedFusion, RankingModel
 from service.domain.search.list_features import CLOSEST
-from service.domain.search.query import Candidate
+from service.domain.search.query import Candidate, Lists
 from service.errors import ConfigError
 from service.evaluation.answerable_fit import fit_answerable, holds_answer, settled_features
 from service.evaluation.workbench import Candidates
@@ -179,13 +179,14 @@ def settled(model: RankingModel, cosine: float) -> list[Candidate]:
         "bm25": [Hit("a", 3.0), Hit("b", 2.0)],
         "vector": [Hit("a", cosine), Hit("b", cosine / 2)],
     }
+    found = Lists("billing cache", "ns", lists, (1.0, 0.0))
     candidates = []
-    for hit in fusion.fuse("billing cache", "ns", lists, (1.0, 0.0), 5):
+    for hit in fusion.fuse(found, 5):
         entry = make_entry(hit.key, "billing uses redis for the cache", "A")
         candidates.append(
             Candidate(entry, entry.text, hit.score, dict(hit.explain), hit.score, hit.features)
         )
-    return fusion.settle("billing cache", candidates, True, (1.0, 0.0))
+    return fusion.settle(found, candidates, True)
 
 
 def test_the_scores_are_weighed_by_whether_the_candidates_hold_an_answer() -> None:
@@ -214,10 +215,11 @@ def test_among_candidates_without_a_vector_the_scores_are_left_be() -> None:
     gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
     fusion = LearnedFusion(gated, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
     lists: dict[str, list[Hit]] = {"bm25": [Hit("a", 3.0)], "vector": []}
-    [hit] = fusion.fuse("postgres failover", "ns", lists, (1.0, 0.0), 5)
+    found = Lists("postgres failover", "ns", lists, (1.0, 0.0))
+    [hit] = fusion.fuse(found, 5)
     entry = make_entry("a", "postgres failover log", "E")
     candidate = Candidate(entry, entry.text, hit.score, dict(hit.explain), hit.score, hit.features)
-    [settled] = fusion.settle("postgres failover", [candidate], True, (1.0, 0.0))
+    [settled] = fusion.settle(found, [candidate], True)
     assert settled.score == pytest.approx(gated.probability(gated.logit({"keyword": 0.75})))
     assert "answerable" not in settled.explain
 
@@ -230,11 +232,11 @@ def test_log_lines_scored_alone_are_still_weighed_by_the_closest_vector() -> Non
     gated = RankingModel({"keyword": 1.0}, 1.0, 0.0, answerable=answerable)
     fusion = LearnedFusion(gated, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
     lists = {"bm25": [Hit("log", 3.0)], "vector": [Hit("far", 0.1)]}
-    hits = {hit.key: hit for hit in fusion.fuse("postgres failover", "ns", lists, (1.0, 0.0), 5)}
-    log = hits["log"]
+    found = Lists("postgres failover", "ns", lists, (1.0, 0.0))
+    log = {hit.key: hit for hit in fusion.fuse(found, 5)}["log"]
     entry = make_entry("log", "postgres failover log", "E")
     candidate = Candidate(entry, entry.text, log.score, dict(log.explain), log.score, log.features)
-    [settled] = fusion.settle("postgres failover", [candidate], True, (1.0, 0.0))
+    [settled] = fusion.settle(found, [candidate], True)
     held = answerable.probability({"cosine_best": 0.1})
     assert settled.explain["answerable"].score == pytest.approx(held, abs=1e-6)
     assert settled.score == pytest.approx(

@@ -16,6 +16,7 @@ from service.domain.search.fusion import (
     ScoreFusion,
     fuse,
 )
+from service.domain.search.query import Lists
 from tests.fakes.keyword_store import bounded
 
 K = 60.0
@@ -183,7 +184,7 @@ def rank_fusion(vectors: Vectors | None = None) -> RankFusion:
 
 def test_score_fusion_mixes_bm25_over_its_bound_with_the_cosine() -> None:
     lists = {"bm25": [Hit("a", 2.0), Hit("b", 1.0)], "vector": [Hit("b", 0.8, chunk=3)]}
-    fused = score_fusion(bound=2.0).fuse("q", "ns", lists, (1.0, 0.0), limit=10)
+    fused = score_fusion(bound=2.0).fuse(Lists("q", "ns", lists, (1.0, 0.0)), limit=10)
     assert [(f.key, round(f.score, 6)) for f in fused] == [("a", 0.7), ("b", 0.59)]
     b = fused[1]
     assert {name: (e.rank, e.score) for name, e in b.explain.items()} == {
@@ -199,7 +200,7 @@ def test_score_fusion_takes_the_cosine_of_bm25_only_hits_from_the_ledger() -> No
     vectors: Vectors = {"a": [(0.0, 1.0), (0.6, 0.8)], "b": [(1.0, 0.0)]}
     lists = {"bm25": [Hit("a", 1.0), Hit("b", 1.0)], "vector": [Hit("b", 1.0)]}
     fused = score_fusion(bound=1.0, vectors=vectors, asked=asked).fuse(
-        "q", "ns", lists, (1.0, 0.0), limit=10
+        Lists("q", "ns", lists, (1.0, 0.0)), limit=10
     )
     assert asked == [["a"]]  # only what the vector list did not find
     assert {f.key: round(f.score, 6) for f in fused} == {"b": 1.0, "a": 0.88}
@@ -214,20 +215,25 @@ def test_score_fusion_needs_no_ledger_vectors_without_both_lists_and_a_query_vec
 ) -> None:
     asked: list[list[str]] = []
     hits = {name: [Hit(k, 1.0) for k in keys] for name, keys in lists.items()}
-    score_fusion(asked=asked).fuse("q", "ns", hits, vector, limit=10)
+    score_fusion(asked=asked).fuse(Lists("q", "ns", hits, vector), limit=10)
     assert asked == []
 
 
 def test_fusion_returns_only_the_best_limit_candidates() -> None:
     lists = {"bm25": [Hit(k, 5.0 - n) for n, k in enumerate("abcde")]}
-    assert [f.key for f in score_fusion().fuse("q", "ns", lists, None, limit=2)] == ["a", "b"]
-    assert [f.key for f in rank_fusion().fuse("q", "ns", lists, None, limit=3)] == list("abc")
+    assert [f.key for f in score_fusion().fuse(Lists("q", "ns", lists, None), limit=2)] == [
+        "a",
+        "b",
+    ]
+    assert [f.key for f in rank_fusion().fuse(Lists("q", "ns", lists, None), limit=3)] == list(
+        "abc"
+    )
 
 
 def test_rank_fusion_scores_are_weighted_rrf() -> None:
     lists = {"bm25": [Hit("x", 9.0), Hit("y", 3.0)], "vector": [Hit("y", 0.5)]}
     rrf = RankFusion({"bm25": 1.0, "vector": 3.0}, K, ledger_vectors())
-    fused = rrf.fuse("q", "ns", lists, None, limit=10)
+    fused = rrf.fuse(Lists("q", "ns", lists, None), limit=10)
     expected = fuse({"bm25": ["x", "y"], "vector": ["y"]}, {"bm25": 1.0, "vector": 3.0}, K)
     assert [(f.key, f.score) for f in fused] == [(f.key, f.score) for f in expected]
     assert fused[0].explain["bm25"].score == 3.0 and fused[0].explain["vector"].rank == 1

@@ -22,7 +22,7 @@ from service.domain.search.intent import (
 )
 from service.domain.search.learned import LearnedFusion, RankingModel, with_log_odds
 from service.domain.search.list_features import LIST_FEATURES
-from service.domain.search.query import Candidate
+from service.domain.search.query import Candidate, Lists
 from service.errors import ConfigError
 from tests.fakes import make_entry
 from tests.fakes.keyword_store import bounded
@@ -146,15 +146,15 @@ def ranked(vector: tuple[float, ...], question: str = "billing cache") -> list[C
         "bm25": [Hit("log", 4.0), Hit("talk", 3.0), Hit("decision", 2.0)],
         "vector": [Hit("decision", 0.5)],
     }
-    fused = fusion.fuse(question, "ns", lists, vector, 5)
+    found = Lists(question, "ns", lists, vector)
     candidates = []
-    for hit in fused:
+    for hit in fusion.fuse(found, 5):
         tier, type_, text = TEXTS[hit.key]
         entry = make_entry(hit.key, text, tier, type=type_)
         candidates.append(
             Candidate(entry, text, hit.score, dict(hit.explain), hit.score, hit.features)
         )
-    return fusion.settle(question, candidates, True, vector)
+    return fusion.settle(found, candidates, True)
 
 
 def test_a_question_asking_for_a_decision_gets_the_decision_and_one_about_the_log_the_log() -> None:
@@ -187,13 +187,13 @@ def test_a_search_of_one_list_keeps_its_score_moved_by_the_kind_s_part() -> None
     fusion = LearnedFusion(model, ScoreFusion(0.7, bounded(4.0), lambda _: {}), lambda _: {})
 
     def ranked(question: str) -> list[Candidate]:
-        lists = {"bm25": [Hit("log", 3.0), Hit("decision", 2.0)]}
+        found = Lists(question, "ns", {"bm25": [Hit("log", 3.0), Hit("decision", 2.0)]}, None)
         candidates = []
-        for hit in fusion.fuse(question, "ns", lists, None, 5):
+        for hit in fusion.fuse(found, 5):
             tier, type_, text = TEXTS[hit.key]
             entry = make_entry(hit.key, text, tier, type=type_)
             candidates.append(Candidate(entry, text, hit.score, dict(hit.explain), hit.score))
-        return fusion.settle(question, candidates, True, None)
+        return fusion.settle(found, candidates, True)
 
     worded = ranked("what did we decide about the billing cache?")
     assert [c.entry.id for c in worded] == ["decision", "log"]

@@ -30,7 +30,7 @@ from service.domain.search.list_features import (
     list_features,
     rank_feature,
 )
-from service.domain.search.query import Candidate
+from service.domain.search.query import Candidate, Lists
 from service.errors import ConfigError
 from tests.fakes.keyword_store import bounded
 
@@ -168,10 +168,12 @@ def test_a_log_with_strong_keyword_evidence_beats_an_embedded_entry_sharing_one_
         "bm25": [Hit("log", 3.8), Hit("decision", 1.0)],
         "vector": [Hit("decision", 0.35)],
     }
-    fused = learned().fuse("why did the billing export fail", "ns", lists, (1.0, 0.0), limit=10)
+    fused = learned().fuse(
+        Lists("why did the billing export fail", "ns", lists, (1.0, 0.0)), limit=10
+    )
     assert [f.key for f in fused] == ["log", "decision"]
     blended = ScoreFusion(0.7, bounded(4.0), chunk_vectors).fuse(
-        "why did the billing export fail", "ns", lists, (1.0, 0.0), limit=10
+        Lists("why did the billing export fail", "ns", lists, (1.0, 0.0)), limit=10
     )
     assert blended[0].score < 0.7 * 1.0 and blended[0].key == "log"
 
@@ -181,7 +183,7 @@ def test_fused_scores_are_probabilities_best_first_and_at_least_settled_many() -
         "bm25": [Hit(f"k{n}", 40.0 - n * 0.3) for n in range(50)],
         "vector": [Hit(f"k{n}", 0.9 - n * 0.01) for n in range(0, 50, 2)],
     }
-    fused = learned(bound=40.0).fuse("q", "ns", lists, (1.0, 0.0), limit=5)
+    fused = learned(bound=40.0).fuse(Lists("q", "ns", lists, (1.0, 0.0)), limit=5)
     scores = [f.score for f in fused]
     # Text features may lift a candidate from below the page: SETTLED are loaded at least.
     assert len(fused) == SETTLED
@@ -189,14 +191,14 @@ def test_fused_scores_are_probabilities_best_first_and_at_least_settled_many() -
     assert scores == sorted(scores, reverse=True)
     assert all(f.features is not None for f in fused)
     assert (
-        len(learned(bound=40.0).fuse("q", "ns", lists, (1.0, 0.0), limit=SETTLED + 5))
+        len(learned(bound=40.0).fuse(Lists("q", "ns", lists, (1.0, 0.0)), limit=SETTLED + 5))
         == SETTLED + 5
     )
 
 
 def test_a_bm25_candidate_with_stored_vectors_gets_its_cosine_from_the_ledger() -> None:
     lists = {"bm25": [Hit("embedded-alone", 2.0)], "vector": [Hit("other", 0.5)]}
-    fused = {f.key: f for f in learned().fuse("q", "ns", lists, (0.0, 1.0), limit=5)}
+    fused = {f.key: f for f in learned().fuse(Lists("q", "ns", lists, (0.0, 1.0)), limit=5)}
     features = fused["embedded-alone"].features
     assert features is not None and features["unembedded"] == 0.0
     assert features["cosine"] == pytest.approx(0.98, abs=1e-3)
@@ -205,7 +207,7 @@ def test_a_bm25_candidate_with_stored_vectors_gets_its_cosine_from_the_ledger() 
 
 def test_a_search_of_one_list_is_scored_as_score_fusion_scores_it() -> None:
     lists = {"bm25": [Hit("a", 2.0), Hit("b", 1.0)]}
-    fused = learned(bound=2.0).fuse("q", "ns", lists, None, limit=5)
+    fused = learned(bound=2.0).fuse(Lists("q", "ns", lists, None), limit=5)
     assert [(f.key, f.score) for f in fused] == [("a", 1.0), ("b", 0.5)]
     assert all(f.features is None for f in fused)
 
@@ -213,13 +215,14 @@ def test_a_search_of_one_list_is_scored_as_score_fusion_scores_it() -> None:
 def test_settle_completes_each_score_with_the_text_and_explains_every_part() -> None:
     model = RankingModel({"keyword": 1.0, "coverage": 4.0}, 1.0, -2.0)
     lists = {"bm25": [Hit("vague", 4.0), Hit("precise", 3.0)], "vector": [Hit("x", 0.1)]}
-    fused = {f.key: f for f in learned(model).fuse("billing export", "ns", lists, (1.0, 0.0), 5)}
+    found = Lists("billing export", "ns", lists, (1.0, 0.0))
+    fused = {f.key: f for f in learned(model).fuse(found, 5)}
     texts = {"vague": "the export", "precise": "the billing export failed", "x": "nothing"}
     candidates = [
         Candidate(entry(k, texts[k], "E"), texts[k], f.score, dict(f.explain), f.score, f.features)
         for k, f in fused.items()
     ]
-    settled = learned(model).settle("billing export", candidates, explain=True)
+    settled = learned(model).settle(found, candidates, explain=True)
     assert [c.entry.id for c in settled][:2] == ["precise", "vague"]
     best = settled[0]
     assert best.explain["model.coverage"].score == pytest.approx(4.0)
@@ -230,14 +233,15 @@ def test_settle_completes_each_score_with_the_text_and_explains_every_part() -> 
 
 def test_settle_leaves_candidates_without_features_as_they_are() -> None:
     candidate = Candidate(entry("a", "text"), "text", 0.4, {}, 0.4, None)
-    assert learned().settle("q", [candidate], explain=True)[0].score == 0.4
+    assert learned().settle(Lists("q", "ns", {}, None), [candidate], explain=True)[0].score == 0.4
 
 
 def test_settle_explains_nothing_unless_asked() -> None:
     lists = {"bm25": [Hit("a", 4.0)], "vector": [Hit("a", 0.5)]}
-    hit = learned().fuse("a b", "ns", lists, (1.0, 0.0), 5)[0]
+    found = Lists("a b", "ns", lists, (1.0, 0.0))
+    hit = learned().fuse(found, 5)[0]
     candidate = Candidate(
         entry("a", "a b"), "a b", hit.score, dict(hit.explain), hit.score, hit.features
     )
-    settled = learned().settle("a b", [candidate], explain=False)[0]
+    settled = learned().settle(found, [candidate], explain=False)[0]
     assert not any(name.startswith("model.") for name in settled.explain)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from service.domain.model import ORDER_PLACES, Hit, KeywordStatistics, Matrix
-from service.domain.search.query import Candidate, ListExplain
+from service.domain.search.query import Candidate, ListExplain, Lists
 from service.domain.search.similarity import best_cosines
 
 ChunkVectors = Callable[[Sequence[str]], Mapping[str, Matrix]]
@@ -107,14 +107,7 @@ class Fusion(Protocol):
     A strategy that subclasses it has, unless it says otherwise, its fused score for the
     relevance and loaded candidates settled as they were fused."""
 
-    def fuse(
-        self,
-        text: str,
-        namespace: str,
-        lists: Mapping[str, Sequence[Hit]],
-        vector: Sequence[float] | None,
-        limit: int,
-    ) -> list[FusedHit]:
+    def fuse(self, lists: Lists, limit: int) -> list[FusedHit]:
         """The best ``limit`` candidates of the lists (each sorted best first), best first."""
         ...
 
@@ -125,16 +118,9 @@ class Fusion(Protocol):
         where unknown."""
         return {hit.key: hit.score for hit in hits}
 
-    def settle(
-        self,
-        text: str,
-        candidates: list[Candidate],
-        explain: bool,
-        vector: Sequence[float] | None = None,
-    ) -> list[Candidate]:
-        """The loaded candidates, rescored where their entries tell more (``vector``: the
-        query's, when it was embedded), best first; with ``explain``, each rescored part is in
-        their ``explain``."""
+    def settle(self, lists: Lists, candidates: list[Candidate], explain: bool) -> list[Candidate]:
+        """The loaded candidates of ``lists``, rescored where their entries tell more, best
+        first; with ``explain``, each rescored part is in their ``explain``."""
         return candidates
 
 
@@ -159,31 +145,25 @@ class ScoreFusion(Fusion):
         """Cosines, measured now, of BM25 candidates with no stored vector; None: those
         candidates count a cosine of 0."""
 
-    def fuse(
-        self,
-        text: str,
-        namespace: str,
-        lists: Mapping[str, Sequence[Hit]],
-        vector: Sequence[float] | None,
-        limit: int,
-    ) -> list[FusedHit]:
-        if len(lists) == 1:
+    def fuse(self, lists: Lists, limit: int) -> list[FusedHit]:
+        hits, vector = lists.hits, lists.vector
+        if len(hits) == 1:
             # One list's order is the fused order: only its head is blended.
-            lists = {name: head(hits, limit) for name, hits in lists.items()}
-        bm25 = lists.get("bm25", [])
-        bound = self.statistics(text, namespace).bound if "bm25" in lists else 0.0
+            hits = {name: head(found, limit) for name, found in hits.items()}
+        bm25 = hits.get("bm25", [])
+        bound = self.statistics(lists.text, lists.namespace).bound if "bm25" in hits else 0.0
         keyword = {h.key: h.score / bound if bound > 0 else 0.0 for h in bm25}
-        cosines = {h.key: h.score for h in lists.get("vector", [])}
-        if len(lists) == 2 and vector is not None:
+        cosines = {h.key: h.score for h in hits.get("vector", [])}
+        if len(hits) == 2 and vector is not None:
             # What BM25 alone found needs its cosine, from the ledger's vectors.
             alone = [h.key for h in bm25 if h.key not in cosines]
             cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
             if self.unembedded is not None:
                 # Best BM25 first: the candidates most likely to reach the ranking.
                 unvectored = [h.key for h in bm25 if h.key not in cosines]
-                cosines.update(self.unembedded(text, vector, unvectored))
-        fused = blend(keys_of(lists), keyword, cosines, self.keyword_share)
-        return explained(fused[:limit], lists, cosines if vector is not None else {})
+                cosines.update(self.unembedded(lists.text, vector, unvectored))
+        fused = blend(keys_of(hits), keyword, cosines, self.keyword_share)
+        return explained(fused[:limit], hits, cosines if vector is not None else {})
 
 
 class RankFusion(Fusion):
@@ -196,15 +176,9 @@ class RankFusion(Fusion):
         self.k = k
         self.chunk_vectors = chunk_vectors
 
-    def fuse(
-        self,
-        text: str,
-        namespace: str,
-        lists: Mapping[str, Sequence[Hit]],
-        vector: Sequence[float] | None,
-        limit: int,
-    ) -> list[FusedHit]:
-        return explained(fuse(keys_of(lists), self.weights, self.k)[:limit], lists)
+    def fuse(self, lists: Lists, limit: int) -> list[FusedHit]:
+        fused = fuse(keys_of(lists.hits), self.weights, self.k)
+        return explained(fused[:limit], lists.hits)
 
     def relevances(
         self, hits: Sequence[FusedHit], vector: Sequence[float] | None

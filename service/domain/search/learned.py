@@ -30,7 +30,6 @@ import numpy as np
 import numpy.typing as npt
 
 from service.domain.entries import Entry
-from service.domain.model import Hit
 from service.domain.numbers import finite, read_weights, sigmoid
 from service.domain.search.answerable import AnswerableModel, answerable_features
 from service.domain.search.fusion import (
@@ -50,7 +49,7 @@ from service.domain.search.list_features import (
     first_ranks,
     list_features,
 )
-from service.domain.search.query import Candidate, ListExplain
+from service.domain.search.query import Candidate, ListExplain, Lists
 from service.domain.text import READ_CHARS, content_terms, named_terms, stems
 from service.errors import ConfigError
 
@@ -237,39 +236,29 @@ class LearnedFusion(Fusion):
     """Scores a search of one list."""
     chunk_vectors: ChunkVectors
 
-    def pool(
-        self,
-        text: str,
-        namespace: str,
-        lists: Mapping[str, Sequence[Hit]],
-        vector: Sequence[float],
-    ) -> Pool:
-        """Every candidate's list features; the cosines of BM25 candidates the vector list
-        did not find come from the ledger's vectors (none is embedded now)."""
-        bm25, found = lists.get("bm25", []), lists.get("vector", [])
+    def pool(self, lists: Lists) -> Pool:
+        """Every candidate's list features, for lists of an embedded query; the cosines of
+        BM25 candidates the vector list did not find come from the ledger's vectors (none is
+        embedded now)."""
+        if lists.vector is None:
+            raise ValueError("the ranking model weighs the lists of an embedded query")
+        bm25, found = lists.hits.get("bm25", []), lists.hits.get("vector", [])
         cosines = {h.key: h.score for h in found}
         alone = [h.key for h in bm25 if h.key not in cosines]
-        cosines.update(ledger_cosines(vector, alone, self.chunk_vectors))
-        statistics = self.single.statistics(text, namespace)
+        cosines.update(ledger_cosines(lists.vector, alone, self.chunk_vectors))
+        statistics = self.single.statistics(lists.text, lists.namespace)
         features = list_features(bm25, statistics.bound, cosines, found, statistics.documents)
         return Pool(features, cosines)
 
-    def fuse(
-        self,
-        text: str,
-        namespace: str,
-        lists: Mapping[str, Sequence[Hit]],
-        vector: Sequence[float] | None,
-        limit: int,
-    ) -> list[FusedHit]:
-        if len(lists) < 2 or vector is None:
-            return self.single.fuse(text, namespace, lists, vector, limit)
-        pool = self.pool(text, namespace, lists, vector)
+    def fuse(self, lists: Lists, limit: int) -> list[FusedHit]:
+        if len(lists.hits) < 2 or lists.vector is None:
+            return self.single.fuse(lists, limit)
+        pool = self.pool(lists)
         # Entry features are not known yet: the list features order the pool, by weights
         # fitted on them alone (until ``settle`` completes each score).
         logits = pool_logits(pool.features.matrix, self.model.pool_weights)
         order = settled_rows(logits, max(limit, SETTLED))
-        ranks = {name: first_ranks(hits) for name, hits in lists.items()}
+        ranks = {name: first_ranks(hits) for name, hits in lists.hits.items()}
         keys = pool.features.keys
         fused = [
             Fused(
@@ -281,25 +270,19 @@ class LearnedFusion(Fusion):
         ]
         return [
             hit._replace(features=pool.features.of(row))
-            for hit, row in zip(explained(fused, lists, pool.cosines), order, strict=True)
+            for hit, row in zip(explained(fused, lists.hits, pool.cosines), order, strict=True)
         ]
 
-    def settle(
-        self,
-        text: str,
-        candidates: list[Candidate],
-        explain: bool,
-        vector: Sequence[float] | None = None,
-    ) -> list[Candidate]:
+    def settle(self, lists: Lists, candidates: list[Candidate], explain: bool) -> list[Candidate]:
         """The loaded candidates scored with every feature, best first; with ``explain``,
         each feature's part of the logit is in their ``explain`` (``model.<feature>``), and
         the parts of the kind features together as ``intent``. A candidate of a search of
         one list (no list features: ``bm25`` mode, or a search without the model) keeps that
         list's score, its odds moved by what the question asks of its kind (``ASKED_FEATURES``)
         as the model weighs it."""
-        terms, named = content_terms(text), named_terms(text)
-        asked = self.model.intent.asked(vector) if self.model.intent is not None else {}
-        cued = asks_for_decision(text)
+        terms, named = content_terms(lists.text), named_terms(lists.text)
+        asked = self.model.intent.asked(lists.vector) if self.model.intent is not None else {}
+        cued = asks_for_decision(lists.text)
         if not asked and not cued and all(c.features is None for c in candidates):
             # A search of one list whose question asks for no kind: its scores stand.
             candidates.sort(key=lambda c: -c.score)

@@ -3,13 +3,13 @@ results (the filters and the stores' hits are values of ``service.domain.model``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from schemas.vocabulary import Mode
 from service.domain.entries import Entry
-from service.domain.model import Filters, KeywordStatistics
+from service.domain.model import Filters, Hit, KeywordStatistics
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,18 @@ class SearchQuery:
     floor: float | None = None
     """The relevance floor in force for the namespace (its sweep's fit, else the service's);
     None: the service's."""
+
+
+@dataclass(frozen=True)
+class Lists:
+    """What the engines found for one query, for the fusion to make one ranking of."""
+
+    text: str
+    namespace: str
+    hits: Mapping[str, Sequence[Hit]]
+    """Each searched engine's hits (``bm25``, ``vector``), best first."""
+    vector: Sequence[float] | None
+    """The query's vector, when the vector list was searched."""
 
 
 class ListExplain(NamedTuple):

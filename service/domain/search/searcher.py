@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from service.domain.ports import (
 from service.domain.search.fusion import Fusion, RankFusion, ScoreFusion
 from service.domain.search.hydration import hydrate
 from service.domain.search.learned import SHIPPED, LearnedFusion, RankingModel
-from service.domain.search.query import SearchOutcome, SearchQuery, SearchResult
+from service.domain.search.query import Lists, SearchOutcome, SearchQuery, SearchResult
 from service.domain.search.ranking import Weighting, above, retrieval_trust, score
 from service.domain.search.similarity import best_cosines, cosine
 from service.domain.search.unembedded import QueryTimeCosines
@@ -206,7 +206,7 @@ class Searcher:
             depth *= AS_OF_DEPTH
             wanted *= AS_OF_DEPTH  # entries recorded later, or superseded then, are left out
         try:
-            lists, vector = self.lists(query.text, searched, mode, depth, watch, fused=wanted)
+            lists = self.lists(query.text, searched, mode, depth, watch, fused=wanted)
         except EngineUnavailable as exc:
             self.engines.failed(exc.engine, exc.detail)
             if exc.engine not in SPARED or mode == "bm25":
@@ -214,9 +214,9 @@ class Searcher:
             degraded.append(str(exc))
             mode = "bm25"
             watch.restart()
-            lists, vector = self.lists(query.text, searched, mode, depth, watch, fused=wanted)
+            lists = self.lists(query.text, searched, mode, depth, watch, fused=wanted)
         else:
-            if "vector" in lists:
+            if "vector" in lists.hits:
                 self.engines.answered("vector store")
                 self.engines.answered("model")
         if rerank and reranker is None:
@@ -224,9 +224,7 @@ class Searcher:
             degraded.append(f"{NO_RERANKER}: {problem}" if problem else NO_RERANKER)
         watch.restart()
         left_out: list[Entry] | None = [] if query.explain else None
-        ranked = self._rank(
-            query, lists, vector, reranker if rerank else None, wanted, watch, left_out
-        )
+        ranked = self._rank(query, lists, reranker if rerank else None, wanted, watch, left_out)
         # Scores come out best first: the floor cuts the page's tail, and nothing beyond
         # the page could have cleared it.
         results = above(ranked, query.min_score)
@@ -238,7 +236,7 @@ class Searcher:
             superseded=tuple(left_out or ()),
             dropped=len(ranked) - len(results),
             keywords=self.keywords.statistics(query.text, filters.namespace)
-            if query.explain and "bm25" in lists
+            if query.explain and "bm25" in lists.hits
             else None,
         )
 
@@ -251,7 +249,7 @@ class Searcher:
         watch: Stopwatch | None = None,
         *,
         fused: int | None = None,
-    ) -> tuple[dict[str, list[Hit]], tuple[float, ...] | None]:
+    ) -> Lists:
         """The result lists ``mode`` searches (each best first, ``depth`` long) and the
         query's vector when the vector list was searched; ``watch`` times each. ``fused``:
         how many candidates the fusion takes; a list searched alone is read no deeper than
@@ -259,20 +257,20 @@ class Searcher:
         watch = watch or Stopwatch()
         vector_tiers = [t for t in filters.tiers if t in EMBEDDED_TIERS]
         embedded = mode in ("vector", "hybrid") and bool(vector_tiers) and self.embedder is not None
-        lists: dict[str, list[Hit]] = {}
+        hits: dict[str, list[Hit]] = {}
         if mode in ("bm25", "hybrid"):
             needed = None if embedded else fused
-            lists["bm25"] = self.keywords.search(text, filters, depth, needed)
+            hits["bm25"] = self.keywords.search(text, filters, depth, needed)
             watch.lap("bm25")
         vector: tuple[float, ...] | None = None
         if embedded:
             vector = self.embed_query(text)
             watch.lap("embed")
-            lists["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
+            hits["vector"] = self._vector_hits(vector, filters, vector_tiers, depth)
             watch.lap("vector")
-        if "bm25" in lists:
-            lists["bm25"].sort(key=in_order)  # the vector list is in order already
-        return lists, vector
+        if "bm25" in hits:
+            hits["bm25"].sort(key=in_order)  # the vector list is in order already
+        return Lists(text, filters.namespace, hits, vector)
 
     def embed_query(self, text: str) -> tuple[float, ...]:
         """The query's vector; the last few hundred are kept, as agents repeat questions."""
@@ -299,8 +297,7 @@ class Searcher:
     def _rank(
         self,
         query: SearchQuery,
-        lists: Mapping[str, list[Hit]],
-        vector: tuple[float, ...] | None,
+        lists: Lists,
         reranker: Reranker | None,
         wanted: int,
         watch: Stopwatch,
@@ -308,14 +305,14 @@ class Searcher:
     ) -> list[SearchResult]:
         """Fuse the lists, hydrate the best ``wanted`` candidates, score them
         (``superseded`` is given the candidates left out as superseded)."""
-        fused = self.fusion.fuse(query.text, query.filters.namespace, lists, vector, wanted)
+        fused = self.fusion.fuse(lists, wanted)
         watch.lap("fusion")
         kept, candidates = hydrate(self.ledger, fused, query, self.history, superseded)
-        relevances = self.fusion.relevances(kept, vector)
+        relevances = self.fusion.relevances(kept, lists.vector)
         for hit, candidate in zip(kept, candidates, strict=True):
             candidate.relevance = relevances[hit.key]
         watch.lap("hydration")
-        candidates = self.fusion.settle(query.text, candidates, query.explain, vector)
+        candidates = self.fusion.settle(lists, candidates, query.explain)
         watch.lap("fusion")
         scored = score(
             query,
