@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
+from service.lib.fair import FairExecutor, asking, shared
 from service.stores.embedder import (
     OnnxEmbedder,
     SentenceTransformerEmbedder,
@@ -80,10 +82,34 @@ def test_int8_is_close_to_torch(embedder: SentenceTransformerEmbedder, cache: Pa
     int8 = OnnxEmbedder(Path(default_model_path()), cache, quantized=True)
     assert int8.backend == "onnx-int8"
     exact = embedder.embed(TEXTS)
-    assert cosines(int8.embed(TEXTS), exact).min() > 0.85
-    # Activations are quantized per call, so a text's int8 vector moves a little with its
-    # batch companions; alone it is as close to torch's.
-    assert cosines([int8.embed([text])[0] for text in TEXTS], exact).min() > 0.85
+    vectors = int8.embed(TEXTS)
+    assert cosines(vectors, exact).min() > 0.85
+    # Activations are scaled per call, so each text is embedded on its own: its vector is
+    # the same alone (a query), among others in any order, and while other callers ask.
+    assert [int8.embed([text])[0] for text in TEXTS] == vectors
+    assert int8.embed([*reversed(TEXTS), "a much longer companion text " * 20])[-2::-1] == vectors
+
+
+def test_a_write_embedded_while_others_ask_gets_the_vectors_it_gets_alone(cache: Path) -> None:
+    """While other callers ask, a write's texts run one after the other on one thread;
+    alone, side by side on every core: the same vectors either way."""
+    int8 = OnnxEmbedder(Path(default_model_path()), cache, quantized=True)
+    pool, gate = FairExecutor(2), threading.Event()
+    try:
+        with asking("writer"):
+            assert pool.submit(shared).result(5) is False
+            quiet = pool.submit(int8.embed, TEXTS).result(30)
+        with asking("reader"):
+            held = pool.submit(gate.wait, 10)
+        with asking("writer"):
+            assert pool.submit(shared).result(5) is True
+            busy = pool.submit(int8.embed, TEXTS).result(30)
+        gate.set()
+        held.result(5)
+        assert busy == quiet == int8.embed(TEXTS)
+    finally:
+        gate.set()
+        pool.shutdown()
 
 
 def test_the_export_is_made_once_and_reused(cache: Path) -> None:
