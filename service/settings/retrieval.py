@@ -24,12 +24,14 @@ class ModelSettings(Group, frozen=True, rename={"threads": "model_threads"}):
     embedding_model: str = ""
     """Sentence-transformers model name or path. Empty: the bundled all-MiniLM-L6-v2."""
     embedding_backend: Backend = "onnx-int8"
-    """How the model runs: ``onnx-int8`` (ONNX Runtime with int8 weights, exported once),
-    ``onnx`` (ONNX Runtime, the same vectors as torch) or ``torch``."""
+    """How the model runs: ``onnx-int8`` (ONNX Runtime with int8 weights, exported once; each
+    text is embedded on its own, so its vector never depends on the texts written or read
+    with it), ``onnx`` (ONNX Runtime, the same vectors as torch) or ``torch``."""
     threads: Annotated[int, Meta(ge=0)] = 0
-    """Threads one batch of texts may use in a model call; 0: one per core. A search's query
-    is always embedded on one thread, and so is a write's batch (ONNX backends) begun while
-    other callers ask: they keep the other cores."""
+    """Threads one model call may use (one batch of texts, or with ``onnx-int8`` as many texts
+    side by side); 0: one per core. A search's query is always embedded on one thread, and so
+    is a write's batch (ONNX backends) begun while other callers ask: they keep the other
+    cores."""
     reranker_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
     """Cross-encoder path, or name in the local model cache, for reranking; empty: none."""
     reranker_backend: Backend = "onnx"
