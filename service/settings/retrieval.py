@@ -36,7 +36,8 @@ class ModelSettings(Group, frozen=True, rename={"threads": "model_threads"}):
     """Cross-encoder path, or name in the local model cache, for reranking; empty: none."""
     reranker_backend: Backend = "onnx"
     """How the cross-encoder runs: ``onnx`` (ONNX Runtime, the scores torch gives),
-    ``onnx-int8`` (int8 weights, faster, slightly different scores) or ``torch``."""
+    ``onnx-int8`` (int8 weights, faster, slightly different scores; each pair scored on its
+    own, so a passage's score never depends on the candidates beside it) or ``torch``."""
     rerank_max_tokens: Annotated[int, Meta(ge=4)] = 256
     """Tokens of question and passage the cross-encoder reads; its cost grows with them."""
 

@@ -12,8 +12,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from service.domain.errors import EngineUnavailable
 from service.domain.tokens import ModelTokens
 from service.lib.fair import shared
 from service.stores.onnx_export import UnsupportedModel, export_onnx
-from service.stores.onnx_runtime import Batch, load_tokenizer, open_session, padded_batches
+from service.stores.onnx_runtime import Runner, load_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -141,18 +140,13 @@ class OnnxEmbedder:
         stay_offline()
         _check_mean_pooling(model_dir)
         graph = export_onnx(model_dir, cache_dir, quantized=quantized)
-        self._session = open_session(graph, threads)
         # One text (a search's query) runs on one thread: as fast as on two for a short
         # text, and without the pool's spinning threads, which doubled the CPU time of a
         # search under concurrent load (measured at 100k entries, 8 concurrent searches).
-        self._single = open_session(graph, 1)
-        self._alone = quantized
-        """Embed one text per call: int8 activations are scaled per call, so a text run
-        beside others would be given a vector that depends on them (cosines moved by up to
-        0.025 on climate-fever's passages), and a score on what else was written or read."""
-        self._spread = ThreadPoolExecutor(threads or os.cpu_count() or 1, "embed")
-        """Runs texts embedded one per call side by side, one thread each."""
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        # int8 activations are scaled per call: a text run beside others would be given a
+        # vector that depends on them (cosines moved by up to 0.025 on climate-fever's
+        # passages), so each runs alone.
+        self._runner = Runner(graph, threads, alone=quantized)
         self._window = _max_length(model_dir)
         self._tokenizer = load_tokenizer(model_dir, self._window)
         self.tokens = ModelTokens(self._tokenized)
@@ -165,29 +159,18 @@ class OnnxEmbedder:
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         encoded = self._tokenizer.encode_batch(list(texts))
         vectors: list[tuple[float, ...]] = [()] * len(encoded)
-        most = 1 if self._alone else self.batch_size
-        batches = list(padded_batches(encoded, self._inputs, token_budget=TOKEN_BUDGET, most=most))
         # One text, or a write while other callers ask: one thread, leaving them the rest.
-        alone = len(encoded) == 1 or shared()
-        pooled: Iterable[np.ndarray]
-        if alone or not self._alone:
-            session = self._single if alone else self._session
-            pooled = (self._pooled(session, batch) for batch in batches)
-        else:
-            pooled = self._spread.map(functools.partial(self._pooled, self._single), batches)
-        for batch, rows in zip(batches, pooled, strict=True):
+        every_core = len(encoded) > 1 and not shared()
+        ran = self._runner.run(
+            encoded, token_budget=TOKEN_BUDGET, most=self.batch_size, every_core=every_core
+        )
+        for batch, hidden in ran:
+            weights = batch.mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
             for row, n in enumerate(batch.rows):
-                vectors[n] = tuple(rows[row].tolist())
+                vectors[n] = tuple(pooled[row].tolist())
         return vectors
-
-    @staticmethod
-    def _pooled(session: Any, batch: Batch) -> np.ndarray:
-        """The batch's texts' vectors: their tokens' states averaged, of unit length."""
-        hidden: np.ndarray = session.run(None, batch.feed)[0]
-        weights = batch.mask[..., None].astype(np.float32)
-        pooled: np.ndarray = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return pooled
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return self.tokens.read(texts, self._window)

@@ -1,9 +1,12 @@
-"""What the ONNX Runtime models share: a CPU session and length-sorted, padded batches."""
+"""What the ONNX Runtime models share: CPU sessions, length-sorted padded batches, and a
+runner that takes texts through them."""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -66,3 +69,43 @@ def padded_batches(
             feed["token_type_ids"] = types
         yield Batch(rows, feed, mask)
         start = end
+
+
+class Runner:
+    """A graph's sessions, and how tokenized texts go through them: in length-sorted padded
+    batches, or, for a graph whose activations are quantized with one scale per call
+    (``alone``: int8 weights), one text a call, so that a text's output never depends on the
+    texts beside it."""
+
+    def __init__(self, graph: Path, threads: int = 0, *, alone: bool = False) -> None:
+        self.session = open_session(graph, threads)
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.alone = alone
+        self._graph = graph
+        self._spread = ThreadPoolExecutor(threads or os.cpu_count() or 1, "onnx")
+        """Runs texts taken one a call side by side, a thread each."""
+
+    @functools.cached_property
+    def single(self) -> Any:
+        """A session on one thread."""
+        return open_session(self._graph, 1)
+
+    def run(
+        self, encoded: Sequence[Any], *, token_budget: int, most: int, every_core: bool
+    ) -> Iterable[tuple[Batch, np.ndarray]]:
+        """Each batch of ``encoded`` (``padded_batches``; one text each when ``alone``) with
+        the graph's first output for it. ``every_core``: the call may take every core; else
+        it runs on one thread, leaving the others to other callers."""
+        most = 1 if self.alone else most
+        batches = list(padded_batches(encoded, self.inputs, token_budget=token_budget, most=most))
+        if not every_core or (len(batches) == 1 and self.alone):
+            return ((batch, self._output(self.single, batch)) for batch in batches)
+        if self.alone:
+            outputs = self._spread.map(functools.partial(self._output, self.single), batches)
+            return zip(batches, outputs, strict=True)
+        return ((batch, self._output(self.session, batch)) for batch in batches)
+
+    @staticmethod
+    def _output(session: Any, batch: Batch) -> np.ndarray:
+        output: np.ndarray = session.run(None, batch.feed)[0]
+        return output

@@ -12,7 +12,7 @@ import numpy as np
 
 from service.stores.embedder import stay_offline
 from service.stores.onnx_export import UnsupportedModel, export_onnx
-from service.stores.onnx_runtime import load_tokenizer, open_session, padded_batches
+from service.stores.onnx_runtime import Runner, load_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,9 @@ class OnnxCrossEncoder:
         name: str = "",
     ) -> None:
         graph = export_onnx(model_dir, cache_dir, head="logits", quantized=quantized)
-        self._session = open_session(graph, threads)
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        # int8 activations are scaled per call: each pair runs alone, so that a passage's
+        # score does not depend on the candidates scored beside it.
+        self._runner = Runner(graph, threads, alone=quantized)
         self._tokenizer = load_tokenizer(model_dir, max_length)
         self.name = name or model_dir.name
         self.backend = "onnx-int8" if quantized else "onnx"
@@ -95,11 +96,10 @@ class OnnxCrossEncoder:
     def _logits(self, query: str, passages: Sequence[str]) -> np.ndarray:
         encoded = self._tokenizer.encode_batch([(query, p) for p in passages])
         out: np.ndarray | None = None
-        batches = padded_batches(
-            encoded, self._inputs, token_budget=TOKEN_BUDGET, most=self.batch_size
+        ran = self._runner.run(
+            encoded, token_budget=TOKEN_BUDGET, most=self.batch_size, every_core=True
         )
-        for batch in batches:
-            logits = self._session.run(None, batch.feed)[0]
+        for batch, logits in ran:
             if out is None:
                 out = np.zeros((len(encoded), logits.shape[1]), dtype=np.float32)
             out[batch.rows] = logits
