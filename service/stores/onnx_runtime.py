@@ -78,17 +78,27 @@ class Runner:
     texts beside it."""
 
     def __init__(self, graph: Path, threads: int = 0, *, alone: bool = False) -> None:
-        self.session = open_session(graph, threads)
-        self.inputs = {i.name for i in self.session.get_inputs()}
         self.alone = alone
         self._graph = graph
+        self._threads = threads
         self._spread = ThreadPoolExecutor(threads or os.cpu_count() or 1, "onnx")
         """Runs texts taken one a call side by side, a thread each."""
+
+    # Each session is opened when first used: a graph run one text a call never needs the
+    # one on every core, and a cross-encoder never runs on one thread.
+    @functools.cached_property
+    def session(self) -> Any:
+        """A session on ``threads`` threads (0: one per core)."""
+        return open_session(self._graph, self._threads)
 
     @functools.cached_property
     def single(self) -> Any:
         """A session on one thread."""
         return open_session(self._graph, 1)
+
+    @functools.cached_property
+    def inputs(self) -> set[str]:
+        return {i.name for i in (self.single if self.alone else self.session).get_inputs()}
 
     def run(
         self, encoded: Sequence[Any], *, token_budget: int, most: int, every_core: bool
