@@ -7,7 +7,8 @@ assembles the web application around the use cases."""
 from service.bootstrap.models import load_embedder, load_reranker
 from service.bootstrap.runtime import Runtime
 from service.bootstrap.services import build_runtime, new_id, replica_name
-from service.bootstrap.stores import copy_state, open_stores
+from service.bootstrap.stores import open_stores
+from service.stores.copying import copy_state
 
 __all__ = [
     "Runtime",

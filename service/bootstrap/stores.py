@@ -19,7 +19,6 @@ from service.remote.upstream import HttpUpstream
 from service.settings import Settings, StorageSettings
 from service.stores.checkpoint import FileCheckpoint
 from service.stores.chroma import ChromaVectorStore, connect, forget_clients
-from service.stores.copying import Copied, migrate
 from service.stores.durable import LEDGER, DurableStores, open_sqlite
 from service.stores.files import LocalFiles
 from service.stores.tantivy import TantivyKeywordStore
@@ -146,15 +145,3 @@ def _size(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def copy_state(
-    source: str,
-    target: str,
-    *,
-    force: bool = False,
-    progress: Callable[[str, int], None] | None = None,
-) -> Copied:
-    """``strata migrate``: everything a service stores, copied between a data directory and
-    a Postgres database (``service.stores.copying``)."""
-    return migrate(source, target, force=force, progress=progress)

@@ -62,7 +62,7 @@ class Copied:
     """Derived indexes removed from the target data directory, to be rebuilt."""
 
 
-def migrate(
+def copy_state(
     source: str,
     target: str,
     *,

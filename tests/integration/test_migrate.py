@@ -27,7 +27,7 @@ from service.domain.model import (
 )
 from service.domain.model.references import Fit, Reference
 from service.errors import ConfigError
-from service.stores.copying import migrate
+from service.stores.copying import copy_state
 from service.stores.durable import DurableStores, open_postgres, open_sqlite
 from tests.fakes import T0, make_entry
 
@@ -171,7 +171,7 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
     source: Path, postgres_url: str, tmp_path: Path
 ) -> None:
     before = read(source)
-    copied = migrate(str(source), postgres_url)
+    copied = copy_state(str(source), postgres_url)
     assert copied.rows == {
         "entries": 6,  # with the one set aside, without the one deleted
         "chunks": 7,
@@ -194,7 +194,7 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
 
     back = tmp_path / "back"
     (back / "tantivy").mkdir(parents=True)  # an index of whatever was here before
-    copied = migrate(postgres_url, str(back))
+    copied = copy_state(postgres_url, str(back))
     assert copied.cleared == ["tantivy"]
     assert read(back) == before
     assert before.entries["ns:a"].chunks[1].vector == (1.0, 0.0)
@@ -208,7 +208,7 @@ def test_a_data_directory_goes_to_postgres_and_back_unchanged(
 def test_a_target_that_holds_anything_is_refused_unless_forced(
     source: Path, postgres_url: str, tmp_path: Path
 ) -> None:
-    migrate(str(source), postgres_url)
+    copy_state(str(source), postgres_url)
     stores = open_postgres(postgres_url)
     try:
         stores.ledger.put([stored("x", "written in the cluster", [None], tier="E")])
@@ -216,8 +216,8 @@ def test_a_target_that_holds_anything_is_refused_unless_forced(
     finally:
         stores.close()
     with pytest.raises(ConfigError, match="is not empty \\(entries 7, collections 1"):
-        migrate(str(source), postgres_url)
-    migrate(str(source), postgres_url, force=True)
+        copy_state(str(source), postgres_url)
+    copy_state(str(source), postgres_url, force=True)
     assert read(postgres_url) == read(source)
     stores = open_postgres(postgres_url)
     try:
@@ -231,9 +231,9 @@ def test_only_a_directory_and_a_database_are_copied_between(
     source: Path, tmp_path: Path, postgres_url: str
 ) -> None:
     with pytest.raises(ConfigError, match="between a data directory and a postgresql://"):
-        migrate(str(source), str(tmp_path / "other"))
+        copy_state(str(source), str(tmp_path / "other"))
     with pytest.raises(ConfigError, match="no data directory at"):
-        migrate(str(tmp_path / "missing"), postgres_url)
+        copy_state(str(tmp_path / "missing"), postgres_url)
 
 
 def test_the_command_prints_what_it_copied(
