@@ -27,6 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 from service.domain.model import JobRun
 from service.domain.ports import Coordination, RunLog
 from service.errors import ConfigError, Conflict, NotFound
+from service.lib.loops import Loop
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +60,7 @@ class Scheduler:
     """Whether this replica led when it last tried (it tries only while started)."""
     _jobs: dict[str, JobRecord] = field(default_factory=dict, init=False, repr=False)
     _due: dict[str, float] = field(default_factory=dict, init=False, repr=False)
-    _stop: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
-    _loop: threading.Thread | None = field(default=None, init=False, repr=False)
+    _loop: Loop = field(default_factory=lambda: Loop("scheduler"), init=False, repr=False)
     _turns: list[threading.Thread] = field(default_factory=list, init=False, repr=False)
 
     def add(
@@ -77,16 +77,11 @@ class Scheduler:
         self._lead()
         now = self.clock()
         self._due = {name: self._next(job, now) for name, job in self._jobs.items()}
-        self._stop.clear()
-        self._loop = threading.Thread(target=self._schedule, name="scheduler", daemon=True)
-        self._loop.start()
+        self._loop.start(self._schedule)
 
     def shutdown(self) -> None:
         """Stop the schedule and wait for the turns running."""
-        self._stop.set()
-        if self._loop is not None:
-            self._loop.join()
-            self._loop = None
+        self._loop.stop()
         for turn in self._turns:
             turn.join()
         self._turns = []
@@ -164,7 +159,7 @@ class Scheduler:
         self.runs.finish(run, finished, result, error)
         return done
 
-    def _schedule(self) -> None:
+    def _schedule(self, stopping: threading.Event) -> None:
         tried = self.clock()
         while True:
             now = self.clock()
@@ -176,7 +171,7 @@ class Scheduler:
                 tried = now
                 self._lead()
             soonest = min(self._due.values(), default=float("inf"))
-            if self._stop.wait(min(max(soonest - self.clock(), 0.0), LEAD_EVERY)):
+            if stopping.wait(min(max(soonest - self.clock(), 0.0), LEAD_EVERY)):
                 return
 
     def _turn(self, name: str, slot: float) -> None:

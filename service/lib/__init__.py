@@ -1,2 +1,3 @@
 """Generic mechanisms the service is built with, not its domain: a circuit breaker, token
-buckets, a bounded cache, engine states, group commit, a stopwatch."""
+buckets, a bounded cache, engine states, group commit, a loop on a thread of its own, a
+stopwatch."""

@@ -31,12 +31,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from service.domain.entries import StoredEntry, erased_namespace, key_namespace
 from service.domain.memory import indexable
 from service.domain.model import ChangeBounds
 from service.domain.ports import Checkpoint, FollowedLedger, KeywordStore
+from service.lib.loops import Loop
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +94,7 @@ class Follower:
         self.problem: str | None = None
         """Why the last poll failed, until one succeeds."""
         self._polls = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._loop = Loop("replica-follower")
 
     def start_up(self) -> int:
         """Bring the index up to the ledger: rebuilt from it when the change log cannot
@@ -207,20 +208,13 @@ class Follower:
 
     def start(self, interval: float) -> None:
         """Poll every ``interval`` seconds on a thread of its own until ``stop``."""
-        self._stop.clear()
-        self._thread = threading.Thread(
-            target=self._follow, args=(interval,), name="replica-follower", daemon=True
-        )
-        self._thread.start()
+        self._loop.start(partial(self._follow, interval))
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._loop.stop()
 
-    def _follow(self, interval: float) -> None:
-        while not self._stop.wait(interval):
+    def _follow(self, interval: float, stopping: threading.Event) -> None:
+        while not stopping.wait(interval):
             try:
                 self.catch_up()
             except Exception as exc:  # the ledger may be away for a while: keep trying
