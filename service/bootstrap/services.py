@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -124,8 +123,6 @@ def build_runtime(
         cache.invalidate(namespaces)
         passages.changed(namespaces)
 
-    # One lock for every change to stored entries, this replica's follower's included.
-    lock = threading.Lock()
     indexes = Indexes(
         stores.ledger,
         stores.ledger,
@@ -133,7 +130,6 @@ def build_runtime(
         stores.keywords,
         clock=clock,
         on_change=changed,
-        lock=lock,
     )
     memory = Memory.over(
         stores.ledger,
@@ -200,14 +196,7 @@ def build_runtime(
     )
     follower = None
     if stores.checkpoint is not None:
-        follower = Follower(
-            stores.ledger,
-            stores.keywords,
-            stores.checkpoint,
-            lock=lock,
-            on_change=changed,
-            clock=clock,
-        )
+        follower = Follower(stores.ledger, indexes, stores.checkpoint)
     rebuilder = Rebuilder(memory.repair, stores.ledger, clock)
     degraded = stores.degraded
     collection_cases = CollectionUseCases(

@@ -56,6 +56,7 @@ def fake_memory(
     ledger: FakeLedger | None = None,
     vectors: FakeVectorStore | None = None,
     keywords: FakeKeywordStore | None = None,
+    on_change: Callable[[Iterable[str]], None] | None = None,
 ) -> FakeStores:
     """A ``Memory`` with a model, over the fakes given (a test's own, or shared with another
     memory) and an empty fake ledger, vector store and keyword store for those not given."""
@@ -63,5 +64,7 @@ def fake_memory(
     vectors = FakeVectorStore() if vectors is None else vectors
     keywords = FakeKeywordStore() if keywords is None else keywords
     embedder = FakeEmbedder()
-    memory = memory_over(ledger, vectors, keywords, embedder, chunking, clock=clock)
+    memory = memory_over(
+        ledger, vectors, keywords, embedder, chunking, clock=clock, on_change=on_change
+    )
     return FakeStores(ledger, vectors, keywords, embedder, memory)

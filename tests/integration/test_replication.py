@@ -45,9 +45,7 @@ class Replica:
         self.memory = memory_over(
             ledger, vectors, self.keywords, FakeEmbedder(), CHUNKING, clock=clock
         )
-        self.follower = Follower(
-            ledger, self.keywords, self.checkpoint, lock=self.memory.indexes.lock, clock=clock
-        )
+        self.follower = Follower(ledger, self.memory.indexes, self.checkpoint)
         self.follower.start_up()
 
     def find(self, text: str) -> list[str]:

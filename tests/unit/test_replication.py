@@ -33,17 +33,13 @@ class Replica:
         self.checkpoint = FakeCheckpoint()
         self.dropped: list[set[str]] = []
         self.memory = fake_memory(
-            clock=clock, ledger=ledger, vectors=vectors, keywords=self.keywords
-        ).memory
-        self.follower = Follower(
-            ledger,
-            self.keywords,
-            self.checkpoint,
-            lock=self.memory.indexes.lock,
-            on_change=lambda namespaces: self.dropped.append(set(namespaces)),
             clock=clock,
-            batch=3,
-        )
+            ledger=ledger,
+            vectors=vectors,
+            keywords=self.keywords,
+            on_change=lambda namespaces: self.dropped.append(set(namespaces)),
+        ).memory
+        self.follower = Follower(ledger, self.memory.indexes, self.checkpoint, batch=3)
 
     def texts(self) -> dict[str, str]:
         return {key: s.entry.text for key, s in self.keywords.entries.items()}

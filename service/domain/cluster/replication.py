@@ -27,17 +27,15 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from service.domain.entries import StoredEntry, erased_namespace, key_namespace
 from service.domain.memory import indexable
+from service.domain.memory.indexes import Indexes
 from service.domain.model import ChangeBounds
-from service.domain.ports import Checkpoint, FollowedLedger, KeywordStore
+from service.domain.ports import Checkpoint, FollowedLedger
 from service.lib.loops import Loop
 
 log = logging.getLogger(__name__)
@@ -62,30 +60,23 @@ class Lag:
 
 
 class Follower:
-    """Applies the ledger's change log to this replica's keyword index.
-
-    ``lock`` is held while a batch is read from the ledger and applied, the lock this
-    process's own writes hold while they index: a write made here is never overtaken by
-    an older state of the same entry. ``on_change`` is told the namespaces each batch
-    touched, as ``Memory`` tells it of its own writes (the query caches drop them)."""
+    """Applies the ledger's change log to this replica's keyword index, the one ``indexes``
+    holds: under the lock this process's own writes hold while they index (a write made
+    here is never overtaken by an older state of the same entry), and telling the
+    namespaces each batch touched as those writes do (the query caches drop them)."""
 
     def __init__(
         self,
         ledger: FollowedLedger,
-        keywords: KeywordStore,
+        indexes: Indexes,
         checkpoint: Checkpoint,
         *,
-        lock: AbstractContextManager[Any] | None = None,
-        on_change: Callable[[Iterable[str]], None] | None = None,
-        clock: Callable[[], float] = time.time,
         batch: int = BATCH,
     ) -> None:
         self.ledger = ledger
-        self.keywords = keywords
+        self.indexes = indexes
+        self.keywords = indexes.keywords
         self.checkpoint = checkpoint
-        self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
-        self.on_change = on_change
-        self.clock = clock
         self.batch = batch
         self.applied = 0
         """The last change applied to the index."""
@@ -145,7 +136,7 @@ class Follower:
 
         self.keywords.replace_all(batches())
         self._applied_up_to(latest)
-        self._changed(seen)
+        self.indexes.changed(seen)
         log.info("keyword index rebuilt from the ledger: %d entries, at change %d", total, latest)
         return total
 
@@ -163,7 +154,7 @@ class Follower:
             return 0
         erased = {ns for c in changes if (ns := erased_namespace(c.key)) is not None}
         keys = [k for k in dict.fromkeys(c.key for c in changes) if erased_namespace(k) is None]
-        with self.lock:
+        with self.indexes.lock:
             # An erased namespace's index goes whole; what the ledger holds of it now (written
             # after the erasure) is applied next, as every change is: from the live entry.
             for namespace in erased:
@@ -176,7 +167,7 @@ class Follower:
             self.keywords.apply(upserts, [k for k in keys if k not in indexed])
         self._applied_up_to(changes[-1].seq)
         self.changes_applied += len(changes)
-        self._changed([*erased, *(key_namespace(k) for k in keys)])
+        self.indexes.changed([*erased, *(key_namespace(k) for k in keys)])
         return len(changes)
 
     def _trimmed(self, after: int) -> bool:
@@ -202,7 +193,7 @@ class Follower:
     def lag(self) -> Lag:
         applied = self.applied
         oldest = self.ledger.changes(applied, 1)
-        seconds = max(0.0, self.clock() - oldest[0].at) if oldest else 0.0
+        seconds = max(0.0, self.indexes.clock() - oldest[0].at) if oldest else 0.0
         behind = max(0, self.ledger.change_bounds().latest - applied) if oldest else 0
         return Lag(seconds, behind, applied)
 
@@ -229,7 +220,3 @@ class Follower:
     def _applied_up_to(self, seq: int) -> None:
         self.checkpoint.save(seq)
         self.applied = seq
-
-    def _changed(self, namespaces: Iterable[str]) -> None:
-        if self.on_change is not None:
-            self.on_change(set(namespaces))
