@@ -104,9 +104,11 @@ class AsyncStrataClient:
         body = reference_body(question, answers, nothing, namespace)
         return await self._call(wire.ReferenceOut, "POST", "/v1/references", json=body)
 
-    async def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryOut:
+    async def get_entry(self, entry_id: str, namespace: str | None = None) -> wire.EntryDetail:
+        """An entry with what it replaced (``supersedes``) and what replaced it."""
         params = _given(namespace=namespace)
-        return await self._call(wire.EntryOut, "GET", f"/v1/entries/{entry_id}", params=params)
+        path = f"/v1/entries/{entry_id}"
+        return await self._call(wire.EntryDetail, "GET", path, params=params)
 
     async def delete_entry(
         self, entry_id: str, namespace: str | None = None

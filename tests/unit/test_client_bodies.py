@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from service.remote.client import feedback_body
+import inspect
+
+from service.remote.aio import AsyncStrataClient
+from service.remote.client import StrataClient, feedback_body
 
 
 def test_feedback_sends_what_is_given_and_nothing_else() -> None:
@@ -18,3 +21,16 @@ def test_feedback_sends_what_is_given_and_nothing_else() -> None:
         "rating": "down",
         "nothing": True,
     }
+
+
+ASYNC_ONLY = {"aclose"}
+
+
+def test_each_async_method_is_the_synchronous_one_awaited() -> None:
+    """Same name, parameters and answer type: a reader of one client knows the other."""
+    for name, method in vars(AsyncStrataClient).items():
+        if name.startswith("_") or name in ASYNC_ONLY:
+            continue
+        twin = getattr(StrataClient, name, None)
+        assert twin is not None, f"StrataClient has no {name}"
+        assert inspect.signature(method) == inspect.signature(twin), name
