@@ -133,13 +133,8 @@ def build_day(originals: Iterable[Entry]) -> dict[Group, Entry]:
         groups.setdefault(group_of(entry), []).append(entry)
     if len({(g.namespace, g.day) for g in groups}) > 1:
         raise ValueError("build_day takes the entries of one namespace and day")
-    terms = [_terms(e.text) for e in kept]
-    frequency: Counter[str] = Counter(t for found in terms for t in found)
-    idf = {t: math.log(1 + len(kept) / n) for t, n in frequency.items()}
-    terms_of = {e.key: found for e, found in zip(kept, terms, strict=True)}
-    return {
-        group: _digest(group, members, terms_of, idf) for group, members in sorted(groups.items())
-    }
+    vocabulary = Vocabulary.of(kept)
+    return {group: _digest(group, members, vocabulary) for group, members in sorted(groups.items())}
 
 
 def passages(text: str) -> list[str]:
@@ -151,15 +146,10 @@ def passages(text: str) -> list[str]:
     return ([head] if head.strip() else []) + [line for line in lines[quoted:] if line.strip()]
 
 
-def _digest(
-    group: Group,
-    entries: Sequence[Entry],
-    terms_of: Mapping[str, frozenset[str]],
-    idf: Mapping[str, float],
-) -> Entry:
+def _digest(group: Group, entries: Sequence[Entry], vocabulary: Vocabulary) -> Entry:
     first, last = entries[0], entries[-1]
-    lines = select_lines(entries, terms_of, idf, MAX_LINES)
-    top_terms = characteristic_terms(entries, terms_of, idf, MAX_TERMS)
+    lines = vocabulary.select_lines(entries, MAX_LINES)
+    top_terms = vocabulary.characteristic_terms(entries, MAX_TERMS)
     speakers = _counted(e.speaker for e in entries)
     roles = _counted(e.role for e in entries)
     tags = _counted(t for e in entries for t in e.tags)
@@ -210,49 +200,56 @@ def _digest(
     )
 
 
-def select_lines(
-    entries: Sequence[Entry],
-    terms_of: Mapping[str, frozenset[str]],
-    idf: Mapping[str, float],
-    limit: int,
-) -> list[Entry]:
-    """The lines a digest quotes, in time order: the first and the last, then greedily the
-    line whose terms not yet quoted weigh most (inverse day frequency), an error or an
-    outcome weighing more. The digest so holds as much of the group's distinct vocabulary
-    as its lines allow, and no repeated line. Ties go to the earlier entry."""
-    if len(entries) <= limit:
-        return list(entries)
-    chosen = {0, len(entries) - 1}
-    covered = set(terms_of[entries[0].key]) | terms_of[entries[-1].key]
-    boost = [
-        1 + ERROR_WEIGHT * _has(_ERROR, e) + OUTCOME_WEIGHT * _has(_OUTCOME, e) for e in entries
-    ]
-    while len(chosen) < limit:
-        best, best_gain = -1, 0.0
-        for n, entry in enumerate(entries):
-            if n in chosen:
-                continue
-            gain = boost[n] * sum(idf[t] for t in terms_of[entry.key] - covered)
-            if gain > best_gain:
-                best, best_gain = n, gain
-        if best < 0:  # nothing new left to say
-            break
-        chosen.add(best)
-        covered |= terms_of[entries[best].key]
-    return [entries[n] for n in sorted(chosen)]
+@dataclass(frozen=True)
+class Vocabulary:
+    """The terms of a day's entries: each entry's (by key), and how rare each term is in
+    the day (inverse day frequency, over entries)."""
 
+    terms_of: Mapping[str, frozenset[str]]
+    idf: Mapping[str, float]
 
-def characteristic_terms(
-    entries: Sequence[Entry],
-    terms_of: Mapping[str, frozenset[str]],
-    idf: Mapping[str, float],
-    limit: int,
-) -> list[str]:
-    """The group's terms weighed by how often its entries use them and how rare they are in
-    the day (tf-idf over entries), most characteristic first, ties alphabetical."""
-    used: Counter[str] = Counter(t for e in entries for t in terms_of[e.key])
-    ranked = sorted(used, key=lambda t: (-used[t] * idf[t], t))
-    return ranked[:limit]
+    @classmethod
+    def of(cls, entries: Sequence[Entry]) -> Vocabulary:
+        terms = [_terms(e.text) for e in entries]
+        frequency: Counter[str] = Counter(t for found in terms for t in found)
+        return cls(
+            {e.key: found for e, found in zip(entries, terms, strict=True)},
+            {t: math.log(1 + len(entries) / n) for t, n in frequency.items()},
+        )
+
+    def select_lines(self, entries: Sequence[Entry], limit: int) -> list[Entry]:
+        """The lines a digest quotes, in time order: the first and the last, then greedily
+        the line whose terms not yet quoted weigh most, an error or an outcome weighing
+        more. The digest so holds as much of the group's distinct vocabulary as its lines
+        allow, and no repeated line. Ties go to the earlier entry."""
+        if len(entries) <= limit:
+            return list(entries)
+        terms_of = self.terms_of
+        chosen = {0, len(entries) - 1}
+        covered = set(terms_of[entries[0].key]) | terms_of[entries[-1].key]
+        boost = [
+            1 + ERROR_WEIGHT * _has(_ERROR, e) + OUTCOME_WEIGHT * _has(_OUTCOME, e) for e in entries
+        ]
+        while len(chosen) < limit:
+            best, best_gain = -1, 0.0
+            for n, entry in enumerate(entries):
+                if n in chosen:
+                    continue
+                gain = boost[n] * sum(self.idf[t] for t in terms_of[entry.key] - covered)
+                if gain > best_gain:
+                    best, best_gain = n, gain
+            if best < 0:  # nothing new left to say
+                break
+            chosen.add(best)
+            covered |= terms_of[entries[best].key]
+        return [entries[n] for n in sorted(chosen)]
+
+    def characteristic_terms(self, entries: Sequence[Entry], limit: int) -> list[str]:
+        """The group's terms weighed by how often its entries use them and how rare they are
+        in the day (tf-idf over entries), most characteristic first, ties alphabetical."""
+        used: Counter[str] = Counter(t for e in entries for t in self.terms_of[e.key])
+        ranked = sorted(used, key=lambda t: (-used[t] * self.idf[t], t))
+        return ranked[:limit]
 
 
 def _terms(text: str) -> frozenset[str]:
