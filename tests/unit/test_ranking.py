@@ -72,7 +72,7 @@ class FixedReranker:
 def test_rerank_reorders_the_head_and_keeps_the_rest_below_it() -> None:
     candidates = [candidate(k, s) for k, s in [("a", 0.9), ("b", 0.8), ("c", 0.75), ("d", 0.7)]]
     reranker = FixedReranker({"a": 0.0, "b": 0.0, "c": 1.0})
-    ranked = rerank("q", candidates, reranker, depth=3)
+    ranked = rerank(query(), candidates, reranker, depth=3)
     assert reranker.passages == ["a", "b", "c"]
     assert ids(ranked) == ["c", "a", "b", "d"]
     c = ranked[0]

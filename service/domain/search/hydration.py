@@ -12,7 +12,7 @@ from service.domain.ports import Passages, Relations
 from service.domain.search.as_of import as_it_was
 from service.domain.search.fusion import FusedHit
 from service.domain.search.query import Candidate, SearchQuery
-from service.domain.search.snippets import best_chunk, query_terms
+from service.domain.search.snippets import best_chunk
 
 
 def hydrate(
@@ -45,7 +45,6 @@ def hydrate(
             and shown(entry, every)
         )
     replaced = replaced_matches((found[f.key][0], f.features) for f in fused if f.key in found)
-    terms = query_terms(query.text)
     candidates: list[Candidate] = []
     for item in kept:
         entry, chunks = found[item.key]
@@ -55,7 +54,7 @@ def hydrate(
         elif item.keyword_hit and found_by_passage(entry) and len(texts) > 1:
             chunk = item.keyword_hit.chunk  # the passage BM25 scored
         else:
-            chunk = best_chunk(texts, terms)
+            chunk = best_chunk(texts, query.terms)
         chunk = min(chunk, len(texts) - 1)
         candidates.append(
             Candidate(

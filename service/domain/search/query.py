@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from schemas.vocabulary import Mode
 from service.domain.entries import Entry
 from service.domain.model import Filters, Hit, KeywordStatistics
+from service.domain.search.snippets import query_terms
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,11 @@ class SearchQuery:
     floor: float | None = None
     """The relevance floor in force for the namespace (its sweep's fit, else the service's);
     None: the service's."""
+
+    @cached_property
+    def terms(self) -> set[str]:
+        """The words of ``text`` a passage is matched with: its chunk and its snippet."""
+        return query_terms(self.text)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from service.domain.entries import Entry
 from service.domain.ports import Reranker
 from service.domain.search.diversity import diversify
 from service.domain.search.query import Candidate, ListExplain, SearchQuery, SearchResult
-from service.domain.search.snippets import query_terms, snippet
+from service.domain.search.snippets import snippet
 
 PASSAGE_CHARS = 600
 """The cross-encoder reads a window of the best chunk around the query's first term, about
@@ -56,15 +56,14 @@ def score(
     given, weighted, diversified, then cut at ``limit``, best first (``above`` applies the
     query's ``min_score``)."""
     if reranker is not None:
-        candidates = rerank(query.text, candidates, reranker, rerank_candidates)
+        candidates = rerank(query, candidates, reranker, rerank_candidates)
     if weighting is not None:
         candidates = weigh(candidates, weighting, query.filters.now)
     candidates = diversified(candidates, mmr_lambda)
-    terms = query_terms(query.text)
     return [
         SearchResult(
             c.entry,
-            snippet(c.passage, terms),
+            snippet(c.passage, query.terms),
             round(c.score, 6),
             c.explain if query.explain else None,
             None if c.relevance is None else round(min(max(c.relevance, 0.0), 1.0), 6),
@@ -80,14 +79,13 @@ def above(results: list[SearchResult], min_score: float) -> list[SearchResult]:
 
 
 def rerank(
-    text: str, candidates: list[Candidate], reranker: Reranker, depth: int
+    query: SearchQuery, candidates: list[Candidate], reranker: Reranker, depth: int
 ) -> list[Candidate]:
     """Blend cross-encoder scores into the top ``depth`` candidates, trusting retrieval more
     at the top ranks so a reranker refines, but cannot wreck, a strong agreement."""
     head, tail = candidates[:depth], candidates[depth:]
-    terms = query_terms(text)
-    passages = [snippet(c.passage, terms, PASSAGE_CHARS) for c in head]
-    scores = reranker.score(text, passages)
+    passages = [snippet(c.passage, query.terms, PASSAGE_CHARS) for c in head]
+    scores = reranker.score(query.text, passages)
     for position, (candidate, score) in enumerate(zip(head, scores, strict=True), start=1):
         trust = retrieval_trust(position)
         candidate.explain["rerank"] = ListExplain(0, score)
