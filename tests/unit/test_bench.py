@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bench import cost
+from bench import cost, walks
 from bench.common import search_fields
 from bench.ingest import report, tier_e_events
 from bench.load.report import model_tokens
@@ -242,3 +242,27 @@ def test_a_search_asks_for_fields_only_when_given() -> None:
     q = Query(id="q1", text="when?", namespace="conv-1")
     assert "fields" not in search_payload(q, "bm25", "p")
     assert search_payload(q, "bm25", "p", fields=[])["fields"] == []
+
+
+def test_a_walk_counts_modules_stays_returns_and_the_memory_reaching_stores() -> None:
+    calls = [
+        walks.Call(module, "f")
+        for module in (
+            "edge/deps.py",
+            "domain/memory/writing.py",
+            "domain/memory/writing.py",
+            "stores/sqlite.py",
+            "domain/entries.py",
+            "domain/memory/writing.py",
+            "lib/fields.py",
+            "stores/tantivy.py",
+        )
+    ]
+    calls.append(walks.Call("domain/aging/digests.py", "is_digest"))
+    figures = walks.summary(calls)
+    assert figures["modules"] == 7
+    assert figures["folders"] == 6  # domain/memory, domain/aging and domain count apart
+    # writing, entries, writing, digests: four stays, one a return
+    assert (figures["domain_stays"], figures["domain_returns"]) == (4, 1)
+    assert figures["memory_to_stores"] == 2  # writing to sqlite, writing (through lib) to tantivy
+    assert figures["vector_store_calls"] == {} and figures["digest_checks"] == 1
