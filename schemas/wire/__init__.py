@@ -8,6 +8,7 @@ to its schema.
 
 from __future__ import annotations
 
+from inspect import cleandoc
 from typing import Any
 
 import msgspec
@@ -353,7 +354,7 @@ CONTRACT: dict[str, Any] = {
 
 
 def json_schema(kind: Any) -> dict[str, Any]:
-    schema = msgspec.json.schema(kind)
+    schema: dict[str, Any] = _described(msgspec.json.schema(kind))
     _add_rules(schema.get("$defs", {}))
     return schema
 
@@ -361,8 +362,24 @@ def json_schema(kind: Any) -> dict[str, Any]:
 def schema_components(kinds: list[type[Struct]], ref_template: str) -> dict[str, Any]:
     """The JSON Schema of ``kinds`` and of the types they use, by name."""
     _, components = msgspec.json.schema_components(kinds, ref_template=ref_template)
-    _add_rules(components)
-    return components
+    described: dict[str, Any] = _described(components)
+    _add_rules(described)
+    return described
+
+
+def _described(schema: Any) -> Any:
+    """``schema`` with every description a docstring as ``inspect.cleandoc`` gives it (the
+    indentation of its later lines removed), whichever msgspec release wrote it."""
+    if isinstance(schema, dict):
+        return {
+            key: cleandoc(value)
+            if key == "description" and isinstance(value, str)
+            else _described(value)
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_described(item) for item in schema]
+    return schema
 
 
 def _add_rules(schemas: dict[str, Any]) -> None:

@@ -46,13 +46,11 @@ def decode(body: bytes) -> Any:
     MalformedRequest when ``body`` is not UTF-8 JSON at most ``MAX_DEPTH`` deep."""
     try:
         value = msgspec.json.decode(body)
-    except UnicodeDecodeError:
-        raise MalformedRequest(f"request body is not UTF-8 text: {_invalid_byte(body)}") from None
     except RecursionError:
         # msgspec's own bound (the interpreter's recursion limit), met long after ours.
         raise MalformedRequest(_too_deep()) from None
-    except msgspec.DecodeError as exc:
-        raise MalformedRequest(f"request body is not valid JSON: {exc}") from None
+    except (UnicodeDecodeError, msgspec.DecodeError) as exc:
+        raise MalformedRequest(_unreadable(body, exc)) from None
     return _integral(value)
 
 
@@ -80,9 +78,11 @@ def _too_deep() -> str:
     return f"request body is nested more than {MAX_DEPTH} arrays or objects deep"
 
 
-def _invalid_byte(body: bytes) -> str:
+def _unreadable(body: bytes, exc: Exception) -> str:
+    """Why ``body`` could not be decoded: the first byte that is not UTF-8 text (whichever
+    error the decoder met first), else what keeps it from being JSON."""
     try:
         body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"byte {exc.start} ({exc.reason})"
-    return "a string holds an invalid sequence"
+    except UnicodeDecodeError as bad:
+        return f"request body is not UTF-8 text: byte {bad.start} ({bad.reason})"
+    return f"request body is not valid JSON: {exc}"

@@ -408,7 +408,7 @@ export interface ImportResponse {
 }
 
 /** How many of each were written; ``unchanged`` entries were already as the file has
-    them (an import run twice writes nothing the second time). */
+them (an import run twice writes nothing the second time). */
 export interface Imported {
   entries: number;
   unchanged: number;
@@ -455,7 +455,7 @@ export interface JobsResponse {
 }
 
 /** The BM25 statistics of the namespace searched, for the query's terms: the namespace's
-    own, whatever other namespaces hold. */
+own, whatever other namespaces hold. */
 export interface KeywordStats {
   documents: number;
   terms: {
@@ -517,7 +517,7 @@ export interface PromoteResponse {
 }
 
 /** Entries kept in the ledger but set aside, out of every read, because they could not
-    be indexed; writing an entry again (same id) or deleting it takes it out. */
+be indexed; writing an entry again (same id) or deleting it takes it out. */
 export interface QuarantineResponse {
   entries: Array<QuarantinedEntry>;
 }
@@ -530,7 +530,7 @@ export interface QuarantinedEntry {
 }
 
 /** Model work of reads (searches, retrieves, routine checks) since the process
-    started, in this process only. */
+started, in this process only. */
 export interface ReadTimeWork {
   since: string;
   /** Default: `null`. */
@@ -732,8 +732,8 @@ export interface ScanProgress {
 }
 
 /** An entry found by a search, with the part of it that matched. Each field but ``id``
-    and ``score`` is there unless the search's ``fields`` left it out; the entry's fields
-    are those of ``EntryOut``. */
+and ``score`` is there unless the search's ``fields`` left it out; the entry's fields
+are those of ``EntryOut``. */
 export interface SearchHit {
   id: string;
   namespace?: string;
@@ -899,7 +899,7 @@ export interface SweepResponse {
 }
 
 /** ``strong_match`` at one threshold, over the references as the calibration in force
-    asked them. */
+asked them. */
 export interface ThresholdPoint {
   threshold: number;
   precision: number | null;
@@ -961,7 +961,7 @@ export interface UpstreamAsked {
 }
 
 /** The upstream memory service asked when this one finds nothing; counts since the
-    process started. */
+process started. */
 export interface UpstreamHealth {
   name: string;
   breaker: BreakerHealth;
