@@ -75,7 +75,6 @@ class Follower:
     ) -> None:
         self.ledger = ledger
         self.indexes = indexes
-        self.keywords = indexes.keywords
         self.checkpoint = checkpoint
         self.batch = batch
         self.applied = 0
@@ -113,7 +112,7 @@ class Follower:
                 f"its checkpoint {saved} is past the ledger's latest change {bounds.latest} "
                 "(a ledger other than the one it followed)"
             )
-        if self.keywords.count() == 0 and any(self.ledger.count().values()):
+        if self.indexes.keywords.count() == 0 and any(self.ledger.count().values()):
             return "the index is empty"
         return None
 
@@ -134,7 +133,7 @@ class Follower:
                 total += len(batch)
                 yield batch
 
-        self.keywords.replace_all(batches())
+        self.indexes.keywords.replace_all(batches())
         self._applied_up_to(latest)
         self.indexes.changed(seen)
         log.info("keyword index rebuilt from the ledger: %d entries, at change %d", total, latest)
@@ -158,13 +157,13 @@ class Follower:
             # An erased namespace's index goes whole; what the ledger holds of it now (written
             # after the erasure) is applied next, as every change is: from the live entry.
             for namespace in erased:
-                self.keywords.erase_namespace(namespace)
+                self.indexes.keywords.erase_namespace(namespace)
             live = self.ledger.get(keys)
             upserts = [
                 s for k in keys if (s := live.get(k)) is not None and not indexable.problem(s)
             ]
             indexed = {s.entry.key for s in upserts}
-            self.keywords.apply(upserts, [k for k in keys if k not in indexed])
+            self.indexes.keywords.apply(upserts, [k for k in keys if k not in indexed])
         self._applied_up_to(changes[-1].seq)
         self.changes_applied += len(changes)
         self.indexes.changed([*erased, *(key_namespace(k) for k in keys)])
